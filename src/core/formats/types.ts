@@ -1,0 +1,60 @@
+import type { Agent, Session, SessionSummary } from '../model.js';
+
+/** Something wrong with one file or directory: reported once, never fatal to a scan. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ReportProblem = (problem: Problem) => void;
+
+/** One conversation's files, as discovery found them (before any content is read). */
+export interface SessionFileGroup {
+  readonly agent: Agent;
+  /** Oldest first; the last one is the live file a resume appends to. */
+  readonly paths: readonly string[];
+  /** The id the file name suggests (Codex/Claude names carry it), or null. */
+  readonly idHint: string | null;
+  /** The location root this came from (a CODEX_HOME, a Claude config dir, a claw workspace). */
+  readonly root: string;
+  /** Codex `archived_sessions/`. */
+  readonly archived: boolean;
+}
+
+export interface AdapterContext {
+  readonly report: ReportProblem;
+  /** Files of another conversation of the same agent by id (Codex paginated forks read their parent). */
+  readonly lookup: (agent: Agent, id: string) => SessionFileGroup | undefined;
+  /** Codex thread names from `session_index.jsonl`, per CODEX_HOME root (newest wins). */
+  readonly names: (root: string) => ReadonlyMap<string, string>;
+  /** Head and tail budgets for summaries. */
+  readonly headBytes: number;
+  readonly tailBytes: number;
+}
+
+export interface ForkRequest {
+  /** 1-based user turn to cut before: the fork keeps user turns 1..atTurn-1 and everything answering them. */
+  readonly atTurn: number;
+  readonly branchName?: string;
+  readonly now?: Date;
+}
+
+export interface ForkResult {
+  readonly agent: Agent;
+  readonly id: string;
+  readonly path: string;
+  readonly parentId: string;
+  readonly keptUserTurns: number;
+}
+
+export interface FormatAdapter {
+  readonly agent: Agent;
+  /** Find this agent's session files under one root, grouped one conversation per group. */
+  discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]>;
+  /** Summary from the head and tail of the files (no full read); null when the files hold no conversation. */
+  readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null>;
+  /** The whole active transcript. */
+  readSession(group: SessionFileGroup, context: AdapterContext): Promise<Session>;
+  /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
+  fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+}

@@ -1,0 +1,143 @@
+/** The normalized session model every adapter produces and every consumer (CLI, TUI, catalog) reads. */
+
+export type Agent = 'codex' | 'claude' | 'claw';
+
+export const AGENTS: readonly Agent[] = ['codex', 'claude', 'claw'];
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+export interface ToolUseBlock {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  /** The tool's arguments as the agent recorded them (a JSON string for most agents). */
+  readonly input: string;
+}
+
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly toolUseId: string;
+  readonly output: string;
+  readonly isError: boolean;
+}
+
+export interface ReasoningBlock {
+  readonly type: 'reasoning';
+  /** Readable summary (Codex summary_text, Claude/claw thinking text); may be empty when only encrypted content exists. */
+  readonly summary: string;
+  readonly encrypted: boolean;
+}
+
+/** A compaction marker: the conversation was summarised here; `summary` is the text the model saw, when recorded. */
+export interface CompactionBlock {
+  readonly type: 'compaction';
+  readonly summary: string;
+}
+
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | CompactionBlock;
+
+export interface Usage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/** Where a message came from in the agent's own file(s): used to cut a fork at a line boundary. */
+export interface MessageSource {
+  readonly path: string;
+  /** Byte offset of the first byte of the line that holds this message. */
+  readonly offset: number;
+}
+
+export interface Message {
+  readonly role: Role;
+  readonly blocks: readonly Block[];
+  /** True only for a real user prompt: not tool results, not injected context, not meta/command lines. */
+  readonly userTurn: boolean;
+  readonly timestamp?: string;
+  readonly usage?: Usage;
+  readonly source?: MessageSource;
+}
+
+export interface ForkOrigin {
+  readonly id: string;
+  /** 1-based user turn the fork was cut before, when known. */
+  readonly atTurn?: number;
+  readonly branchName?: string;
+}
+
+/** What the catalog lists: read from a file's head and tail, never from a full read. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly agent: Agent;
+  /** The file a resume appends to (for Codex segments: the newest segment). */
+  readonly path: string;
+  /** Every file that belongs to this conversation (segments, rotated claw files), oldest first. */
+  readonly paths: readonly string[];
+  readonly cwd: string | null;
+  /** Display title: name, else agent title/summary, else first prompt. */
+  readonly title: string;
+  readonly firstPrompt: string | null;
+  readonly lastPrompt: string | null;
+  readonly name: string | null;
+  readonly userTurns: number;
+  /** False when the file is larger than head+tail and userTurns is a lower bound until a full count. */
+  readonly userTurnsExact: boolean;
+  /** Opening text of every user prompt seen (for search). */
+  readonly prompts: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly forkedFrom: string | null;
+  readonly fork: ForkOrigin | null;
+  readonly gitBranch: string | null;
+  readonly model: string | null;
+  readonly archived: boolean;
+  readonly usage: Usage | null;
+  /** Total bytes over all paths and the newest mtime: the cache key. */
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** A fully read conversation: the summary plus the active transcript. */
+export interface Session extends SessionSummary {
+  readonly messages: readonly Message[];
+  /** Lines that could not be parsed (skipped, never fatal). */
+  readonly malformedLines: number;
+}
+
+/** Text of a message's text blocks, joined. */
+export function messageText(message: Pick<Message, 'blocks'>): string {
+  return message.blocks
+    .filter((block): block is TextBlock => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+/** The opening of a prompt as one line: whitespace collapsed, cut at `max` characters. */
+export function promptOpening(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? line.slice(0, max) : line;
+}
+
+export function countUserTurns(messages: readonly Pick<Message, 'userTurn'>[]): number {
+  let count = 0;
+  for (const message of messages) if (message.userTurn) count++;
+  return count;
+}
+
+export function addUsage(a: Usage | null, b: Usage | undefined | null): Usage | null {
+  if (!b) return a;
+  if (!a) return b;
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+  };
+}
