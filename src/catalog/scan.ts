@@ -1,0 +1,248 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ADAPTERS } from '../core/formats/index.js';
+import { findClawWorkspaces } from '../core/formats/claw.js';
+import { readCodexNames } from '../core/formats/codex.js';
+import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
+import { countUserTurns, type Agent, type Session, type SessionSummary } from '../core/model.js';
+import { selfAndAncestors, type Locations } from './locations.js';
+
+/** A listed conversation: the summary plus what is needed to find its files again. */
+export interface CatalogSession extends SessionSummary {
+  /** The location root it was found under (a CODEX_HOME, a Claude config dir, a claw workspace). */
+  readonly root: string;
+}
+
+export interface ScanResult {
+  /** Newest first (by updatedAt). */
+  readonly sessions: readonly CatalogSession[];
+  readonly problems: readonly Problem[];
+}
+
+export interface ScanOptions {
+  /** Count user turns exactly for files larger than head+tail (a full read of those files). */
+  readonly exactTurns?: boolean;
+  readonly agents?: readonly Agent[];
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly headBytes?: number;
+  readonly tailBytes?: number;
+  readonly concurrency?: number;
+}
+
+export const DEFAULT_HEAD_BYTES = 64 * 1024;
+export const DEFAULT_TAIL_BYTES = 16 * 1024;
+
+/** How deep below a --claw-dir to look for claw workspaces. */
+const CLAW_SEARCH_DEPTH = 4;
+
+/** The files of a listed session, as its adapter wants them back. */
+export function groupOf(session: CatalogSession): SessionFileGroup {
+  return { agent: session.agent, paths: session.paths, idHint: session.id, root: session.root, archived: session.archived };
+}
+
+/** Discovery and summaries share one context: lookups by id and Codex names. */
+export class ScanContext implements AdapterContext {
+  readonly problems: Problem[] = [];
+  private readonly reported = new Set<string>();
+  private readonly groups = new Map<string, SessionFileGroup>();
+  private readonly nameMaps = new Map<string, ReadonlyMap<string, string>>();
+
+  constructor(
+    readonly headBytes = DEFAULT_HEAD_BYTES,
+    readonly tailBytes = DEFAULT_TAIL_BYTES,
+  ) {}
+
+  readonly report = (problem: Problem): void => {
+    const key = `${problem.path}\0${problem.message}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.problems.push(problem);
+  };
+
+  readonly lookup = (agent: Agent, id: string): SessionFileGroup | undefined => this.groups.get(`${agent}:${id}`);
+
+  readonly names = (root: string): ReadonlyMap<string, string> => this.nameMaps.get(root) ?? new Map();
+
+  register(group: SessionFileGroup, id = group.idHint): void {
+    if (id !== null && !this.groups.has(`${group.agent}:${id}`)) this.groups.set(`${group.agent}:${id}`, group);
+  }
+
+  async loadNames(root: string): Promise<void> {
+    try {
+      this.nameMaps.set(root, await readCodexNames(root));
+    } catch (error) {
+      this.report({ path: join(root, 'session_index.jsonl'), message: describeError(error) });
+    }
+  }
+}
+
+/** Find every conversation in the locations: discovery, then head+tail summaries, merged one row per conversation. */
+export async function scanCatalog(locations: Locations, options: ScanOptions = {}): Promise<ScanResult & { context: ScanContext }> {
+  const context = new ScanContext(options.headBytes, options.tailBytes);
+  const agents = new Set(options.agents ?? (['codex', 'claude', 'claw'] as const));
+  const groups: SessionFileGroup[] = [];
+
+  const discover = async (agent: Agent, root: string): Promise<void> => {
+    if (!(await isDirectory(root))) return;
+    try {
+      groups.push(...(await ADAPTERS[agent].discover(root, context.report)));
+    } catch (error) {
+      context.report({ path: root, message: describeError(error) });
+    }
+  };
+
+  const tasks: Promise<void>[] = [];
+  if (agents.has('codex')) for (const root of locations.codexHomes) tasks.push(discover('codex', root), context.loadNames(root));
+  if (agents.has('claude')) for (const root of locations.claudeDirs) tasks.push(discover('claude', root));
+  await Promise.all(tasks);
+
+  const clawRoots = new Set<string>();
+  if (agents.has('claw')) {
+    for (const dir of locations.clawDirs) {
+      for (const workspace of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
+        context.report({ path: dir, message: describeError(error) });
+        return [] as string[];
+      })) {
+        clawRoots.add(workspace);
+      }
+    }
+    for (const dir of selfAndAncestors(locations.cwd)) clawRoots.add(dir);
+  }
+
+  for (const group of groups) context.register(group);
+  const summaries = await summarize(groups, context, options);
+
+  if (agents.has('claw')) {
+    // Claw keeps sessions inside each workspace: the cwds other agents recorded are workspaces too.
+    if (locations.clawFromKnownCwds) for (const summary of summaries) if (summary.cwd) clawRoots.add(summary.cwd);
+    const clawGroups: SessionFileGroup[] = [];
+    await Promise.all(
+      [...clawRoots].map(async (root) => {
+        if (!(await isClawWorkspace(root))) return;
+        try {
+          clawGroups.push(...(await ADAPTERS.claw.discover(root, context.report)));
+        } catch (error) {
+          context.report({ path: root, message: describeError(error) });
+        }
+      }),
+    );
+    for (const group of clawGroups) context.register(group);
+    summaries.push(...(await summarize(clawGroups, context, options)));
+  }
+
+  const merged = mergeById(summaries);
+  linkLineageForks(merged);
+  if (options.exactTurns) await completeTurnCounts(merged, context, options.concurrency ?? 8);
+  merged.sort(newestFirst);
+  return { sessions: merged, problems: context.problems, context };
+}
+
+async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
+  const out: CatalogSession[] = [];
+  let done = 0;
+  await forEachLimited(groups, options.concurrency ?? 32, async (group) => {
+    try {
+      const summary = await ADAPTERS[group.agent].readSummary(group, context);
+      if (summary) {
+        out.push({ ...summary, root: group.root });
+        context.register(group, summary.id);
+      }
+    } catch (error) {
+      context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+    }
+    options.onProgress?.(++done, groups.length);
+  });
+  return out;
+}
+
+/** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
+function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
+  const byKey = new Map<string, CatalogSession>();
+  for (const summary of summaries) {
+    const key = `${summary.agent}:${summary.id}`;
+    const seen = byKey.get(key);
+    if (!seen) {
+      byKey.set(key, summary);
+      continue;
+    }
+    if (seen.paths.some((path) => summary.paths.includes(path))) continue; // the same files found twice
+    const [older, newer] = seen.updatedAt <= summary.updatedAt ? [seen, summary] : [summary, seen];
+    byKey.set(key, {
+      ...newer,
+      paths: [...older.paths, ...newer.paths],
+      createdAt: older.createdAt < newer.createdAt ? older.createdAt : newer.createdAt,
+      size: older.size + newer.size,
+      mtimeMs: Math.max(older.mtimeMs, newer.mtimeMs),
+      archived: older.archived && newer.archived,
+    });
+  }
+  return [...byKey.values()];
+}
+
+/** Sessions that share a lineage (Claude forks keep their parent's message uuids): the earliest is the parent. */
+function linkLineageForks(sessions: CatalogSession[]): void {
+  const byLineage = new Map<string, CatalogSession[]>();
+  for (const session of sessions) {
+    if (!session.lineage) continue;
+    const key = `${session.agent}:${session.lineage}`;
+    byLineage.set(key, [...(byLineage.get(key) ?? []), session]);
+  }
+  for (const family of byLineage.values()) {
+    if (family.length < 2) continue;
+    const root = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
+    for (let i = 0; i < sessions.length; i++) {
+      const session = sessions[i]!;
+      if (session === root || session.forkedFrom || !family.includes(session)) continue;
+      sessions[i] = { ...session, forkedFrom: root.id, fork: { id: root.id } };
+    }
+  }
+}
+
+async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, concurrency: number): Promise<void> {
+  const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact);
+  await forEachLimited(inexact, concurrency, async ({ session, index }) => {
+    try {
+      const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+      sessions[index] = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
+    } catch (error) {
+      context.report({ path: session.path, message: describeError(error) });
+    }
+  });
+}
+
+export function newestFirst(a: SessionSummary, b: SessionSummary): number {
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isClawWorkspace(dir: string): Promise<boolean> {
+  const checks = await Promise.all(
+    [join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory),
+  );
+  return checks.some(Boolean);
+}
+
+export function describeError(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error) {
+    const code = String((error as { code: unknown }).code);
+    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    if (code === 'ENOENT') return 'no such file or directory';
+    if (code === 'EISDIR') return 'is a directory';
+  }
+  return error instanceof Error ? error.message : String(error);
+}

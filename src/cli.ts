@@ -1,0 +1,324 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
+import { resolveSession } from './catalog/resolve.js';
+import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from './catalog/scan.js';
+import { configPath, loadConfig, type Config } from './config.js';
+import { ForkRangeError } from './core/errors.js';
+import { transcriptToMarkdown, transcriptToText } from './core/export.js';
+import { ADAPTERS } from './core/formats/index.js';
+import type { Problem } from './core/formats/types.js';
+import { AGENTS, type Agent } from './core/model.js';
+import { resumeCommand } from './core/resume.js';
+import { oneLine } from './core/text.js';
+import { checkLaunch, formatCommand, runInherited } from './launch.js';
+
+interface CommonOptions extends LocationOptions {
+  readonly json?: boolean;
+}
+
+const env = process.env;
+const cwd = process.cwd();
+
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || String(n) !== value.trim()) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+/** Location options, accepted by every command (before or after the command name). */
+function withLocations(command: Command): Command {
+  return command
+    .option('--home <dir>', 'a home folder to read: <dir>/.codex and <dir>/.claude')
+    .option('--codex-home <dir>', 'a Codex home (repeatable; default $CODEX_HOME or ~/.codex)', collect)
+    .option('--claude-dir <dir>', 'a Claude Code config dir (repeatable; default $CLAUDE_CONFIG_DIR or ~/.claude)', collect)
+    .option('--claw-dir <dir>', 'a folder to search for claw workspaces (repeatable)', collect);
+}
+
+function locationsFrom(options: LocationOptions): Locations {
+  return resolveLocations(options, { env, homeDir: homedir(), cwd });
+}
+
+function readConfig(): Config {
+  return loadConfig(configPath(env, homedir()));
+}
+
+function reportProblems(problems: readonly Problem[]): void {
+  for (const problem of problems) process.stderr.write(`sessions: warning: ${problem.path}: ${problem.message}\n`);
+}
+
+async function findOne(query: string, options: LocationOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
+  const { sessions, context, problems } = await scanCatalog(locationsFrom(options));
+  const found = resolveSession(sessions, query, cwd);
+  if (found.kind !== 'found') {
+    reportProblems(problems);
+    throw new CliError(found.message);
+  }
+  return { session: found.session, context, problems };
+}
+
+function isUnder(dir: string | null, root: string): boolean {
+  if (dir === null) return false;
+  return dir === root || dir.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+function relativeTime(iso: string): string {
+  return iso.replace('T', ' ').slice(0, 16);
+}
+
+function shortenHome(path: string | null): string {
+  if (!path) return '-';
+  const home = homedir();
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+export function buildProgram(): Command {
+  const program = withLocations(new Command('sessions'))
+    .description('Find, replay, fork and resume your coding-agent conversations (Codex CLI, Claude Code, claw).')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Without a command, opens the interactive browser (TUI).
+
+Examples:
+  sessions                                  browse sessions of the current directory
+  sessions list --all                       every session on this machine, newest first
+  sessions show 01a200ed --format md        a transcript as Markdown
+  sessions fork 01a200ed --at 3             a new session holding user turns 1-2
+  sessions resume 01a200ed                  continue it in the agent's own CLI
+
+Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
+    )
+    .action(async (options: LocationOptions) => {
+      const { runTui } = await import('./ui/run.js');
+      const config = readConfig();
+      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir() });
+      if (decision.kind === 'resume') {
+        process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
+      }
+    });
+
+  withLocations(program.command('list'))
+    .description('list conversations, newest first')
+    .option('--json', 'print a JSON array (a stable contract; see README)')
+    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
+    .option('--all', 'every session, wherever it ran')
+    .addHelpText(
+      'after',
+      `
+By default lists the sessions of the current directory (and below); when there are none there,
+lists all of them and says so on stderr.
+
+Examples:
+  sessions list
+  sessions list --all --json | jq '.[0].id'
+  sessions list --agent claude --cwd ~/src/api`,
+    )
+    .action(async (options: CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }) => {
+      const { sessions, problems } = await scanCatalog(locationsFrom(options), {
+        exactTurns: true,
+        agents: options.agent ? [options.agent] : undefined,
+      });
+      let shown: readonly CatalogSession[] = sessions;
+      if (!options.all) {
+        const scopeDir = resolve(cwd, options.cwd ?? '.');
+        const scoped = sessions.filter((s) => isUnder(s.cwd, scopeDir));
+        if (scoped.length > 0 || options.cwd) shown = scoped;
+        else if (sessions.length > 0) process.stderr.write(`sessions: no sessions ran in ${scopeDir}; listing all ${sessions.length}\n`);
+      }
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
+      } else {
+        for (const s of shown) {
+          const fork = s.forkedFrom ? ' [fork]' : '';
+          const archived = s.archived ? ' [archived]' : '';
+          process.stdout.write(
+            `${s.agent.padEnd(6)}  ${relativeTime(s.updatedAt)}  ${String(s.userTurns).padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`,
+          );
+        }
+        if (shown.length === 0) process.stderr.write(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
+      }
+      reportProblems(problems);
+    });
+
+  withLocations(program.command('show'))
+    .description('print a whole transcript')
+    .argument('<id>', 'session id, unique id prefix, Codex thread name, or path to a session file')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'md', 'json']).default('text'))
+    .option('--system', 'include injected context and system messages')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  sessions show 01a200ed
+  sessions show 01a200ed --format md > transcript.md
+  sessions show ~/.claude/projects/-home-me-src-api/5a1999c3-….jsonl --format json`,
+    )
+    .action(async (id: string, options: CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }) => {
+      const { session, context, problems } = await findOne(id, options);
+      const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+      const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom };
+      if (options.format === 'json') process.stdout.write(`${JSON.stringify(withFork, null, 2)}\n`);
+      else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(withFork, { includeSystem: options.system }));
+      else process.stdout.write(transcriptToText(withFork, { includeSystem: options.system }));
+      if (full.malformedLines > 0) process.stderr.write(`sessions: warning: ${session.path}: skipped ${full.malformedLines} malformed line(s)\n`);
+      reportProblems(problems);
+    });
+
+  withLocations(program.command('fork'))
+    .description('write a new native session holding the conversation before a user turn')
+    .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
+    .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
+    .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
+    .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
+    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume} as JSON')
+    .addHelpText(
+      'after',
+      `
+The original session is never modified. The new file is written atomically with mode 0600,
+next to the original, in the agent's own format, so the agent can resume it.
+
+Examples:
+  sessions fork 01a200ed --at 3          keep user turns 1-2
+  sessions fork 01a200ed --drop-last 1   keep everything but the last user turn`,
+    )
+    .action(async (id: string, options: CommonOptions & { at?: number; dropLast?: number; name?: string }) => {
+      if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
+      const { session, context } = await findOne(id, options);
+      const adapter = ADAPTERS[session.agent];
+      let turns = session.userTurns;
+      if (!session.userTurnsExact) turns = (await adapter.readSession(groupOf(session), context)).userTurns;
+      const atTurn = options.at ?? turns - options.dropLast! + 1;
+      if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
+        throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
+      }
+      try {
+        const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
+        const forked = { ...session, id: result.id, path: result.path };
+        const command = resumeCommand(forked, readConfig().resume);
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: command.argv, cwd: command.cwd } }, null, 2)}\n`);
+        } else {
+          process.stdout.write(`${result.id}\n${result.path}\n`);
+          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(command)}\n`);
+        }
+      } catch (error) {
+        if (error instanceof ForkRangeError) throw new CliError(error.message);
+        throw error;
+      }
+    });
+
+  withLocations(program.command('resume'))
+    .description("continue a session in the agent's own CLI, in its recorded directory (appends to the same file)")
+    .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
+    .argument('[agentArgs...]', 'extra arguments for the agent, after --')
+    .option('--dry-run', 'print the command and directory instead of running it')
+    .option('--json', 'with --dry-run: print {argv, cwd} as JSON')
+    .option('--prompt <text>', "run one non-interactive turn with this prompt (e.g. `codex exec resume`, `claude -p --resume`)")
+    .option('--here', "run in the current directory instead of the session's recorded one")
+    .addHelpText(
+      'after',
+      `
+The agent takes over the terminal; sessions exits with the agent's exit code.
+
+Examples:
+  sessions resume 01a200ed
+  sessions resume 01a200ed --dry-run --json
+  sessions resume 01a200ed --prompt "now add tests"
+  sessions resume 01a200ed -- --model o3`,
+    )
+    .action(async (id: string, agentArgs: string[], options: CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean }) => {
+      const { session } = await findOne(id, options);
+      const config = readConfig();
+      if (options.dryRun) {
+        const command = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
+        if (options.json) process.stdout.write(`${JSON.stringify({ argv: command.argv, cwd: command.cwd }, null, 2)}\n`);
+        else process.stdout.write(`${formatCommand(command)}\n`);
+        return;
+      }
+      process.exitCode = await launchResume(session, config, { prompt: options.prompt, extraArgs: agentArgs, here: options.here ?? false });
+    });
+
+  return program;
+}
+
+function buildResume(session: CatalogSession, config: Config, prompt: string | undefined, extraArgs: readonly string[], here: boolean) {
+  const templates = prompt === undefined ? config.resume : config.exec;
+  const command = resumeCommand(session, templates, { prompt, extraArgs });
+  return here ? { ...command, cwd } : command;
+}
+
+/** Hand the terminal to the agent; returns the exit code `sessions` should exit with. */
+export async function launchResume(
+  session: CatalogSession,
+  config: Config,
+  options: { readonly prompt?: string; readonly extraArgs?: readonly string[]; readonly here: boolean },
+): Promise<number> {
+  const command = buildResume(session, config, options.prompt, options.extraArgs ?? [], options.here);
+  const check = checkLaunch(command, env, null);
+  if (!check.ok) {
+    process.stderr.write(`sessions: cannot resume ${session.agent} session ${session.id}: ${check.message}\n`);
+    if (check.reason !== 'not-found') process.stderr.write(`the command would be:\n  ${formatCommand(command)}\n`);
+    return check.reason === 'not-found' ? 127 : 1;
+  }
+  return runInherited(check.executable, command.argv.slice(1), check.cwd, process.env);
+}
+
+function describeLocations(locations: Locations): string {
+  return [...locations.codexHomes, ...locations.claudeDirs, ...locations.clawDirs, `${locations.cwd} (claw)`].join(', ');
+}
+
+/** The `list --json` contract (README): stable field names and types. */
+export function toListJson(s: CatalogSession) {
+  return {
+    id: s.id,
+    agent: s.agent,
+    path: s.path,
+    paths: s.paths,
+    cwd: s.cwd,
+    title: s.title,
+    name: s.name,
+    firstPrompt: s.firstPrompt,
+    lastPrompt: s.lastPrompt,
+    userTurns: s.userTurns,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    forkedFrom: s.forkedFrom,
+    branchName: s.fork?.branchName ?? null,
+    gitBranch: s.gitBranch,
+    model: s.model,
+    archived: s.archived,
+    usage: s.usage,
+  };
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`sessions: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`sessions: ${describeError(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AGENTS, type Agent } from './core/model.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, type ResumeTemplates } from './core/resume.js';
+
+/** User configuration: `$XDG_CONFIG_HOME/sessions/config.json` (or the file named by SESSIONS_CONFIG). */
+export interface Config {
+  /** Interactive resume commands (the `r` key, `sessions resume ID`). */
+  readonly resume: ResumeTemplates;
+  /** Non-interactive resume with a prompt (`sessions resume ID --prompt TEXT`). */
+  readonly exec: ResumeTemplates;
+  /** Where the config was read from, or null for defaults. */
+  readonly source: string | null;
+}
+
+export function configPath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+  if (env.SESSIONS_CONFIG) return env.SESSIONS_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(homeDir, '.config');
+  return join(base, 'sessions', 'config.json');
+}
+
+/** Read the config file if it exists; a broken file is an error the user must see, not a silent default. */
+export function loadConfig(path: string): Config {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null };
+    throw new Error(`cannot read config ${path}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`config ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(value)) throw new Error(`config ${path} must be a JSON object`);
+  return {
+    resume: templates(value.resume, DEFAULT_RESUME_TEMPLATES, `${path}: resume`),
+    exec: templates(value.exec, DEFAULT_EXEC_TEMPLATES, `${path}: exec`),
+    source: path,
+  };
+}
+
+function templates(value: unknown, defaults: ResumeTemplates, where: string): ResumeTemplates {
+  if (value === undefined) return defaults;
+  if (!isObject(value)) throw new Error(`${where} must be an object mapping agent to an argv array`);
+  const out: Record<Agent, readonly string[]> = { ...defaults };
+  for (const [agent, argv] of Object.entries(value)) {
+    if (!(AGENTS as readonly string[]).includes(agent)) throw new Error(`${where}: unknown agent "${agent}" (expected ${AGENTS.join(', ')})`);
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((part) => typeof part === 'string')) {
+      throw new Error(`${where}.${agent} must be a non-empty array of strings, e.g. ["codex", "resume", "{id}"]`);
+    }
+    out[agent as Agent] = argv as string[];
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
