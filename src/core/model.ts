@@ -95,6 +95,11 @@ export interface SessionSummary {
   readonly updatedAt: string;
   readonly forkedFrom: string | null;
   readonly fork: ForkOrigin | null;
+  /**
+   * A key shared by sessions that branch from one another (Claude: the root message uuid), for agents whose
+   * forks record no parent; the catalog links them (the earliest-created other session with it is the parent).
+   */
+  readonly lineage?: string;
   readonly gitBranch: string | null;
   readonly model: string | null;
   readonly archived: boolean;
