@@ -1,0 +1,145 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendLines, createFileAtomic } from '../../src/core/io/atomic.js';
+import { jsonObjects, newLineStats, readHeadTail, readJsonLines, readLines, type RawLine } from '../../src/core/io/lines.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-io-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function collect(path: string, options = {}): Promise<RawLine[]> {
+  const out: RawLine[] = [];
+  for await (const line of readLines(path, options)) out.push(line);
+  return out;
+}
+
+describe('readLines', () => {
+  it('returns offsets, strips CRLF, and flags an unterminated last line', async () => {
+    const path = join(dir, 'a.jsonl');
+    await writeFile(path, '{"a":1}\r\n{"b":2}\n{"c":');
+    const lines = await collect(path, { chunkSize: 3 });
+    expect(lines.map((l) => [l.offset, l.bytes.toString(), l.terminated])).toEqual([
+      [0, '{"a":1}', true],
+      [9, '{"b":2}', true],
+      [17, '{"c":', false],
+    ]);
+  });
+
+  it('joins a line of many megabytes across chunks', async () => {
+    const path = join(dir, 'big.jsonl');
+    const big = JSON.stringify({ text: 'x'.repeat(20 * 1024 * 1024) });
+    await writeFile(path, `{"first":true}\n${big}\n{"last":true}\n`);
+    const lines = await collect(path, { chunkSize: 1 << 16 });
+    expect(lines).toHaveLength(3);
+    expect(lines[1]!.bytes.length).toBe(big.length);
+    expect(lines[2]!.offset).toBe(15 + big.length + 1);
+  });
+
+  it('stops before an end offset without returning the crossing line', async () => {
+    const path = join(dir, 'e.jsonl');
+    await writeFile(path, '{"a":1}\n{"b":2}\n{"c":3}\n');
+    expect((await collect(path, { end: 16 })).map((l) => l.bytes.toString())).toEqual(['{"a":1}', '{"b":2}']);
+    expect((await collect(path, { end: 12 })).map((l) => l.bytes.toString())).toEqual(['{"a":1}']);
+  });
+});
+
+describe('jsonObjects / readJsonLines', () => {
+  it('skips and counts malformed and partial lines, survives non-UTF-8 bytes', async () => {
+    const path = join(dir, 'm.jsonl');
+    await writeFile(
+      path,
+      Buffer.concat([
+        Buffer.from('{"ok":1}\nnot json\n\n[1,2]\n{"bad":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}\n{"partial":'),
+      ]),
+    );
+    const stats = newLineStats();
+    const objects = await readJsonLines(path, stats);
+    expect(objects.map((o) => o.value)).toEqual([{ ok: 1 }, { bad: '\ufffd\ufffd' }]);
+    expect(stats).toEqual({ malformed: 2, partial: 1 });
+  });
+
+  it('treats blank lines as nothing', () => {
+    const stats = newLineStats();
+    const lines = [{ offset: 0, bytes: Buffer.from('  \t'), terminated: true }];
+    expect([...jsonObjects(lines, stats)]).toEqual([]);
+    expect(stats).toEqual({ malformed: 0, partial: 0 });
+  });
+});
+
+describe('readHeadTail', () => {
+  it('reads a small file whole', async () => {
+    const path = join(dir, 's.jsonl');
+    await writeFile(path, '{"a":1}\n{"b":2}\n');
+    const result = await readHeadTail(path, 1024, 1024);
+    expect(result.whole).toBe(true);
+    expect(result.head.map((l) => l.bytes.toString())).toEqual(['{"a":1}', '{"b":2}']);
+    expect(result.tail).toEqual([]);
+  });
+
+  it('reads only the head and tail of a big file, never a cut line', async () => {
+    const path = join(dir, 'b.jsonl');
+    const lines = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i, pad: 'p'.repeat(50) }));
+    await writeFile(path, `${lines.join('\n')}\n`);
+    const result = await readHeadTail(path, 1000, 500);
+    expect(result.whole).toBe(false);
+    const head = result.head.map((l) => JSON.parse(l.bytes.toString()).i);
+    const tail = result.tail.map((l) => JSON.parse(l.bytes.toString()).i);
+    expect(head[0]).toBe(0);
+    expect(head.length).toBeGreaterThan(5);
+    expect(head.length).toBeLessThan(20);
+    expect(tail[tail.length - 1]).toBe(999);
+    expect(tail.length).toBeLessThan(10);
+    for (const line of [...result.head, ...result.tail]) expect(() => JSON.parse(line.bytes.toString())).not.toThrow();
+  });
+
+  it('grows the head to hold a first line longer than the budget', async () => {
+    const path = join(dir, 'h.jsonl');
+    const header = JSON.stringify({ type: 'session_meta', text: 'h'.repeat(200_000) });
+    const rest = Array.from({ length: 300_000 }, (_, i) => JSON.stringify({ i }));
+    await writeFile(path, `${header}\n${rest.join('\n')}\n`);
+    const result = await readHeadTail(path, 1024, 1024);
+    expect(result.whole).toBe(false);
+    expect(JSON.parse(result.head[0]!.bytes.toString()).type).toBe('session_meta');
+  });
+});
+
+describe('createFileAtomic', () => {
+  it('creates the file with mode 0600 and leaves no temp file', async () => {
+    const path = join(dir, 'sub', 'new.jsonl');
+    await createFileAtomic(path, [Buffer.from('one\n'), Buffer.from('two\n')]);
+    expect(await readFile(path, 'utf8')).toBe('one\ntwo\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(join(dir, 'sub'))).toEqual(['new.jsonl']);
+  });
+
+  it('never overwrites an existing file', async () => {
+    const path = join(dir, 'exists.jsonl');
+    await writeFile(path, 'original');
+    await expect(createFileAtomic(path, 'new')).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(await readFile(path, 'utf8')).toBe('original');
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(dir)).toEqual(['exists.jsonl']);
+  });
+});
+
+describe('appendLines', () => {
+  it('appends after a missing final newline without gluing lines', async () => {
+    const path = join(dir, 'ap.jsonl');
+    await writeFile(path, '{"a":1}');
+    await appendLines(path, ['{"b":2}']);
+    expect(await readFile(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('refuses to create a file', async () => {
+    await expect(appendLines(join(dir, 'missing.jsonl'), ['x'])).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
