@@ -105,7 +105,8 @@ Examples:
 
 Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     )
-    .action(async (options: LocationOptions) => {
+    .action(async (_options: LocationOptions, command: Command) => {
+      const options = command.optsWithGlobals<LocationOptions>();
       const { runTui } = await import('./ui/run.js');
       const config = readConfig();
       const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir() });
@@ -131,7 +132,8 @@ Examples:
   sessions list --all --json | jq '.[0].id'
   sessions list --agent claude --cwd ~/src/api`,
     )
-    .action(async (options: CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }) => {
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }>();
       const { sessions, problems } = await scanCatalog(locationsFrom(options), {
         exactTurns: true,
         agents: options.agent ? [options.agent] : undefined,
@@ -171,7 +173,8 @@ Examples:
   sessions show 01a200ed --format md > transcript.md
   sessions show ~/.claude/projects/-home-me-src-api/5a1999c3-….jsonl --format json`,
     )
-    .action(async (id: string, options: CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }) => {
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }>();
       const { session, context, problems } = await findOne(id, options);
       const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
       const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom };
@@ -199,7 +202,8 @@ Examples:
   sessions fork 01a200ed --at 3          keep user turns 1-2
   sessions fork 01a200ed --drop-last 1   keep everything but the last user turn`,
     )
-    .action(async (id: string, options: CommonOptions & { at?: number; dropLast?: number; name?: string }) => {
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { at?: number; dropLast?: number; name?: string }>();
       if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
       const { session, context } = await findOne(id, options);
       const adapter = ADAPTERS[session.agent];
@@ -212,12 +216,12 @@ Examples:
       try {
         const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
         const forked = { ...session, id: result.id, path: result.path };
-        const command = resumeCommand(forked, readConfig().resume);
+        const resume = resumeCommand(forked, readConfig().resume);
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: command.argv, cwd: command.cwd } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd } }, null, 2)}\n`);
         } else {
           process.stdout.write(`${result.id}\n${result.path}\n`);
-          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(command)}\n`);
+          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
         }
       } catch (error) {
         if (error instanceof ForkRangeError) throw new CliError(error.message);
@@ -244,13 +248,14 @@ Examples:
   sessions resume 01a200ed --prompt "now add tests"
   sessions resume 01a200ed -- --model o3`,
     )
-    .action(async (id: string, agentArgs: string[], options: CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean }) => {
+    .action(async (id: string, agentArgs: string[], _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean }>();
       const { session } = await findOne(id, options);
       const config = readConfig();
       if (options.dryRun) {
-        const command = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
-        if (options.json) process.stdout.write(`${JSON.stringify({ argv: command.argv, cwd: command.cwd }, null, 2)}\n`);
-        else process.stdout.write(`${formatCommand(command)}\n`);
+        const resume = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
+        if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd }, null, 2)}\n`);
+        else process.stdout.write(`${formatCommand(resume)}\n`);
         return;
       }
       process.exitCode = await launchResume(session, config, { prompt: options.prompt, extraArgs: agentArgs, here: options.here ?? false });

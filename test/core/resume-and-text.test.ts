@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
+import { oneLine, stripControl } from '../../src/core/text.js';
+import { checkForkTurn, ForkRangeError } from '../../src/core/errors.js';
+import { uuidv4, uuidv7 } from '../../src/core/ids.js';
+
+const codex = { id: '01a200ed-500e-74e1-88bc-7c2f05604fd8', agent: 'codex' as const, path: '/h/.codex/r.jsonl', cwd: '/src/api' };
+const claude = { id: '5a1999c3-3fef-4a8c-8969-b584a1892bda', agent: 'claude' as const, path: '/h/.claude/p/x.jsonl', cwd: '/src/api' };
+const claw = { id: 'session-1-0', agent: 'claw' as const, path: '/ws/.claw/sessions/s.jsonl', cwd: '/ws' };
+
+describe('resumeCommand', () => {
+  it.each([
+    [codex, DEFAULT_RESUME_TEMPLATES, {}, ['codex', 'resume', codex.id]],
+    [claude, DEFAULT_RESUME_TEMPLATES, {}, ['claude', '--resume', claude.id]],
+    [claw, DEFAULT_RESUME_TEMPLATES, {}, ['claw', '--resume', claw.path]],
+    [codex, DEFAULT_RESUME_TEMPLATES, { extraArgs: ['--model', 'o3'] }, ['codex', 'resume', '--model', 'o3', codex.id]],
+    [codex, DEFAULT_EXEC_TEMPLATES, { prompt: 'go on', extraArgs: ['--skip-git-repo-check'] }, ['codex', 'exec', '--skip-git-repo-check', 'resume', codex.id, 'go on']],
+    [claude, DEFAULT_EXEC_TEMPLATES, { prompt: 'go on' }, ['claude', '-p', '--resume', claude.id, 'go on']],
+    [claude, { ...DEFAULT_RESUME_TEMPLATES, claude: ['/opt/claude', '--resume={id}'] }, { extraArgs: ['-x'] }, ['/opt/claude', `--resume=${claude.id}`, '-x']],
+  ] as const)('%#', (session, templates, options, argv) => {
+    expect(resumeCommand(session, templates, options)).toEqual({ argv, cwd: session.cwd });
+  });
+});
+
+describe('stripControl', () => {
+  it.each([
+    ['plain\ttext\nnext', 'plain\ttext\nnext'],
+    ['\u001b[31mred\u001b[0m', 'red'],
+    ['title\u001b]0;pwned\u0007 after', 'title after'],
+    ['\u001b]8;;http://x\u001b\\link\u001b]8;;\u001b\\', 'link'],
+    ['bell\u0007 back\b\u009b2J', 'bell back2J'],
+    ['crlf\r\nline', 'crlf\nline'],
+  ])('%j', (input, expected) => {
+    expect(stripControl(input)).toBe(expected);
+  });
+
+  it('oneLine collapses whitespace', () => {
+    expect(oneLine('  a\n\n b\t c  ')).toBe('a b c');
+  });
+});
+
+describe('checkForkTurn', () => {
+  it.each([
+    [2, 4, true],
+    [4, 4, true],
+    [1, 4, false],
+    [5, 4, false],
+    [2, 1, false],
+    [2.5, 4, false],
+  ])('at %s of %s turns', (at, turns, ok) => {
+    if (ok) expect(() => checkForkTurn(at, turns)).not.toThrow();
+    else expect(() => checkForkTurn(at, turns)).toThrow(ForkRangeError);
+  });
+
+  it('says the valid range', () => {
+    expect(() => checkForkTurn(7, 4)).toThrow('valid turns are 2..4');
+  });
+});
+
+describe('ids', () => {
+  it('uuidv7 is time ordered with version 7 and the RFC variant', () => {
+    const a = uuidv7(1_700_000_000_000);
+    const b = uuidv7(1_700_000_000_001);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a.slice(0, 13).replace('-', '')).toBe((1_700_000_000_000).toString(16).padStart(12, '0'));
+    expect(a < b).toBe(true);
+  });
+
+  it('uuidv4 has version 4', () => {
+    expect(uuidv4()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
