@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { findClawWorkspaces } from '../core/formats/claw.js';
@@ -27,6 +28,8 @@ export interface ScanOptions {
   readonly headBytes?: number;
   readonly tailBytes?: number;
   readonly concurrency?: number;
+  /** Reuse summaries whose files did not change (path + size + mtime), and record new ones. */
+  readonly cache?: CatalogCache;
 }
 
 export const DEFAULT_HEAD_BYTES = 64 * 1024;
@@ -128,11 +131,13 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
     );
     for (const group of clawGroups) context.register(group);
     summaries.push(...(await summarize(clawGroups, context, options)));
+    groups.push(...clawGroups);
   }
 
-  const merged = mergeById(summaries);
-  linkLineageForks(merged);
-  if (options.exactTurns) await completeTurnCounts(merged, context, options.concurrency ?? 8);
+  if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
+  applyCodexNames(summaries, context);
+  const merged = conversations(summaries);
+  if (options.exactTurns) await completeTurnCounts(merged, context, options.concurrency ?? 8, options.cache);
   merged.sort(newestFirst);
   return { sessions: merged, problems: context.problems, context };
 }
@@ -142,10 +147,20 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
   let done = 0;
   await forEachLimited(groups, options.concurrency ?? 32, async (group) => {
     try {
-      const summary = await ADAPTERS[group.agent].readSummary(group, context);
-      if (summary) {
-        out.push({ ...summary, root: group.root });
-        context.register(group, summary.id);
+      const stamps = options.cache ? await stampsOf(group.paths) : null;
+      const cached = stamps ? options.cache!.lookup(stamps) : undefined;
+      if (cached) {
+        out.push(cached);
+        context.register(group, cached.id);
+      } else {
+        const summary = await ADAPTERS[group.agent].readSummary(group, context);
+        if (summary) {
+          const session: CatalogSession = { ...summary, root: group.root };
+          out.push(session);
+          context.register(group, summary.id);
+          // Stamps taken before the read: a file that grew meanwhile is read again next time.
+          if (stamps) options.cache!.store(stamps, session);
+        }
       }
     } catch (error) {
       context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
@@ -153,6 +168,13 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
     options.onProgress?.(++done, groups.length);
   });
   return out;
+}
+
+/** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
+export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
+  const merged = mergeById(summaries);
+  linkLineageForks(merged);
+  return merged.sort(newestFirst);
 }
 
 /** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
@@ -198,12 +220,24 @@ function linkLineageForks(sessions: CatalogSession[]): void {
   }
 }
 
-async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, concurrency: number): Promise<void> {
+/** Codex names live in session_index.jsonl, not in the rollout: apply them after (cached) summaries. */
+function applyCodexNames(sessions: CatalogSession[], context: ScanContext): void {
+  for (let i = 0; i < sessions.length; i++) {
+    const session = sessions[i]!;
+    if (session.agent !== 'codex') continue;
+    const name = context.names(session.root).get(session.id);
+    if (name !== undefined && name !== session.name) sessions[i] = { ...session, name, title: name };
+  }
+}
+
+async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, concurrency: number, cache: CatalogCache | undefined): Promise<void> {
   const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact);
   await forEachLimited(inexact, concurrency, async ({ session, index }) => {
     try {
+      const stamps = cache ? await stampsOf(session.paths) : null;
       const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context);
       sessions[index] = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
+      if (stamps && cache!.lookup(stamps)) cache!.store(stamps, sessions[index]!);
     } catch (error) {
       context.report({ path: session.path, message: describeError(error) });
     }
@@ -220,6 +254,15 @@ async function forEachLimited<T>(items: readonly T[], limit: number, run: (item:
     while (next < items.length) await run(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+async function stampsOf(paths: readonly string[]): Promise<FileStamp[]> {
+  return Promise.all(
+    paths.map(async (path): Promise<FileStamp> => {
+      const info = await stat(path);
+      return [path, info.size, info.mtimeMs];
+    }),
+  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -1,0 +1,120 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { CatalogSession } from './scan.js';
+
+/** Bump when SessionSummary or the adapters' reading changes meaning: old caches are then ignored. */
+export const CACHE_VERSION = 1;
+
+/** One file's identity for the cache: a changed size or mtime means the summary must be read again. */
+export type FileStamp = readonly [path: string, size: number, mtimeMs: number];
+
+interface CacheEntry {
+  readonly stamps: readonly FileStamp[];
+  readonly session: CatalogSession;
+}
+
+interface CacheFile {
+  readonly version: number;
+  readonly entries: readonly CacheEntry[];
+}
+
+export function defaultCachePath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+  const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
+  return join(base, 'sessions', `catalog-v${CACHE_VERSION}.json`);
+}
+
+/**
+ * The persisted catalog: summaries keyed by their files' path + size + mtime. Never trusted blindly:
+ * an entry is used only when every one of its files still has the recorded size and mtime; a cache that
+ * does not parse or has another version is dropped and rebuilt.
+ */
+export class CatalogCache {
+  private readonly byFirstPath = new Map<string, CacheEntry>();
+  private dirty = false;
+  /** Why the cache was not used, when it was not (for diagnostics). */
+  rejected: string | null = null;
+
+  constructor(readonly path: string | null) {}
+
+  static async load(path: string | null): Promise<CatalogCache> {
+    const cache = new CatalogCache(path);
+    if (path === null) return cache;
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      cache.rejected = 'no cache yet';
+      return cache;
+    }
+    try {
+      const parsed = JSON.parse(text) as CacheFile;
+      if (parsed.version !== CACHE_VERSION || !Array.isArray(parsed.entries)) throw new Error(`cache version ${String(parsed.version)}`);
+      for (const entry of parsed.entries) {
+        if (!isEntry(entry)) throw new Error('malformed cache entry');
+        cache.byFirstPath.set(entry.stamps[0]![0], entry);
+      }
+    } catch (error) {
+      cache.byFirstPath.clear();
+      cache.rejected = `cache ignored and rebuilt: ${(error as Error).message}`;
+      cache.dirty = true;
+    }
+    return cache;
+  }
+
+  /** Every cached session, unvalidated: for painting a first frame while the real scan runs. */
+  sessions(): CatalogSession[] {
+    return [...this.byFirstPath.values()].map((entry) => entry.session);
+  }
+
+  /** The cached summary for these files, only if every stamp matches exactly. */
+  lookup(stamps: readonly FileStamp[]): CatalogSession | undefined {
+    const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
+    if (!entry || entry.stamps.length !== stamps.length) return undefined;
+    for (let i = 0; i < stamps.length; i++) {
+      const [path, size, mtime] = stamps[i]!;
+      const [cachedPath, cachedSize, cachedMtime] = entry.stamps[i]!;
+      if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime) return undefined;
+    }
+    return entry.session;
+  }
+
+  store(stamps: readonly FileStamp[], session: CatalogSession): void {
+    if (stamps.length === 0) return;
+    this.byFirstPath.set(stamps[0]![0], { stamps, session });
+    this.dirty = true;
+  }
+
+  /** Keep only the entries whose first file is in `paths` (files that disappeared are forgotten). */
+  retain(paths: ReadonlySet<string>): void {
+    for (const key of this.byFirstPath.keys()) {
+      if (!paths.has(key)) {
+        this.byFirstPath.delete(key);
+        this.dirty = true;
+      }
+    }
+  }
+
+  /** Write the cache atomically (temp + rename: a reader never sees half a file). */
+  async save(): Promise<void> {
+    if (this.path === null || !this.dirty) return;
+    const body: CacheFile = { version: CACHE_VERSION, entries: [...this.byFirstPath.values()] };
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temp = `${this.path}.tmp-${process.pid}`;
+    await writeFile(temp, JSON.stringify(body), { mode: 0o600 });
+    await rename(temp, this.path);
+    this.dirty = false;
+  }
+}
+
+function isEntry(value: unknown): value is CacheEntry {
+  if (!value || typeof value !== 'object') return false;
+  const entry = value as Partial<CacheEntry>;
+  return (
+    Array.isArray(entry.stamps) &&
+    entry.stamps.length > 0 &&
+    entry.stamps.every((s) => Array.isArray(s) && typeof s[0] === 'string' && typeof s[1] === 'number' && typeof s[2] === 'number') &&
+    !!entry.session &&
+    typeof entry.session.id === 'string' &&
+    typeof entry.session.agent === 'string'
+  );
+}
