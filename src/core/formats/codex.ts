@@ -1,0 +1,963 @@
+import type { Dirent } from 'node:fs';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { checkForkTurn } from '../errors.js';
+import { UUID_PATTERN, uuidv7 } from '../ids.js';
+import { createFileAtomic } from '../io/atomic.js';
+import { jsonObjects, newLineStats, readHeadTail, readLines, type LineStats, type RawLine } from '../io/lines.js';
+import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
+import { truncateBeforeUserTurn } from '../truncate.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
+
+/*
+ * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
+ * and `$CODEX_HOME/archived_sessions/`. Modern lines are `{timestamp, type, payload}` (0.16x adds `ordinal`);
+ * legacy files (before Sept 2025) start with `{id, timestamp, instructions}` followed by bare response items
+ * and `{"record_type":"state"}` lines. Paginated forks (0.16x) hold only their own lines and point into the
+ * parent's file with `session_meta.history_base`.
+ */
+
+// ---------------------------------------------------------------------------------------------------------
+// Prompt text
+
+/**
+ * Openings of user-role messages that Codex injects as context rather than the user typing them (the
+ * release-dependent `contextual_user_message` fragments, older `<user_instructions>`, and the compaction
+ * bridge). Matched case-insensitively after leading whitespace, as Codex does.
+ */
+const INJECTED_OPENINGS: readonly string[] = [
+  '<environment_context>',
+  '<user_instructions>',
+  '# agents.md instructions for',
+  '<skills_instructions>',
+  '<skill>',
+  '<permissions instructions>',
+  '<user_shell_command>',
+  '<turn_aborted>',
+  '<subagent_notification>',
+  '<subagents>',
+  '<plugins>',
+  '<tool_context>',
+  '<reasoning_context>',
+  '<pinned_notes>',
+  '<context_update>',
+  '<collaboration_mode>',
+  '<apps_instructions>',
+  '<environments_instructions>',
+  'another language model started to solve this problem',
+];
+
+/** True when a user-role text is context Codex injected (environment, AGENTS.md, skills, …), not a prompt. */
+export function isInjectedContext(text: string): boolean {
+  const opening = text.trimStart().slice(0, 64).toLowerCase();
+  return INJECTED_OPENINGS.some((marker) => opening.startsWith(marker));
+}
+
+const IDE_CONTEXT_OPENING = '# Context from my IDE setup:';
+const IDE_REQUEST_HEADING = '## My request for Codex:';
+
+/** The prompt a user typed: for IDE-extension prompts, the part after `## My request for Codex:`. */
+export function codexUserPromptText(text: string): string {
+  if (!text.trimStart().startsWith(IDE_CONTEXT_OPENING)) return text;
+  const at = text.indexOf(IDE_REQUEST_HEADING);
+  return at === -1 ? text : text.slice(at + IDE_REQUEST_HEADING.length).trim();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Names
+
+/** Thread names from `<root>/session_index.jsonl` (`{id, thread_name, updated_at}`), newest `updated_at` wins. */
+export async function readCodexNames(root: string): Promise<Map<string, string>> {
+  let data: Buffer;
+  try {
+    data = await readFile(join(root, 'session_index.jsonl'));
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return new Map();
+    throw error;
+  }
+  const newest = new Map<string, { readonly at: number; readonly name: string | null }>();
+  const stats = newLineStats();
+  for (const { value } of jsonObjects(splitAll(data), stats)) {
+    const id = stringField(value, 'id');
+    if (!id) continue;
+    const raw = value.thread_name;
+    const name = typeof raw === 'string' && raw.trim() !== '' ? raw : null;
+    const at = timeOf(value.updated_at) ?? Number.NEGATIVE_INFINITY;
+    const previous = newest.get(id);
+    // Equal times: the later line was written later.
+    if (!previous || at >= previous.at) newest.set(id, { at, name });
+  }
+  const names = new Map<string, string>();
+  for (const [id, entry] of newest) if (entry.name !== null) names.set(id, entry.name);
+  return names;
+}
+
+function splitAll(data: Buffer): RawLine[] {
+  const lines: RawLine[] = [];
+  let from = 0;
+  while (from < data.length) {
+    const nl = data.indexOf(0x0a, from);
+    const end = nl === -1 ? data.length : nl;
+    let bytes = data.subarray(from, end);
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+    lines.push({ offset: from, bytes, terminated: nl !== -1 });
+    from = end + 1;
+  }
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Discovery
+
+const ROLLOUT_NAME =
+  /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:_(.+))?\.jsonl$/i;
+
+export interface RolloutName {
+  /** The local time in the name, as written (`YYYY-MM-DDTHH-MM-SS`). */
+  readonly timestamp: string;
+  readonly threadId: string;
+  /** The `_<segment>` suffix of resume/revert segment files, or null for a thread's first file. */
+  readonly segment: string | null;
+}
+
+/** Parse `rollout-<ts>-<uuid>[_<segment>].jsonl`; null for other names. */
+export function parseRolloutName(name: string): RolloutName | null {
+  const match = ROLLOUT_NAME.exec(name);
+  if (!match) return null;
+  return { timestamp: match[1]!, threadId: match[2]!.toLowerCase(), segment: match[3] ?? null };
+}
+
+interface FoundFile {
+  readonly path: string;
+  readonly name: string;
+  readonly archived: boolean;
+  readonly parsed: RolloutName | null;
+}
+
+function isRolloutFile(name: string): boolean {
+  return name.startsWith('rollout-') && name.endsWith('.jsonl');
+}
+
+async function walkRollouts(
+  dir: string,
+  archived: boolean,
+  report: ReportProblem,
+  out: FoundFile[],
+  visited: Set<string>,
+  top: boolean,
+): Promise<void> {
+  let entries: Dirent[];
+  try {
+    // Symlinked directories could loop; a real path is walked once.
+    const real = await realpath(dir);
+    if (visited.has(real)) return;
+    visited.add(real);
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = errorCode(error);
+    // A missing sessions/ folder is normal; a folder that vanished mid-scan is not a problem either.
+    if (code === 'ENOENT' || (code === 'ENOTDIR' && !top)) return;
+    report({ path: dir, message: `cannot read directory: ${errorMessage(error)}` });
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const target = await stat(path);
+        isDirectory = target.isDirectory();
+        isFile = target.isFile();
+      } catch {
+        continue; // dangling link
+      }
+    }
+    if (isDirectory) await walkRollouts(path, archived, report, out, visited, false);
+    else if (isFile && isRolloutFile(entry.name)) {
+      out.push({ path, name: entry.name, archived, parsed: parseRolloutName(entry.name) });
+    }
+  }
+}
+
+/** Oldest first: by the name's time, a thread's first file before its segments, archived copies before live ones. */
+function compareFiles(a: FoundFile, b: FoundFile): number {
+  const at = a.parsed?.timestamp ?? '';
+  const bt = b.parsed?.timestamp ?? '';
+  if (at !== bt) return at < bt ? -1 : 1;
+  const as = a.parsed?.segment ?? null;
+  const bs = b.parsed?.segment ?? null;
+  if (as !== bs) {
+    if (as === null) return -1;
+    if (bs === null) return 1;
+    const bySegment = as.localeCompare(bs, 'en', { numeric: true });
+    if (bySegment !== 0) return bySegment;
+  }
+  if (a.archived !== b.archived) return a.archived ? -1 : 1;
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+async function discoverCodex(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
+  const found: FoundFile[] = [];
+  const visited = new Set<string>();
+  await walkRollouts(join(root, 'sessions'), false, report, found, visited, true);
+  await walkRollouts(join(root, 'archived_sessions'), true, report, found, visited, true);
+  const byThread = new Map<string, FoundFile[]>();
+  for (const file of found) {
+    const key = file.parsed ? `thread:${file.parsed.threadId}` : `path:${file.path}`;
+    const list = byThread.get(key);
+    if (list) list.push(file);
+    else byThread.set(key, [file]);
+  }
+  const groups: SessionFileGroup[] = [];
+  for (const files of byThread.values()) {
+    files.sort(compareFiles);
+    const first = files[0]!;
+    const last = files[files.length - 1]!;
+    const idHint = first.parsed?.threadId ?? UUID_PATTERN.exec(first.name)?.[0]?.toLowerCase() ?? null;
+    groups.push({ agent: 'codex', paths: files.map((f) => f.path), idHint, root, archived: last.archived });
+  }
+  return groups;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lines
+
+const MODERN_TYPES = new Set([
+  'session_meta',
+  'response_item',
+  'event_msg',
+  'turn_context',
+  'compacted',
+  'world_state',
+  'token_usage_record',
+]);
+
+type LineKind = 'header' | 'item' | 'event' | 'turn_context' | 'compacted' | 'world_state' | 'state' | 'other';
+
+const MODERN_KINDS: Readonly<Record<string, LineKind>> = {
+  session_meta: 'header',
+  response_item: 'item',
+  event_msg: 'event',
+  turn_context: 'turn_context',
+  compacted: 'compacted',
+  world_state: 'world_state',
+};
+
+/** One parsed line of a rollout, with where it came from (forks copy `bytes` verbatim). */
+interface CodexLine {
+  readonly path: string;
+  readonly offset: number;
+  readonly bytes: Buffer;
+  readonly kind: LineKind;
+  /** `payload.type` for items and events. */
+  readonly type: string;
+  readonly payload: Record<string, unknown>;
+  readonly timestamp: string | undefined;
+  readonly ordinal: number | undefined;
+  /** From another thread's file (a paginated fork's parent). */
+  fromBase: boolean;
+  /** A real user prompt that is still active (a rollback clears it). */
+  userTurn: boolean;
+}
+
+function classify(path: string, offset: number, bytes: Buffer, value: Record<string, unknown>, firstInFile: boolean): CodexLine {
+  let kind: LineKind = 'other';
+  let payload: Record<string, unknown> = value;
+  const type = value.type;
+  if (typeof type === 'string' && isRecord(value.payload) && MODERN_TYPES.has(type)) {
+    payload = value.payload;
+    kind = MODERN_KINDS[type] ?? 'other';
+  } else if ('record_type' in value) {
+    kind = 'state';
+  } else if (firstInFile && typeof value.id === 'string' && 'timestamp' in value && type === undefined) {
+    kind = 'header'; // legacy first line {id, timestamp, instructions, git?}
+  } else if (typeof type === 'string') {
+    kind = 'item'; // legacy bare response item
+  }
+  const timestamp = typeof value.timestamp === 'string' ? value.timestamp : undefined;
+  const ordinal = typeof value.ordinal === 'number' && Number.isInteger(value.ordinal) ? value.ordinal : undefined;
+  const line: CodexLine = {
+    path,
+    offset,
+    bytes,
+    kind,
+    type: typeof payload.type === 'string' ? payload.type : '',
+    payload,
+    timestamp,
+    ordinal,
+    fromBase: false,
+    userTurn: false,
+  };
+  line.userTurn = isUserPromptItem(line);
+  return line;
+}
+
+function isUserPromptItem(line: CodexLine): boolean {
+  if (line.kind !== 'item' || line.type !== 'message' || line.payload.role !== 'user') return false;
+  const parts = contentParts(line.payload.content);
+  // Codex treats a message as context when any of its text parts is a context fragment.
+  return !parts.some((part) => part.kind === 'text' && isInjectedContext(part.text));
+}
+
+interface ContentPart {
+  readonly kind: 'text' | 'image';
+  readonly text: string;
+}
+
+function contentParts(content: unknown): ContentPart[] {
+  if (typeof content === 'string') return [{ kind: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  const parts: ContentPart[] = [];
+  for (const item of content) {
+    if (typeof item === 'string') parts.push({ kind: 'text', text: item });
+    else if (isRecord(item)) {
+      if (typeof item.text === 'string') parts.push({ kind: 'text', text: item.text });
+      else if (typeof item.refusal === 'string') parts.push({ kind: 'text', text: item.refusal });
+      else if (item.type === 'input_image' || item.type === 'image') parts.push({ kind: 'image', text: '[image]' });
+    }
+  }
+  return parts;
+}
+
+function messageTextOf(payload: Record<string, unknown>): string {
+  const parts = contentParts(payload.content);
+  const texts = parts.filter((p) => p.kind === 'text').map((p) => p.text);
+  // An image-only prompt is still a prompt; give it something to show.
+  return texts.length > 0 ? texts.join('\n') : parts.map((p) => p.text).join(' ');
+}
+
+interface HistoryBase {
+  readonly threadId: string;
+  readonly endOrdinalExclusive: number | undefined;
+  readonly endByteOffset: number | undefined;
+}
+
+interface Header {
+  readonly line: CodexLine;
+  readonly id: string | null;
+  readonly timestamp: string | undefined;
+  readonly cwd: string | null;
+  readonly forkedFromId: string | null;
+  readonly historyBase: HistoryBase | null;
+  readonly gitBranch: string | null;
+}
+
+function headerOf(line: CodexLine): Header {
+  const p = line.payload;
+  const base = isRecord(p.history_base) ? p.history_base : null;
+  const baseThread = base ? stringField(base, 'thread_id') : null;
+  const git = isRecord(p.git) ? p.git : null;
+  return {
+    line,
+    id: stringField(p, 'id'),
+    timestamp: stringField(p, 'timestamp') ?? line.timestamp,
+    cwd: stringField(p, 'cwd'),
+    forkedFromId: stringField(p, 'forked_from_id'),
+    historyBase:
+      base && baseThread
+        ? {
+            threadId: baseThread,
+            endOrdinalExclusive: nonNegativeInteger(base.end_ordinal_exclusive),
+            endByteOffset: nonNegativeInteger(base.end_byte_offset),
+          }
+        : null,
+    gitBranch: git ? stringField(git, 'branch') : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Collecting a conversation's lines across segments and paginated parents
+
+type ReadMode = 'full' | 'summary';
+
+interface Budgets {
+  readonly headBytes: number;
+  readonly tailBytes: number;
+}
+
+interface PathRead {
+  readonly lines: CodexLine[];
+  /** Every line up to `end` (or the file's end) was seen. */
+  readonly exact: boolean;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: LineStats, end?: number): Promise<PathRead> {
+  if (mode === 'summary') return readPathHeadTail(path, budgets, stats, end);
+  const info = await stat(path);
+  const raw: RawLine[] = [];
+  for await (const line of readLines(path, end === undefined ? {} : { end: Math.min(end, info.size) })) raw.push(line);
+  return { lines: parseLines(path, raw, stats), exact: true, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/** Head and tail only (listing); the head is read on to the first prompt when injected context fills it. */
+async function readPathHeadTail(path: string, budgets: Budgets, stats: LineStats, end: number | undefined): Promise<PathRead> {
+  const headTail = await readHeadTail(path, budgets.headBytes, budgets.tailBytes);
+  const { size, mtimeMs } = headTail;
+  // Only lines that end before the cut belong to the reader of this prefix.
+  const within = (line: RawLine): boolean => end === undefined || line.offset + line.bytes.length + 1 <= end;
+  let exact = headTail.whole;
+  const lastHead = headTail.head[headTail.head.length - 1];
+  if (!exact && end !== undefined && lastHead && lastHead.offset + lastHead.bytes.length + 1 >= end) exact = true;
+  const headLines = parseLines(path, headTail.head.filter(within), stats);
+  if (!exact && lastHead && !headLines.some((line) => line.userTurn)) {
+    const stop = Math.min(headTail.tail[0]?.offset ?? size, end ?? size);
+    headLines.push(...(await readToFirstPrompt(path, lastHead.offset, stop, stats)));
+  }
+  return { lines: [...headLines, ...parseLines(path, headTail.tail.filter(within), stats)], exact, size, mtimeMs };
+}
+
+function parseLines(path: string, raw: readonly RawLine[], stats: LineStats): CodexLine[] {
+  const lines: CodexLine[] = [];
+  let first = true;
+  for (const object of jsonObjects(raw, stats)) {
+    lines.push(classify(path, object.offset, object.bytes, object.value, first && object.offset === 0));
+    first = false;
+  }
+  return lines;
+}
+
+/** Lines after the one at `from` (already read), up to and including the first user prompt before `end`. */
+async function readToFirstPrompt(path: string, from: number, end: number, stats: LineStats): Promise<CodexLine[]> {
+  const lines: CodexLine[] = [];
+  if (end <= from) return lines;
+  for await (const raw of readLines(path, { start: from, end })) {
+    if (raw.offset === from) continue;
+    const [line] = parseLines(path, [raw], stats);
+    if (!line) continue;
+    lines.push(line);
+    if (line.userTurn) break;
+  }
+  return lines;
+}
+
+interface Cut {
+  /** Bytes of the group's last file to keep (history_base.end_byte_offset). */
+  readonly endByteOffset: number | undefined;
+  readonly endOrdinalExclusive: number | undefined;
+}
+
+interface Collected {
+  readonly header: Header | null;
+  readonly id: string | null;
+  /** The conversation's lines in order, the thread's own header (and segment headers) left out. */
+  readonly lines: CodexLine[];
+  readonly exact: boolean;
+  /** Over the group's own files only: the catalog's cache key. */
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Ids of later session_meta lines naming another thread (a fork that replays its parent). */
+  readonly replayedIds: string[];
+  /** Ordinal of the oldest ancestor's header: a materialised fork starts its ordinals there. */
+  readonly rootHeaderOrdinal: number | undefined;
+}
+
+async function collect(
+  group: SessionFileGroup,
+  context: AdapterContext,
+  mode: ReadMode,
+  stats: LineStats,
+  cut: Cut | undefined,
+  visiting: ReadonlySet<string>,
+): Promise<Collected> {
+  const budgets = { headBytes: context.headBytes, tailBytes: context.tailBytes };
+  const paths = distinctFiles(group.paths);
+  const lastIndex = paths.length - 1;
+  const byteCut = cut?.endByteOffset !== undefined && cut.endByteOffset > 0 ? cut.endByteOffset : undefined;
+  const reads: PathRead[] = [];
+  for (let i = 0; i <= lastIndex; i++) {
+    reads.push(await readPath(paths[i]!, mode, budgets, stats, i === lastIndex ? byteCut : undefined));
+  }
+
+  const headerLine = reads[0]?.lines.find((line) => line.kind === 'header');
+  const header = headerLine ? headerOf(headerLine) : null;
+  const id = header?.id ?? group.idHint;
+  let lines: CodexLine[] = [];
+  const replayedIds: string[] = [];
+  let exact = true;
+  let size = 0;
+  let mtimeMs = 0;
+  reads.forEach((read, index) => {
+    exact &&= read.exact;
+    size += read.size;
+    mtimeMs = Math.max(mtimeMs, read.mtimeMs);
+    let segmentHeaderSeen = false;
+    // A later file that starts by replaying what came before (a fork file of some releases) adds only the rest.
+    let replayAt = index > 0 ? 0 : -1;
+    for (const line of read.lines) {
+      if (line.kind === 'header') {
+        if (line === headerLine) continue;
+        const other = headerOf(line);
+        if (index > 0 && !segmentHeaderSeen && other.id === id) {
+          // A later segment of the same thread: its header may say where the previous history ends (revert).
+          segmentHeaderSeen = true;
+          if (other.historyBase && other.historyBase.threadId === id) {
+            lines = cutLines(lines, paths[index - 1]!, other.historyBase);
+          }
+          continue;
+        }
+        if (other.id !== null && other.id !== id) replayedIds.push(other.id);
+      }
+      if (replayAt >= 0) {
+        if (lines[replayAt]?.bytes.equals(line.bytes)) {
+          replayAt++;
+          continue;
+        }
+        replayAt = -1;
+      }
+      lines.push(line);
+    }
+  });
+  if (cut && byteCut === undefined && cut.endOrdinalExclusive !== undefined) {
+    const end = cut.endOrdinalExclusive;
+    lines = lines.filter((line) => line.ordinal === undefined || line.ordinal < end);
+  }
+
+  let rootHeaderOrdinal = header?.line.ordinal;
+  const base = header?.historyBase;
+  if (base && id !== null && base.threadId !== id) {
+    const baseGroup = context.lookup('codex', base.threadId);
+    const where = group.paths[0]!;
+    if (!baseGroup) {
+      context.report({ path: where, message: `fork parent ${base.threadId} not found: showing only this fork's own lines` });
+    } else if (visiting.has(base.threadId)) {
+      context.report({ path: where, message: `fork parent chain loops at ${base.threadId}` });
+    } else {
+      try {
+        const parent = await collect(
+          baseGroup,
+          context,
+          mode,
+          stats,
+          { endByteOffset: base.endByteOffset, endOrdinalExclusive: base.endOrdinalExclusive },
+          new Set([...visiting, id]),
+        );
+        for (const line of parent.lines) line.fromBase = true;
+        lines = [...parent.lines, ...lines];
+        exact &&= parent.exact;
+        rootHeaderOrdinal = parent.rootHeaderOrdinal;
+      } catch (error) {
+        context.report({ path: baseGroup.paths[0] ?? where, message: `cannot read fork parent: ${errorMessage(error)}` });
+      }
+    }
+  }
+  return { header, id, lines, exact, size, mtimeMs, replayedIds, rootHeaderOrdinal };
+}
+
+/**
+ * The same file name in sessions/ and archived_sessions/ is one file copied (archive, unarchive): read only
+ * the last of them (discovery sorts the live sessions/ copy last), or every line would appear twice.
+ */
+function distinctFiles(paths: readonly string[]): string[] {
+  const lastByName = new Map<string, string>();
+  for (const path of paths) lastByName.set(basename(path), path);
+  return paths.filter((path) => lastByName.get(basename(path)) === path);
+}
+
+/** Keep what a revert segment's base keeps: by ordinal when the lines carry one, else by bytes of the previous file. */
+function cutLines(lines: CodexLine[], previousPath: string, base: HistoryBase): CodexLine[] {
+  const end = base.endOrdinalExclusive;
+  if (end !== undefined && lines.some((line) => line.ordinal !== undefined)) {
+    return lines.filter((line) => line.ordinal === undefined || line.ordinal < end);
+  }
+  const byteEnd = base.endByteOffset;
+  if (byteEnd !== undefined && byteEnd > 0) {
+    return lines.filter((line) => line.path !== previousPath || line.offset < byteEnd);
+  }
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Digest: messages, turns and metadata from collected lines
+
+interface Turn {
+  readonly line: CodexLine;
+  readonly messageIndex: number;
+  readonly text: string;
+}
+
+interface Digest {
+  readonly messages: Message[];
+  readonly turns: Turn[];
+  readonly assistantSeen: boolean;
+  readonly usage: Usage | null;
+  readonly model: string | null;
+  readonly turnContextCwd: string | null;
+  readonly environmentCwd: string | null;
+  readonly threadName: string | null;
+  /** Newest timestamp among the group's own lines (not a parent's). */
+  readonly newestOwn: number | null;
+}
+
+function digest(lines: readonly CodexLine[], id: string | null): Digest {
+  const messages: Message[] = [];
+  const turns: Turn[] = [];
+  let assistantSeen = false;
+  let usage: Usage | null = null;
+  let model: string | null = null;
+  let turnContextCwd: string | null = null;
+  let environmentCwd: string | null = null;
+  let threadName: string | null = null;
+  let newestOwn: number | null = null;
+
+  const push = (line: CodexLine, role: Role, blocks: Block[], userTurn = false): void => {
+    const timestamp = isoOrUndefined(line.timestamp);
+    messages.push({
+      role,
+      blocks,
+      userTurn,
+      ...(timestamp === undefined ? {} : { timestamp }),
+      source: { path: line.path, offset: line.offset },
+    });
+  };
+
+  for (const line of lines) {
+    if (!line.fromBase && line.kind !== 'header') {
+      const time = timeOf(line.timestamp);
+      if (time !== undefined && (newestOwn === null || time > newestOwn)) newestOwn = time;
+    }
+    const p = line.payload;
+    switch (line.kind) {
+      case 'turn_context': {
+        model = stringField(p, 'model') ?? model;
+        turnContextCwd ??= stringField(p, 'cwd');
+        break;
+      }
+      case 'compacted': {
+        push(line, 'system', [{ type: 'compaction', summary: typeof p.message === 'string' ? p.message : '' }]);
+        break;
+      }
+      case 'event': {
+        if (line.type === 'token_count') {
+          const info = isRecord(p.info) ? p.info : null;
+          const total = info && isRecord(info.total_token_usage) ? info.total_token_usage : null;
+          if (total) {
+            usage = {
+              input: numberField(total, 'input_tokens'),
+              output: numberField(total, 'output_tokens'),
+              cacheRead: numberField(total, 'cached_input_tokens'),
+              cacheWrite: numberField(total, 'cache_write_input_tokens'),
+            };
+          }
+        } else if (line.type === 'thread_rolled_back') {
+          const n = nonNegativeInteger(p.num_turns) ?? 0;
+          if (n > 0 && turns.length > 0) {
+            const keep = Math.max(0, turns.length - n);
+            const firstDropped = turns[keep]!;
+            for (const turn of turns.slice(keep)) turn.line.userTurn = false;
+            turns.length = keep;
+            messages.length = firstDropped.messageIndex;
+          }
+        } else if (line.type === 'thread_name_updated' && !line.fromBase) {
+          // Lines copied from a parent (older forks) carry the parent's name: not this thread's.
+          const thread = stringField(p, 'thread_id');
+          if (thread === null || thread === id) threadName = stringField(p, 'thread_name') ?? stringField(p, 'name') ?? threadName;
+        }
+        break;
+      }
+      case 'item': {
+        const item = itemMessage(line);
+        if (!item) break;
+        if (item.role === 'assistant') assistantSeen = true;
+        if (line.userTurn) {
+          turns.push({ line, messageIndex: messages.length, text: messageTextOf(p) });
+        } else if (line.type === 'message' && p.role === 'user' && environmentCwd === null) {
+          const match = /<cwd>([\s\S]*?)<\/cwd>/.exec(messageTextOf(p));
+          if (match) environmentCwd = match[1]!.trim();
+        }
+        push(line, item.role, item.blocks, line.userTurn);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return { messages, turns, assistantSeen, usage, model, turnContextCwd, environmentCwd, threadName, newestOwn };
+}
+
+/** A response item as a normalized message; null for items with nothing to show. */
+function itemMessage(line: CodexLine): { role: Role; blocks: Block[] } | null {
+  const p = line.payload;
+  const type = line.type;
+  if (type === 'message') {
+    const role = p.role;
+    const blocks: Block[] = contentParts(p.content).map((part) => ({ type: 'text', text: part.text }));
+    if (role === 'assistant') return { role: 'assistant', blocks };
+    if (role === 'user') return { role: line.userTurn ? 'user' : 'system', blocks };
+    return { role: 'system', blocks }; // developer / system instructions
+  }
+  if (type === 'reasoning') {
+    const summary = textsOf(p.summary);
+    const readable = summary.length > 0 ? summary : textsOf(p.content);
+    const encrypted = typeof p.encrypted_content === 'string' && p.encrypted_content.length > 0;
+    return { role: 'assistant', blocks: [{ type: 'reasoning', summary: readable.join('\n\n'), encrypted }] };
+  }
+  if (type === 'compaction' || type === 'compaction_summary') {
+    return { role: 'system', blocks: [{ type: 'compaction', summary: typeof p.summary === 'string' ? p.summary : '' }] };
+  }
+  if (type.endsWith('_output')) {
+    const { output, isError } = toolOutput(p.output);
+    return { role: 'tool', blocks: [{ type: 'tool_result', toolUseId: callId(p), output, isError }] };
+  }
+  if (type.endsWith('_call')) {
+    return { role: 'assistant', blocks: [{ type: 'tool_use', id: callId(p), name: toolName(type, p), input: toolInput(p) }] };
+  }
+  return null;
+}
+
+function callId(p: Record<string, unknown>): string {
+  return stringField(p, 'call_id') ?? stringField(p, 'id') ?? '';
+}
+
+/** `function_call` / `custom_tool_call` carry a name; `local_shell_call`, `web_search_call`, … are named by type. */
+function toolName(type: string, p: Record<string, unknown>): string {
+  const name = stringField(p, 'name');
+  if (!name) return type.slice(0, -'_call'.length);
+  const namespace = stringField(p, 'namespace');
+  return namespace ? `${namespace}.${name}` : name;
+}
+
+function toolInput(p: Record<string, unknown>): string {
+  if (typeof p.arguments === 'string') return p.arguments;
+  if (typeof p.input === 'string') return p.input;
+  if (p.arguments !== undefined) return JSON.stringify(p.arguments);
+  if (p.action !== undefined) return JSON.stringify(p.action);
+  // Other call kinds: show what the item carries, minus bookkeeping.
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(p)) if (!['type', 'id', 'call_id', 'status'].includes(key)) rest[key] = value;
+  return JSON.stringify(rest);
+}
+
+function toolOutput(output: unknown): { output: string; isError: boolean } {
+  if (typeof output === 'string') {
+    // Older shell outputs are JSON strings `{"output": …, "metadata": {"exit_code": n}}`.
+    if (output.startsWith('{"output"')) {
+      try {
+        const parsed: unknown = JSON.parse(output);
+        if (isRecord(parsed) && isRecord(parsed.metadata) && typeof parsed.metadata.exit_code === 'number') {
+          return { output, isError: parsed.metadata.exit_code !== 0 };
+        }
+      } catch {
+        // not JSON after all: plain text
+      }
+    }
+    return { output, isError: false };
+  }
+  if (Array.isArray(output)) return { output: textsOf(output).join('\n'), isError: false };
+  if (isRecord(output)) {
+    const isError = output.success === false;
+    if (typeof output.content === 'string') return { output: output.content, isError };
+    if (Array.isArray(output.content)) return { output: textsOf(output.content).join('\n'), isError };
+    return { output: JSON.stringify(output), isError };
+  }
+  return { output: output === undefined || output === null ? '' : JSON.stringify(output), isError: false };
+}
+
+function textsOf(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const texts: string[] = [];
+  for (const item of value) {
+    if (typeof item === 'string') texts.push(item);
+    else if (isRecord(item) && typeof item.text === 'string') texts.push(item.text);
+  }
+  return texts;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Summary and session
+
+function buildSummary(
+  id: string,
+  group: SessionFileGroup,
+  context: AdapterContext,
+  c: Collected,
+  d: Digest,
+  exact: boolean,
+): SessionSummary {
+  const prompts = d.turns.map((turn) => promptOpening(codexUserPromptText(turn.text)));
+  const firstPrompt = prompts[0] ?? null;
+  const lastPrompt = prompts[prompts.length - 1] ?? null;
+  const name = context.names(group.root).get(id) ?? d.threadName;
+  const forkedFrom = c.header?.forkedFromId ?? c.replayedIds[0] ?? null;
+  const createdAt = isoOrUndefined(c.header?.timestamp) ?? isoOrUndefined(c.lines.find((l) => l.timestamp)?.timestamp);
+  // The newest time the group's own lines record (legacy files only date their header); else the file time.
+  const times = [d.newestOwn, timeOf(c.header?.line.timestamp), timeOf(c.header?.timestamp)].filter(
+    (t): t is number => t !== null && t !== undefined,
+  );
+  const updatedAt = new Date(times.length > 0 ? Math.max(...times) : c.mtimeMs).toISOString();
+  return {
+    id,
+    agent: 'codex',
+    path: group.paths[group.paths.length - 1]!,
+    paths: group.paths,
+    cwd: c.header?.cwd ?? d.turnContextCwd ?? d.environmentCwd ?? null,
+    title: name ?? firstPrompt ?? '(no prompt)',
+    firstPrompt,
+    lastPrompt,
+    name,
+    userTurns: d.turns.length,
+    userTurnsExact: exact,
+    prompts,
+    createdAt: createdAt ?? updatedAt,
+    updatedAt,
+    forkedFrom,
+    fork: forkedFrom ? { id: forkedFrom } : null,
+    gitBranch: c.header?.gitBranch ?? null,
+    model: d.model,
+    archived: group.archived,
+    usage: d.usage,
+    size: c.size,
+    mtimeMs: c.mtimeMs,
+  };
+}
+
+async function readCodexSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
+  const stats = newLineStats();
+  const collected = await collect(group, context, 'summary', stats, undefined, new Set());
+  const d = digest(collected.lines, collected.id);
+  if (collected.id === null) return null;
+  // Header-only and context-only files are not conversations (yet): not listed.
+  if (collected.exact && d.turns.length === 0 && !d.assistantSeen) return null;
+  return buildSummary(collected.id, group, context, collected, d, collected.exact);
+}
+
+/** The whole transcript; a file that would not be listed (no turns yet) still opens when asked for. */
+async function readCodexSession(group: SessionFileGroup, context: AdapterContext): Promise<Session> {
+  const stats = newLineStats();
+  const collected = await collect(group, context, 'full', stats, undefined, new Set());
+  const d = digest(collected.lines, collected.id);
+  const summary = buildSummary(collected.id ?? group.paths[0]!, group, context, collected, d, true);
+  return { ...summary, messages: d.messages, malformedLines: stats.malformed };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Fork
+
+/** Lines that open a turn before its user message: a fork cut moves back over them. */
+function isTurnPreamble(line: CodexLine): boolean {
+  switch (line.kind) {
+    case 'state':
+    case 'turn_context':
+    case 'world_state':
+      return true;
+    case 'event':
+      return line.type === 'task_started' || line.type === 'turn_started' || line.type === 'thread_settings_applied';
+    case 'item':
+      if (line.type !== 'message' || line.userTurn) return false;
+      return line.payload.role === 'developer' || line.payload.role === 'system' || (line.payload.role === 'user' && !isUserPromptItem(line));
+    default:
+      return false;
+  }
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDTHH-MM-SS-<id>.jsonl` in local time, as Codex names them. */
+export function codexRolloutPath(root: string, id: string, now: Date): string {
+  const y = pad(now.getFullYear(), 4);
+  const m = pad(now.getMonth() + 1);
+  const d = pad(now.getDate());
+  const stamp = `${y}-${m}-${d}T${pad(now.getHours())}-${pad(now.getMinutes())}-${pad(now.getSeconds())}`;
+  return join(root, 'sessions', y, m, d, `rollout-${stamp}-${id}.jsonl`);
+}
+
+async function forkCodex(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult> {
+  const stats = newLineStats();
+  const collected = await collect(group, context, 'full', stats, undefined, new Set());
+  const d = digest(collected.lines, collected.id);
+  checkForkTurn(request.atTurn, d.turns.length);
+  const header = collected.header;
+  const sourceId = collected.id;
+  if (!header || sourceId === null) throw new Error(`${group.paths[0] ?? 'session'}: no session_meta line, cannot fork`);
+
+  const history = truncateBeforeUserTurn(collected.lines, request.atTurn - 1);
+  let cut = history.kind === 'forked' ? history.history.length : 0;
+  // Cut before the turn's context (task_started, turn_context, injected messages), not just before its prompt.
+  while (cut > 0 && isTurnPreamble(collected.lines[cut - 1]!)) cut--;
+
+  const now = request.now ?? new Date();
+  const id = uuidv7(now.getTime());
+  const path = codexRolloutPath(group.root, id, now);
+  const chunks: Buffer[] = [Buffer.from(`${JSON.stringify(forkHeader(header, sourceId, id, now, collected.rootHeaderOrdinal))}\n`, 'utf8')];
+  const newline = Buffer.from('\n');
+  for (const line of collected.lines.slice(0, cut)) chunks.push(line.bytes, newline);
+  await createFileAtomic(path, chunks);
+  return { agent: 'codex', id, path, parentId: sourceId, keptUserTurns: request.atTurn - 1 };
+}
+
+/** The source's header with the new id, the fork parent, and no pointer into another file (history is inline). */
+function forkHeader(header: Header, sourceId: string, id: string, now: Date, rootOrdinal: number | undefined): Record<string, unknown> {
+  const value = JSON.parse(header.line.bytes.toString('utf8')) as Record<string, unknown>;
+  const at = now.toISOString();
+  if (isRecord(value.payload)) {
+    const payload = value.payload;
+    payload.id = id;
+    if ('session_id' in payload) payload.session_id = id;
+    payload.forked_from_id = sourceId;
+    delete payload.history_base;
+    delete payload.forked_from_ordinal_exclusive;
+    payload.timestamp = at;
+    value.timestamp = at;
+    if (typeof value.ordinal === 'number' && rootOrdinal !== undefined) value.ordinal = rootOrdinal;
+  } else {
+    value.id = id;
+    value.forked_from_id = sourceId;
+    value.timestamp = at;
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+export const codexAdapter: FormatAdapter = {
+  agent: 'codex',
+  discover: discoverCodex,
+  readSummary: readCodexSummary,
+  readSession: readCodexSession,
+  fork: forkCodex,
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringField(object: Record<string, unknown>, key: string): string | null {
+  const value = object[key];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function numberField(object: Record<string, unknown>, key: string): number {
+  const value = object[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function nonNegativeInteger(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function timeOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? undefined : time;
+}
+
+function isoOrUndefined(value: unknown): string | undefined {
+  const time = timeOf(value);
+  return time === undefined ? undefined : new Date(time).toISOString();
+}
+
+function errorCode(error: unknown): string | undefined {
+  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
