@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
-import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from './catalog/scan.js';
+import { CatalogCache, defaultCachePath } from './catalog/cache.js';
+import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
@@ -16,6 +17,8 @@ import { checkLaunch, formatCommand, runInherited } from './launch.js';
 
 interface CommonOptions extends LocationOptions {
   readonly json?: boolean;
+  /** commander's --no-cache */
+  readonly cache?: boolean;
 }
 
 const env = process.env;
@@ -46,7 +49,8 @@ function withLocations(command: Command): Command {
     .option('--home <dir>', 'a home folder to read: <dir>/.codex and <dir>/.claude')
     .option('--codex-home <dir>', 'a Codex home (repeatable; default $CODEX_HOME or ~/.codex)', collect)
     .option('--claude-dir <dir>', 'a Claude Code config dir (repeatable; default $CLAUDE_CONFIG_DIR or ~/.claude)', collect)
-    .option('--claw-dir <dir>', 'a folder to search for claw workspaces (repeatable)', collect);
+    .option('--claw-dir <dir>', 'a folder to search for claw workspaces (repeatable)', collect)
+    .option('--no-cache', 'ignore and do not update the catalog cache ($XDG_CACHE_HOME/sessions)');
 }
 
 function locationsFrom(options: LocationOptions): Locations {
@@ -61,8 +65,20 @@ function reportProblems(problems: readonly Problem[]): void {
   for (const problem of problems) process.stderr.write(`sessions: warning: ${problem.path}: ${problem.message}\n`);
 }
 
-async function findOne(query: string, options: LocationOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
-  const { sessions, context, problems } = await scanCatalog(locationsFrom(options));
+async function openCache(options: CommonOptions): Promise<CatalogCache | undefined> {
+  return options.cache === false ? undefined : CatalogCache.load(defaultCachePath(env, homedir()));
+}
+
+/** Scan with the persisted cache (when enabled), saving what was learnt. */
+async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
+  const cache = await openCache(options);
+  const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache });
+  await cache?.save().catch((error: unknown) => process.stderr.write(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
+  return result;
+}
+
+async function findOne(query: string, options: CommonOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
+  const { sessions, context, problems } = await scan(options);
   const found = resolveSession(sessions, query, cwd);
   if (found.kind !== 'found') {
     reportProblems(problems);
@@ -105,11 +121,13 @@ Examples:
 
 Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     )
-    .action(async (_options: LocationOptions, command: Command) => {
-      const options = command.optsWithGlobals<LocationOptions>();
+    .option('--all', 'start the browser with every session, not only the current directory\'s')
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
       const { runTui } = await import('./ui/run.js');
       const config = readConfig();
-      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir() });
+      const cache = await openCache(options);
+      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cache, initialScope: options.all ? 'all' : 'cwd' });
       if (decision.kind === 'resume') {
         process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
       }
@@ -134,7 +152,7 @@ Examples:
     )
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }>();
-      const { sessions, problems } = await scanCatalog(locationsFrom(options), {
+      const { sessions, problems } = await scan(options, {
         exactTurns: true,
         agents: options.agent ? [options.agent] : undefined,
       });

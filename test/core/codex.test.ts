@@ -1069,3 +1069,23 @@ describe('prompt text helpers', () => {
     expect(codexUserPromptText('plain prompt')).toBe('plain prompt');
   });
 });
+
+describe('fork --name', () => {
+  it('names the fork in session_index.jsonl the way codex does, without touching the parent', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'codex-name-'));
+    try {
+      const root = join(home, '.codex');
+      await cp(join(FIXTURES, 'home', '.codex'), root, { recursive: true });
+      const before = await readFile(join(root, 'session_index.jsonl'), 'utf8');
+      const group = (await codexAdapter.discover(root, () => undefined)).find((g) => g.idHint === '01a200ed-60a4-7f10-a53c-15a9ecf122f3')!;
+      const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map(), headBytes: 65536, tailBytes: 16384 };
+      const result = await codexAdapter.fork(group, { atTurn: 3, branchName: ' try-sqlite ', now: new Date('2026-11-22T03:00:00Z') }, context);
+      const after = await readFile(join(root, 'session_index.jsonl'), 'utf8');
+      expect(after.startsWith(before)).toBe(true);
+      expect(after.slice(before.length)).toBe(`${JSON.stringify({ id: result.id, thread_name: 'try-sqlite', updated_at: '2026-11-22T03:00:00Z' })}\n`);
+      expect((await readCodexNames(root)).get(result.id)).toBe('try-sqlite');
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

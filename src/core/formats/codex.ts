@@ -3,7 +3,7 @@ import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { checkForkTurn } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
-import { createFileAtomic } from '../io/atomic.js';
+import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
@@ -887,7 +887,24 @@ async function forkCodex(group: SessionFileGroup, request: ForkRequest, context:
   const newline = Buffer.from('\n');
   for (const line of collected.lines.slice(0, cut)) chunks.push(line.bytes, newline);
   await createFileAtomic(path, chunks);
+  const name = request.branchName?.trim();
+  if (name) await nameCodexThread(group.root, id, name, now);
   return { agent: 'codex', id, path, parentId: sourceId, keptUserTurns: request.atTurn - 1 };
+}
+
+/** Name a thread the way `codex` does: one more `{id, thread_name, updated_at}` line in session_index.jsonl. */
+async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
+  const index = join(root, 'session_index.jsonl');
+  const line = JSON.stringify({ id, thread_name: name, updated_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+  try {
+    await appendLines(index, [line]);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error;
+    await createFileAtomic(index, `${line}\n`).catch(async (raced: unknown) => {
+      if (errorCode(raced) !== 'EEXIST') throw raced;
+      await appendLines(index, [line]);
+    });
+  }
 }
 
 /** The source's header with the new id, the fork parent, and no pointer into another file (history is inline). */
