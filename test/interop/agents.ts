@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The agent releases the interop tests pin; docs/compatibility.md names the same versions. */
+export const PINNED_AGENTS = {
+  codex: { agent: 'codex', packageName: '@openai/codex', version: '0.169.0', bin: 'codex', versionPattern: /codex-cli 0\.169\.0\b/ },
+  claude: { agent: 'claude', packageName: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude', versionPattern: /^2\.1\.197 \(Claude Code\)/ },
+} as const;
+
+export type InteropAgent = keyof typeof PINNED_AGENTS;
+export const INTEROP_AGENTS: readonly InteropAgent[] = ['codex', 'claude'];
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Git-ignored (`.cache/` in .gitignore); one npm prefix per pinned package, reused across runs. */
+export const AGENT_CACHE_DIR = process.env.SESSIONS_AGENT_CACHE ? resolve(process.env.SESSIONS_AGENT_CACHE) : join(PROJECT_ROOT, '.cache', 'agents');
+
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
+const VERSION_TIMEOUT_MS = 30_000;
+
+/** What the global setup hands each test file about one agent. */
+export type AgentAvailability =
+  | { readonly available: true; readonly bin: string; readonly version: string; readonly installedNow: boolean; readonly seconds: number }
+  | { readonly available: false; readonly reason: string };
+
+export interface ProcessResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly ms: number;
+}
+
+/**
+ * Run a program with an argv array (never a shell), in its own process group, and kill the whole group
+ * (the agents spawn shells and helpers) when it outlives `timeoutMs`.
+ */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeoutMs: number; readonly input?: string },
+): Promise<ProcessResult> {
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    let timedOut = false;
+    const killGroup = (signal: NodeJS.Signals): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      setTimeout(() => killGroup('SIGKILL'), 2000).unref();
+    }, options.timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Leave no helper behind (a tool call's shell, a stuck grandchild) even after a clean exit.
+      killGroup('SIGKILL');
+      resolvePromise({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        timedOut,
+        ms: Date.now() - started,
+      });
+    });
+  });
+}
+
+/** A one-paragraph account of a finished process, for assertion messages. */
+export function describeRun(label: string, result: ProcessResult): string {
+  const how = result.timedOut ? `timed out after ${result.ms} ms (killed)` : `exited with ${result.code ?? result.signal}`;
+  const tail = (text: string): string => (text.length > 4000 ? `…${text.slice(-4000)}` : text);
+  return `${label} ${how}\n--- stdout ---\n${tail(result.stdout)}\n--- stderr ---\n${tail(result.stderr)}`;
+}
+
+export function agentPrefix(agent: InteropAgent): string {
+  const pin = PINNED_AGENTS[agent];
+  return join(AGENT_CACHE_DIR, `${pin.bin}-${pin.version}`);
+}
+
+export function agentBinPath(agent: InteropAgent): string {
+  return join(agentPrefix(agent), 'node_modules', '.bin', PINNED_AGENTS[agent].bin);
+}
+
+/** `<bin> --version` of a cached install, or an error message. */
+async function checkVersion(agent: InteropAgent, bin: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
+  const pin = PINNED_AGENTS[agent];
+  if (!existsSync(bin)) return { ok: false, message: `${bin} does not exist` };
+  try {
+    const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env: { ...process.env, NO_COLOR: '1' }, timeoutMs: VERSION_TIMEOUT_MS });
+    const version = result.stdout.trim();
+    if (result.code === 0 && pin.versionPattern.test(version)) return { ok: true, version };
+    return { ok: false, message: describeRun(`${bin} --version`, result) };
+  } catch (error) {
+    return { ok: false, message: `${bin} --version: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Make the pinned agent available under the cache folder: reuse a working cached install, else `npm install`
+ * it into a fresh prefix (never the project's node_modules) and move it into place only once it works.
+ */
+export async function ensureAgent(agent: InteropAgent, log: (line: string) => void): Promise<AgentAvailability> {
+  const pin = PINNED_AGENTS[agent];
+  const started = Date.now();
+  const prefix = agentPrefix(agent);
+  const bin = agentBinPath(agent);
+  const cached = await checkVersion(agent, bin);
+  if (cached.ok) return { available: true, bin, version: cached.version, installedNow: false, seconds: (Date.now() - started) / 1000 };
+
+  await mkdir(AGENT_CACHE_DIR, { recursive: true });
+  const staging = `${prefix}.installing-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  // Its own package.json keeps npm from walking up to the project's and touching its dependencies.
+  await writeFile(join(staging, 'package.json'), `${JSON.stringify({ name: `interop-${pin.bin}`, private: true }, null, 2)}\n`);
+  const spec = `${pin.packageName}@${pin.version}`;
+  log(`installing ${spec} into ${prefix} …`);
+  let install: ProcessResult;
+  try {
+    install = await runProcess(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', '--prefix', staging, spec],
+      { cwd: staging, env: { ...process.env, npm_config_update_notifier: 'false' }, timeoutMs: INSTALL_TIMEOUT_MS },
+    );
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    return { available: false, reason: `npm install ${spec} could not start: ${(error as Error).message}` };
+  }
+  if (install.code !== 0) {
+    await rm(staging, { recursive: true, force: true });
+    return { available: false, reason: describeRun(`npm install ${spec}`, install) };
+  }
+  const staged = await checkVersion(agent, join(staging, 'node_modules', '.bin', pin.bin));
+  if (!staged.ok) {
+    await rm(staging, { recursive: true, force: true });
+    return { available: false, reason: `npm installed ${spec} but its binary does not run: ${staged.message}` };
+  }
+  await rm(prefix, { recursive: true, force: true });
+  await rename(staging, prefix);
+  // The wrappers resolve their native binary relative to themselves; check again from the final place.
+  const final = await checkVersion(agent, bin);
+  if (!final.ok) return { available: false, reason: `${spec} stopped working after moving into ${prefix}: ${final.message}` };
+  return { available: true, bin, version: final.version, installedNow: true, seconds: (Date.now() - started) / 1000 };
+}

@@ -1,0 +1,42 @@
+import type { TestProject } from 'vitest/node';
+import { AGENT_CACHE_DIR, ensureAgent, INTEROP_AGENTS, PINNED_AGENTS, type AgentAvailability, type InteropAgent } from './agents.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    interopAgents: Record<InteropAgent, AgentAvailability>;
+  }
+}
+
+/**
+ * Install (or reuse) the pinned agents once per run. An agent that cannot be installed fails the whole run
+ * loudly, unless SESSIONS_ALLOW_NO_AGENTS=1: then its tests are skipped with a message saying why.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const log = (line: string): void => {
+    process.stderr.write(`[interop] ${line}\n`);
+  };
+  const allowMissing = process.env.SESSIONS_ALLOW_NO_AGENTS === '1';
+  const result = {} as Record<InteropAgent, AgentAvailability>;
+  const missing: string[] = [];
+  for (const agent of INTEROP_AGENTS) {
+    const pin = PINNED_AGENTS[agent];
+    const availability = await ensureAgent(agent, log);
+    result[agent] = availability;
+    if (availability.available) {
+      log(`${pin.packageName}@${pin.version}: ${availability.installedNow ? 'installed' : 'cached'} in ${availability.seconds.toFixed(1)} s (${availability.bin})`);
+    } else {
+      missing.push(`${pin.packageName}@${pin.version}: ${availability.reason}`);
+    }
+  }
+  if (missing.length > 0) {
+    const detail = missing.join('\n\n');
+    if (!allowMissing) {
+      throw new Error(
+        `INTEROP FAILED: could not install the pinned agent(s) into ${AGENT_CACHE_DIR}.\n${detail}\n` +
+          'The real-agent round trips cannot run. Set SESSIONS_ALLOW_NO_AGENTS=1 to skip them instead (not for CI).',
+      );
+    }
+    for (const line of missing) log(`SKIP (SESSIONS_ALLOW_NO_AGENTS=1): interop tests for ${line.split('\n')[0]}`);
+  }
+  project.provide('interopAgents', result);
+}

@@ -1,0 +1,337 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+
+/**
+ * A tiny, deterministic model server on loopback that speaks just enough of two wire protocols for the real
+ * agents to hold a conversation: OpenAI Responses (`POST /v1/responses`, SSE) for Codex and Anthropic Messages
+ * (`POST /v1/messages`, SSE) for Claude Code. Every request is recorded with its parsed body, so a test can read
+ * exactly which history an agent sent.
+ *
+ * Answers:
+ * - a prompt containing TOOL_KEYWORD gets one tool call (Codex: `exec_command`/`shell`; Claude: `Bash`) running
+ *   TOOL_COMMAND; once the tool's result comes back, a final text;
+ * - any other prompt gets `ANSWER_PREFIX + <the prompt>`, so a prompt's marker also tags its answer and a test can
+ *   tell from a request body which turns (prompts and answers) it carried.
+ */
+
+export const TOOL_KEYWORD = 'RUN-THE-TOOL';
+export const TOOL_COMMAND = 'echo interop-tool-ran';
+export const TOOL_FINAL_TEXT = 'The tool ran; done.';
+export const ANSWER_PREFIX = 'Answer to: ';
+export const REASONING_PREFIX = 'Thinking about: ';
+
+/** The opaque blob (Codex `encrypted_content`, Claude thinking `signature`) the stand-in attaches to a prompt's answer. */
+export function encryptedBlob(prompt: string): string {
+  return `opaque-${createHash('sha256').update(prompt).digest('base64url')}`;
+}
+
+export interface RecordedRequest {
+  /** 1-based arrival order. */
+  readonly seq: number;
+  readonly method: string;
+  /** Path without the query string. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The parsed JSON body, or null when the body was empty or not JSON. */
+  readonly body: unknown;
+  /** The body as text (after content-encoding was undone). */
+  readonly raw: string;
+  /** What the stand-in answered: 'text', 'tool', 'tool-final', or another short tag. */
+  reply: string;
+}
+
+export interface ModelStandIn {
+  readonly port: number;
+  /** `http://127.0.0.1:PORT` (Claude Code wants it without `/v1`; Codex's base_url adds `/v1`). */
+  readonly origin: string;
+  /** Every request so far, oldest first. */
+  readonly requests: readonly RecordedRequest[];
+  /** Requests that arrived after the given count (`const mark = standIn.requests.length; … standIn.since(mark)`). */
+  since(mark: number): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export async function startModelStandIn(): Promise<ModelStandIn> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    handle(req, res, requests).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(error) } }));
+    });
+  });
+  // Agents keep connections alive; do not let an idle socket hold close() forever.
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolvePromise());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    since: (mark) => requests.slice(mark),
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => resolvePromise());
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[]): Promise<void> {
+  const raw = await readBody(req);
+  let body: unknown = null;
+  try {
+    body = raw.length > 0 ? JSON.parse(raw) : null;
+  } catch {
+    body = null;
+  }
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const record: RecordedRequest = { seq: requests.length + 1, method: req.method ?? 'GET', path, headers: req.headers, body, raw, reply: '' };
+  requests.push(record);
+
+  if (req.method === 'POST' && path.endsWith('/responses')) return answerResponses(record, res);
+  if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+    record.reply = 'count_tokens';
+    return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
+  }
+  if (req.method === 'POST' && path.endsWith('/messages')) return answerMessages(record, res);
+  if (req.method === 'GET' && path.endsWith('/models')) {
+    record.reply = 'models';
+    return sendJson(res, 200, { object: 'list', data: [], models: [] });
+  }
+  if ((req.method === 'HEAD' || req.method === 'GET') && path === '/') {
+    // Claude Code probes the base URL before its first request.
+    record.reply = 'probe';
+    res.writeHead(200, { 'content-length': 0 });
+    res.end();
+    return;
+  }
+  // Telemetry, update checks and the like: a plain, quick "nothing here" keeps agents from retrying.
+  record.reply = 'not-found';
+  return sendJson(res, 404, { error: { type: 'not_found_error', message: `the model stand-in does not serve ${req.method} ${path}` } });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    chunks.push(buffer);
+  }
+  let data = Buffer.concat(chunks);
+  const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
+  if (encoding === 'gzip') data = gunzipSync(data);
+  else if (encoding === 'br') data = brotliDecompressSync(data);
+  else if (encoding === 'deflate') data = inflateSync(data);
+  else if (encoding !== '' && encoding !== 'identity') throw new Error(`unsupported content-encoding ${encoding}`);
+  return data.toString('utf8');
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function startSse(res: ServerResponse): (event: string, data: unknown) => void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  return (event, data) => {
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// OpenAI Responses (Codex)
+
+interface ResponsesItem {
+  readonly type?: string;
+  readonly role?: string;
+  readonly content?: unknown;
+  readonly name?: string;
+}
+
+function answerResponses(record: RecordedRequest, res: ServerResponse): void {
+  const body = (record.body ?? {}) as { input?: ResponsesItem[]; tools?: { name?: string; type?: string }[] };
+  const input = Array.isArray(body.input) ? body.input : [];
+  const last = input.at(-1);
+  const n = record.seq;
+  let items: unknown[];
+  if (last && (last.type === 'function_call_output' || last.type === 'custom_tool_call_output')) {
+    record.reply = 'tool-final';
+    items = [assistantMessage(n, TOOL_FINAL_TEXT)];
+  } else {
+    const prompt = lastCodexUserText(input);
+    if (prompt.includes(TOOL_KEYWORD)) {
+      record.reply = 'tool';
+      items = [codexToolCall(n, body.tools ?? [])];
+    } else {
+      record.reply = 'text';
+      items = [reasoningItem(n, prompt), assistantMessage(n, ANSWER_PREFIX + prompt)];
+    }
+  }
+  const send = startSse(res);
+  const id = `resp_${n}`;
+  send('response.created', { type: 'response.created', sequence_number: 0, response: { id, object: 'response', status: 'in_progress', output: [] } });
+  items.forEach((item, index) => {
+    send('response.output_item.done', { type: 'response.output_item.done', sequence_number: index + 1, output_index: index, item });
+  });
+  send('response.completed', {
+    type: 'response.completed',
+    sequence_number: items.length + 1,
+    response: {
+      id,
+      object: 'response',
+      status: 'completed',
+      output: items,
+      usage: {
+        input_tokens: Math.ceil(record.raw.length / 4),
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 8,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: Math.ceil(record.raw.length / 4) + 8,
+      },
+    },
+  });
+  res.end();
+}
+
+/**
+ * Reasoning with a summary and an opaque `encrypted_content` (a real model would reject a history whose blob was
+ * altered): a fork must copy it byte for byte, so the tests look for it in the replayed history.
+ */
+function reasoningItem(n: number, prompt: string): unknown {
+  return {
+    type: 'reasoning',
+    id: `rs_${n}`,
+    summary: [{ type: 'summary_text', text: `${REASONING_PREFIX}${prompt}` }],
+    encrypted_content: encryptedBlob(prompt),
+  };
+}
+
+function assistantMessage(n: number, text: string): unknown {
+  return { type: 'message', role: 'assistant', id: `msg_${n}`, status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+function codexToolCall(n: number, tools: readonly { name?: string; type?: string }[]): unknown {
+  const names = new Set(tools.map((tool) => tool.name));
+  // 0.16x offers `exec_command` ({cmd}); older releases `shell` ({command: argv}).
+  const call = names.has('exec_command') || !names.has('shell')
+    ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
+    : { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }) };
+  return { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', ...call };
+}
+
+/** The text of the last user-role message (whatever it is; injected context comes before the prompt). */
+function lastCodexUserText(input: readonly ResponsesItem[]): string {
+  for (let i = input.length - 1; i >= 0; i -= 1) {
+    const item = input[i];
+    if (item && (item.type === 'message' || item.type === undefined) && item.role === 'user') return contentText(item.content);
+  }
+  return '';
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { type?: string; text?: unknown }) => (typeof part?.text === 'string' && part.type !== 'tool_result' ? part.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Anthropic Messages (Claude Code)
+
+interface AnthropicMessage {
+  readonly role?: string;
+  readonly content?: unknown;
+}
+
+type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+function answerMessages(record: RecordedRequest, res: ServerResponse): void {
+  const body = (record.body ?? {}) as { messages?: AnthropicMessage[]; model?: string; stream?: boolean; tools?: { name?: string }[] };
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  // 2.1.x may end `messages` with role-`system` notes (agent lists, …) after the user's message.
+  const last = messages.findLast((message) => message.role !== 'system');
+  const model = body.model ?? 'stand-in';
+  const n = record.seq;
+  const tools = body.tools ?? [];
+  let blocks: AnthropicBlock[];
+  if (last && last.role === 'user' && hasToolResult(last.content)) {
+    record.reply = 'tool-final';
+    blocks = [{ type: 'text', text: TOOL_FINAL_TEXT }];
+  } else {
+    const prompt = last && last.role === 'user' ? claudePromptText(last.content) : '';
+    if (prompt.includes(TOOL_KEYWORD) && tools.some((tool) => tool.name === 'Bash')) {
+      record.reply = 'tool';
+      blocks = [{ type: 'tool_use', id: `toolu_standin_${n}`, name: 'Bash', input: { command: TOOL_COMMAND, description: 'Print a marker' } }];
+    } else if (tools.length > 0) {
+      // A conversation turn: signed thinking first (a fork must keep the signature intact), then the answer.
+      record.reply = 'text';
+      blocks = [
+        { type: 'thinking', thinking: REASONING_PREFIX + prompt, signature: encryptedBlob(prompt) },
+        { type: 'text', text: ANSWER_PREFIX + prompt },
+      ];
+    } else {
+      // Side requests without tools (title generation and the like): plain text.
+      record.reply = 'side';
+      blocks = [{ type: 'text', text: ANSWER_PREFIX + prompt }];
+    }
+  }
+  const stopReason = blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const usage = { input_tokens: Math.ceil(record.raw.length / 4), output_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const id = `msg_standin_${n}`;
+  if (body.stream !== true) {
+    sendJson(res, 200, { id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage });
+    return;
+  }
+  const send = startSse(res);
+  send('message_start', {
+    type: 'message_start',
+    message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+  });
+  blocks.forEach((block, index) => {
+    const delta = (value: unknown): void => send('content_block_delta', { type: 'content_block_delta', index, delta: value });
+    if (block.type === 'text') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      delta({ type: 'text_delta', text: block.text });
+    } else if (block.type === 'thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      delta({ type: 'thinking_delta', thinking: block.thinking });
+      delta({ type: 'signature_delta', signature: block.signature });
+    } else {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) });
+    }
+    send('content_block_stop', { type: 'content_block_stop', index });
+  });
+  send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 8 } });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}
+
+function hasToolResult(content: unknown): boolean {
+  return Array.isArray(content) && content.some((part: { type?: string }) => part?.type === 'tool_result');
+}
+
+/** A user message's own text: Claude Code adds `<system-reminder>` blocks to user messages; they are not the prompt. */
+export function claudePromptText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((part: { type?: string; text?: unknown }) => part?.type === 'text' && typeof part.text === 'string' && !part.text.trimStart().startsWith('<system-reminder>'))
+    .map((part: { text: string }) => part.text)
+    .join('\n');
+}
