@@ -14,6 +14,7 @@ import { createFileAtomic } from '../io/atomic.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
+import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -619,10 +620,12 @@ export const claudeAdapter: FormatAdapter = {
     addToScan(scan, jsonObjects(headTail.tail, stats));
     if (headTail.whole || !scan.hasConversation) {
       // A big file whose head and tail hold no message could still hold one in between: read it all to be sure.
-      const full = headTail.whole ? { scan, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
+      const full = headTail.whole ? { scan, stats, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
+      reportSkippedLines(context.report, path, full.stats, full.scan.hasConversation);
       if (!full.scan.hasConversation) return null;
       return summarize({ group, scan: full.scan, chain: full.scan.activeChain(), exact: true, size: full.size, mtimeMs: full.mtimeMs });
     }
+    reportSkippedLines(context.report, path, stats, true);
     const tailStart = headTail.tail[0]?.offset ?? headTail.size;
     return summarize({ group, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
   },

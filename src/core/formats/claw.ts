@@ -27,6 +27,7 @@ import {
   type Usage,
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
+import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -576,6 +577,7 @@ export async function readClawSummary(group: SessionFileGroup, context: AdapterC
     addJsonlRecords(doc, jsonObjects(headTail.tail, stats), live);
     doc.malformed += stats.malformed + stats.partial;
     ({ whole: exact, size: liveSize, mtimeMs: liveMtime } = headTail);
+    reportSkippedLines(context.report, live, stats, !(exact && doc.messageCount === 0));
   }
   // An empty shell (no messages, or meta only) is not a conversation; a big file may hold its messages mid-file.
   if (exact && doc.messageCount === 0) return null;

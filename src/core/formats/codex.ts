@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { checkForkTurn } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
@@ -818,9 +819,10 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
   const stats = newLineStats();
   const collected = await collect(group, context, 'summary', stats, undefined, new Set());
   const d = digest(collected.lines, collected.id);
-  if (collected.id === null) return null;
   // Header-only and context-only files are not conversations (yet): not listed.
-  if (collected.exact && d.turns.length === 0 && !d.assistantSeen) return null;
+  const listed = collected.id !== null && !(collected.exact && d.turns.length === 0 && !d.assistantSeen);
+  reportSkippedLines(context.report, group.paths[group.paths.length - 1]!, stats, listed);
+  if (!listed || collected.id === null) return null;
   return buildSummary(collected.id, group, context, collected, d, collected.exact);
 }
 

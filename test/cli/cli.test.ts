@@ -1,0 +1,359 @@
+// The scriptable CLI, run as a user would: the built bin/sessions.js on copies of the fixture home.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'sessions.js');
+const FIXTURES = join(ROOT, 'test', 'fixtures');
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let home: string;
+let sandbox: string;
+
+function run(args: readonly string[], options: { cwd?: string; uid?: number; gid?: number } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: options.cwd ?? sandbox,
+        uid: options.uid,
+        gid: options.gid,
+        maxBuffer: 64 * 1024 * 1024,
+        // Never the machine's own ~/.codex, ~/.claude, config or cache.
+        env: { PATH: process.env.PATH, HOME: sandbox, XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config') },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const at = (...args: string[]): string[] => [...args, '--home', home, '--claw-dir', join(home, 'src')];
+
+interface ListRow {
+  id: string;
+  agent: string;
+  path: string;
+  cwd: string | null;
+  title: string;
+  firstPrompt: string | null;
+  userTurns: number;
+  forkedFrom: string | null;
+  name: string | null;
+  archived: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+async function list(): Promise<ListRow[]> {
+  const result = await run(at('list', '--all', '--json'));
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as ListRow[];
+}
+
+async function sha256(path: string): Promise<string> {
+  return createHash('sha256').update(await readFile(path)).digest('hex');
+}
+
+async function snapshot(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out.push(relative(dir, join(entry.parentPath, entry.name)));
+  }
+  return out.filter((p) => !p.startsWith('cache/')).sort();
+}
+
+beforeEach(async () => {
+  sandbox = await mkdtemp(join(tmpdir(), 'sessions-cli-'));
+  home = join(sandbox, 'home');
+  await cp(join(FIXTURES, 'home'), home, { recursive: true });
+  await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'src', 'demo'), { recursive: true });
+});
+
+afterEach(async () => {
+  await chmod(sandbox, 0o700).catch(() => undefined);
+  await rm(sandbox, { recursive: true, force: true });
+});
+
+// Written by hand from the files (see test/fixtures/home and examples/README.md).
+const SAMPLE_TABLE: readonly (readonly [string, string, string | null, number, string, string | null, string])[] = [
+  ['codex', '01a200ed-500e-74e1-88bc-7c2f05604fd8', '/home/dev/src/a-api-server', 5, '[a] Add a health check endpoint to the API server (a-variant)', null, 'api-health'],
+  ['codex', '01a200ed-5c85-77b2-b5d4-279df852ebe4', '/home/dev/src/a-api-server', 5, '[a] Add a health check endpoint to the API server (a-variant)', '01a200ed-500e-74e1-88bc-7c2f05604fd8', '[a] Add a health check endpoint to the API server (a-variant)'],
+  ['codex', '01a200ed-5ea9-7d10-900c-84b2858d6d09', '/home/dev/src/a-web-ui', 1, '[a] The scroll position jumps when new messages arrive — 为什么? 🙂', null, '[a] The scroll position jumps when new messages arrive — 为什么? 🙂'],
+  ['codex', '01a200ed-60a4-7f10-a53c-15a9ecf122f3', '/home/dev/src/a-data pipeline', 7, '[a] run ls and explain the layout of this repo', null, '[a] run ls and explain the layout of this repo'],
+  ['codex', '01a200ed-8253-74d3-b561-f652765d4d59', '/home/dev/src/a-ünïcødé-项目', 4, '[a] Write a long design note about caching', null, '[a] Write a long design note about caching'],
+  ['codex', '584c1c48-5ca1-4160-ac98-ec5c303552b5', null, 1, '[a] codex 0.20.0: please run ls and summarise the project', null, '[a] codex 0.20.0: please run ls and summarise the project'],
+  ['codex', '01a200fa-2988-76f2-b999-ff0e8384db1e', '/home/dev/src/a-codex-0.39.0', 2, '[a] codex 0.39.0: please run ls and summarise the project', null, '[a] codex 0.39.0: please run ls and summarise the project'],
+  ['codex', '01a200fa-3a58-7971-88f2-72d291066439', '/home/dev/src/a-codex-0.89.0', 2, '[a] codex 0.89.0: please run ls and summarise the project', null, '[a] codex 0.89.0: please run ls and summarise the project'],
+  ['codex', '01a200fa-4b34-7413-b956-253dda01fe5a', '/home/dev/src/a-codex-0.100.0', 2, '[a] codex 0.100.0: please run ls and summarise the project', null, '[a] codex 0.100.0: please run ls and summarise the project'],
+  ['claude', 'b0304532-bd3a-4d34-9619-62f2487fd2d5', '/home/dev/src/a-api-server', 3, '[a] Explain the request lifecycle in this server', null, '[a] Explain the request lifecycle in this server'],
+  ['claude', '5a1999c3-3fef-4a8c-8969-b584a1892bda', '/home/dev/src/a-api-server', 4, '[a] Explain the request lifecycle in this server', 'b0304532-bd3a-4d34-9619-62f2487fd2d5', '[a] Explain the request lifecycle in this server'],
+  ['claude', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4', '/home/dev/src/a-web-ui', 1, '[a] Make the sidebar collapsible — keep it accessible ♿', null, '[a] Make the sidebar collapsible — keep it accessible ♿'],
+  ['claude', '328cfc0d-0846-4702-9243-c6354d61457d', '/home/dev/src/a-ünïcødé-项目', 6, '[a] 请解释这个项目的结构', null, '[a] 请解释这个项目的结构'],
+  ['claw', 'session-1775010002596', '<home>/src/claw-code', 1, 'Read the file Cargo.toml and tell me the package name', null, 'Read the file Cargo.toml and tell me the package name'],
+  ['claw', 'session-1775010047738', '<home>/src/claw-code/rust', 2, 'do youy have issues with bash tool calling?', null, 'do youy have issues with bash tool calling?'],
+  ['claw', 'session-1775010333630', '<home>/src/claw-code/rust', 1, 'hello use bash tool for testing', null, 'hello use bash tool for testing'],
+  ['claw', 'session-1775011562247', '<home>/src/claw-code/rust', 3, 'analyze this repo and make a plan for enhancing tui', null, 'analyze this repo and make a plan for enhancing tui'],
+  ['claw', 'session-1775386842352-0', '<home>/src/claw-code/rust', 1, 'doctor --help', null, 'doctor --help'],
+  ['claw', 'b035f648d5b549aa836ea01f6727ec62', '<home>/src/claw-code', 1, 'review MCP tool', null, 'review MCP tool'],
+];
+
+describe('sessions list', () => {
+  it('lists every conversation of the sample home, one row each, as written by hand from the files', async () => {
+    await rm(join(home, 'src', 'demo'), { recursive: true });
+    const rows = await list();
+    const actual = rows
+      .map((r) => [r.agent, r.id, r.cwd === null ? null : r.cwd.replace(home, '<home>'), r.userTurns, r.firstPrompt, r.forkedFrom, r.title] as const)
+      .sort((a, b) => (a[1] < b[1] ? -1 : 1));
+    expect(actual).toEqual([...SAMPLE_TABLE].sort((a, b) => (a[1] < b[1] ? -1 : 1)));
+    // Newest first.
+    const updated = rows.map((r) => r.updatedAt);
+    expect([...updated].sort().reverse()).toEqual(updated);
+    expect(rows.find((r) => r.id.startsWith('01a200ed-5ea9'))!.archived).toBe(true);
+    expect(rows.find((r) => r.id.startsWith('01a200ed-500e'))!.name).toBe('api-health');
+  });
+
+  it('is the same with a warm cache, and a changed file is read again', async () => {
+    const cold = await list();
+    const warm = await list();
+    expect(warm).toEqual(cold);
+    const claude = cold.find((r) => r.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4')!;
+    const original = await readFile(claude.path, 'utf8');
+    const lines = original.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const leaf = lines.filter((l) => typeof l.uuid === 'string').at(-1)!;
+    const prompt = { ...lines.find((l) => l.type === 'user')!, uuid: 'aaaaaaaa-0000-4000-8000-000000000001', parentUuid: leaf.uuid, timestamp: '2026-11-22T05:00:00.000Z' };
+    (prompt as { message: unknown }).message = { role: 'user', content: 'a second question, added later' };
+    await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
+    const after = await list();
+    const row = after.find((r) => r.id === claude.id)!;
+    expect(row.userTurns).toBe(2);
+    expect(after[0]!.id).toBe(claude.id);
+  });
+
+  it('scopes to the current directory by default and falls back to all, saying so', async () => {
+    const inside = await run(at('list', '--json'), { cwd: join(home, 'src', 'claw-code', 'rust') });
+    expect(inside.code).toBe(0);
+    const ids = (JSON.parse(inside.stdout) as ListRow[]).map((r) => r.id).sort();
+    expect(ids).toEqual(['session-1775010047738', 'session-1775010333630', 'session-1775011562247', 'session-1775386842352-0']);
+    const outside = await mkdtemp(join(tmpdir(), 'sessions-elsewhere-'));
+    try {
+      const elsewhere = await run(at('list', '--json'), { cwd: outside });
+      expect(elsewhere.stderr).toContain(`no sessions ran in ${outside}; listing all`);
+      expect((JSON.parse(elsewhere.stdout) as ListRow[]).length).toBeGreaterThan(19);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('filters by agent', async () => {
+    const result = await run(at('list', '--all', '--json', '--agent', 'claude'));
+    expect((JSON.parse(result.stdout) as ListRow[]).map((r) => r.agent)).toEqual(['claude', 'claude', 'claude', 'claude']);
+  });
+});
+
+describe('sessions show', () => {
+  it('prints the transcript as Markdown and JSON with the user turns in order', async () => {
+    const md = await run(at('show', '328cfc0d', '--format', 'md'));
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain('## Turn 6');
+    expect(md.stdout).not.toContain('## Turn 7');
+    expect(md.stdout).toContain('_Conversation compacted._');
+    const json = await run(at('show', '01a200ed-500e', '--format', 'json'));
+    const session = JSON.parse(json.stdout) as { messages: { userTurn: boolean; blocks: { type: string; text?: string }[] }[] };
+    const prompts = session.messages.filter((m) => m.userTurn).map((m) => m.blocks.find((b) => b.type === 'text')!.text);
+    expect(prompts).toEqual([
+      '[a] Add a health check endpoint to the API server (a-variant)',
+      '[a] now run the tests and list the failures',
+      '[a] why did the auth test fail? think it through',
+      '[a] ok, fix it and summarise the change',
+      'which name is this session under?',
+    ]);
+  });
+
+  it('resolves a thread name and a path', async () => {
+    const byName = await run(at('show', 'api-health', '--format', 'json'));
+    expect((JSON.parse(byName.stdout) as { id: string }).id).toBe('01a200ed-500e-74e1-88bc-7c2f05604fd8');
+    const rows = await list();
+    const claw = rows.find((r) => r.id === 'session-1775010047738')!;
+    const byPath = await run(at('show', relative(sandbox, claw.path), '--format', 'json'));
+    expect((JSON.parse(byPath.stdout) as { id: string }).id).toBe('session-1775010047738');
+  });
+});
+
+describe('sessions fork', () => {
+  const cases = [
+    ['codex', '01a200ed-60a4-7f10-a53c-15a9ecf122f3'],
+    ['claude', '328cfc0d-0846-4702-9243-c6354d61457d'],
+    ['claw', null],
+  ] as const;
+
+  it.each(cases)('%s: fork at turn 3 keeps exactly turns 1-2, never touches the original, lists the fork', async (agent, fixedId) => {
+    const before = await list();
+    const source = fixedId ? before.find((r) => r.id === fixedId)! : before.find((r) => r.agent === agent && r.userTurns >= 4)!;
+    expect(source.userTurns).toBeGreaterThanOrEqual(4);
+    const originalHash = await sha256(source.path);
+    const full = JSON.parse((await run(at('show', source.id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; role: string; blocks: unknown[] }[] };
+    const turnIndexes = full.messages.flatMap((m, i) => (m.userTurn ? [i] : []));
+
+    const result = await run(at('fork', source.id, '--at', '3', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const fork = JSON.parse(result.stdout) as { id: string; path: string; parentId: string; keptUserTurns: number; resume: { argv: string[]; cwd: string | null } };
+    expect(fork.parentId).toBe(source.id);
+    expect(fork.keptUserTurns).toBe(2);
+    expect(fork.resume.argv).toContain(agent === 'claw' ? fork.path : fork.id);
+    expect((await stat(fork.path)).mode & 0o777).toBe(0o600);
+    expect(await sha256(source.path)).toBe(originalHash);
+
+    const forked = JSON.parse((await run(at('show', fork.id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; role: string; blocks: unknown[] }[] };
+    expect(forked.messages.filter((m) => m.userTurn)).toHaveLength(2);
+    // Exactly the original's messages before turn 3: the first two turns and every answer to them.
+    const strip = (m: { role: string; blocks: unknown[]; userTurn: boolean }) => ({ role: m.role, blocks: m.blocks, userTurn: m.userTurn });
+    expect(forked.messages.map(strip)).toEqual(full.messages.slice(0, turnIndexes[2]).map(strip));
+
+    // Kept lines are the original's bytes (apart from ids).
+    const originalLines = new Set((await readFile(source.path, 'utf8')).split('\n').map((l) => l.replaceAll(source.id, '<id>')));
+    const newLines = (await readFile(fork.path, 'utf8')).trimEnd().split('\n');
+    const copied = newLines.filter((l) => originalLines.has(l.replaceAll(fork.id, '<id>').replaceAll(source.id, '<id>')));
+    expect(copied.length).toBeGreaterThanOrEqual(newLines.length - 1);
+
+    const after = await list();
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.find((r) => r.id === fork.id)).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+  });
+
+  it('drops the last turn with --drop-last', async () => {
+    const result = await run(at('fork', '01a200ed-60a4', '--drop-last', '1', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { keptUserTurns: number }).keptUserTurns).toBe(6);
+  });
+
+  it.each([
+    [['fork', 'ffffffff', '--at', '2'], 'no session matches "ffffffff"'],
+    [['fork', '01a200', '--at', '2'], 'matches 8 sessions'],
+    [['fork', '01a200ed-60a4', '--at', '8'], 'valid turns are 2..7'],
+    [['fork', '01a200ed-60a4', '--at', '1'], 'valid turns are 2..7'],
+    [['fork', '01a200ed-60a4', '--drop-last', '7'], 'valid values are 1..6'],
+    [['fork', '01a200ed-60a4'], 'exactly one of --at'],
+    [['show', 'nothing-like-this'], 'no session matches'],
+    [['resume', '5a1999c', '--dry-run'], ''],
+  ])('%j exits 1 and writes nothing', async (args, message) => {
+    const before = await snapshot(sandbox);
+    const result = await run(at(...args));
+    if (message === '') {
+      // A unique prefix is not an error: the control case.
+      expect(result.code).toBe(0);
+      return;
+    }
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(await snapshot(sandbox)).toEqual(before);
+  });
+
+  it('lists the candidates of an ambiguous prefix', async () => {
+    const result = await run(at('show', '01a200fa'));
+    expect(result.code).toBe(1);
+    for (const id of ['01a200fa-2988-76f2-b999-ff0e8384db1e', '01a200fa-3a58-7971-88f2-72d291066439', '01a200fa-4b34-7413-b956-253dda01fe5a']) {
+      expect(result.stderr).toContain(id);
+    }
+  });
+});
+
+describe('sessions resume', () => {
+  it('prints argv and cwd with --dry-run --json', async () => {
+    const result = await run(['resume', 'b0304532', '--dry-run', '--json', '--home', home, '--', '--model', 'opus']);
+    expect(JSON.parse(result.stdout)).toEqual({ argv: ['claude', '--model', 'opus', '--resume', 'b0304532-bd3a-4d34-9619-62f2487fd2d5'], cwd: '/home/dev/src/a-api-server' });
+  });
+
+  it('runs the agent in the recorded cwd with the terminal inherited and exits with its code', async () => {
+    const bin = join(sandbox, 'bin');
+    const project = join(sandbox, 'project');
+    await mkdir(bin);
+    await mkdir(project);
+    await writeFile(join(bin, 'agent'), `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > "${join(sandbox, 'argv.txt')}"\nexit 7\n`);
+    await chmod(join(bin, 'agent'), 0o755);
+    await mkdir(join(sandbox, 'config', 'sessions'), { recursive: true });
+    await writeFile(join(sandbox, 'config', 'sessions', 'config.json'), JSON.stringify({ exec: { claw: [join(bin, 'agent'), 'resume', '{path}', '{prompt}'] } }));
+    const rows = await list();
+    const claw = rows.find((r) => r.id === 'session-1775010047738')!;
+    const result = await run(at('resume', claw.id, '--prompt', 'hello there'), { cwd: project });
+    expect(result.code).toBe(7);
+    expect((await readFile(join(sandbox, 'argv.txt'), 'utf8')).split('\n')).toEqual([claw.cwd, 'resume', claw.path, 'hello there', '']);
+  });
+
+  it('says which command was expected when the agent is not on PATH', async () => {
+    const rows = await list();
+    const claw = rows.find((r) => r.id === 'session-1775010047738')!;
+    const result = await run(at('resume', claw.id));
+    expect(result.code).toBe(127);
+    expect(result.stderr).toContain('`claw` is not on PATH');
+    expect(result.stderr).toContain(`claw --resume ${claw.path}`);
+  });
+
+  it('refuses to run in a recorded cwd that no longer exists, unless --here', async () => {
+    const result = await run(at('resume', 'b0304532'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('/home/dev/src/a-api-server no longer exists');
+  });
+});
+
+describe('bad input never crashes list or show', () => {
+  it('lists the rest and reports each problem once', async () => {
+    const day = join(home, '.codex', 'sessions', '2026', '11', '23');
+    await mkdir(day, { recursive: true });
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-00-11111111-1111-4111-8111-111111111111.jsonl'), Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0a, 0x80]));
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-01-22222222-2222-4222-8222-222222222222.jsonl'), '');
+    const source = join(home, '.codex', 'sessions', '2026', '11', '22', 'rollout-2026-11-22T01-58-44-01a200fa-2988-76f2-b999-ff0e8384db1e.jsonl');
+    const text = await readFile(source, 'utf8');
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-02-33333333-3333-4333-8333-333333333333.jsonl'), `${text.replaceAll('01a200fa-2988-76f2-b999-ff0e8384db1e', '33333333-3333-4333-8333-333333333333')}{"timestamp":"2026-11-23T01:00:09Z","type":"respo`);
+    const big = JSON.stringify({ timestamp: '2026-11-23T01:00:03Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'x', output: 'y'.repeat(20 * 1024 * 1024) } });
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-03-44444444-4444-4444-8444-444444444444.jsonl'), `${text.replaceAll('01a200fa-2988-76f2-b999-ff0e8384db1e', '44444444-4444-4444-8444-444444444444')}${big}\n`);
+    const locked = join(home, '.claude', 'projects', '-locked');
+    await mkdir(locked);
+    await writeFile(join(locked, 'x.jsonl'), '{}\n');
+    await chmod(locked, 0o000);
+    // Root reads anything: run the CLI as nobody so the locked folder really is unreadable.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) await openUp(sandbox);
+    const result = await run(at('list', '--all', '--json'), asRoot ? { uid: 65534, gid: 65534 } : {});
+    expect(result.code, result.stderr).toBe(0);
+    const ids = (JSON.parse(result.stdout) as ListRow[]).map((r) => r.id);
+    expect(ids).toContain('33333333-3333-4333-8333-333333333333');
+    expect(ids).toContain('44444444-4444-4444-8444-444444444444');
+    expect(ids).toContain('01a200fa-2988-76f2-b999-ff0e8384db1e');
+    expect(ids).not.toContain('11111111-1111-4111-8111-111111111111');
+    expect(result.stderr).toMatch(/-locked: .*permission denied/);
+    expect(result.stderr).toMatch(/11111111-1111-4111-8111-111111111111.jsonl: not a session file \(1 malformed line/);
+    expect(result.stderr.split('\n').filter((line) => line.includes('-locked'))).toHaveLength(1);
+
+    const show = await run(at('show', '44444444', '--format', 'md'), asRoot ? { uid: 65534, gid: 65534 } : {});
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('## Turn 2');
+    const partial = await run(at('show', '33333333', '--format', 'text'), asRoot ? { uid: 65534, gid: 65534 } : {});
+    expect(partial.code, partial.stderr).toBe(0);
+    expect(partial.stdout).toContain('user · turn 2');
+  });
+});
+
+/** Let the unprivileged test user read the sandbox (all but what a test locked on purpose). */
+async function openUp(dir: string): Promise<void> {
+  await chmod(dir, 0o777);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (((await stat(path)).mode & 0o777) === 0) continue;
+      await openUp(path);
+    } else {
+      await chmod(path, 0o666);
+    }
+  }
+}
