@@ -1,0 +1,227 @@
+import { stat } from 'node:fs/promises';
+import { basename, relative, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { ADAPTERS } from '../core/formats/index.js';
+import type { Problem, SessionFileGroup } from '../core/formats/types.js';
+import type { Agent } from '../core/model.js';
+import type { Locations } from './locations.js';
+import { conversations, describeError, type CatalogSession, type ScanContext } from './scan.js';
+import { sessionKey } from './search.js';
+
+/** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
+export interface CatalogChange {
+  readonly upserted: readonly CatalogSession[];
+  readonly removed: readonly string[];
+  readonly problems: readonly Problem[];
+}
+
+export interface WatchOptions {
+  /** The scan's context: id lookups (Codex forks read their parent) and Codex names. */
+  readonly context: ScanContext;
+  readonly onChange: (change: CatalogChange) => void;
+  /** Quiet time after the last file event before re-reading (agents write a line at a time). */
+  readonly debounceMs?: number;
+  /** Longest wait while events keep coming, so a session being written still updates about once a second. */
+  readonly maxWaitMs?: number;
+}
+
+export interface CatalogWatcher {
+  /** Resolves once every root is being watched (events before that may be missed). */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+interface WatchRoot {
+  readonly agent: Agent;
+  readonly root: string;
+  /** chokidar depth below `root`. */
+  readonly depth: number;
+  /** Whether a path under `root` (as its segments) is worth watching: everything else in ~/.claude or ~/.codex is noise. */
+  readonly wanted: (parts: readonly string[]) => boolean;
+}
+
+const DEFAULT_DEBOUNCE_MS = 150;
+const DEFAULT_MAX_WAIT_MS = 600;
+
+/**
+ * Watch the agents' session folders with chokidar's native events (no polling) and report sessions that appear,
+ * grow or disappear. Only the conversations whose files changed are summarised again, through their adapter.
+ */
+export function watchCatalog(locations: Locations, initial: readonly CatalogSession[], options: WatchOptions): CatalogWatcher {
+  const { context, onChange } = options;
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const current = new Map(initial.map((session) => [sessionKey(session), session]));
+  const roots = watchRoots(locations, initial);
+  const pending = new Map<WatchRoot, Set<string>>();
+  let timer: NodeJS.Timeout | null = null;
+  let firstPendingAt = 0;
+  let flushing: Promise<void> = Promise.resolve();
+  let closed = false;
+  const watchers: FSWatcher[] = [];
+
+  const schedule = (): void => {
+    const now = Date.now();
+    if (timer === null) firstPendingAt = now;
+    else clearTimeout(timer);
+    const wait = Math.max(0, Math.min(debounceMs, firstPendingAt + maxWaitMs - now));
+    timer = setTimeout(() => {
+      timer = null;
+      const batch = new Map(pending);
+      pending.clear();
+      flushing = flushing.then(() => flush(batch)).catch(() => undefined);
+    }, wait);
+  };
+
+  const flush = async (batch: ReadonlyMap<WatchRoot, ReadonlySet<string>>): Promise<void> => {
+    if (closed) return;
+    const upserted = new Map<string, CatalogSession>();
+    const removed = new Set<string>();
+    const problems: Problem[] = [];
+    const before = context.problems.length;
+    for (const [root, paths] of batch) {
+      try {
+        await refreshRoot(root, paths, current, context, upserted, removed);
+      } catch (error) {
+        problems.push({ path: root.root, message: describeError(error) });
+      }
+    }
+    problems.push(...context.problems.slice(before));
+    if (closed || (upserted.size === 0 && removed.size === 0 && problems.length === 0)) return;
+    onChange({ upserted: [...upserted.values()], removed: [...removed], problems });
+  };
+
+  const readies: Promise<void>[] = [];
+  for (const root of roots) {
+    const watcher = watch(root.root, {
+      ignoreInitial: true,
+      depth: root.depth,
+      ignorePermissionErrors: true,
+      ignored: (path: string) => {
+        const rel = relative(root.root, path);
+        return rel !== '' && !root.wanted(rel.split(sep));
+      },
+    });
+    const onEvent = (path: string): void => {
+      if (!path.endsWith('.jsonl') && !path.endsWith('.json')) return;
+      let set = pending.get(root);
+      if (!set) pending.set(root, (set = new Set()));
+      set.add(path);
+      schedule();
+    };
+    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+    watcher.on('error', () => undefined); // an unreadable folder is reported by the scan; watching goes on
+    readies.push(new Promise((resolve) => watcher.once('ready', () => resolve())));
+    watchers.push(watcher);
+  }
+
+  return {
+    ready: Promise.all(readies).then(() => undefined),
+    async close() {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+      await Promise.all(watchers.map((watcher) => watcher.close()));
+    },
+  };
+}
+
+/** The folders to watch: every Codex home and Claude dir, and the claw workspaces that hold sessions. */
+function watchRoots(locations: Locations, sessions: readonly CatalogSession[]): WatchRoot[] {
+  const roots: WatchRoot[] = [];
+  // ~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl; archived_sessions/…; session_index.jsonl holds names.
+  const codex = new Set(['sessions', 'archived_sessions', 'session_index.jsonl']);
+  for (const root of locations.codexHomes) roots.push({ agent: 'codex', root, depth: 4, wanted: (parts) => codex.has(parts[0]!) });
+  // ~/.claude/projects/<project>/<uuid>.jsonl (subagent transcripts deeper down belong to their parent).
+  for (const root of locations.claudeDirs) roots.push({ agent: 'claude', root, depth: 2, wanted: (parts) => parts[0] === 'projects' });
+  const clawRoots = new Set(sessions.filter((session) => session.agent === 'claw').map((session) => session.root));
+  // <workspace>/.claw/sessions[/<hash>]/…, <workspace>/.claude/sessions/…, <workspace>/.port_sessions/…
+  const claw = (parts: readonly string[]): boolean =>
+    parts[0] === '.port_sessions' ? parts.length <= 2 : (parts[0] === '.claw' || parts[0] === '.claude') && (parts.length === 1 || parts[1] === 'sessions');
+  for (const root of clawRoots) roots.push({ agent: 'claw', root, depth: 3, wanted: claw });
+  return roots;
+}
+
+async function refreshRoot(
+  root: WatchRoot,
+  paths: ReadonlySet<string>,
+  current: Map<string, CatalogSession>,
+  context: ScanContext,
+  upserted: Map<string, CatalogSession>,
+  removed: Set<string>,
+): Promise<void> {
+  if (root.agent === 'codex' && [...paths].some((path) => basename(path) === 'session_index.jsonl' && relative(root.root, path) === 'session_index.jsonl')) {
+    await context.loadNames(root.root);
+    for (const [key, session] of current) {
+      if (session.agent !== 'codex' || session.root !== root.root) continue;
+      const name = context.names(root.root).get(session.id);
+      if (name !== undefined && name !== session.name) {
+        const renamed = { ...session, name, title: name };
+        current.set(key, renamed);
+        upserted.set(key, renamed);
+      }
+    }
+  }
+  const changed = new Set([...paths].filter((path) => basename(path) !== 'session_index.jsonl'));
+  if (changed.size === 0) return;
+  // Sessions that own a changed file: re-read them as a whole (one of several files may have gone).
+  const affected = [...current.entries()].filter(([, session]) => session.agent === root.agent && session.paths.some((path) => changed.has(path)));
+  const touched = new Set(changed);
+  for (const [, session] of affected) for (const path of session.paths) touched.add(path);
+
+  const groups = (await ADAPTERS[root.agent].discover(root.root, context.report)).filter((group) => group.paths.some((path) => touched.has(path)));
+  const seen = new Set<string>();
+  for (const group of groups) {
+    context.register(group);
+    const summary = await readSummary(group, context);
+    if (!summary) continue;
+    context.register(group, summary.id);
+    const key = sessionKey(summary);
+    seen.add(key);
+    const merged = mergeInto(current.get(key), summary, current);
+    current.set(key, merged);
+    upserted.set(key, merged);
+  }
+  for (const [key] of affected) {
+    if (seen.has(key)) continue;
+    current.delete(key);
+    upserted.delete(key);
+    removed.add(key);
+  }
+}
+
+async function readSummary(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
+  try {
+    // A file can vanish between the event and the read (an agent's temp file renamed away).
+    await stat(group.paths[group.paths.length - 1]!);
+  } catch {
+    return null;
+  }
+  try {
+    const summary = await ADAPTERS[group.agent].readSummary(group, context);
+    if (!summary) return null;
+    const session: CatalogSession = { ...summary, root: group.root };
+    const name = session.agent === 'codex' ? context.names(group.root).get(session.id) : undefined;
+    return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
+  } catch (error) {
+    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+    return null;
+  }
+}
+
+/** One row per conversation, as the scan does it: other files of the same id stay merged; forks find their family. */
+function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, current: ReadonlyMap<string, CatalogSession>): CatalogSession {
+  let session = fresh;
+  if (existing && !existing.paths.some((path) => fresh.paths.includes(path))) {
+    session = conversations([existing, fresh])[0] ?? fresh;
+  }
+  if (session.lineage && !session.forkedFrom) {
+    const family = [...current.values()].filter(
+      (other) => other.agent === session.agent && other.lineage === session.lineage && sessionKey(other) !== sessionKey(session),
+    );
+    if (family.length > 0) {
+      const parent = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
+      if (parent.createdAt < session.createdAt) session = { ...session, forkedFrom: parent.id, fork: { id: parent.id } };
+    }
+  }
+  return session;
+}

@@ -1,0 +1,61 @@
+import { Box, Text } from 'ink';
+import { oneLine } from '../../core/text.js';
+import type { BrowserState } from '../state.js';
+import { useTheme } from '../theme.js';
+import { tildePath } from '../time.js';
+
+export interface HeaderProps {
+  readonly state: BrowserState;
+  readonly width: number;
+}
+
+/** The top line: what is listed (scope, counts, sort, query) or which transcript is open and where. */
+export function Header({ state, width }: HeaderProps) {
+  const theme = useTheme();
+  const transcript = state.transcript;
+  if (transcript && (state.mode === 'transcript' || state.mode === 'find' || state.mode === 'fork' || state.overlayReturn === 'transcript' || state.confirm?.returnTo === 'transcript')) {
+    const layout = transcript.layout;
+    const turns = layout ? layout.turnStarts.length : transcript.session.userTurns;
+    const percent = layout && layout.lines.length > 0 ? Math.min(100, Math.round(((transcript.top + 1) / layout.lines.length) * 100)) : 0;
+    return (
+      <Box width={width} height={1} flexShrink={0}>
+        <Text wrap="truncate-end">
+          <Text color={theme.accent} bold>
+            {'‹ '}
+          </Text>
+          <Text bold>{oneLine(transcript.session.title) || '(untitled)'}</Text>
+          <Text color={theme.dim}>
+            {` · ${transcript.session.agent} · turn ${transcript.turn}/${turns}${layout ? ` · ${percent}%` : ''}`}
+            {transcript.expanded ? ' · outputs expanded' : ''}
+            {transcript.showReasoning ? ' · reasoning shown' : ''}
+          </Text>
+        </Text>
+      </Box>
+    );
+  }
+  const place = state.scope === 'all' ? 'all directories' : tildePath(state.cwd, state.homeDir);
+  const query = state.query.trim();
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end">
+        <Text color={theme.accent} bold>
+          sessions
+        </Text>
+        {state.loading ? (
+          <Text color={theme.dim}>{` · scanning${state.loading.total ? ` ${state.loading.done}/${state.loading.total}` : ''}…`}</Text>
+        ) : (
+          <Text>
+            {` · ${state.rows.length}${query ? ' matching' : ''} in `}
+            <Text bold>{place}</Text>
+            <Text color={theme.dim}>
+              {state.scope === 'cwd' ? ` (Tab: all ${state.sessions.length})` : ' (Tab: this directory)'}
+              {query && state.hiddenMatches > 0 ? ` · ${state.hiddenMatches} more in all` : ''}
+              {` · sort: ${state.sort}`}
+            </Text>
+            {query && state.mode !== 'search' ? <Text color={theme.match}>{` · filter "${query}" (Esc clears)`}</Text> : ''}
+          </Text>
+        )}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,35 @@
+import { Box, Text } from 'ink';
+import { KEY_HELP } from '../keymap.js';
+import { useTheme } from '../theme.js';
+
+export interface HelpViewProps {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Every key, grouped by screen; side by side when there is room. */
+export function HelpView({ width, height }: HelpViewProps) {
+  const theme = useTheme();
+  const sideBySide = width >= 110;
+  return (
+    <Box width={width} height={height} flexDirection={sideBySide ? 'row' : 'column'} overflow="hidden" paddingLeft={2}>
+      {KEY_HELP.map((group) => (
+        <Box key={group.title} flexDirection="column" width={sideBySide ? Math.floor((width - 2) / 2) : width - 2} marginBottom={sideBySide ? 0 : 1}>
+          <Text bold color={theme.accent}>
+            {group.title}
+          </Text>
+          {group.keys.map((entry) => (
+            <Box key={entry.keys} height={1} flexShrink={0}>
+              <Box width={20} flexShrink={0}>
+                <Text bold wrap="truncate-end">
+                  {entry.keys}
+                </Text>
+              </Box>
+              <Text wrap="truncate-end">{entry.what}</Text>
+            </Box>
+          ))}
+        </Box>
+      ))}
+    </Box>
+  );
+}

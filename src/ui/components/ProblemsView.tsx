@@ -1,0 +1,28 @@
+import { Box, Text } from 'ink';
+import type { Problem } from '../../core/formats/types.js';
+import { useTheme } from '../theme.js';
+
+export interface ProblemsViewProps {
+  readonly problems: readonly Problem[];
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Files and directories that could not be read: listed, never fatal. */
+export function ProblemsView({ problems, width, height }: ProblemsViewProps) {
+  const theme = useTheme();
+  const shown = problems.slice(0, Math.max(0, height - 1));
+  return (
+    <Box width={width} height={height} flexDirection="column" overflow="hidden" paddingLeft={2}>
+      <Text bold>{problems.length === 0 ? 'No problems: every file could be read.' : `${problems.length} problem${problems.length === 1 ? '' : 's'} while scanning:`}</Text>
+      {shown.map((problem, i) => (
+        <Box key={i} height={1} flexShrink={0}>
+          <Text wrap="truncate-start">
+            <Text color={theme.error}>{problem.message}</Text>
+            {`  ${problem.path}`}
+          </Text>
+        </Box>
+      ))}
+    </Box>
+  );
+}

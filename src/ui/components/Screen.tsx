@@ -1,0 +1,98 @@
+import { Box } from 'ink';
+import { bodyHeight, listGeometry, noticeRows } from '../geometry.js';
+import type { BrowserState } from '../state.js';
+import { CONFIRM_PROMPT_ROWS, ConfirmPrompt } from './ConfirmPrompt.js';
+import { Footer } from './Footer.js';
+import { FORK_PROMPT_ROWS, ForkPrompt } from './ForkPrompt.js';
+import { Header } from './Header.js';
+import { HelpView } from './HelpView.js';
+import { NoticeLine } from './NoticeLine.js';
+import { Preview } from './Preview.js';
+import { ProblemsView } from './ProblemsView.js';
+import { SessionList } from './SessionList.js';
+import { StatusView } from './StatusView.js';
+import { TranscriptView } from './TranscriptView.js';
+
+export interface ScreenProps {
+  readonly state: BrowserState;
+  /** Where sessions were looked for, for the empty and loading states. */
+  readonly lookedIn: readonly string[];
+}
+
+/** The whole frame, rows - 1 tall: header, body for the mode, notice line, footer. */
+export function Screen({ state, lookedIn }: ScreenProps) {
+  const { columns, rows } = state.size;
+  const notice = noticeRows(state.notice);
+  return (
+    <Box flexDirection="column" width={columns} height={Math.max(1, rows - 1)} overflow="hidden">
+      <Header state={state} width={columns} />
+      <Body state={state} lookedIn={lookedIn} height={bodyHeight(state.size, notice)} />
+      <NoticeLine state={state} width={columns} />
+      <Footer state={state} width={columns} />
+    </Box>
+  );
+}
+
+function showsTranscript(state: BrowserState): boolean {
+  if (!state.transcript) return false;
+  if (state.mode === 'help' || state.mode === 'problems') return state.overlayReturn !== 'list' && state.overlayReturn !== 'search';
+  if (state.mode === 'confirm') return state.confirm?.returnTo === 'transcript';
+  return state.mode === 'transcript' || state.mode === 'find' || state.mode === 'fork';
+}
+
+function Body({ state, lookedIn, height }: { readonly state: BrowserState; readonly lookedIn: readonly string[]; readonly height: number }) {
+  const { columns } = state.size;
+  if (state.mode === 'help') return <HelpView width={columns} height={height} />;
+  if (state.mode === 'problems') return <ProblemsView problems={state.problems} width={columns} height={height} />;
+  const prompt =
+    state.mode === 'fork' && state.fork ? (
+      <ForkPrompt fork={state.fork} width={columns} />
+    ) : state.mode === 'confirm' && state.confirm ? (
+      <ConfirmPrompt confirm={state.confirm} cwd={state.cwd} width={columns} />
+    ) : null;
+  const promptRows = state.mode === 'fork' && state.fork ? FORK_PROMPT_ROWS : prompt ? CONFIRM_PROMPT_ROWS : 0;
+  const mainHeight = Math.max(1, height - promptRows);
+  if (showsTranscript(state) && state.transcript) {
+    return (
+      <Box flexDirection="column" height={height}>
+        <TranscriptView transcript={state.transcript} width={columns} height={mainHeight} />
+        {prompt}
+      </Box>
+    );
+  }
+  if (state.loading && state.sessions.length === 0) {
+    const progress = state.loading.total > 0 ? ` ${state.loading.done} of ${state.loading.total} files` : '';
+    return <StatusView lines={[`Scanning for sessions…${progress}`, ...lookedIn.map((place) => `  ${place}`)]} width={columns} height={height} />;
+  }
+  if (state.sessions.length === 0) {
+    return <StatusView lines={['No sessions found. Looked in:', ...lookedIn.map((place) => `  ${place}`)]} width={columns} height={height} />;
+  }
+  const geometry = listGeometry(state.size, noticeRows(state.notice));
+  const listHeight = Math.max(1, geometry.listHeight - (geometry.preview.placement === 'bottom' ? 0 : promptRows));
+  // A prompt under the list may cover the selected row: keep it in view.
+  const top = Math.max(state.listTop, state.selected - listHeight + 1);
+  const row = state.rows[state.selected] ?? null;
+  const query = state.query.trim();
+  const emptyText = query
+    ? `Nothing matches "${query}"${state.hiddenMatches > 0 ? ` here; ${state.hiddenMatches} in other directories (Tab shows all)` : ''}.`
+    : 'No sessions in this directory. Tab shows all.';
+  const preview = <Preview session={row?.session ?? null} hit={row?.hit ?? null} data={state.preview} placement={geometry.preview} homeDir={state.homeDir} />;
+  return (
+    <Box flexDirection="column" height={height}>
+      <Box flexDirection={geometry.preview.placement === 'side' ? 'row' : 'column'} height={height - (geometry.preview.placement === 'bottom' ? 0 : promptRows)}>
+        <SessionList
+          rows={state.rows}
+          top={top}
+          selected={state.selected}
+          width={geometry.listWidth}
+          height={listHeight}
+          now={state.now}
+          homeDir={state.homeDir}
+          emptyText={emptyText}
+        />
+        {prompt && geometry.preview.placement === 'bottom' ? prompt : preview}
+      </Box>
+      {geometry.preview.placement !== 'bottom' && prompt}
+    </Box>
+  );
+}

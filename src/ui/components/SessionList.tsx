@@ -1,0 +1,49 @@
+import { Box, Text } from 'ink';
+import { sessionKey } from '../../catalog/search.js';
+import { rowColumns } from '../geometry.js';
+import type { ListRow } from '../state.js';
+import { useTheme } from '../theme.js';
+import { SessionRow } from './SessionRow.js';
+
+export interface SessionListProps {
+  readonly rows: readonly ListRow[];
+  readonly top: number;
+  readonly selected: number;
+  readonly width: number;
+  readonly height: number;
+  readonly now: number;
+  readonly homeDir: string;
+  /** Shown instead of rows when there are none. */
+  readonly emptyText: string;
+}
+
+/** The visible window of rows; only `height` rows are rendered whatever the list's length. */
+export function SessionList({ rows, top, selected, width, height, now, homeDir, emptyText }: SessionListProps) {
+  const theme = useTheme();
+  const columns = rowColumns(width);
+  if (rows.length === 0) {
+    return (
+      <Box width={width} height={height} flexDirection="column" paddingLeft={2} paddingTop={1} overflow="hidden">
+        <Text color={theme.dim} wrap="wrap">
+          {emptyText}
+        </Text>
+      </Box>
+    );
+  }
+  const visible = rows.slice(top, top + height);
+  return (
+    <Box width={width} height={height} flexDirection="column" overflow="hidden">
+      {visible.map((row, i) => (
+        <SessionRow
+          key={sessionKey(row.session)}
+          session={row.session}
+          hit={row.hit}
+          selected={top + i === selected}
+          columns={columns}
+          now={now}
+          homeDir={homeDir}
+        />
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,46 @@
+import { useEffect, type Dispatch } from 'react';
+import { describeError } from '../../catalog/scan.js';
+import type { Action } from '../reducer.js';
+import type { TuiServices } from '../services.js';
+
+/** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
+const PROGRESS_INTERVAL_MS = 50;
+
+/** Scan once, then watch: the catalog flows into the reducer as scanProgress, scanDone and catalogChanged. */
+export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): void {
+  useEffect(() => {
+    let cancelled = false;
+    let stop: (() => void) | null = null;
+    let lastProgress = 0;
+    const onProgress = (done: number, total: number): void => {
+      const now = Date.now();
+      if (cancelled || (done !== total && now - lastProgress < PROGRESS_INTERVAL_MS)) return;
+      lastProgress = now;
+      dispatch({ type: 'scanProgress', done, total });
+    };
+    const cached = services.cached();
+    if (cached.length > 0) dispatch({ type: 'cachedCatalog', sessions: cached });
+    services.scan(onProgress).then(
+      ({ sessions, problems }) => {
+        if (cancelled) return;
+        dispatch({ type: 'scanDone', sessions, problems });
+        stop = services.watch(
+          sessions,
+          (change) => {
+            if (!cancelled) dispatch({ type: 'catalogChanged', upserted: change.upserted, removed: change.removed, problems: change.problems });
+          },
+          () => {
+            if (!cancelled) dispatch({ type: 'watchReady' });
+          },
+        );
+      },
+      (error: unknown) => {
+        if (!cancelled) dispatch({ type: 'scanDone', sessions: [], problems: [{ path: '(scan)', message: describeError(error) }] });
+      },
+    );
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }, [services, dispatch]);
+}

@@ -1,0 +1,17 @@
+import { useEffect, type Dispatch } from 'react';
+import { describeError } from '../../catalog/scan.js';
+import type { Action } from '../reducer.js';
+import type { TuiServices } from '../services.js';
+import type { ForkState } from '../state.js';
+
+/** When the fork prompt is confirmed, write the fork through the adapter and report back. */
+export function useForkRunner(services: TuiServices, fork: ForkState | null, dispatch: Dispatch<Action>): void {
+  const working = fork?.status === 'working' ? fork : null;
+  useEffect(() => {
+    if (!working) return;
+    services.fork(working.session, working.atTurn, working.branchName).then(
+      (outcome) => dispatch({ type: 'forkDone', session: outcome.session, resumeCommand: outcome.resumeCommand }),
+      (error: unknown) => dispatch({ type: 'forkFailed', message: describeError(error) }),
+    );
+  }, [services, working, dispatch]);
+}

@@ -1,0 +1,37 @@
+import { useEffect, useMemo, useRef, type Dispatch } from 'react';
+import type { CatalogSession } from '../../catalog/scan.js';
+import { SearchIndex } from '../../catalog/search.js';
+import type { Action } from '../reducer.js';
+
+/** Index the catalog this long after it last changed (not on the first keystroke). */
+const INDEX_DELAY_MS = 30;
+
+/**
+ * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
+ * keystrokes that arrive before it runs; results come back as a `searchResults` action.
+ */
+export function useSearch(sessions: readonly CatalogSession[], query: string, dispatch: Dispatch<Action>): void {
+  const index = useMemo(() => new SearchIndex(), []);
+  const indexed = useRef<readonly CatalogSession[] | null>(null);
+
+  useEffect(() => {
+    const timer = setTimeout(() => syncIndex(index, indexed, sessions), INDEX_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [index, sessions]);
+
+  useEffect(() => {
+    const trimmed = query.trim();
+    if (trimmed === '') return;
+    const handle = setImmediate(() => {
+      syncIndex(index, indexed, sessions);
+      dispatch({ type: 'searchResults', query: trimmed, hits: index.search(trimmed) });
+    });
+    return () => clearImmediate(handle);
+  }, [index, sessions, query, dispatch]);
+}
+
+function syncIndex(index: SearchIndex, indexed: { current: readonly CatalogSession[] | null }, sessions: readonly CatalogSession[]): void {
+  if (indexed.current === sessions) return;
+  index.setSessions(sessions);
+  indexed.current = sessions;
+}

@@ -1,0 +1,457 @@
+import type { CatalogSession } from '../catalog/scan.js';
+import { sessionKey, type SearchHit } from '../catalog/search.js';
+import type { Problem } from '../core/formats/types.js';
+import type { Session } from '../core/model.js';
+import { oneLine } from '../core/text.js';
+import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
+import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
+import type { BrowserState, ListRow, Mode, Notice, PreviewData, SortKey, TranscriptState } from './state.js';
+import { tildePath } from './time.js';
+import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
+
+export type ResumeOutcome = { readonly kind: 'go' } | { readonly kind: 'ask'; readonly message: string };
+
+export type Action =
+  /** A key press, resolved against the mode of the state it lands in (never a stale one). */
+  | { readonly type: 'key'; readonly input: string; readonly key: KeyInfo }
+  | { readonly type: 'resize'; readonly size: ScreenSize }
+  | { readonly type: 'watchReady' }
+  | { readonly type: 'tick'; readonly now: number }
+  | { readonly type: 'scanProgress'; readonly done: number; readonly total: number }
+  | { readonly type: 'cachedCatalog'; readonly sessions: readonly CatalogSession[] }
+  | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
+  | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
+  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[] }
+  | { readonly type: 'move'; readonly delta: number }
+  | { readonly type: 'movePage'; readonly direction: 1 | -1 }
+  | { readonly type: 'moveFirst' }
+  | { readonly type: 'moveLast' }
+  | { readonly type: 'open' }
+  | { readonly type: 'startSearch' }
+  | { readonly type: 'queryInput'; readonly text: string }
+  | { readonly type: 'queryBackspace' }
+  | { readonly type: 'queryKill' }
+  | { readonly type: 'clearQuery' }
+  | { readonly type: 'toggleScope' }
+  | { readonly type: 'toggleSort' }
+  | { readonly type: 'showHelp' }
+  | { readonly type: 'showProblems' }
+  | { readonly type: 'closeOverlay' }
+  | { readonly type: 'quit' }
+  | { readonly type: 'resume' }
+  | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
+  | { readonly type: 'confirmYes' }
+  | { readonly type: 'confirmNo' }
+  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session }
+  | { readonly type: 'transcriptFailed'; readonly key: string; readonly message: string }
+  | { readonly type: 'scroll'; readonly delta: number }
+  | { readonly type: 'scrollPage'; readonly direction: 1 | -1 }
+  | { readonly type: 'scrollHome' }
+  | { readonly type: 'scrollEnd' }
+  | { readonly type: 'nextTurn' }
+  | { readonly type: 'prevTurn' }
+  | { readonly type: 'toggleExpand' }
+  | { readonly type: 'toggleReasoning' }
+  | { readonly type: 'startFind' }
+  | { readonly type: 'findInput'; readonly text: string }
+  | { readonly type: 'findBackspace' }
+  | { readonly type: 'findSubmit' }
+  | { readonly type: 'findCancel' }
+  | { readonly type: 'findNext'; readonly direction: 1 | -1 }
+  | { readonly type: 'startFork' }
+  | { readonly type: 'forkInput'; readonly text: string }
+  | { readonly type: 'forkBackspace' }
+  | { readonly type: 'forkSubmit' }
+  | { readonly type: 'forkCancel' }
+  | { readonly type: 'forkDone'; readonly session: CatalogSession; readonly resumeCommand: string }
+  | { readonly type: 'forkFailed'; readonly message: string }
+  | { readonly type: 'back' }
+  | { readonly type: 'previewLoaded'; readonly preview: PreviewData }
+  | { readonly type: 'dismissNotice' };
+
+/** The one reducer of the browser: list selection and window, query, mode, transcript scroll, prompts. */
+export function browserReducer(state: BrowserState, action: Action): BrowserState {
+  switch (action.type) {
+    case 'key': {
+      let next = state;
+      for (const one of splitKeys(action.input, action.key)) {
+        const resolved = resolveAction(one.input, one.key, next.mode);
+        if (resolved) next = browserReducer(next, resolved);
+      }
+      return next;
+    }
+    case 'watchReady':
+      return { ...state, watching: true };
+    case 'resize':
+      return relayoutTranscript(withRows({ ...state, size: action.size }, 'keep'));
+    case 'tick':
+      return { ...state, now: action.now };
+    case 'scanProgress':
+      return state.loading ? { ...state, loading: { done: action.done, total: action.total } } : state;
+    case 'cachedCatalog': {
+      // Unvalidated sessions from the persisted catalog: something to look at while the scan runs.
+      if (!state.loading || state.sessions.length > 0) return state;
+      const sessions = sortSessions(action.sessions, state.sort);
+      return withRows({ ...state, sessions, byKey: keyed(sessions), ...initialScope(state, sessions) }, 'top');
+    }
+    case 'scanDone': {
+      const sessions = sortSessions(action.sessions, state.sort);
+      return withRows(
+        { ...state, loading: null, sessions, byKey: keyed(sessions), problems: action.problems, ...initialScope(state, sessions) },
+        state.sessions.length > 0 ? 'keep' : 'top',
+      );
+    }
+    case 'catalogChanged':
+      return catalogChanged(state, action.upserted, action.removed, action.problems);
+    case 'searchResults':
+      if (action.query !== state.query.trim()) return state;
+      return withRows({ ...state, search: { query: action.query, hits: action.hits } }, 'top');
+    case 'move':
+      return select(state, state.selected + action.delta);
+    case 'movePage':
+      return select(state, state.selected + action.direction * Math.max(1, listGeometry(state.size, noticeRows(state.notice)).listHeight - 1));
+    case 'moveFirst':
+      return select(state, 0);
+    case 'moveLast':
+      return select(state, state.rows.length - 1);
+    case 'open':
+      return open(state);
+    case 'startSearch':
+      return { ...state, mode: 'search', notice: null };
+    case 'queryInput':
+      return setQuery(state, state.query + action.text);
+    case 'queryBackspace':
+      return setQuery(state, [...state.query].slice(0, -1).join(''));
+    case 'queryKill':
+      return setQuery(state, '');
+    case 'clearQuery':
+      if (state.query === '') return { ...state, mode: 'list', notice: null };
+      return withRows({ ...state, query: '', search: null, mode: 'list', notice: null }, 'keep');
+    case 'toggleScope':
+      return withRows({ ...state, scope: state.scope === 'cwd' ? 'all' : 'cwd', scopeChosen: true, scopeNote: null, notice: null }, 'keep');
+    case 'toggleSort': {
+      const sort: SortKey = state.sort === 'updated' ? 'created' : 'updated';
+      const sessions = sortSessions(state.sessions, sort);
+      return withRows({ ...state, sort, sessions, notice: null }, 'keep');
+    }
+    case 'showHelp':
+      return { ...state, mode: 'help', overlayReturn: overlayBase(state) };
+    case 'showProblems':
+      return { ...state, mode: 'problems', overlayReturn: overlayBase(state) };
+    case 'closeOverlay':
+      return { ...state, mode: state.overlayReturn };
+    case 'quit':
+      return { ...state, decision: { kind: 'quit' } };
+    case 'resume': {
+      const session = state.mode === 'transcript' || state.mode === 'find' ? state.transcript?.session : state.rows[state.selected]?.session;
+      return session ? { ...state, resumeRequest: session } : state;
+    }
+    case 'resumeChecked':
+      if (action.outcome.kind === 'go') return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session } };
+      return {
+        ...state,
+        resumeRequest: null,
+        mode: 'confirm',
+        confirm: { session: action.session, message: action.outcome.message, returnTo: state.mode === 'confirm' ? 'list' : state.mode },
+      };
+    case 'confirmYes':
+      return state.confirm ? { ...state, decision: { kind: 'resume', session: state.confirm.session, here: true } } : state;
+    case 'confirmNo':
+      return { ...state, mode: state.confirm?.returnTo ?? 'list', confirm: null };
+    case 'transcriptLoaded':
+      return transcriptLoaded(state, action.key, action.session);
+    case 'transcriptFailed':
+      if (state.transcript?.key !== action.key) return state;
+      return { ...state, transcript: { ...state.transcript, status: 'error', error: action.message } };
+    case 'scroll':
+      return scrollTo(state, (t) => t.top + action.delta);
+    case 'scrollPage':
+      return scrollTo(state, (t) => t.top + action.direction * Math.max(1, viewHeight(state) - 2));
+    case 'scrollHome':
+      return scrollTo(state, () => 0);
+    case 'scrollEnd':
+      return scrollTo(state, () => Number.MAX_SAFE_INTEGER, (layout) => layout.turnStarts.length);
+    case 'nextTurn':
+      return jumpTurn(state, 1);
+    case 'prevTurn':
+      return jumpTurn(state, -1);
+    case 'toggleExpand':
+      return retoggle(state, (t) => ({ ...t, expanded: !t.expanded }));
+    case 'toggleReasoning':
+      return retoggle(state, (t) => ({ ...t, showReasoning: !t.showReasoning }));
+    case 'startFind':
+      return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: state.transcript.find } } : state;
+    case 'findInput':
+      return updateTranscript(state, (t) => ({ ...t, findDraft: t.findDraft + action.text }));
+    case 'findBackspace':
+      return updateTranscript(state, (t) => ({ ...t, findDraft: [...t.findDraft].slice(0, -1).join('') }));
+    case 'findCancel':
+      return { ...state, mode: 'transcript' };
+    case 'findSubmit': {
+      const t = state.transcript;
+      if (!t) return { ...state, mode: 'transcript' };
+      const committed = { ...state, mode: 'transcript' as const, transcript: { ...t, find: t.findDraft, findLine: -1 } };
+      return t.findDraft ? findNext(committed, 1, t.top) : committed;
+    }
+    case 'findNext': {
+      const t = state.transcript;
+      if (!t?.find) return { ...state, notice: { text: 'press / to search the transcript first', tone: 'info' } };
+      return findNext(state, action.direction, t.findLine >= 0 ? t.findLine + action.direction : t.top);
+    }
+    case 'startFork':
+      return startFork(state);
+    case 'forkInput':
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: state.fork.branchName + action.text } } : state;
+    case 'forkBackspace':
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: [...state.fork.branchName].slice(0, -1).join('') } } : state;
+    case 'forkSubmit':
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, status: 'working', error: null } } : state;
+    case 'forkCancel':
+      if (state.fork?.status === 'working') return state;
+      return { ...state, mode: state.transcript ? 'transcript' : 'list', fork: null };
+    case 'forkDone':
+      return forkDone(state, action.session, action.resumeCommand);
+    case 'forkFailed':
+      return state.fork ? { ...state, fork: { ...state.fork, status: 'error', error: action.message } } : state;
+    case 'back':
+      return { ...state, mode: 'list', transcript: null, notice: null };
+    case 'previewLoaded':
+      return action.preview.key === state.selectedKey ? { ...state, preview: action.preview } : state;
+    case 'dismissNotice':
+      return { ...state, notice: null };
+  }
+}
+
+export function isUnder(dir: string | null, root: string): boolean {
+  if (dir === null) return false;
+  if (root === '/') return dir.startsWith('/');
+  return dir === root || dir.startsWith(`${root}/`);
+}
+
+export function sortSessions(sessions: readonly CatalogSession[], sort: SortKey): CatalogSession[] {
+  const field = sort === 'updated' ? 'updatedAt' : 'createdAt';
+  return [...sessions].sort((a, b) => (a[field] < b[field] ? 1 : a[field] > b[field] ? -1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The current directory when it has sessions, else all of them, saying why; a scope the user chose stays. */
+function initialScope(state: BrowserState, sessions: readonly CatalogSession[]): Pick<BrowserState, 'scope' | 'scopeNote'> {
+  if (state.scopeChosen) return { scope: state.scope, scopeNote: null };
+  const here = sessions.some((session) => isUnder(session.cwd, state.cwd));
+  if (here || sessions.length === 0) return { scope: 'cwd', scopeNote: null };
+  return { scope: 'all', scopeNote: `no sessions in ${tildePath(state.cwd, state.homeDir)}: showing all` };
+}
+
+function keyed(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
+  return new Map(sessions.map((session) => [sessionKey(session), session]));
+}
+
+function overlayBase(state: BrowserState): Mode {
+  return state.mode === 'help' || state.mode === 'problems' ? state.overlayReturn : state.mode;
+}
+
+/** Recompute the visible rows; keep the selected session selected ('keep') or select the best match ('top'). */
+function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
+  const inScope = (session: CatalogSession): boolean => state.scope === 'all' || isUnder(session.cwd, state.cwd);
+  const rows: ListRow[] = [];
+  let hiddenMatches = 0;
+  const query = state.query.trim();
+  if (query && state.search) {
+    for (const hit of state.search.hits) {
+      const session = state.byKey.get(hit.key);
+      if (!session) continue;
+      if (inScope(session)) rows.push({ session, hit });
+      else hiddenMatches++;
+    }
+  } else {
+    for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
+  }
+  let selected = 0;
+  if (policy === 'keep') {
+    const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
+    selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
+  }
+  return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
+}
+
+function select(state: BrowserState, index: number): BrowserState {
+  if (state.rows.length === 0) return state;
+  return windowed(state, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
+}
+
+/** Set the selection and move the list window just enough to keep it visible. */
+function windowed(state: BrowserState, selected: number, top: number): BrowserState {
+  const height = listGeometry(state.size, noticeRows(state.notice)).listHeight;
+  const count = state.rows.length;
+  let listTop = Math.min(top, Math.max(0, count - height));
+  if (selected < listTop) listTop = selected;
+  if (selected >= listTop + height) listTop = selected - height + 1;
+  listTop = Math.max(0, listTop);
+  const row = state.rows[selected];
+  const selectedKey = row ? sessionKey(row.session) : null;
+  const preview = state.preview && state.preview.key === selectedKey ? state.preview : null;
+  return { ...state, selected: row ? selected : 0, selectedKey, listTop, preview };
+}
+
+function setQuery(state: BrowserState, query: string): BrowserState {
+  const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null }, 'keep');
+  return { ...state, query: cleaned };
+}
+
+function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {
+  const byKey = new Map(state.byKey);
+  for (const key of removed) byKey.delete(key);
+  for (const session of upserted) byKey.set(sessionKey(session), session);
+  const sessions = sortSessions([...byKey.values()], state.sort);
+  let transcript = state.transcript;
+  if (transcript) {
+    const current = byKey.get(transcript.key);
+    if (current && current !== transcript.session) transcript = { ...transcript, session: current };
+  }
+  const next = { ...state, sessions, byKey, transcript, problems: problems ? [...state.problems, ...problems] : state.problems };
+  // The first scan may still be running when the watcher reports: a session found now counts as "here" too.
+  if (state.scopeNote && state.scope === 'all' && upserted.some((session) => isUnder(session.cwd, state.cwd)) && state.rows.length === 0) {
+    return withRows({ ...next, scope: 'cwd', scopeNote: null }, 'keep');
+  }
+  return withRows(next, 'keep');
+}
+
+function open(state: BrowserState): BrowserState {
+  const row = state.rows[state.selected];
+  if (!row) return state;
+  const transcript: TranscriptState = {
+    key: sessionKey(row.session),
+    session: row.session,
+    status: 'loading',
+    error: null,
+    items: [],
+    layout: null,
+    top: 0,
+    turn: 0,
+    expanded: false,
+    showReasoning: false,
+    find: '',
+    findDraft: '',
+    findLine: -1,
+  };
+  return { ...state, mode: 'transcript', transcript, notice: null };
+}
+
+function layoutOf(t: TranscriptState, size: ScreenSize): TranscriptLayout {
+  return layoutTranscript(t.items, size.columns, { expanded: t.expanded, showReasoning: t.showReasoning });
+}
+
+/** Rows of transcript on screen in this state. */
+function viewHeight(state: BrowserState): number {
+  return transcriptHeight(state.size, noticeRows(state.notice));
+}
+
+function maxTop(layout: TranscriptLayout, state: BrowserState): number {
+  return Math.max(0, layout.lines.length - viewHeight(state));
+}
+
+function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): number {
+  return Math.max(0, Math.min(maxTop(layout, state), top));
+}
+
+function transcriptLoaded(state: BrowserState, key: string, session: Session): BrowserState {
+  const t = state.transcript;
+  if (!t || t.key !== key) return state;
+  const items = buildTranscriptItems({ ...session, fork: session.fork ?? t.session.fork, forkedFrom: session.forkedFrom ?? t.session.forkedFrom });
+  const reloaded = t.status === 'ready' && t.layout !== null;
+  const base: TranscriptState = { ...t, status: 'ready', error: null, items };
+  const layout = layoutOf(base, state.size);
+  if (reloaded) {
+    // Live update of the open transcript: stay where the reader is, unless they were following the end.
+    const atEnd = t.top >= maxTop(t.layout!, state);
+    const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
+    return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn } };
+  }
+  return { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
+}
+
+function updateTranscript(state: BrowserState, update: (t: TranscriptState) => TranscriptState): BrowserState {
+  return state.transcript ? { ...state, transcript: update(state.transcript) } : state;
+}
+
+/** Re-layout after a width change or a toggle, keeping the item at the top of the screen at the top. */
+function relayoutTranscript(state: BrowserState, previous: TranscriptState | null = state.transcript): BrowserState {
+  const t = state.transcript;
+  if (!t || t.status !== 'ready' || !previous?.layout) return state;
+  const anchor = itemAtLine(previous.layout, previous.top);
+  const layout = layoutOf(t, state.size);
+  const start = layout.itemStarts[anchor.item] ?? 0;
+  const end = layout.itemStarts[anchor.item + 1] ?? layout.lines.length;
+  const top = clampTop(Math.min(start + anchor.offset, Math.max(start, end - 1)), layout, state);
+  return { ...state, transcript: { ...t, layout, top, findLine: -1 } };
+}
+
+function retoggle(state: BrowserState, toggle: (t: TranscriptState) => TranscriptState): BrowserState {
+  const t = state.transcript;
+  if (!t || t.status !== 'ready') return state;
+  return relayoutTranscript({ ...state, transcript: toggle(t) }, t);
+}
+
+function scrollTo(state: BrowserState, target: (t: TranscriptState) => number, turnFor?: (layout: TranscriptLayout) => number): BrowserState {
+  const t = state.transcript;
+  if (!t?.layout) return state;
+  const top = clampTop(target(t), t.layout, state);
+  const turn = turnFor ? turnFor(t.layout) : Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, top));
+  return { ...state, transcript: { ...t, top, turn } };
+}
+
+function jumpTurn(state: BrowserState, direction: 1 | -1): BrowserState {
+  const t = state.transcript;
+  const layout = t?.layout;
+  if (!t || !layout || layout.turnStarts.length === 0) return state;
+  let turn = t.turn;
+  const currentStart = layout.turnStarts[turn - 1] ?? 0;
+  if (direction === -1 && t.top > currentStart && clampTop(currentStart, layout, state) !== t.top) {
+    // Inside a turn, `p` first goes back to its own start.
+  } else {
+    turn = Math.max(1, Math.min(layout.turnStarts.length, turn + direction));
+  }
+  const top = clampTop(layout.turnStarts[turn - 1]!, layout, state);
+  return { ...state, transcript: { ...t, top, turn } };
+}
+
+function findNext(state: BrowserState, direction: 1 | -1, from: number): BrowserState {
+  const t = state.transcript;
+  if (!t?.layout) return state;
+  const index = findLine(t.layout, t.find, from, direction);
+  if (index < 0) return { ...state, transcript: { ...t, findLine: -1 }, notice: { text: `not found: ${t.find}`, tone: 'error' } };
+  const top = clampTop(index - Math.floor(viewHeight(state) / 3), t.layout, state);
+  const turn = Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, index));
+  return { ...state, transcript: { ...t, top, turn, findLine: index }, notice: null };
+}
+
+function startFork(state: BrowserState): BrowserState {
+  const t = state.transcript;
+  if (!t || t.status !== 'ready' || !t.layout) return state;
+  const turns = t.layout.turnStarts.length;
+  const notice = (text: string): BrowserState => ({ ...state, notice: { text, tone: 'error' } satisfies Notice });
+  if (turns < 2) return notice('this session has fewer than 2 user turns: a fork before a turn would keep nothing');
+  if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (n/p) and press f');
+  const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);
+  const turnText = item && item.kind === 'turn' ? oneLine(item.text) : '';
+  return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', status: 'editing', error: null } };
+}
+
+function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {
+  const key = sessionKey(session);
+  const byKey = new Map(state.byKey);
+  byKey.set(key, byKey.get(key) ?? session);
+  const sessions = sortSessions([...byKey.values()], state.sort);
+  const scope = state.scope === 'cwd' && !isUnder(session.cwd, state.cwd) ? 'all' : state.scope;
+  const kept = state.fork?.atTurn ? state.fork.atTurn - 1 : 0;
+  const notice: Notice = {
+    text: `forked before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}) → ${tildePath(session.path, state.homeDir)}`,
+    detail: `resume it: ${resumeCommand}   (or press r)`,
+    tone: 'success',
+  };
+  const next = withRows(
+    { ...state, sessions, byKey, scope, query: '', search: null, mode: 'list', transcript: null, fork: null, notice, selectedKey: key },
+    'keep',
+  );
+  return next;
+}

@@ -1,0 +1,80 @@
+import { render, useStdout } from 'ink';
+import type { CatalogCache } from '../catalog/cache.js';
+import type { Locations } from '../catalog/locations.js';
+import type { Config } from '../config.js';
+import { App } from './App.js';
+import { useTerminalSize } from './hooks/use-terminal-size.js';
+import { createTuiServices, type TuiServices } from './services.js';
+import type { Scope, TuiDecision } from './state.js';
+import { themeFor, type Theme } from './theme.js';
+
+export type { TuiDecision } from './state.js';
+
+export interface TuiOptions {
+  readonly locations: Locations;
+  readonly config: Config;
+  readonly cwd: string;
+  readonly homeDir: string;
+  /** The persisted catalog: paints the first frame while the scan runs, and is updated by it. */
+  readonly cache?: CatalogCache;
+  /** Start with every session (`sessions --all`) instead of the current directory's. */
+  readonly initialScope?: Scope;
+}
+
+/** Switch to the terminal's alternate screen while the browser runs, so the shell's scrollback is left as it was. */
+const ENTER_ALT_SCREEN = '\u001b[?1049h';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+
+interface SizedAppProps {
+  readonly services: TuiServices;
+  readonly cwd: string;
+  readonly homeDir: string;
+  readonly theme: Theme;
+  readonly initialScope: Scope | undefined;
+  readonly onDecision: (d: TuiDecision) => void;
+}
+
+function SizedApp(props: SizedAppProps) {
+  const { stdout } = useStdout();
+  const size = useTerminalSize(stdout);
+  return <App {...props} columns={size.columns} rows={size.rows} />;
+}
+
+/**
+ * Run the browser until the user quits or picks a session to resume. Returns the decision; the caller
+ * (the CLI) runs the agent, so the terminal is fully restored before anything else uses it.
+ */
+export async function runTui(options: TuiOptions): Promise<TuiDecision> {
+  const { stdout, stdin } = process;
+  if (!stdin.isTTY || !stdout.isTTY) {
+    throw new Error('the interactive browser needs a terminal; use `sessions list` (or --json) in scripts and pipes');
+  }
+  const services = createTuiServices({
+    locations: options.locations,
+    config: options.config,
+    homeDir: options.homeDir,
+    env: process.env,
+    ...(options.cache ? { cache: options.cache } : {}),
+  });
+  let decision: TuiDecision = { kind: 'quit' };
+  stdout.write(ENTER_ALT_SCREEN);
+  try {
+    const instance = render(
+      <SizedApp
+        services={services}
+        cwd={options.cwd}
+        homeDir={options.homeDir}
+        theme={themeFor(process.env)}
+        initialScope={options.initialScope}
+        onDecision={(chosen) => {
+          decision = chosen;
+        }}
+      />,
+      { exitOnCtrlC: false, patchConsole: true },
+    );
+    await instance.waitUntilExit();
+  } finally {
+    stdout.write(LEAVE_ALT_SCREEN);
+  }
+  return decision;
+}

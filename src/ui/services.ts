@@ -1,0 +1,126 @@
+import type { CatalogCache } from '../catalog/cache.js';
+import type { Locations } from '../catalog/locations.js';
+import { conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { sessionKey } from '../catalog/search.js';
+import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
+import type { Config } from '../config.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import type { Problem } from '../core/formats/types.js';
+import type { Session } from '../core/model.js';
+import { resumeCommand } from '../core/resume.js';
+import { checkLaunch, formatCommand } from '../launch.js';
+import type { ResumeOutcome } from './reducer.js';
+import { tildePath } from './time.js';
+import { TranscriptCache } from './transcript-cache.js';
+
+export interface ForkOutcome {
+  readonly session: CatalogSession;
+  /** The command that resumes the fork, to copy. */
+  readonly resumeCommand: string;
+}
+
+/** Everything the TUI does outside itself, behind one interface (tests can stand in for any of it). */
+export interface TuiServices {
+  /** Where sessions are looked for, for the loading and empty states. */
+  readonly lookedIn: readonly string[];
+  /** Sessions remembered from the last run (unvalidated), to paint while the scan runs; may be empty. */
+  cached(): readonly CatalogSession[];
+  scan(onProgress: (done: number, total: number) => void): Promise<{ readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }>;
+  /** Start reporting changes (after the scan); `onReady` once events are being delivered. Returns a stop function. */
+  watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
+  loadSession(session: CatalogSession): Promise<Session>;
+  fork(session: CatalogSession, atTurn: number, branchName: string): Promise<ForkOutcome>;
+  /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
+  checkResume(session: CatalogSession): ResumeOutcome;
+}
+
+export interface ServiceOptions {
+  readonly locations: Locations;
+  readonly config: Config;
+  readonly homeDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly transcripts?: TranscriptCache;
+  /** The persisted catalog: validated per file by the scan and saved after it. */
+  readonly cache?: CatalogCache;
+}
+
+/** The real services: the catalog scan and watcher, the adapters, the launch checks. */
+export function createTuiServices(options: ServiceOptions): TuiServices {
+  const { locations, config, homeDir, env } = options;
+  const transcripts = options.transcripts ?? new TranscriptCache();
+  // Transcripts and forks need the scan's context (id lookups, names): requests made before it exists wait for it.
+  let resolveContext: (context: ScanContext) => void = () => undefined;
+  const scanned = new Promise<ScanContext>((resolve) => {
+    resolveContext = resolve;
+  });
+  let context: ScanContext | null = null;
+
+  return {
+    lookedIn: describeLocations(locations, homeDir),
+
+    cached() {
+      return options.cache ? conversations(options.cache.sessions()) : [];
+    },
+
+    async scan(onProgress) {
+      const result = await scanCatalog(locations, { onProgress, ...(options.cache ? { cache: options.cache } : {}) });
+      context = result.context;
+      resolveContext(context);
+      const problems = [...result.problems];
+      await options.cache?.save().catch((error: unknown) => problems.push({ path: options.cache?.path ?? '(cache)', message: `cannot write the cache: ${describeError(error)}` }));
+      return { sessions: result.sessions, problems };
+    },
+
+    watch(sessions, onChange, onReady) {
+      if (!context) throw new Error('watch() needs a finished scan');
+      const watcher = watchCatalog(locations, sessions, { context, onChange });
+      void watcher.ready.then(onReady);
+      return () => void watcher.close();
+    },
+
+    loadSession(session) {
+      const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
+      return transcripts.load(sessionKey(session), version, session.size, async () => ADAPTERS[session.agent].readSession(groupOf(session), await scanned));
+    },
+
+    async fork(session, atTurn, branchName) {
+      const ctx = await scanned;
+      const name = branchName.trim();
+      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, ...(name ? { branchName: name } : {}) }, ctx);
+      const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
+      ctx.register(group, result.id);
+      const summary = await ADAPTERS[session.agent].readSummary(group, ctx);
+      const forked: CatalogSession = summary
+        ? { ...summary, root: session.root, forkedFrom: summary.forkedFrom ?? session.id, fork: summary.fork ?? { id: session.id, atTurn } }
+        : {
+            ...session,
+            id: result.id,
+            path: result.path,
+            paths: [result.path],
+            userTurns: result.keptUserTurns,
+            userTurnsExact: true,
+            forkedFrom: session.id,
+            fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
+            archived: false,
+          };
+      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume)) };
+    },
+
+    checkResume(session) {
+      const check = checkLaunch(resumeCommand(session, config.resume), env, null);
+      if (check.ok || check.reason === 'not-found') return { kind: 'go' }; // the CLI prints the command when the agent is missing
+      if (check.reason === 'no-cwd') return { kind: 'ask', message: 'This session recorded no working directory.' };
+      return { kind: 'ask', message: `The session's directory ${session.cwd ?? ''} no longer exists.` };
+    },
+  };
+}
+
+function describeLocations(locations: Locations, homeDir: string): string[] {
+  const home = (path: string): string => tildePath(path, homeDir);
+  return [
+    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)`),
+    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)`),
+    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}`),
+    `claw workspaces at ${home(locations.cwd)} and its parents, and at the directories other sessions ran in`,
+  ];
+}

@@ -1,0 +1,157 @@
+import type { CatalogSession } from '../catalog/scan.js';
+import type { SearchHit } from '../catalog/search.js';
+import type { Problem } from '../core/formats/types.js';
+import type { ScreenSize } from './geometry.js';
+import type { TranscriptItem, TranscriptLayout } from './transcript-layout.js';
+
+/** What the TUI hands back to the CLI when it exits: the CLI, not the UI, runs the agent. */
+export type TuiDecision = { readonly kind: 'quit' } | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean };
+
+export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
+
+export type Scope = 'cwd' | 'all';
+export type SortKey = 'updated' | 'created';
+
+export interface ListRow {
+  readonly session: CatalogSession;
+  readonly hit: SearchHit | null;
+}
+
+export interface Exchange {
+  readonly prompt: string;
+  readonly reply: string;
+}
+
+/** The selected session's first and last exchanges, read from its transcript. */
+export interface PreviewData {
+  readonly key: string;
+  readonly first: Exchange | null;
+  readonly last: Exchange | null;
+}
+
+export interface TranscriptState {
+  readonly key: string;
+  readonly session: CatalogSession;
+  readonly status: 'loading' | 'ready' | 'error';
+  readonly error: string | null;
+  readonly items: readonly TranscriptItem[];
+  readonly layout: TranscriptLayout | null;
+  /** First visible line. */
+  readonly top: number;
+  /** The selected user turn (1-based; 0 when the transcript has none): `f` forks before it. */
+  readonly turn: number;
+  readonly expanded: boolean;
+  readonly showReasoning: boolean;
+  /** The committed in-transcript search, and the one being typed. */
+  readonly find: string;
+  readonly findDraft: string;
+  /** The line the last find landed on, highlighted. */
+  readonly findLine: number;
+}
+
+export interface ForkState {
+  readonly session: CatalogSession;
+  readonly atTurn: number;
+  readonly turnText: string;
+  readonly branchName: string;
+  readonly status: 'editing' | 'working' | 'error';
+  readonly error: string | null;
+}
+
+/** The recorded cwd cannot be used: ask before resuming in the current directory. */
+export interface ConfirmState {
+  readonly session: CatalogSession;
+  readonly message: string;
+  readonly returnTo: Mode;
+}
+
+export interface Notice {
+  readonly text: string;
+  /** A second line (where a fork was written, how to resume it). */
+  readonly detail?: string;
+  readonly tone: 'info' | 'success' | 'error';
+}
+
+export interface BrowserState {
+  readonly size: ScreenSize;
+  readonly now: number;
+  readonly cwd: string;
+  readonly homeDir: string;
+  /** Scan progress while the first scan runs; null once it finished. */
+  readonly loading: { readonly done: number; readonly total: number } | null;
+  /** Every session, in the current sort order. */
+  readonly sessions: readonly CatalogSession[];
+  readonly byKey: ReadonlyMap<string, CatalogSession>;
+  readonly problems: readonly Problem[];
+  /** The watcher is running: new sessions and turns appear without a restart. */
+  readonly watching: boolean;
+  readonly scope: Scope;
+  /** The user chose the scope (`--all` or Tab): the first scan does not override it. */
+  readonly scopeChosen: boolean;
+  /** Why the scope is what it is, when the user did not choose it. */
+  readonly scopeNote: string | null;
+  readonly sort: SortKey;
+  readonly query: string;
+  /** Results of the last search that finished (it may lag `query` by a keystroke). */
+  readonly search: { readonly query: string; readonly hits: readonly SearchHit[] } | null;
+  readonly rows: readonly ListRow[];
+  /** Matches of the current query outside the scope (the header offers Tab to see them). */
+  readonly hiddenMatches: number;
+  readonly selected: number;
+  readonly selectedKey: string | null;
+  readonly listTop: number;
+  readonly mode: Mode;
+  /** Where Esc from help/problems goes back to. */
+  readonly overlayReturn: Mode;
+  readonly preview: PreviewData | null;
+  readonly transcript: TranscriptState | null;
+  readonly fork: ForkState | null;
+  readonly confirm: ConfirmState | null;
+  /** A resume asked for and not yet checked (the container checks the agent and cwd). */
+  readonly resumeRequest: CatalogSession | null;
+  readonly notice: Notice | null;
+  readonly decision: TuiDecision | null;
+}
+
+export interface InitialOptions {
+  readonly size: ScreenSize;
+  readonly cwd: string;
+  readonly homeDir: string;
+  readonly now: number;
+  /** 'all' is the user's choice (`--all`) and is kept; 'cwd' falls back to all when the directory has none. */
+  readonly scope?: Scope;
+}
+
+export function initialState(options: InitialOptions): BrowserState {
+  return {
+    size: options.size,
+    now: options.now,
+    cwd: options.cwd,
+    homeDir: options.homeDir,
+    loading: { done: 0, total: 0 },
+    sessions: [],
+    byKey: new Map(),
+    problems: [],
+    watching: false,
+    scope: options.scope ?? 'cwd',
+    scopeChosen: options.scope === 'all',
+    scopeNote: null,
+    sort: 'updated',
+    query: '',
+    search: null,
+    rows: [],
+    hiddenMatches: 0,
+    selected: 0,
+    selectedKey: null,
+    listTop: 0,
+    mode: 'list',
+    overlayReturn: 'list',
+    preview: null,
+    transcript: null,
+    fork: null,
+    confirm: null,
+    resumeRequest: null,
+    notice: null,
+    decision: null,
+  };
+}

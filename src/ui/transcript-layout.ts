@@ -1,0 +1,260 @@
+import wrapAnsi from 'wrap-ansi';
+import type { Message, Session } from '../core/model.js';
+import { oneLine, stripControl } from '../core/text.js';
+import { localTimestamp } from './time.js';
+
+/** One thing the transcript shows, in order; `turn` is the user turn it belongs to (0 before the first). */
+export type TranscriptItem =
+  | { readonly kind: 'fork'; readonly turn: number; readonly text: string }
+  | { readonly kind: 'turn'; readonly turn: number; readonly text: string; readonly timestamp: string | null }
+  | { readonly kind: 'assistant'; readonly turn: number; readonly text: string }
+  | { readonly kind: 'tool-call'; readonly turn: number; readonly name: string; readonly args: string }
+  | { readonly kind: 'tool-output'; readonly turn: number; readonly text: string; readonly isError: boolean }
+  | { readonly kind: 'reasoning'; readonly turn: number; readonly text: string; readonly encrypted: boolean }
+  | { readonly kind: 'compaction'; readonly turn: number; readonly text: string }
+  | { readonly kind: 'system'; readonly turn: number; readonly text: string };
+
+export type LineKind =
+  | 'fork'
+  | 'turn'
+  | 'user'
+  | 'assistant'
+  | 'tool-call'
+  | 'tool-output'
+  | 'tool-error'
+  | 'more'
+  | 'reasoning'
+  | 'compaction'
+  | 'system'
+  | 'blank';
+
+/** One screen row of the transcript: already wrapped to the width, or a single line Ink truncates. */
+export interface TranscriptLine {
+  readonly kind: LineKind;
+  readonly text: string;
+  /** A one-character mark drawn in the gutter on the first line of an item. */
+  readonly gutter: string;
+  readonly turn: number;
+  readonly item: number;
+}
+
+export interface TranscriptLayout {
+  readonly width: number;
+  readonly lines: readonly TranscriptLine[];
+  /** Line index of each user turn's header (index 0 = turn 1). */
+  readonly turnStarts: readonly number[];
+  /** Line index where each item starts (items that render nothing start where the next one does). */
+  readonly itemStarts: readonly number[];
+}
+
+export interface LayoutOptions {
+  /** Show tool outputs and compaction summaries in full instead of their first lines. */
+  readonly expanded: boolean;
+  readonly showReasoning: boolean;
+}
+
+/** Lines of a tool output shown while collapsed. */
+export const COLLAPSED_OUTPUT_LINES = 3;
+/** Columns taken by the gutter mark and its space. */
+export const GUTTER_WIDTH = 2;
+
+/** The transcript as a flat list of items: user turns numbered, tool calls and outputs, reasoning, markers. */
+export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' | 'forkedFrom'>): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  let turn = 0;
+  const parent = session.fork?.id ?? session.forkedFrom;
+  if (parent) {
+    const at = session.fork?.atTurn ? ` before turn ${session.fork.atTurn}` : '';
+    const branch = session.fork?.branchName ? ` (branch "${oneLine(session.fork.branchName)}")` : '';
+    items.push({ kind: 'fork', turn, text: `forked from ${parent}${at}${branch}` });
+  }
+  for (const message of session.messages) {
+    if (message.userTurn) {
+      turn++;
+      items.push({ kind: 'turn', turn, text: clean(textOf(message)), timestamp: message.timestamp ?? null });
+      continue;
+    }
+    for (const block of message.blocks) {
+      switch (block.type) {
+        case 'text': {
+          const text = clean(block.text);
+          if (text.trim() === '') break;
+          if (message.role === 'assistant') items.push({ kind: 'assistant', turn, text });
+          else items.push({ kind: 'system', turn, text: oneLine(text) });
+          break;
+        }
+        case 'tool_use':
+          items.push({ kind: 'tool-call', turn, name: oneLine(block.name), args: toolArguments(block.input) });
+          break;
+        case 'tool_result':
+          items.push({ kind: 'tool-output', turn, text: clean(block.output), isError: block.isError });
+          break;
+        case 'reasoning':
+          items.push({ kind: 'reasoning', turn, text: clean(block.summary), encrypted: block.encrypted });
+          break;
+        case 'compaction':
+          items.push({ kind: 'compaction', turn, text: clean(block.summary) });
+          break;
+      }
+    }
+  }
+  return items;
+}
+
+/** Lay the items out at a width: computed once per width and options, so scrolling only slices. */
+export function layoutTranscript(items: readonly TranscriptItem[], width: number, options: LayoutOptions): TranscriptLayout {
+  const lines: TranscriptLine[] = [];
+  const turnStarts: number[] = [];
+  const itemStarts: number[] = [];
+  const textWidth = Math.max(8, width - GUTTER_WIDTH);
+  items.forEach((item, index) => {
+    itemStarts.push(lines.length);
+    if (item.kind === 'turn') {
+      if (lines.length > 0) lines.push(line('blank', '', '', item.turn, index));
+      turnStarts.push(lines.length);
+    }
+    for (const one of itemLines(item, index, textWidth, options)) lines.push(one);
+  });
+  return { width, lines, turnStarts, itemStarts };
+}
+
+/** Index of the user turn (1-based) that line `index` belongs to; 0 before the first turn. */
+export function turnAtLine(layout: TranscriptLayout, index: number): number {
+  let lo = 0;
+  let hi = layout.turnStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (layout.turnStarts[mid]! <= index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Item index of the line at `index` (for keeping the reading position across a re-layout). */
+export function itemAtLine(layout: TranscriptLayout, index: number): { readonly item: number; readonly offset: number } {
+  const lineAt = layout.lines[Math.min(index, layout.lines.length - 1)];
+  if (!lineAt) return { item: 0, offset: 0 };
+  return { item: lineAt.item, offset: index - (layout.itemStarts[lineAt.item] ?? 0) };
+}
+
+/** First line at or after `from` (wrapping around) whose text contains `query`, case-insensitively; -1 if none. */
+export function findLine(layout: TranscriptLayout, query: string, from: number, direction: 1 | -1): number {
+  const needle = query.toLowerCase();
+  const count = layout.lines.length;
+  if (needle === '' || count === 0) return -1;
+  for (let step = 0; step < count; step++) {
+    const index = (((from + direction * step) % count) + count) % count;
+    if (layout.lines[index]!.text.toLowerCase().includes(needle)) return index;
+  }
+  return -1;
+}
+
+const itemCache = new WeakMap<TranscriptItem, Map<string, readonly TranscriptLine[]>>();
+
+function itemLines(item: TranscriptItem, index: number, width: number, options: LayoutOptions): readonly TranscriptLine[] {
+  const cacheKey = `${index}:${width}:${options.expanded ? 1 : 0}:${options.showReasoning ? 1 : 0}`;
+  let perItem = itemCache.get(item);
+  const cached = perItem?.get(cacheKey);
+  if (cached) return cached;
+  const computed = computeItemLines(item, index, width, options);
+  if (!perItem) itemCache.set(item, (perItem = new Map()));
+  perItem.set(cacheKey, computed);
+  return computed;
+}
+
+function computeItemLines(item: TranscriptItem, index: number, width: number, options: LayoutOptions): TranscriptLine[] {
+  const { turn } = item;
+  switch (item.kind) {
+    case 'fork':
+      return [line('fork', item.text, '⑂', turn, index)];
+    case 'turn': {
+      const when = item.timestamp ? ` · ${localTimestamp(item.timestamp)}` : '';
+      const header = line('turn', `turn ${turn}${when}`, '▌', turn, index);
+      return [header, ...wrapped(item.text || '(empty prompt)', width).map((text) => line('user', text, '', turn, index))];
+    }
+    case 'assistant':
+      return wrapped(item.text, width).map((text, i) => line('assistant', text, i === 0 ? '●' : '', turn, index));
+    case 'tool-call':
+      return [line('tool-call', item.args ? `${item.name} ${item.args}` : item.name, '»', turn, index)];
+    case 'tool-output': {
+      const kind: LineKind = item.isError ? 'tool-error' : 'tool-output';
+      const all = item.text.split('\n');
+      while (all.length > 0 && all[all.length - 1]!.trim() === '') all.pop();
+      if (all.length === 0) return [line(kind, '(no output)', '↳', turn, index)];
+      if (options.expanded) return all.flatMap((text) => wrapped(text, width)).map((text, i) => line(kind, text, i === 0 ? '↳' : '', turn, index));
+      const shown = all.slice(0, COLLAPSED_OUTPUT_LINES).map((text, i) => line(kind, text, i === 0 ? '↳' : '', turn, index));
+      const hidden = all.length - shown.length;
+      if (hidden > 0) shown.push(line('more', `… ${hidden} more line${hidden === 1 ? '' : 's'} (e expands)`, '', turn, index));
+      return shown;
+    }
+    case 'reasoning': {
+      if (!options.showReasoning) return [];
+      const text = item.text.trim() || (item.encrypted ? '(encrypted reasoning, no summary)' : '(empty reasoning)');
+      return wrapped(text, width).map((one, i) => line('reasoning', one, i === 0 ? '∴' : '', turn, index));
+    }
+    case 'compaction': {
+      const header = line('compaction', 'conversation compacted: earlier turns were summarised', '≡', turn, index);
+      if (!item.text.trim()) return [header];
+      const summary = wrapped(item.text, width);
+      const shown = options.expanded ? summary : summary.slice(0, 2);
+      const out = [header, ...shown.map((text) => line('compaction', text, '', turn, index))];
+      const hidden = summary.length - shown.length;
+      if (hidden > 0) out.push(line('more', `… ${hidden} more line${hidden === 1 ? '' : 's'} of summary (e expands)`, '', turn, index));
+      return out;
+    }
+    case 'system':
+      return [line('system', item.text, '·', turn, index)];
+  }
+}
+
+function line(kind: LineKind, text: string, gutter: string, turn: number, item: number): TranscriptLine {
+  return { kind, text, gutter, turn, item };
+}
+
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
+/** Wrap text to `width` columns (wrap-ansi measures wide characters; plain short lines skip it). */
+function wrapped(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const logical of text.split('\n')) {
+    if (logical.length <= width && PLAIN_ASCII.test(logical)) {
+      out.push(logical);
+      continue;
+    }
+    // trim: false keeps a line's indentation; a row that starts where a space broke the line drops that space.
+    wrapAnsi(logical, width, { hard: true, trim: false })
+      .split('\n')
+      .forEach((piece, i) => out.push(i > 0 && piece.startsWith(' ') ? piece.slice(1) : piece));
+  }
+  return out;
+}
+
+function clean(text: string): string {
+  return stripControl(text).replace(/\t/g, '    ');
+}
+
+function textOf(message: Message): string {
+  return message.blocks
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Tool arguments on one line: a JSON object as `key=value` pairs, anything else as recorded. */
+export function toolArguments(input: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(input);
+  } catch {
+    return oneLine(input);
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    return oneLine(
+      Object.entries(value as Record<string, unknown>)
+        .map(([key, v]) => `${key}=${typeof v === 'string' ? v : Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.join(' ') : JSON.stringify(v)}`)
+        .join(' '),
+    );
+  }
+  return oneLine(typeof value === 'string' ? value : input);
+}
+
