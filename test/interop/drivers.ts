@@ -33,6 +33,8 @@ export interface AgentDriver {
   newSessionArgs(prompt: string): string[];
   /** argv (after the binary) for one non-interactive turn appended to an existing session. */
   resumeArgs(id: string, prompt: string): string[];
+  /** argv (after the binary) for the agent's own fork of a whole session plus one new turn (a new session id). */
+  agentForkArgs(id: string, prompt: string): string[];
   /** The session id the agent reports on stdout for the args above. */
   reportedSessionId(stdout: string): string | null;
   /** The non-interactive resume template for SESSIONS_CONFIG: the product's default with an absolute binary. */
@@ -107,6 +109,8 @@ export const codexDriver: AgentDriver = {
   },
   newSessionArgs: (prompt) => ['exec', '--json', '--skip-git-repo-check', prompt],
   resumeArgs: (id, prompt) => ['exec', '--json', '--skip-git-repo-check', 'resume', id, prompt],
+  // 0.16x writes a "paginated" fork: only the new turn, plus session_meta.history_base pointing into the parent.
+  agentForkArgs: (id, prompt) => ['exec', '--json', '--skip-git-repo-check', 'fork', id, prompt],
   reportedSessionId(stdout) {
     for (const line of stdout.split('\n')) {
       try {
@@ -167,6 +171,8 @@ export const claudeDriver: AgentDriver = {
   },
   newSessionArgs: (prompt) => ['-p', '--output-format', 'json', '--allowedTools=Bash', prompt],
   resumeArgs: (id, prompt) => ['-p', '--output-format', 'json', '--allowedTools=Bash', '--resume', id, prompt],
+  // A new file with a new sessionId holding a copy of the parent's messages (same uuids) and the new turn.
+  agentForkArgs: (id, prompt) => ['-p', '--output-format', 'json', '--allowedTools=Bash', '--resume', id, '--fork-session', prompt],
   reportedSessionId(stdout) {
     try {
       const result = JSON.parse(stdout.trim()) as { session_id?: unknown };

@@ -298,6 +298,60 @@ export function defineRoundTripSuite(agent: InteropAgent): void {
       expect(listedAfter).toMatchObject({ path: fork.path, userTurns: 3, firstPrompt: mainPrompts[0], lastPrompt: newPrompt });
     });
 
+    test("a fork the agent made itself is listed with its parent, and sessions fork of it resumes with exactly turns 1-2", async () => {
+      const main = generated.main;
+      const filesBefore = await driver.sessionFiles(sandbox);
+      const agentForkPrompt = `${tag}-agentfork-t5 Take another direction.`;
+      const made = await runAgent(driver.agentForkArgs(main.id, agentForkPrompt), main.cwd, `fork of ${main.id}`);
+      const childId = driver.reportedSessionId(made.stdout);
+      expect(childId, describeRun(`${agent} fork`, made)).toBeTruthy();
+      expect(childId).not.toBe(main.id);
+      const created = (await driver.sessionFiles(sandbox)).filter((path) => !filesBefore.includes(path));
+      expect(created, 'the agent wrote one new file for its fork').toHaveLength(1);
+      const childPath = created[0]!;
+      expect(basename(childPath)).toContain(childId!);
+      expect(sha256(await readFile(main.path)), "the agent's fork left the parent file alone").toBe(mainBefore.hash);
+
+      const child = (await listRows()).find((row) => row.id === childId);
+      expect.soft(child, `sessions list shows the agent's fork ${childId}`).toMatchObject({
+        path: childPath,
+        cwd: main.cwd,
+        userTurns: 5,
+        firstPrompt: mainPrompts[0],
+        forkedFrom: main.id,
+      });
+      // Claude Code 2.1.197 ends a --fork-session file with a `last-prompt` record naming the FIRST prompt (its
+      // leafUuid is right, its text is not); lastPrompt must still be the conversation's last prompt. Soft, so
+      // that it does not hide whether the fork below round-trips.
+      expect.soft(child?.lastPrompt, `sessions list --json: lastPrompt of the agent's own fork ${childId} (${childPath})`).toBe(agentForkPrompt);
+
+      // Fork the agent's fork (for Codex 0.16x that means reading its history out of the parent's file).
+      const fork = await sessionsJson<ForkJson>(['fork', childId!, '--at', '3', '--json', '--home', sandbox.home]);
+      expect.soft(fork).toMatchObject({ agent, parentId: childId, keptUserTurns: 2 });
+      const newPrompt = `${tag}-fork2-t3 Back to turn three, differently.`;
+      const mark = standIn.requests.length;
+      const resumed = await runAgent(driver.resumeArgs(fork.id, newPrompt), fork.resume.cwd ?? main.cwd, `resume of the fork ${fork.id}`);
+      expect(driver.reportedSessionId(resumed.stdout)).toBe(fork.id);
+      const requests = driver.turnRequests(standIn.since(mark));
+      expect(requests.length).toBeGreaterThan(0);
+      expect(driver.conversation(requests[0]!.body), 'the history the agent sent for the fork of its fork').toEqual([
+        { kind: 'user', text: mainPrompts[0]! },
+        { kind: 'reasoning', blob: encryptedBlob(mainPrompts[0]!) },
+        { kind: 'assistant', text: ANSWER_PREFIX + mainPrompts[0] },
+        { kind: 'user', text: mainPrompts[1]! },
+        { kind: 'tool_call', name: driver.toolName },
+        { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
+        { kind: 'assistant', text: TOOL_FINAL_TEXT },
+        { kind: 'user', text: newPrompt },
+      ]);
+      for (const request of requests) {
+        for (const dropped of [`${tag}-main-t3`, `${tag}-main-t4`, `${tag}-agentfork-t5`]) {
+          expect(request.raw.includes(dropped), `request #${request.seq} must carry nothing from turn 3 on (found ${dropped})`).toBe(false);
+        }
+      }
+      expect(sha256(await readFile(main.path)), 'no fork touched the original file').toBe(mainBefore.hash);
+    });
+
     test('sessions resume <id> --prompt continues the original in place: same file, no new file, old bytes intact', async () => {
       const main = generated.main;
       const dryRun = await sessionsJson<{ argv: string[]; cwd: string | null }>(['resume', main.id, '--dry-run', '--json', '--home', sandbox.home]);
