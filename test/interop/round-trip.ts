@@ -8,7 +8,7 @@ import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, encryptedBlob, REASONING_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
 
 /** One agent process (a turn, with a tool call at most) answered by a loopback stand-in takes about a second. */
-const AGENT_TIMEOUT_MS = 90_000;
+const AGENT_TIMEOUT_MS = 60_000;
 const CLI_TIMEOUT_MS = 60_000;
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 
