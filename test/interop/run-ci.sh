@@ -19,7 +19,7 @@ if [ "$status" -ne 0 ]; then
     echo "Set SESSIONS_ALLOW_NO_AGENTS=1 to skip the real-agent tests instead."
   else
     echo "INTEROP FAILED (exit $status) after ${elapsed}s: see the failures above."
-    echo "Rerun with SESSIONS_INTEROP_KEEP=1 to keep every sandbox and the stand-in's request bodies."
+    echo "A failing suite keeps its sandbox (the agent's files and every request body it sent): see '[interop] kept' above."
   fi
   echo "=================================================================="
   rm -f "$log"
