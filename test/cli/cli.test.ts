@@ -131,8 +131,13 @@ describe('sessions list', () => {
     const original = await readFile(claude.path, 'utf8');
     const lines = original.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const leaf = lines.filter((l) => typeof l.uuid === 'string').at(-1)!;
-    const prompt = { ...lines.find((l) => l.type === 'user')!, uuid: 'aaaaaaaa-0000-4000-8000-000000000001', parentUuid: leaf.uuid, timestamp: '2026-11-22T05:00:00.000Z' };
-    (prompt as { message: unknown }).message = { role: 'user', content: 'a second question, added later' };
+    const prompt = {
+      ...lines.find((l) => l.type === 'user')!,
+      uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
+      parentUuid: leaf.uuid,
+      timestamp: '2026-11-22T05:00:00.000Z',
+      message: { role: 'user', content: 'a second question, added later' },
+    };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
     const after = await list();
     const row = after.find((r) => r.id === claude.id)!;

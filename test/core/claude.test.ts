@@ -190,7 +190,8 @@ describe('corpus summaries', () => {
         '[a] fork: try a stricter lint config instead',
       ],
       // What the file's own last-prompt line says (Claude Code wrote the fork's first prompt there).
-      lastPrompt: '[a] Explain the request lifecycle in this server',
+      // Claude Code's own last-prompt record here names the first prompt (a --fork-session quirk); the chain decides.
+      lastPrompt: '[a] fork: try a stricter lint config instead',
       lineage: '7bbe4943-8b9d-480f-86e6-e61b64d10361',
       createdAt: '2026-11-22T01:45:03.276Z',
       updatedAt: '2026-11-22T01:45:03.479Z',

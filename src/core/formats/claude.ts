@@ -304,7 +304,8 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
     cwd: scan.cwd,
     title: name ?? scan.agentTitle(exact) ?? (firstPrompt || '(no prompt)'),
     firstPrompt,
-    lastPrompt: scan.lastPrompt ?? (prompts.length > 0 ? lastTurnText(chain) : null),
+    // The chain decides: Claude Code's own `last-prompt` record is wrong in --fork-session files (it names the first prompt).
+    lastPrompt: (prompts.length > 0 ? lastTurnText(chain) : null) ?? scan.lastPrompt,
     name,
     userTurns: prompts.length,
     userTurnsExact: exact,
