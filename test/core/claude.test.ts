@@ -189,7 +189,6 @@ describe('corpus summaries', () => {
         '[a] think about why the warnings appear',
         '[a] fork: try a stricter lint config instead',
       ],
-      // What the file's own last-prompt line says (Claude Code wrote the fork's first prompt there).
       // Claude Code's own last-prompt record here names the first prompt (a --fork-session quirk); the chain decides.
       lastPrompt: '[a] fork: try a stricter lint config instead',
       lineage: '7bbe4943-8b9d-480f-86e6-e61b64d10361',
