@@ -1,0 +1,163 @@
+// Small helpers shared by the benchmark scripts: statistics, timed processes, tmux screens, /proc.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function median(xs) {
+  return percentile(xs, 50);
+}
+
+/** Nearest-rank percentile (p in 0..100) of a list of numbers. */
+export function percentile(xs, p) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * s.length);
+  return s[Math.min(s.length - 1, Math.max(0, rank - 1))];
+}
+
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+export function sleepSync(ms) {
+  Atomics.wait(SLEEPER, 0, 0, ms);
+}
+
+/**
+ * Run a whole process to its end; wall time measured around the spawn, peak RSS from /usr/bin/time.
+ * Returns {ms, maxRssKB, status, stdout, stderr}.
+ */
+export function timeProcess(cmd, args, { env = process.env, cwd, input, captureStdout = false, timeoutMs = 600000 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
+  const rssFile = join(dir, 'rss');
+  const hasTime = existsSync('/usr/bin/time');
+  const argv = hasTime ? ['-f', '%M', '-o', rssFile, cmd, ...args] : args;
+  const started = process.hrtime.bigint();
+  const res = spawnSync(hasTime ? '/usr/bin/time' : cmd, argv, {
+    env,
+    cwd,
+    input,
+    stdio: [input === undefined ? 'ignore' : 'pipe', captureStdout ? 'pipe' : 'ignore', 'pipe'],
+    maxBuffer: 1024 * 1024 * 1024,
+    timeout: timeoutMs,
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  let maxRssKB = null;
+  try {
+    maxRssKB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+  } catch {
+    // no /usr/bin/time
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { ms, maxRssKB, status: res.status, signal: res.signal, stdout: captureStdout ? res.stdout?.toString() ?? '' : '', stderr: res.stderr?.toString() ?? '', error: res.error };
+}
+
+/** VmRSS / VmHWM (kB) of a live process, or null. */
+export function procMemory(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const get = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    return { rssKB: get('VmRSS'), hwmKB: get('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** Pids of a process and all its descendants (from /proc). */
+export function descendants(pid) {
+  const children = new Map();
+  for (const entry of spawnSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).stdout.split('\n')) {
+    const [p, pp] = entry.trim().split(/\s+/).map(Number);
+    if (!p) continue;
+    if (!children.has(pp)) children.set(pp, []);
+    children.get(pp).push(p);
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+
+/** Shell-quote one word. */
+export function sq(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${String(word).replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * One tmux server (own socket) with one pane of fixed size. `launch` replaces the pane's program and
+ * returns the time it was started; `waitFor` polls capture-pane until a predicate holds.
+ */
+export class Tmux {
+  constructor(name, { width = 160, height = 48 } = {}) {
+    this.socket = `sessions-bench-${name}-${process.pid}`;
+    this.width = width;
+    this.height = height;
+    this.started = false;
+  }
+  run(args, opts = {}) {
+    return spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', ...opts });
+  }
+  start() {
+    const r = this.run(['-f', '/dev/null', 'new-session', '-d', '-s', 'bench', '-x', String(this.width), '-y', String(this.height), 'sleep 86400']);
+    if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
+    this.run(['set-option', '-g', 'remain-on-exit', 'on']);
+    this.run(['set-option', '-g', 'history-limit', '0']);
+    this.started = true;
+  }
+  /** Start `shellCommand` (run by sh -c) in the pane; returns hrtime (ns bigint) just before the request. */
+  launch(shellCommand, cwd) {
+    const t = process.hrtime.bigint();
+    const r = this.run(['respawn-pane', '-k', '-t', 'bench', ...(cwd ? ['-c', cwd] : []), shellCommand]);
+    if (r.status !== 0) throw new Error(`tmux respawn-pane failed: ${r.stderr}`);
+    return t;
+  }
+  capture() {
+    return this.run(['capture-pane', '-p', '-t', 'bench']).stdout ?? '';
+  }
+  sendKeys(...keys) {
+    this.run(['send-keys', '-t', 'bench', ...keys]);
+  }
+  sendLiteral(text) {
+    this.run(['send-keys', '-t', 'bench', '-l', text]);
+  }
+  panePid() {
+    return Number(this.run(['display-message', '-p', '-t', 'bench', '#{pane_pid}']).stdout.trim());
+  }
+  paneDead() {
+    return this.run(['display-message', '-p', '-t', 'bench', '#{pane_dead}']).stdout.trim() === '1';
+  }
+  /** Poll until pred(screen) is true: {ok, ms (since `since`), screen}. */
+  waitFor(pred, { since, timeoutMs = 30000, pollMs = 5 } = {}) {
+    const t0 = since ?? process.hrtime.bigint();
+    for (;;) {
+      const screen = this.capture();
+      const now = process.hrtime.bigint();
+      const ms = Number(now - t0) / 1e6;
+      if (pred(screen)) return { ok: true, ms, screen };
+      if (ms > timeoutMs) return { ok: false, ms, screen };
+      sleepSync(pollMs);
+    }
+  }
+  /** Stop whatever runs in the pane (the pane stays, running `sleep`). */
+  idle() {
+    this.run(['respawn-pane', '-k', '-t', 'bench', 'sleep 86400']);
+  }
+  kill() {
+    if (this.started) this.run(['kill-server']);
+    this.started = false;
+  }
+}
+
+/** Whitespace-collapsed text, the way list rows show it. */
+export function oneLine(text) {
+  return String(text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** True when at least `min` screen lines contain one of the probes (start of a title/prompt/name). */
+export function rowsShown(screen, probes, min = 3) {
+  let n = 0;
+  for (const line of screen.split('\n')) {
+    const l = oneLine(line);
+    if (l.length < 8) continue;
+    if (probes.some((p) => l.includes(p))) n++;
+    if (n >= min) return true;
+  }
+  return false;
+}

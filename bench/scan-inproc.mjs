@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// In-process cold scan: import the product's catalog scan from dist/ and list every session of a home
+// folder the way the TUI does (head+tail summaries, no exact turn counts, no cache).
+//   node bench/scan-inproc.mjs HOME CLAW_DIR
+// Prints {sessions, importMs, ms} (ms = the scanCatalog call alone).
+import { performance } from 'node:perf_hooks';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const [home, clawDir] = process.argv.slice(2).map((p) => resolve(p));
+const t0 = performance.now();
+const { scanCatalog } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'scan.js')).href);
+const { resolveLocations } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'locations.js')).href);
+const t1 = performance.now();
+const locations = resolveLocations({ home, clawDir: [clawDir ?? join(home, 'src')] }, { env: {}, homeDir: home, cwd: home });
+const { sessions, problems } = await scanCatalog(locations, {});
+const t2 = performance.now();
+process.stdout.write(`${JSON.stringify({ sessions: sessions.length, problems: problems.length, importMs: Number((t1 - t0).toFixed(1)), ms: Number((t2 - t1).toFixed(1)) })}\n`);

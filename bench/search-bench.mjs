@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// Search latency per keystroke, in-process against the product's search module (dist/catalog/search.js),
+// and `fzf --filter` on the same candidate lines (one whole fzf process per keystroke, input from a file).
+//
+//   node bench/search-bench.mjs --home DIR [--claw-dir DIR] [--sizes 1000,10000] [--runs 5] [--fzf-runs 3]
+//
+// The catalog comes from the product's own scan (dist/catalog/scan.js) of DIR; a size n takes the newest n
+// sessions. Each query is typed one character at a time (every prefix is one search call, as the TUI makes
+// them); one warm-up pass, then --runs passes; p50/p95 are over every keystroke of every measured pass.
+// Prints one JSON object on stdout.
+import { performance } from 'node:perf_hooks';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { percentile } from './lib.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const home = resolve(opt('--home'));
+const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
+const runs = Number(opt('--runs', 5));
+const fzfRuns = Number(opt('--fzf-runs', 3));
+const workDir = resolve(opt('--work', join(root, 'bench', '.work')));
+const wantSizes = opt('--sizes', '');
+
+export const QUERIES = ['rate limiter', 'fix login', 'sidebar', 'billing webhook', 'api-server', 'feat/auth', 'ECONNREFUSED', 'tests flaky', 'useAuth', 'üni', 'xyzzy'];
+
+const out = { home, runs, fzfRuns, queries: [...QUERIES], sizes: [] };
+const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
+if (!existsSync(join(root, 'dist', 'catalog', 'search.js'))) {
+  out.status = 'not implemented';
+  out.note = 'dist/catalog/search.js does not exist';
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+  process.exit(0);
+}
+const { scanCatalog } = await import(dist('catalog/scan.js'));
+const { resolveLocations } = await import(dist('catalog/locations.js'));
+const search = await import(dist('catalog/search.js'));
+
+const t0 = performance.now();
+const locations = { ...resolveLocations({ home, clawDir: [clawDir] }, { env: {}, homeDir: home, cwd: home }), clawFromKnownCwds: true };
+const { sessions } = await scanCatalog(locations, {});
+out.scanMs = Number((performance.now() - t0).toFixed(0));
+out.catalogSessions = sessions.length;
+// One id prefix from the middle of the catalog: a realistic "paste part of an id" query.
+const idQuery = sessions[Math.floor(sessions.length / 2)]?.id.slice(0, 8) ?? '01234567';
+const queries = [...QUERIES, idQuery];
+out.queries = queries;
+
+function candidateLine(s) {
+  const prompts = Array.isArray(s.prompts) ? s.prompts : [s.firstPrompt ?? ''];
+  return [s.title, s.name ?? '', ...prompts, s.cwd ?? '', s.gitBranch ?? '', s.id].join(' ').replace(/\s+/g, ' ');
+}
+
+const sizes = (wantSizes ? wantSizes.split(',').map(Number) : [sessions.length]).map((n) => Math.min(n, sessions.length));
+mkdirSync(workDir, { recursive: true });
+const devNull = openSync('/dev/null', 'w');
+for (const n of [...new Set(sizes)]) {
+  const subset = sessions.slice(0, n);
+  const entry = { n };
+  const b0 = performance.now();
+  const index = new search.SearchIndex(subset);
+  entry.indexBuildMs = Number((performance.now() - b0).toFixed(1));
+  const typeAll = (record) => {
+    const perQuery = {};
+    for (const q of queries) {
+      index.search(''); // a fresh query: nothing to narrow from
+      for (let i = 1; i <= q.length; i++) {
+        const s = performance.now();
+        const hits = index.search(q.slice(0, i));
+        const ms = performance.now() - s;
+        if (record) record.push(ms);
+        if (i === q.length) perQuery[q] = hits.length;
+      }
+    }
+    return perQuery;
+  };
+  typeAll(null); // warm-up (JIT, lazy fuse.js structures)
+  const samples = [];
+  for (let r = 0; r < runs; r++) entry.hits = typeAll(samples);
+  entry.keystrokes = samples.length;
+  entry.p50 = round(percentile(samples, 50));
+  entry.p95 = round(percentile(samples, 95));
+  entry.max = round(Math.max(...samples));
+  // the first keystroke of a query is the widest search: report it on its own
+  const firsts = [];
+  for (let r = 0; r < runs; r++) for (const q of queries) {
+    index.search('');
+    const s = performance.now();
+    index.search(q.slice(0, 1));
+    firsts.push(performance.now() - s);
+  }
+  entry.firstKeyP50 = round(percentile(firsts, 50));
+
+  // fzf --filter on the same candidate lines
+  const linesPath = join(workDir, `candidates-${n}.txt`);
+  writeFileSync(linesPath, `${subset.map(candidateLine).join('\n')}\n`);
+  entry.candidateBytes = subset.reduce((a, s) => a + candidateLine(s).length + 1, 0);
+  const fzf = spawnSync('fzf', ['--version'], { encoding: 'utf8' });
+  if (fzf.status !== 0) {
+    entry.fzf = { status: 'missing', note: 'fzf is not installed (apt-get install fzf)' };
+  } else {
+    const fzfSamples = [];
+    const fzfHits = {};
+    for (let r = 0; r <= fzfRuns; r++) {
+      for (const q of queries) {
+        for (let i = 1; i <= q.length; i++) {
+          const fd = openSync(linesPath, 'r');
+          const s = performance.now();
+          const res = spawnSync('fzf', ['--filter', q.slice(0, i)], { stdio: [fd, i === q.length && r === 0 ? 'pipe' : devNull, 'ignore'] });
+          const ms = performance.now() - s;
+          closeSync(fd);
+          if (r > 0) fzfSamples.push(ms); // r = 0 is the warm-up pass
+          if (r === 0 && i === q.length) fzfHits[q] = res.stdout ? res.stdout.toString().split('\n').filter(Boolean).length : null;
+        }
+      }
+    }
+    entry.fzf = { version: fzf.stdout.trim(), keystrokes: fzfSamples.length, p50: round(percentile(fzfSamples, 50)), p95: round(percentile(fzfSamples, 95)), max: round(Math.max(...fzfSamples)), hits: fzfHits };
+  }
+  out.sizes.push(entry);
+  process.stderr.write(`search n=${n}: p50 ${entry.p50} ms p95 ${entry.p95} ms; fzf p50 ${entry.fzf.p50} ms p95 ${entry.fzf.p95} ms\n`);
+}
+closeSync(devNull);
+out.status = 'ok';
+out.heapMB = Math.round(process.memoryUsage().heapUsed / 1048576);
+process.stdout.write(`${JSON.stringify(out)}\n`);
+
+function round(x) {
+  return Number(x.toFixed(2));
+}
