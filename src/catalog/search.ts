@@ -52,7 +52,7 @@ const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
   // Prompts are long: where in them a match sits must not matter.
   ignoreLocation: true,
   ignoreDiacritics: true,
-  threshold: 0.35,
+  threshold: 0.3,
   minMatchCharLength: 1,
   shouldSort: false,
 };

@@ -5,7 +5,7 @@ import type { Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import type { BrowserState, ListRow, Mode, Notice, PreviewData, SortKey, TranscriptState } from './state.js';
+import { searchSettled, type BrowserState, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 
@@ -103,9 +103,11 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     }
     case 'catalogChanged':
       return catalogChanged(state, action.upserted, action.removed, action.problems);
-    case 'searchResults':
+    case 'searchResults': {
       if (action.query !== state.query.trim()) return state;
-      return withRows({ ...state, search: { query: action.query, hits: action.hits } }, 'top');
+      const next = withRows({ ...state, search: { query: action.query, hits: action.hits }, openWhenSearched: false }, 'top');
+      return state.openWhenSearched ? open(next) : next;
+    }
     case 'move':
       return select(state, state.selected + action.delta);
     case 'movePage':
@@ -115,6 +117,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'moveLast':
       return select(state, state.rows.length - 1);
     case 'open':
+      if (state.mode === 'search' && !searchSettled(state)) return { ...state, openWhenSearched: true };
       return open(state);
     case 'startSearch':
       return { ...state, mode: 'search', notice: null };
@@ -125,8 +128,8 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'queryKill':
       return setQuery(state, '');
     case 'clearQuery':
-      if (state.query === '') return { ...state, mode: 'list', notice: null };
-      return withRows({ ...state, query: '', search: null, mode: 'list', notice: null }, 'keep');
+      if (state.query === '') return { ...state, mode: 'list', notice: null, openWhenSearched: false };
+      return withRows({ ...state, query: '', search: null, mode: 'list', notice: null, openWhenSearched: false }, 'keep');
     case 'toggleScope':
       return withRows({ ...state, scope: state.scope === 'cwd' ? 'all' : 'cwd', scopeChosen: true, scopeNote: null, notice: null }, 'keep');
     case 'toggleSort': {
@@ -294,8 +297,8 @@ function windowed(state: BrowserState, selected: number, top: number): BrowserSt
 
 function setQuery(state: BrowserState, query: string): BrowserState {
   const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
-  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null }, 'keep');
-  return { ...state, query: cleaned };
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false }, 'keep');
+  return { ...state, query: cleaned, openWhenSearched: false };
 }
 
 function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {
@@ -367,7 +370,19 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session): B
     const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
     return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn } };
   }
-  return { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
+  return withExactTurns(
+    { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } },
+    key,
+    layout.turnStarts.length,
+  );
+}
+
+/** A big session's row shows a lower bound (`12+`) until its transcript is read: then the list learns the count. */
+function withExactTurns(state: BrowserState, key: string, turns: number): BrowserState {
+  const listed = state.byKey.get(key);
+  if (!listed || listed.userTurnsExact) return state;
+  const byKey = new Map(state.byKey).set(key, { ...listed, userTurns: turns, userTurnsExact: true });
+  return withRows({ ...state, byKey, sessions: sortSessions([...byKey.values()], state.sort) }, 'keep');
 }
 
 function updateTranscript(state: BrowserState, update: (t: TranscriptState) => TranscriptState): BrowserState {

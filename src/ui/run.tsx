@@ -24,6 +24,7 @@ export interface TuiOptions {
 /** Switch to the terminal's alternate screen while the browser runs, so the shell's scrollback is left as it was. */
 const ENTER_ALT_SCREEN = '\u001b[?1049h';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+const CLEAR_SCREEN = '\u001b[2J\u001b[H';
 
 interface SizedAppProps {
   readonly services: TuiServices;
@@ -58,6 +59,9 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
   });
   let decision: TuiDecision = { kind: 'quit' };
   stdout.write(ENTER_ALT_SCREEN);
+  // Ink only clears when the terminal narrows; a wider or taller one can keep a stale frame around the new one.
+  const clearOnResize = (): void => void stdout.write(CLEAR_SCREEN);
+  stdout.on('resize', clearOnResize);
   try {
     const instance = render(
       <SizedApp
@@ -74,6 +78,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     );
     await instance.waitUntilExit();
   } finally {
+    stdout.off('resize', clearOnResize);
     stdout.write(LEAVE_ALT_SCREEN);
   }
   return decision;

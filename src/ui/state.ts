@@ -12,6 +12,12 @@ export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'fin
 export type Scope = 'cwd' | 'all';
 export type SortKey = 'updated' | 'created';
 
+/** The results on screen are for the query as typed (not for a keystroke ago). */
+export function searchSettled(state: Pick<BrowserState, 'query' | 'search'>): boolean {
+  const query = state.query.trim();
+  return query === '' || state.search?.query === query;
+}
+
 export interface ListRow {
   readonly session: CatalogSession;
   readonly hit: SearchHit | null;
@@ -95,6 +101,8 @@ export interface BrowserState {
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   readonly search: { readonly query: string; readonly hits: readonly SearchHit[] } | null;
   readonly rows: readonly ListRow[];
+  /** Enter was pressed before the results for the typed query arrived: open the best match when they do. */
+  readonly openWhenSearched: boolean;
   /** Matches of the current query outside the scope (the header offers Tab to see them). */
   readonly hiddenMatches: number;
   readonly selected: number;
@@ -140,6 +148,7 @@ export function initialState(options: InitialOptions): BrowserState {
     query: '',
     search: null,
     rows: [],
+    openWhenSearched: false,
     hiddenMatches: 0,
     selected: 0,
     selectedKey: null,

@@ -1,7 +1,7 @@
-import wrapAnsi from 'wrap-ansi';
 import type { Message, Session } from '../core/model.js';
 import { oneLine, stripControl } from '../core/text.js';
 import { localTimestamp } from './time.js';
+import { wrapText as wrapped } from './wrap-text.js';
 
 /** One thing the transcript shows, in order; `turn` is the user turn it belongs to (0 before the first). */
 export type TranscriptItem =
@@ -209,24 +209,6 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
 
 function line(kind: LineKind, text: string, gutter: string, turn: number, item: number): TranscriptLine {
   return { kind, text, gutter, turn, item };
-}
-
-const PLAIN_ASCII = /^[\x20-\x7e]*$/;
-
-/** Wrap text to `width` columns (wrap-ansi measures wide characters; plain short lines skip it). */
-function wrapped(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const logical of text.split('\n')) {
-    if (logical.length <= width && PLAIN_ASCII.test(logical)) {
-      out.push(logical);
-      continue;
-    }
-    // trim: false keeps a line's indentation; a row that starts where a space broke the line drops that space.
-    wrapAnsi(logical, width, { hard: true, trim: false })
-      .split('\n')
-      .forEach((piece, i) => out.push(i > 0 && piece.startsWith(' ') ? piece.slice(1) : piece));
-  }
-  return out;
 }
 
 function clean(text: string): string {

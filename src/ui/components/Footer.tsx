@@ -8,9 +8,9 @@ export interface FooterProps {
 }
 
 const HINTS: Readonly<Record<string, string>> = {
-  list: '/ search · ↑↓ move · Enter open · Tab all/here · s sort · r resume · ? help · q quit',
+  list: '/ search · Enter open · Tab all/here · s sort · r resume · ? help · q quit',
   search: '↑↓ move · Enter open · Tab all/here · Esc clear',
-  transcript: '↑↓ PgUp PgDn scroll · n/p turn · / find · e outputs · t reasoning · f fork · r resume · Esc back',
+  transcript: 'n/p turn · / find · e output · t reasoning · f fork · r resume · Esc back · ? help',
   find: 'Enter find · Esc cancel',
   fork: 'Enter fork · Esc cancel',
   confirm: 'y yes · n no',

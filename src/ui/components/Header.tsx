@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { oneLine } from '../../core/text.js';
-import type { BrowserState } from '../state.js';
+import { searchSettled, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { tildePath } from '../time.js';
 
@@ -45,13 +45,14 @@ export function Header({ state, width }: HeaderProps) {
           <Text color={theme.dim}>{` · scanning${state.loading.total ? ` ${state.loading.done}/${state.loading.total}` : ''}…`}</Text>
         ) : (
           <Text>
-            {` · ${state.rows.length}${query ? ' matching' : ''} in `}
+            {query && !searchSettled(state) ? ' · searching… in ' : ` · ${state.rows.length}${query ? ' matching' : ''} in `}
             <Text bold>{place}</Text>
             <Text color={theme.dim}>
               {state.scope === 'cwd' ? ` (Tab: all ${state.sessions.length})` : ' (Tab: this directory)'}
               {query && state.hiddenMatches > 0 ? ` · ${state.hiddenMatches} more in all` : ''}
               {` · sort: ${state.sort}`}
             </Text>
+            {state.watching ? <Text color={theme.live}>{' · live'}</Text> : ''}
             {query && state.mode !== 'search' ? <Text color={theme.match}>{` · filter "${query}" (Esc clears)`}</Text> : ''}
           </Text>
         )}

@@ -7,6 +7,7 @@ import type { PreviewPlacement } from '../geometry.js';
 import type { Exchange, PreviewData } from '../state.js';
 import { useTheme } from '../theme.js';
 import { localTimestamp, tildePath } from '../time.js';
+import { wrapText } from '../wrap-text.js';
 import { Highlighted } from './Highlighted.js';
 
 export interface PreviewProps {
@@ -35,12 +36,13 @@ export function Preview({ session, hit, data, placement, homeDir }: PreviewProps
     borderBottom: false,
     paddingLeft: 1,
   };
-  if (!session) return <Box {...frame} />;
+  // Keyed by placement: Ink keeps stale border and padding when a mounted box switches from bottom to side.
+  if (!session) return <Box key={placement.placement} {...frame} />;
   const fork = session.fork ?? (session.forkedFrom ? { id: session.forkedFrom } : null);
   const first = data?.first ?? (session.firstPrompt ? { prompt: session.firstPrompt, reply: '' } : null);
   const last = data?.last ?? (session.lastPrompt && session.userTurns > 1 ? { prompt: session.lastPrompt, reply: '' } : null);
   return (
-    <Box {...frame}>
+    <Box key={placement.placement} {...frame}>
       <Field
         label="id"
         value={[session.id, session.agent, session.model, session.gitBranch ? `branch ${session.gitBranch}` : null, session.archived ? 'archived' : null]
@@ -67,8 +69,8 @@ export function Preview({ session, hit, data, placement, homeDir }: PreviewProps
           </Text>
         </Box>
       )}
-      {first && <ExchangeView label="first" exchange={first} lines={side ? 3 : 1} />}
-      {last && <ExchangeView label="last" exchange={last} lines={side ? 3 : 1} />}
+      {first && <ExchangeView label="first" exchange={first} lines={side ? 4 : 1} width={placement.width - 2} />}
+      {last && <ExchangeView label="last" exchange={last} lines={side ? 4 : 1} width={placement.width - 2} />}
     </Box>
   );
 }
@@ -85,25 +87,35 @@ function Field({ label, value, wrap = 'truncate-end' }: { readonly label: string
   );
 }
 
-/** A prompt and its answer, each clipped to `lines` rows (wrapped by Ink when there is more than one). */
-function ExchangeView({ label, exchange, lines }: { readonly label: string; readonly exchange: Exchange; readonly lines: number }) {
+/** Columns before an exchange's text: the label, and the `› ` or `● ` mark. */
+const EXCHANGE_INDENT = 9;
+
+/** A prompt and its answer, each at most `lines` rows (wrapped at the pane's width, the last row truncated by Ink). */
+function ExchangeView({ label, exchange, lines, width }: { readonly label: string; readonly exchange: Exchange; readonly lines: number; readonly width: number }) {
   const theme = useTheme();
-  const wrap = lines > 1 ? 'wrap' : 'truncate-end';
+  const rows = (text: string): string[] => (lines === 1 ? [oneLine(text)] : wrapText(oneLine(text), Math.max(10, width - EXCHANGE_INDENT)).slice(0, lines));
   return (
     <Box flexDirection="column" marginTop={1} flexShrink={0}>
-      <Box height={lines} overflow="hidden" flexShrink={0}>
-        <Box width={7} flexShrink={0}>
-          <Text color={theme.dim}>{label}</Text>
+      {rows(exchange.prompt).map((row, i) => (
+        <Box key={`p${i}`} height={1} flexShrink={0}>
+          <Box width={7} flexShrink={0}>
+            <Text color={theme.dim}>{i === 0 ? label : ''}</Text>
+          </Box>
+          <Text wrap="truncate-end" color={theme.user} bold>
+            {i === 0 ? '› ' : '  '}
+            {row}
+          </Text>
         </Box>
-        <Text wrap={wrap} color={theme.user} bold>
-          › {oneLine(exchange.prompt)}
-        </Text>
-      </Box>
-      {exchange.reply && (
-        <Box height={lines} overflow="hidden" paddingLeft={7} flexShrink={0}>
-          <Text wrap={wrap}>● {oneLine(exchange.reply)}</Text>
-        </Box>
-      )}
+      ))}
+      {exchange.reply &&
+        rows(exchange.reply).map((row, i) => (
+          <Box key={`r${i}`} height={1} paddingLeft={7} flexShrink={0}>
+            <Text wrap="truncate-end">
+              {i === 0 ? '● ' : '  '}
+              {row}
+            </Text>
+          </Box>
+        ))}
     </Box>
   );
 }

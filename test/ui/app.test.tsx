@@ -1,0 +1,277 @@
+// The browser as a whole, on a copy of the shared fixture home, through the real catalog and adapters:
+// one key per write, polling waits, assertions on what the screen says.
+import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { render } from 'ink-testing-library';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
+import { ADAPTERS } from '../../src/core/formats/index.js';
+import { countUserTurns } from '../../src/core/model.js';
+import { ScanContext } from '../../src/catalog/scan.js';
+import { App } from '../../src/ui/App.js';
+import { createTuiServices } from '../../src/ui/services.js';
+import type { TuiDecision } from '../../src/ui/state.js';
+import { themeFor } from '../../src/ui/theme.js';
+import { fixtureHome, waitFor } from './helpers.js';
+
+const API_CWD = '/home/dev/src/a-api-server';
+const ENTER = '\r';
+const ESC = '\u001b';
+
+let home: string;
+let dispose: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ home, dispose } = await fixtureHome());
+});
+
+afterEach(async () => {
+  await dispose();
+});
+
+function start(options: { cwd?: string; columns?: number; rows?: number } = {}) {
+  const cwd = options.cwd ?? '/nowhere/in/particular';
+  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd });
+  const services = createTuiServices({
+    locations,
+    config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null },
+    homeDir: home,
+    env: { PATH: '/usr/bin:/bin' },
+  });
+  const decisions: TuiDecision[] = [];
+  const rows = options.rows ?? 30;
+  const app = render(
+    <App
+      services={services}
+      cwd={cwd}
+      homeDir={home}
+      columns={options.columns ?? 100}
+      rows={rows}
+      theme={themeFor({})}
+      onDecision={(decision) => decisions.push(decision)}
+    />,
+  );
+  const frame = (): string => app.lastFrame() ?? '';
+  const lines = (): string[] => frame().split('\n');
+  const see = (text: string | RegExp) =>
+    waitFor(() => {
+      if (typeof text === 'string' ? !frame().includes(text) : !text.test(frame())) throw new Error(`screen does not show ${String(text)}:\n${frame()}`);
+      return frame();
+    });
+  /** One key per write, then wait for the screen to react to it. */
+  const press = async (keys: readonly string[], after?: string | RegExp) => {
+    for (const key of keys) {
+      const before = app.frames.length;
+      app.stdin.write(key);
+      await waitFor(() => {
+        if (app.frames.length === before) throw new Error('no frame yet');
+      }).catch(() => undefined); // some keys change nothing on screen
+    }
+    if (after) await see(after);
+  };
+  const type = (text: string, after?: string | RegExp) => press([...text], after);
+  return { app, frame, lines, see, press, type, decisions, rows };
+}
+
+describe('session list', () => {
+  it('lists every conversation newest first, starting in "all" when the current directory has none', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    const frame = ui.frame();
+    expect(frame).toContain('no sessions in /nowhere/in/particular: showing all');
+    for (const title of ['api-health', 'review MCP tool', 'Make the sidebar collapsible', 'Explain the request lifecycle']) expect(frame).toContain(title);
+    const agents = ui.lines().slice(1, 16).map((line) => /^[›\s]\s(codex|claude|claw)\s/.exec(line)?.[1]);
+    expect(agents.filter(Boolean).length).toBe(15);
+    expect(frame).toMatch(/⑂/); // forks are marked
+  });
+
+  it('defaults to the current directory and below; Tab shows all', async () => {
+    const ui = start({ cwd: API_CWD });
+    await ui.see(/\d+ in \/home\/dev\/src\/a-api-server/);
+    const header = ui.lines()[0]!;
+    const here = Number(/(\d+) in \/home/.exec(header)![1]);
+    expect(here).toBe(4); // codex api-health and its fork, the claude session and its fork
+    expect(ui.frame()).not.toContain('review MCP tool');
+    await ui.press(['\t'], '19 in all directories');
+    expect(ui.frame()).toContain('review MCP tool');
+  });
+
+  it('never renders taller than the terminal minus one row', async () => {
+    const ui = start({ rows: 24 });
+    await ui.see('19 in all directories');
+    expect(ui.lines().length).toBeLessThanOrEqual(23);
+    await ui.press([ENTER], 'turn 1/');
+    expect(ui.lines().length).toBeLessThanOrEqual(23);
+    await ui.press(['?'], 'Transcript');
+    expect(ui.lines().length).toBeLessThanOrEqual(23);
+  });
+});
+
+describe('search', () => {
+  it('narrows as each letter is typed, puts the best match first and highlights it', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/'], '/ ');
+    await ui.type('health', '2 matching');
+    const rows = ui.lines().slice(1, 3);
+    expect(rows[0]).toMatch(/^›.*api-health/);
+    expect(rows[1]).toMatch(/Add a health check endpoint/);
+    expect(ui.frame()).toContain('match  [a] Add a health check endpoint'); // the preview says which prompt matched
+    await ui.press([ESC], '19 in all directories');
+  });
+
+  it('finds a session by a later prompt, its cwd or its id', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/']);
+    await ui.type('which name', /1 matching/);
+    expect(ui.lines()[1]).toContain('api-health');
+    await ui.press(['\u0015'], '19 in all directories'); // Ctrl-U clears the typed text
+    await ui.type('data pipeline', /\d+ matching/);
+    expect(ui.lines()[1]).toContain('run ls and explain the layout');
+  });
+});
+
+describe('transcript', () => {
+  async function openApiHealth() {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/']);
+    await ui.type('api-health');
+    await ui.press([ENTER], 'turn 1/5');
+    return ui;
+  }
+
+  it('numbers user turns, shows tool calls collapsed, and n/p/G/g move between turns', async () => {
+    const ui = await openApiHealth();
+    expect(ui.frame()).toContain('▶ turn 1');
+    expect(ui.frame()).toContain('[a] Add a health check endpoint');
+    await ui.press(['n'], 'turn 2/5');
+    expect(ui.frame()).toContain('» exec_command');
+    expect(ui.frame()).toMatch(/… \d+ more lines \(e expands\)/);
+    await ui.press(['e'], 'outputs expanded');
+    expect(ui.frame()).not.toMatch(/more lines \(e expands\)/);
+    await ui.press(['G'], 'turn 5/5');
+    await ui.press(['p'], /turn [45]\/5/);
+    await ui.press(['g'], 'turn 1/5');
+    await ui.press([ESC], 'in all directories');
+  });
+
+  it('finds text inside the transcript', async () => {
+    const ui = await openApiHealth();
+    await ui.press(['/'], 'find:');
+    await ui.type('auth test');
+    await ui.press([ENTER], 'turn 3/5');
+  });
+
+  it('forks before turn 3: the prompt shows that turn, Enter writes a new session and selects it', async () => {
+    const ui = await openApiHealth();
+    await ui.press(['f'], 'select turn 2 or later'); // turn 1 cannot be forked
+    await ui.press(['n', 'n'], 'turn 3/5');
+    await ui.press(['f'], 'Fork before turn 3: [a] why did the auth test fail?');
+    expect(ui.frame()).toContain('keeps turns 1–2');
+    await ui.type('b1');
+    await ui.see('Branch name (optional): b1');
+    await ui.press([ENTER], 'forked before turn 3 (kept 2 turns)');
+    expect(ui.frame()).toMatch(/resume it: cd \/home\/dev\/src\/a-api-server && codex resume [0-9a-f-]{36}/);
+    const id = /codex resume ([0-9a-f-]{36})/.exec(ui.frame())![1]!;
+    // the fork is selected in the list: its id is in the preview
+    await ui.see(`id     ${id}`);
+    expect(ui.lines().find((line) => line.startsWith('›'))).toMatch(/codex/);
+    // and the file holds exactly the first two user turns
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const files = (await readdir(day)).filter((name) => name.includes(id));
+    expect(files).toHaveLength(1);
+    const context = new ScanContext();
+    const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [join(day, files[0]!)], idHint: id, root: join(home, '.codex'), archived: false }, context);
+    expect(countUserTurns(forked.messages)).toBe(2);
+  });
+
+  it('Esc cancels the fork prompt and writes nothing', async () => {
+    const ui = await openApiHealth();
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const before = await readdir(day);
+    await ui.press(['n'], 'turn 2/5');
+    await ui.press(['f'], 'Fork before turn 2');
+    await ui.press([ESC], 'n/p turn');
+    expect(ui.frame()).not.toContain('Fork before');
+    expect(await readdir(day)).toEqual(before);
+  });
+});
+
+describe('resume', () => {
+  it('r on a session whose directory is gone asks, and y resumes it here', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/']);
+    await ui.type('api-health');
+    await ui.press([ENTER], 'turn 1/5');
+    await ui.press(['r'], 'no longer exists');
+    expect(ui.frame()).toContain('Resume it in the current directory (/nowhere/in/particular) instead?');
+    await ui.press(['y']);
+    await waitFor(() => expect(ui.decisions).toHaveLength(1));
+    expect(ui.decisions[0]).toMatchObject({ kind: 'resume', here: true, session: { title: 'api-health', agent: 'codex' } });
+  });
+
+  it('q quits with no decision to resume', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['q']);
+    await waitFor(() => expect(ui.decisions).toEqual([{ kind: 'quit' }]));
+  });
+});
+
+describe('live updates', () => {
+  it('a session written while the browser is open appears, and one gaining a turn moves to the top, keeping the query', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.see('· live');
+    // a brand-new Claude Code session
+    const project = join(home, '.claude', 'projects', '-home-dev-src-watched');
+    await mkdir(project, { recursive: true });
+    const id = '9d0c4d2e-1111-4222-8333-944455556666';
+    const now = new Date().toISOString();
+    const line = (value: object): string => `${JSON.stringify(value)}\n`;
+    await writeFile(
+      join(project, `${id}.jsonl`),
+      line({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'watch me appear' }, uuid: 'u-1', timestamp: now, cwd: '/home/dev/src/watched', sessionId: id, version: '2.1.197', gitBranch: 'main' }) +
+        line({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', message: { id: 'm-1', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'here I am' }] }, uuid: 'a-1', timestamp: now, cwd: '/home/dev/src/watched', sessionId: id }),
+    );
+    await ui.see('20 in all directories');
+    expect(ui.lines()[1]).toMatch(/claude .*watch me appear.*live/);
+
+    // with a query typed, a session gaining a turn still updates and the query stays
+    await ui.press(['/']);
+    await ui.type('sidebar', /1 matching/);
+    const web = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
+    const later = new Date().toISOString();
+    const session = '637c5025-a11d-4fce-bb60-2cbeb9eb07a4';
+    const leaf = '56cde33e-1035-4f69-a36c-5586fc9fb2fa'; // the fixture's active leaf
+    const prompt = 'and make the sidebar remember its state';
+    // what Claude Code appends for one more turn: the prompt, the answer, the last-prompt marker
+    await appendFile(
+      web,
+      line({ parentUuid: leaf, isSidechain: false, type: 'user', message: { role: 'user', content: prompt }, uuid: 'u-2', timestamp: later, cwd: '/home/dev/src/a-web-ui', sessionId: session }) +
+        line({ parentUuid: 'u-2', isSidechain: false, type: 'assistant', message: { id: 'm-2', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'done' }] }, uuid: 'a-2', timestamp: later, cwd: '/home/dev/src/a-web-ui', sessionId: session }) +
+        line({ type: 'last-prompt', lastPrompt: prompt, leafUuid: 'a-2', sessionId: session }),
+    );
+    await ui.see(/claude .*Make the sidebar collapsible.*\s2\s+live/);
+    expect(ui.frame()).toContain('/ sidebar');
+  });
+});
+
+describe('states', () => {
+  it('says where it looked when there are no sessions', async () => {
+    await dispose();
+    ({ home, dispose } = await fixtureHome());
+    const { rm } = await import('node:fs/promises');
+    await rm(join(home, '.codex'), { recursive: true });
+    await rm(join(home, '.claude'), { recursive: true });
+    await rm(join(home, 'src'), { recursive: true });
+    const ui = start();
+    await ui.see('No sessions found. Looked in:');
+    expect(ui.frame()).toContain('~/.codex/sessions and archived_sessions (Codex)');
+    expect(ui.frame()).toContain('~/.claude/projects (Claude Code)');
+  });
+});

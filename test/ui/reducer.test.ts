@@ -1,0 +1,274 @@
+import { describe, expect, it } from 'vitest';
+import type { CatalogSession } from '../../src/catalog/scan.js';
+import { sessionKey, type SearchHit } from '../../src/catalog/search.js';
+import { transcriptHeight } from '../../src/ui/geometry.js';
+import { keyOf } from '../../src/ui/keymap.js';
+import { browserReducer, type Action } from '../../src/ui/reducer.js';
+import { initialState, type BrowserState } from '../../src/ui/state.js';
+import { catalogSession, transcriptOf } from './helpers.js';
+
+const CWD = '/home/dev/src/api';
+const size = { columns: 100, rows: 30 };
+
+/** Five sessions: a..c in the cwd (newest first), d and e elsewhere. */
+const sessions: CatalogSession[] = [
+  catalogSession({ id: 'a', updatedAt: '2026-11-05T00:00:00Z', createdAt: '2026-11-01T00:00:00Z' }),
+  catalogSession({ id: 'b', updatedAt: '2026-11-04T00:00:00Z', createdAt: '2026-11-04T00:00:00Z', cwd: `${CWD}/sub` }),
+  catalogSession({ id: 'd', updatedAt: '2026-11-03T00:00:00Z', createdAt: '2026-11-02T00:00:00Z', cwd: '/home/dev/src/web' }),
+  catalogSession({ id: 'c', updatedAt: '2026-11-02T00:00:00Z', createdAt: '2026-11-03T00:00:00Z' }),
+  catalogSession({ id: 'e', updatedAt: '2026-11-01T00:00:00Z', createdAt: '2026-11-05T00:00:00Z', cwd: null }),
+];
+
+function run(actions: readonly Action[], start: BrowserState = initialState({ size, cwd: CWD, homeDir: '/home/dev', now: 0 })): BrowserState {
+  return actions.reduce(browserReducer, start);
+}
+
+const loaded: Action = { type: 'scanDone', sessions, problems: [] };
+const ids = (state: BrowserState): string[] => state.rows.map((row) => row.session.id);
+const selectedId = (state: BrowserState): string | undefined => state.rows[state.selected]?.session.id;
+const hit = (id: string, score = 0): SearchHit => ({ key: `codex:${id}`, score });
+const key = (input: string, partial: Parameters<typeof keyOf>[0] = {}): Action => ({ type: 'key', input, key: keyOf(partial) });
+
+describe('list scope, sort and selection', () => {
+  const cases: readonly [name: string, actions: readonly Action[], rows: string[], selected: string | undefined][] = [
+    ['the current directory and below, newest first', [loaded], ['a', 'b', 'c'], 'a'],
+    ['Tab shows every directory', [loaded, { type: 'toggleScope' }], ['a', 'b', 'd', 'c', 'e'], 'a'],
+    ['sort by created', [loaded, { type: 'toggleScope' }, { type: 'toggleSort' }], ['e', 'b', 'c', 'd', 'a'], 'a'],
+    ['moves clamp at both ends', [loaded, { type: 'move', delta: 1 }, { type: 'move', delta: 5 }], ['a', 'b', 'c'], 'c'],
+    ['up from the top stays', [loaded, { type: 'move', delta: -1 }], ['a', 'b', 'c'], 'a'],
+    ['last and first', [loaded, { type: 'moveLast' }], ['a', 'b', 'c'], 'c'],
+    ['toggling scope keeps the selected session', [loaded, { type: 'move', delta: 2 }, { type: 'toggleScope' }], ['a', 'b', 'd', 'c', 'e'], 'c'],
+  ];
+  it.each(cases)('%s', (_name, actions, rows, selected) => {
+    const state = run(actions);
+    expect(ids(state)).toEqual(rows);
+    expect(selectedId(state)).toBe(selected);
+  });
+
+  it('starts in "all" and says so when the current directory has no sessions', () => {
+    const state = run([loaded], initialState({ size, cwd: '/elsewhere', homeDir: '/home/dev', now: 0 }));
+    expect(state.scope).toBe('all');
+    expect(state.scopeNote).toBe('no sessions in /elsewhere: showing all');
+    expect(ids(state)).toHaveLength(5);
+  });
+
+  it('keeps a scope the user chose (--all)', () => {
+    const state = run([loaded], initialState({ size, cwd: CWD, homeDir: '/home/dev', now: 0, scope: 'all' }));
+    expect(state.scope).toBe('all');
+    expect(state.scopeNote).toBeNull();
+  });
+
+  it('windows a long list around the selection', () => {
+    const many = Array.from({ length: 50 }, (_, i) => catalogSession({ id: `s${String(i).padStart(2, '0')}`, updatedAt: `2026-10-01T00:00:${String(59 - i).padStart(2, '0')}Z` }));
+    const state = run([{ type: 'scanDone', sessions: many, problems: [] }, { type: 'moveLast' }]);
+    expect(selectedId(state)).toBe('s49');
+    expect(state.listTop).toBeGreaterThan(0);
+    // the bottom preview takes part of the body at 30 rows: the window shows the last rows exactly
+    expect(state.listTop + 1).toBeLessThanOrEqual(state.selected + 1);
+    const page = browserReducer(state, { type: 'movePage', direction: -1 });
+    expect(page.selected).toBeLessThan(state.selected);
+    expect(page.listTop).toBeLessThanOrEqual(page.selected);
+  });
+});
+
+describe('search', () => {
+  it('types after /, shows fuse results in their order and selects the best', () => {
+    const state = run([loaded, key('/'), key('c'), { type: 'searchResults', query: 'c', hits: [hit('c'), hit('a', 0.3), hit('d', 0.4)] }]);
+    expect(state.mode).toBe('search');
+    expect(state.query).toBe('c');
+    expect(ids(state)).toEqual(['c', 'a']);
+    expect(state.hiddenMatches).toBe(1);
+    expect(selectedId(state)).toBe('c');
+  });
+
+  it('ignores results for a query that is no longer typed', () => {
+    const state = run([loaded, key('/'), key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')] }]);
+    expect(state.query).toBe('cx');
+    expect(state.search).toBeNull();
+  });
+
+  it('a burst "/ab" starts a search and types the rest', () => {
+    const state = run([loaded, key('/ab')]);
+    expect(state.mode).toBe('search');
+    expect(state.query).toBe('ab');
+  });
+
+  it('Esc clears the query and shows the whole scope again, keeping the selection', () => {
+    const state = run([
+      loaded,
+      key('/'),
+      key('c'),
+      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')] },
+      { type: 'move', delta: 1 },
+      key('', { escape: true }),
+    ]);
+    expect(state.mode).toBe('list');
+    expect(state.query).toBe('');
+    expect(ids(state)).toEqual(['a', 'b', 'c']);
+    expect(selectedId(state)).toBe('c');
+  });
+
+  it('backspace to empty restores the list without a search', () => {
+    const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [] }, key('', { backspace: true })]);
+    expect(state.query).toBe('');
+    expect(ids(state)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('live catalog changes', () => {
+  it('a new session appears at the top; the selection and query stay', () => {
+    const fresh = catalogSession({ id: 'f', updatedAt: '2026-11-09T00:00:00Z' });
+    const state = run([loaded, { type: 'move', delta: 1 }, { type: 'catalogChanged', upserted: [fresh], removed: [] }]);
+    expect(ids(state)).toEqual(['f', 'a', 'b', 'c']);
+    expect(selectedId(state)).toBe('b');
+  });
+
+  it('a session gaining turns moves to the top with its new count', () => {
+    const grown = { ...sessions[3]!, userTurns: 7, updatedAt: '2026-11-09T00:00:00Z' };
+    const state = run([loaded, { type: 'catalogChanged', upserted: [grown], removed: [] }]);
+    expect(ids(state)).toEqual(['c', 'a', 'b']);
+    expect(state.rows[0]!.session.userTurns).toBe(7);
+    expect(selectedId(state)).toBe('a');
+  });
+
+  it('removing the selected session selects its neighbour', () => {
+    const state = run([loaded, { type: 'move', delta: 1 }, { type: 'catalogChanged', upserted: [], removed: ['codex:b'] }]);
+    expect(ids(state)).toEqual(['a', 'c']);
+    expect(selectedId(state)).toBe('c');
+  });
+});
+
+describe('transcript', () => {
+  const opened = [loaded, { type: 'moveFirst' } as Action, key('', { return: true })];
+  const full = transcriptOf(sessions[0]!, 30);
+  const ready = [...opened, { type: 'transcriptLoaded', key: 'codex:a', session: full } as Action];
+
+  it('Enter opens the selected session and waits for its transcript', () => {
+    const state = run(opened);
+    expect(state.mode).toBe('transcript');
+    expect(state.transcript?.status).toBe('loading');
+    expect(state.transcript?.key).toBe('codex:a');
+  });
+
+  it('lays the transcript out and selects turn 1', () => {
+    const state = run(ready);
+    expect(state.transcript?.status).toBe('ready');
+    expect(state.transcript?.layout?.turnStarts).toHaveLength(30);
+    expect(state.transcript?.turn).toBe(1);
+    expect(state.transcript?.top).toBe(0);
+  });
+
+  it('n and p jump between user turns', () => {
+    const state = run([...ready, key('n'), key('n')]);
+    expect(state.transcript?.turn).toBe(3);
+    expect(state.transcript?.top).toBe(state.transcript?.layout?.turnStarts[2]);
+    expect(run([...ready, key('n'), key('n'), key('p')]).transcript?.turn).toBe(2);
+  });
+
+  it('scrolling clamps to the layout and follows the turn at the top', () => {
+    const state = run([...ready, key('G', { shift: true })]);
+    const layout = state.transcript!.layout!;
+    const height = transcriptHeight(size);
+    expect(height).toBe(26); // 30 rows: header, footer, notice line, and one row left free
+    expect(state.transcript!.top).toBe(layout.lines.length - height);
+    expect(state.transcript!.turn).toBe(30);
+    const up = browserReducer(state, key('k'));
+    expect(up.transcript!.top).toBe(state.transcript!.top - 1);
+    const home = browserReducer(state, key('g'));
+    expect(home.transcript!.top).toBe(0);
+    expect(home.transcript!.turn).toBe(1);
+  });
+
+  it('/ finds text and moves to it', () => {
+    const state = run([...ready, key('/'), key('answer 5'), key('', { return: true })]);
+    expect(state.mode).toBe('transcript');
+    const t = state.transcript!;
+    expect(t.layout!.lines[t.findLine]!.text).toBe('answer 5');
+    expect(t.turn).toBe(5);
+  });
+
+  it('Esc goes back to the list with the same selection', () => {
+    const state = run([...ready, key('', { escape: true })]);
+    expect(state.mode).toBe('list');
+    expect(state.transcript).toBeNull();
+    expect(selectedId(state)).toBe('a');
+  });
+
+  it('learns the exact turn count of a big session', () => {
+    const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
+    const state = run([
+      { type: 'scanDone', sessions: [big], problems: [] },
+      key('', { return: true }),
+      { type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(big, 6) },
+    ]);
+    expect(state.byKey.get('codex:a')?.userTurns).toBe(6);
+    expect(state.byKey.get('codex:a')?.userTurnsExact).toBe(true);
+  });
+});
+
+describe('fork prompt', () => {
+  const ready = [
+    loaded,
+    key('', { return: true }),
+    { type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 4) } as Action,
+  ];
+
+  it('refuses turn 1: nothing before it', () => {
+    const state = run([...ready, key('f')]);
+    expect(state.mode).toBe('transcript');
+    expect(state.fork).toBeNull();
+    expect(state.notice?.tone).toBe('error');
+  });
+
+  it('asks before turn 3 with that turn\'s text, takes a branch name, Esc cancels', () => {
+    const state = run([...ready, key('n'), key('n'), key('f'), key('w'), key('i'), key('p'), key('', { backspace: true })]);
+    expect(state.mode).toBe('fork');
+    expect(state.fork).toMatchObject({ atTurn: 3, turnText: 'question 3', branchName: 'wi', status: 'editing' });
+    expect(run([...ready, key('n'), key('n'), key('f'), key('', { escape: true })]).mode).toBe('transcript');
+  });
+
+  it('Enter starts the fork; it cannot be cancelled while it runs; done selects the fork in the list', () => {
+    const working = run([...ready, key('n'), key('n'), key('f'), key('', { return: true })]);
+    expect(working.fork?.status).toBe('working');
+    expect(browserReducer(working, key('', { escape: true })).fork?.status).toBe('working');
+    const forked = catalogSession({ id: 'fork1', updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', path: '/sessions/fork1.jsonl' });
+    const done = browserReducer(working, { type: 'forkDone', session: forked, resumeCommand: 'cd /x && codex resume fork1' });
+    expect(done.mode).toBe('list');
+    expect(done.transcript).toBeNull();
+    expect(selectedId(done)).toBe('fork1');
+    expect(done.notice?.text).toContain('/sessions/fork1.jsonl');
+    expect(done.notice?.detail).toContain('codex resume fork1');
+  });
+
+  it('a failed fork shows the error and stays in the prompt', () => {
+    const working = run([...ready, key('n'), key('f'), key('', { return: true })]);
+    const failed = browserReducer(working, { type: 'forkFailed', message: 'disk full' });
+    expect(failed.mode).toBe('fork');
+    expect(failed.fork).toMatchObject({ status: 'error', error: 'disk full' });
+    expect(browserReducer(failed, key('', { escape: true })).mode).toBe('transcript');
+  });
+});
+
+describe('resume and quit', () => {
+  it('r asks the container to check, then decides', () => {
+    const requested = run([loaded, key('j'), key('r')]);
+    expect(requested.resumeRequest && sessionKey(requested.resumeRequest)).toBe('codex:b');
+    const decided = browserReducer(requested, { type: 'resumeChecked', session: requested.resumeRequest!, outcome: { kind: 'go' } });
+    expect(decided.decision).toEqual({ kind: 'resume', session: sessions[1] });
+  });
+
+  it('a missing directory asks first; y resumes here, n goes back', () => {
+    const requested = run([loaded, key('r')]);
+    const asked = browserReducer(requested, { type: 'resumeChecked', session: sessions[0]!, outcome: { kind: 'ask', message: 'gone' } });
+    expect(asked.mode).toBe('confirm');
+    expect(browserReducer(asked, key('y')).decision).toEqual({ kind: 'resume', session: sessions[0], here: true });
+    const declined = browserReducer(asked, key('n'));
+    expect(declined.mode).toBe('list');
+    expect(declined.decision).toBeNull();
+  });
+
+  it('q and Ctrl-C quit', () => {
+    expect(run([loaded, key('q')]).decision).toEqual({ kind: 'quit' });
+    expect(run([loaded, key('/'), key('c', { ctrl: true })]).decision).toEqual({ kind: 'quit' });
+  });
+});

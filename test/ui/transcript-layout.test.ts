@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/model.js';
+import { buildTranscriptItems, findLine, layoutTranscript, toolArguments, turnAtLine } from '../../src/ui/transcript-layout.js';
+import { wrapLine } from '../../src/ui/wrap-text.js';
+import { assistant, userTurn } from './helpers.js';
+
+const messages: Message[] = [
+  { role: 'system', userTurn: false, blocks: [{ type: 'text', text: '<environment_context>\n<cwd>/x</cwd>' }] },
+  userTurn('fix the \u001b[31mred\u001b[0m test'),
+  { role: 'assistant', userTurn: false, blocks: [{ type: 'reasoning', summary: 'Looking at the failing assertion', encrypted: true }] },
+  { role: 'assistant', userTurn: false, blocks: [{ type: 'tool_use', id: 'c1', name: 'exec_command', input: '{"cmd":["bash","-lc","npm test"],"timeout":5}' }] },
+  { role: 'tool', userTurn: false, blocks: [{ type: 'tool_result', toolUseId: 'c1', output: 'line 1\nline 2\nline 3\nline 4\nline 5\n', isError: true }] },
+  assistant('The test compared strings with different case. Fixed it by normalising both sides before comparing them.'),
+  { role: 'system', userTurn: false, blocks: [{ type: 'compaction', summary: 'Summary: fixed a test.\nMore detail.\nEven more.' }] },
+  userTurn('now commit'),
+  assistant('Done.'),
+];
+
+const session = { messages, fork: { id: 'parent-1', atTurn: 3, branchName: 'try' }, forkedFrom: 'parent-1' };
+const texts = (width: number, options = { expanded: false, showReasoning: false }): string[] =>
+  layoutTranscript(buildTranscriptItems(session), width, options).lines.map((line) => `${line.gutter}|${line.text}`);
+
+describe('transcript layout', () => {
+  it('numbers user turns, strips control sequences, collapses tool output and hides reasoning by default', () => {
+    expect(texts(40)).toEqual([
+      '⑂|forked from parent-1 before turn 3 (branch "try")',
+      '·|<environment_context> <cwd>/x</cwd>',
+      '|',
+      expect.stringMatching(/^▌\|turn 1( · .*)?$/),
+      '|fix the red test',
+      '»|exec_command cmd=bash -lc npm test timeout=5',
+      '↳|line 1',
+      '|line 2',
+      '|line 3',
+      '|… 2 more lines (e expands)',
+      '●|The test compared strings with',
+      '|different case. Fixed it by',
+      '|normalising both sides before',
+      '|comparing them.',
+      '≡|conversation compacted: earlier turns were summarised',
+      '|Summary: fixed a test.',
+      '|More detail.',
+      '|… 1 more line of summary (e expands)',
+      '|',
+      expect.stringMatching(/^▌\|turn 2/),
+      '|now commit',
+      '●|Done.',
+    ]);
+  });
+
+  it('shows reasoning and full outputs when toggled', () => {
+    const lines = texts(40, { expanded: true, showReasoning: true });
+    expect(lines).toContain('∴|Looking at the failing assertion');
+    expect(lines).toContain('|line 5');
+    expect(lines).toContain('|Even more.');
+    expect(lines.some((line) => line.includes('more line'))).toBe(false);
+  });
+
+  it('re-wraps at another width and keeps every word', () => {
+    const layout = layoutTranscript(buildTranscriptItems(session), 20, { expanded: false, showReasoning: false });
+    const prose = layout.lines.filter((line) => line.kind === 'assistant' || line.kind === 'user');
+    for (const line of prose) expect(line.text.length).toBeLessThanOrEqual(18);
+    expect(prose.map((line) => line.text).join(' ')).toContain('different case. Fixed it by normalising both sides before comparing them.');
+  });
+
+  it('knows which turn a line belongs to and finds text', () => {
+    const layout = layoutTranscript(buildTranscriptItems(session), 40, { expanded: false, showReasoning: false });
+    expect(layout.turnStarts).toHaveLength(2);
+    expect(turnAtLine(layout, 0)).toBe(0);
+    expect(turnAtLine(layout, layout.turnStarts[0]!)).toBe(1);
+    expect(turnAtLine(layout, layout.lines.length - 1)).toBe(2);
+    const done = findLine(layout, 'DONE', 0, 1);
+    expect(layout.lines[done]!.text).toBe('Done.');
+    expect(findLine(layout, 'fix the', done, 1)).toBe(layout.turnStarts[0]! + 1); // wraps around
+    expect(findLine(layout, 'absent', 0, 1)).toBe(-1);
+  });
+
+  it('renders tool arguments on one line', () => {
+    expect(toolArguments('{"path":"a.ts","lines":[1,2]}')).toBe('path=a.ts lines=[1,2]');
+    expect(toolArguments('not json\nat all')).toBe('not json at all');
+    expect(toolArguments('"ls -la"')).toBe('ls -la');
+  });
+
+  it('lays out a 50 MB transcript once, then scrolling is a slice', () => {
+    const big: Message[] = [];
+    const output = 'x'.repeat(99) + '\n';
+    for (let turn = 0; turn < 500; turn++) {
+      big.push(userTurn(`question ${turn}`));
+      big.push({ role: 'tool', userTurn: false, blocks: [{ type: 'tool_result', toolUseId: 't', output: output.repeat(1000), isError: false }] });
+      big.push(assistant('answer '.repeat(200)));
+    }
+    const start = performance.now();
+    const items = buildTranscriptItems({ messages: big, fork: null, forkedFrom: null });
+    const built = performance.now();
+    const layout = layoutTranscript(items, 120, { expanded: false, showReasoning: false });
+    const laidOut = performance.now();
+    const expanded = layoutTranscript(items, 120, { expanded: true, showReasoning: false });
+    const expandedAt = performance.now();
+    console.log(
+      `50 MB transcript: items ${(built - start).toFixed(0)} ms, layout ${(laidOut - built).toFixed(0)} ms (${layout.lines.length} lines), ` +
+        `expanded ${(expandedAt - laidOut).toFixed(0)} ms (${expanded.lines.length} lines)`,
+    );
+    expect(layout.turnStarts).toHaveLength(500);
+    expect(expanded.lines.length).toBeGreaterThan(500_000);
+    // generous bounds for slow CI machines; the point is linear time, not seconds per layout
+    expect(laidOut - start).toBeLessThan(2000);
+  });
+});
+
+describe('wrapLine', () => {
+  it.each([
+    ['short', 10, ['short']],
+    ['two words here', 9, ['two words', 'here']],
+    ['    indented code line', 12, ['    indented', 'code line']],
+    ['abcdefghijkl', 5, ['abcde', 'fghij', 'kl']],
+    ['ab abcdefghij', 5, ['ab ab', 'cdefg', 'hij']],
+    ['项目项目项目', 5, ['项目', '项目', '项目']],
+    ['', 5, ['']],
+  ] as const)('%j at %i columns', (line, width, rows) => {
+    expect(wrapLine(line, width)).toEqual(rows);
+  });
+});
