@@ -45,7 +45,16 @@ export function Header({ state, width }: HeaderProps) {
           <Text color={theme.dim}>{` · scanning${state.loading.total ? ` ${state.loading.done}/${state.loading.total}` : ''}…`}</Text>
         ) : (
           <Text>
-            {query && !searchSettled(state) ? ' · searching… in ' : ` · ${state.rows.length}${query ? ' matching' : ''} in `}
+            {' · '}
+            {query ? (
+              <Text color={theme.match}>
+                {searchSettled(state) ? `${state.rows.length} matching "${query}"` : `searching "${query}"…`}
+                {state.mode === 'search' ? '' : ' (Esc clears)'}
+              </Text>
+            ) : (
+              `${state.rows.length}`
+            )}
+            {' in '}
             <Text bold>{place}</Text>
             <Text color={theme.dim}>
               {state.scope === 'cwd' ? ` (Tab: all ${state.sessions.length})` : ' (Tab: this directory)'}
@@ -53,7 +62,6 @@ export function Header({ state, width }: HeaderProps) {
               {` · sort: ${state.sort}`}
             </Text>
             {state.watching ? <Text color={theme.live}>{' · live'}</Text> : ''}
-            {query && state.mode !== 'search' ? <Text color={theme.match}>{` · filter "${query}" (Esc clears)`}</Text> : ''}
           </Text>
         )}
       </Text>

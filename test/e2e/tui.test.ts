@@ -1,0 +1,194 @@
+// The built `sessions` browser in a real terminal (tmux) on a copy of the fixture home, driven as a user would.
+import { execFile } from 'node:child_process';
+import { access, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
+import { Terminal } from './tmux.js';
+
+const exec = promisify(execFile);
+const BIN = join(ROOT, 'bin', 'sessions.js');
+
+let sandbox: string;
+let home: string;
+let agents: string;
+/** Where `sessions` runs: a directory no session ran in, so the browser starts with all of them. */
+let work: string;
+let terminal: Terminal | null = null;
+
+interface ShownMessage {
+  readonly role: string;
+  readonly userTurn: boolean;
+  readonly blocks: readonly { readonly type: string; readonly text?: string }[];
+}
+
+function environment(): Record<string, string> {
+  return {
+    // The stand-in agents first; never the machine's own ~/.codex, ~/.claude, config or cache.
+    PATH: `${agents}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: sandbox,
+    XDG_CACHE_HOME: join(sandbox, 'cache'),
+    XDG_CONFIG_HOME: join(sandbox, 'config'),
+  };
+}
+
+async function open(columns = 100, rows = 30): Promise<Terminal> {
+  terminal = await Terminal.start({
+    dir: sandbox,
+    cwd: work,
+    env: environment(),
+    argv: [process.execPath, BIN, '--home', home, '--claw-dir', join(home, 'src')],
+    columns,
+    rows,
+  });
+  return terminal;
+}
+
+async function show(id: string): Promise<ShownMessage[]> {
+  const { stdout } = await exec(process.execPath, [BIN, 'show', id, '--format', 'json', '--home', home, '--claw-dir', join(home, 'src')], {
+    cwd: work,
+    env: environment(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return (JSON.parse(stdout) as { messages: ShownMessage[] }).messages;
+}
+
+/** The user prompts and the assistant's words, turn by turn (what "the first two turns and their answers" means). */
+function conversation(messages: readonly ShownMessage[]): string[] {
+  return messages
+    .filter((message) => message.userTurn || message.role === 'assistant')
+    .map((message) => `${message.userTurn ? 'user' : 'assistant'}: ${message.blocks.map((block) => block.text ?? `[${block.type}]`).join(' ')}`);
+}
+
+async function exitCode(t: Terminal): Promise<number> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 25))) {
+    try {
+      return Number((await readFile(t.exitFile, 'utf8')).trim());
+    } catch {
+      // not exited yet
+    }
+  }
+  throw new Error(`sessions did not exit; the screen shows:\n${await t.screen()}`);
+}
+
+beforeAll(async () => {
+  await access(join(ROOT, 'dist', 'cli.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  });
+});
+
+beforeEach(async () => {
+  sandbox = await mkdtemp(join(tmpdir(), 'sessions-e2e-'));
+  home = join(sandbox, 'home');
+  agents = join(sandbox, 'agents');
+  work = join(sandbox, 'work');
+  await cp(FIXTURE_HOME, home, { recursive: true });
+  await mkdir(agents);
+  await mkdir(work);
+});
+
+afterEach(async () => {
+  await terminal?.stop();
+  terminal = null;
+  await rm(sandbox, { recursive: true, force: true });
+});
+
+describe('sessions (the browser) in a terminal', () => {
+  it('search, open, fork before turn 3, quit: the fork holds exactly the first two turns and their answers', async () => {
+    const t = await open();
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.see('/ ');
+    await t.type('api-health');
+    const listed = await t.see(/\d+ matching "api-health" in all directories/);
+    expect(listed.split('\n')[1]).toMatch(/^› codex .*api-health/);
+
+    await t.key('Enter');
+    await t.see('turn 1/5');
+    await t.key('n');
+    await t.see('turn 2/5');
+    await t.key('n');
+    await t.see('turn 3/5');
+    await t.key('f');
+    await t.see('Fork before turn 3: [a] why did the auth test fail?');
+    await t.key('Enter');
+    const done = await t.see(/resume it: cd \/home\/dev\/src\/a-api-server && codex resume [0-9a-f-]{36}/);
+    expect(done).toContain('forked before turn 3 (kept 2 turns)');
+    const id = /codex resume ([0-9a-f-]{36})/.exec(done)![1]!;
+    await t.see(`id     ${id}`); // the fork is the selected row
+
+    await t.key('q');
+    expect(await exitCode(t)).toBe(0);
+
+    const parent = conversation(await show('api-health'));
+    const fork = conversation(await show(id));
+    const thirdTurn = parent.findIndex((line, i) => line.startsWith('user:') && parent.slice(0, i).filter((l) => l.startsWith('user:')).length === 2);
+    expect(thirdTurn).toBeGreaterThan(0);
+    expect(fork).toEqual(parent.slice(0, thirdTurn));
+    expect(fork.filter((line) => line.startsWith('user:'))).toHaveLength(2);
+  });
+
+  it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
+    // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
+    const project = join(sandbox, 'project');
+    await mkdir(project);
+    const id = '7e57e57e-1111-4222-8333-944455556666';
+    const dir = join(home, '.claude', 'projects', '-tmp-project');
+    await mkdir(dir, { recursive: true });
+    const now = new Date().toISOString();
+    const line = (value: object): string => `${JSON.stringify(value)}\n`;
+    await writeFile(
+      join(dir, `${id}.jsonl`),
+      line({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'resume me please' }, uuid: 'u-1', timestamp: now, cwd: project, sessionId: id, version: '2.1.197' }) +
+        line({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', message: { id: 'm-1', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'sure' }] }, uuid: 'a-1', timestamp: now, cwd: project, sessionId: id }),
+    );
+    const record = join(sandbox, 'agent-run.json');
+    await writeFile(
+      join(agents, 'claude'),
+      `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd() }));\nconsole.log('stand-in agent ran');\nprocess.exit(7);\n`,
+    );
+    await chmod(join(agents, 'claude'), 0o755);
+
+    const t = await open();
+    await t.see('20 in all directories');
+    await t.key('/');
+    await t.type('resume me');
+    const listed = await t.see(/1 matching/);
+    expect(listed.split('\n')[1]).toMatch(/^› claude .*resume me please/);
+    // Enter opens it; Esc comes back to the list, still filtered, where `r` is a key again (not typed text)
+    await t.key('Enter');
+    await t.see('turn 1/1');
+    await t.key('Escape');
+    await t.see('matching "resume me" (Esc clears)');
+    await t.key('r');
+    await t.see('stand-in agent ran');
+    expect(await exitCode(t)).toBe(7);
+    const ran = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; cwd: string };
+    expect(ran).toEqual({ argv: ['--resume', id], cwd: project });
+  });
+
+  it('a session whose directory is gone: the browser asks, and y resumes it in the current directory', async () => {
+    const record = join(sandbox, 'agent-run.json');
+    await writeFile(
+      join(agents, 'codex'),
+      `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > ${JSON.stringify(record)}\nexit 0\n`,
+    );
+    await chmod(join(agents, 'codex'), 0o755);
+    const t = await open(80, 24);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type('api-health');
+    await t.see(/\d+ matching/);
+    await t.key('Enter');
+    await t.see('turn 1/5');
+    await t.key('r');
+    await t.see('no longer exists');
+    await t.key('y');
+    expect(await exitCode(t)).toBe(0);
+    const [cwd, ...argv] = (await readFile(record, 'utf8')).trim().split('\n');
+    expect(cwd).toBe(work);
+    expect(argv).toEqual(['resume', '01a200ed-500e-74e1-88bc-7c2f05604fd8']);
+  });
+});
