@@ -1,0 +1,25 @@
+// Build: tsc emits one module per source file into dist/ (tests and the benchmark import those), and
+// esbuild bundles the CLI into dist/bundle/ so that startup loads a few files instead of hundreds
+// (Ink and React alone are ~0.5 s of module loading unbundled). The TUI is a separate chunk, loaded
+// only when the browser opens, so `sessions list` never pays for Ink.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+
+rmSync('dist', { recursive: true, force: true });
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+await build({
+  entryPoints: ['src/cli.ts'],
+  outdir: 'dist/bundle',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  // Ink's optional devtools integration is only loaded when DEV=true.
+  external: ['react-devtools-core'],
+  // Some bundled CommonJS dependencies call require(): give the ESM bundle one.
+  banner: { js: "import { createRequire as __sessionsCreateRequire } from 'node:module'; const require = __sessionsCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
