@@ -333,6 +333,11 @@ export function toListJson(s: CatalogSession) {
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // `sessions list | head`: a reader that went away is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (error) {
