@@ -8,7 +8,7 @@ export interface ScreenSize {
 /** Header and footer: one row each. The notice line under the body is reserved too (one or two rows). */
 const CHROME_ROWS = 2;
 /** Side-by-side preview from this many columns on; below it the preview sits under the list. */
-export const SIDE_PREVIEW_MIN_COLUMNS = 120;
+export const SIDE_PREVIEW_MIN_COLUMNS = 150;
 /** A bottom preview only when the body has room for it and a useful list. */
 const BOTTOM_PREVIEW_MIN_BODY = 14;
 

@@ -166,7 +166,7 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
   const { turn } = item;
   switch (item.kind) {
     case 'fork':
-      return [line('fork', item.text, '⑂', turn, index)];
+      return [line('fork', item.text, '⋔', turn, index)];
     case 'turn': {
       const when = item.timestamp ? ` · ${localTimestamp(item.timestamp)}` : '';
       const header = line('turn', `turn ${turn}${when}`, '▌', turn, index);

@@ -83,7 +83,7 @@ describe('session list', () => {
     for (const title of ['api-health', 'review MCP tool', 'Make the sidebar collapsible', 'Explain the request lifecycle']) expect(frame).toContain(title);
     const agents = ui.lines().slice(1, 16).map((line) => /^[›\s]\s(codex|claude|claw)\s/.exec(line)?.[1]);
     expect(agents.filter(Boolean).length).toBe(15);
-    expect(frame).toMatch(/⑂/); // forks are marked
+    expect(frame).toMatch(/⋔/); // forks are marked
   });
 
   it('defaults to the current directory and below; Tab shows all', async () => {

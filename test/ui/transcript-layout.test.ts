@@ -23,7 +23,7 @@ const texts = (width: number, options = { expanded: false, showReasoning: false 
 describe('transcript layout', () => {
   it('numbers user turns, strips control sequences, collapses tool output and hides reasoning by default', () => {
     expect(texts(40)).toEqual([
-      '⑂|forked from parent-1 before turn 3 (branch "try")',
+      '⋔|forked from parent-1 before turn 3 (branch "try")',
       '·|<environment_context> <cwd>/x</cwd>',
       '|',
       expect.stringMatching(/^▌\|turn 1( · .*)?$/),

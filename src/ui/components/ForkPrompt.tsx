@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ForkState } from '../state.js';
 import { useTheme } from '../theme.js';
+import { keptTurns } from './TranscriptView.js';
 
 export interface ForkPromptProps {
   readonly fork: ForkState;
@@ -21,7 +22,7 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
         <Text color={theme.user}>{fork.turnText || '(empty prompt)'}</Text>
       </Text>
       <Text wrap="truncate-end" color={theme.dim}>
-        {`A new ${fork.session.agent} session keeps turns 1–${kept} and their answers; the original is not touched.`}
+        {`A new ${fork.session.agent} session keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`}
       </Text>
       <Text wrap="truncate-end">
         {'Branch name (optional): '}

@@ -67,7 +67,7 @@ export function SessionRow({ session, hit, selected, columns, now, homeDir }: Se
       </Box>
       <Box width={columns.marks} flexShrink={0}>
         <Text wrap="truncate-end">
-          <Text color={theme.accent}>{forked ? '⑂' : ' '}</Text> {live ? <Text color={theme.live} bold>live</Text> : ''}
+          <Text color={theme.accent}>{forked ? '⋔' : ' '}</Text> {live ? <Text color={theme.live} bold>live</Text> : ''}
         </Text>
       </Box>
     </Box>

@@ -62,7 +62,7 @@ function LineView({ line, selectedTurn, forkable, found, find, theme }: LineView
       </Box>
       <Text wrap="truncate-end" {...style} inverse={selectedTurn || (found && !theme.color)}>
         {find ? <FindMarks text={line.text} find={find} theme={theme} /> : line.text}
-        {selectedTurn && forkable ? `  · f forks here, keeping turns 1–${line.turn - 1}` : ''}
+        {selectedTurn && forkable ? `  · f forks here, keeping ${keptTurns(line.turn - 1)}` : ''}
       </Text>
     </Box>
   );
@@ -120,4 +120,9 @@ function lineStyle(line: TranscriptLine, theme: Theme): LineStyle {
     case 'blank':
       return {};
   }
+}
+
+/** "turn 1", "turns 1–4". */
+export function keptTurns(kept: number): string {
+  return kept === 1 ? 'turn 1' : `turns 1–${kept}`;
 }

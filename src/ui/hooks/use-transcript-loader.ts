@@ -1,24 +1,42 @@
-import { useEffect, type Dispatch } from 'react';
+import { useEffect, useRef, type Dispatch } from 'react';
 import type { CatalogSession } from '../../catalog/scan.js';
 import { describeError } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 
+/**
+ * While an agent writes to the open session the watcher reports it about once a second; re-reading a big
+ * transcript that often would keep a core busy, so reloads of the same session wait at least this long.
+ */
+const RELOAD_INTERVAL_MS = 2_000;
+
 /** Read the open transcript (again when the session changes on disk) through the services' LRU. */
 export function useTranscriptLoader(services: TuiServices, key: string | null, session: CatalogSession | null, dispatch: Dispatch<Action>): void {
+  const last = useRef<{ key: string; at: number } | null>(null);
   useEffect(() => {
-    if (!key || !session) return;
+    if (!key || !session) {
+      last.current = null; // closed: opening it again reads at once
+      return;
+    }
     let cancelled = false;
-    services.loadSession(session).then(
-      (full) => {
-        if (!cancelled) dispatch({ type: 'transcriptLoaded', key, session: full });
-      },
-      (error: unknown) => {
-        if (!cancelled) dispatch({ type: 'transcriptFailed', key, message: describeError(error) });
-      },
-    );
+    const load = (): void => {
+      last.current = { key, at: Date.now() };
+      services.loadSession(session).then(
+        (full) => {
+          if (!cancelled) dispatch({ type: 'transcriptLoaded', key, session: full });
+        },
+        (error: unknown) => {
+          if (!cancelled) dispatch({ type: 'transcriptFailed', key, message: describeError(error) });
+        },
+      );
+    };
+    const previous = last.current;
+    const wait = previous?.key === key ? Math.max(0, previous.at + RELOAD_INTERVAL_MS - Date.now()) : 0;
+    const timer = wait > 0 ? setTimeout(load, wait) : null;
+    if (timer === null) load();
     return () => {
       cancelled = true;
+      if (timer !== null) clearTimeout(timer);
     };
   }, [services, key, session, dispatch]);
 }
