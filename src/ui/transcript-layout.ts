@@ -207,8 +207,14 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
   }
 }
 
+/**
+ * Longest text handed to Ink for one row. Rows that are not wrapped (tool calls, collapsed outputs, context
+ * lines) can be megabytes on one line; Ink measures the whole string to truncate it, on every frame.
+ */
+const MAX_ROW_CHARS = 2048;
+
 function line(kind: LineKind, text: string, gutter: string, turn: number, item: number): TranscriptLine {
-  return { kind, text, gutter, turn, item };
+  return { kind, text: text.length > MAX_ROW_CHARS ? text.slice(0, MAX_ROW_CHARS) : text, gutter, turn, item };
 }
 
 function clean(text: string): string {

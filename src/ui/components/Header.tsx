@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { oneLine } from '../../core/text.js';
+import { noticeRows, transcriptHeight } from '../geometry.js';
 import { searchSettled, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { tildePath } from '../time.js';
@@ -16,19 +17,23 @@ export function Header({ state, width }: HeaderProps) {
   if (transcript && (state.mode === 'transcript' || state.mode === 'find' || state.mode === 'fork' || state.overlayReturn === 'transcript' || state.confirm?.returnTo === 'transcript')) {
     const layout = transcript.layout;
     const turns = layout ? layout.turnStarts.length : transcript.session.userTurns;
-    const percent = layout && layout.lines.length > 0 ? Math.min(100, Math.round(((transcript.top + 1) / layout.lines.length) * 100)) : 0;
+    // How far down the bottom of the screen is (100% once the last line shows).
+    const bottom = transcript.top + transcriptHeight(state.size, noticeRows(state.notice));
+    const percent = layout && layout.lines.length > 0 ? Math.min(100, Math.round((bottom / layout.lines.length) * 100)) : 0;
     return (
       <Box width={width} height={1} flexShrink={0}>
         <Text wrap="truncate-end">
           <Text color={theme.accent} bold>
             {'‹ '}
           </Text>
-          <Text bold>{oneLine(transcript.session.title) || '(untitled)'}</Text>
+          <Text color={theme.accent}>{`turn ${transcript.turn}/${turns}${layout ? ` · ${percent}%` : ''}`}</Text>
           <Text color={theme.dim}>
-            {` · ${transcript.session.agent} · turn ${transcript.turn}/${turns}${layout ? ` · ${percent}%` : ''}`}
+            {` · ${transcript.session.agent}`}
             {transcript.expanded ? ' · outputs expanded' : ''}
             {transcript.showReasoning ? ' · reasoning shown' : ''}
+            {' · '}
           </Text>
+          <Text bold>{oneLine(transcript.session.title) || '(untitled)'}</Text>
         </Text>
       </Box>
     );
