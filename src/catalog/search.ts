@@ -32,21 +32,24 @@ interface SearchDoc {
   readonly cwd: string;
   readonly gitBranch: string;
   readonly id: string;
-  /** Every field folded (lower case, no diacritics) and joined: the cheap prefilter's haystack. */
+  /** Every field folded (lower case, no diacritics) and joined: the prefilter's haystack for substrings. */
   readonly folded: string;
+  /** The short fields (title, name, cwd, branch, id) folded and joined: the haystack for subsequences. */
+  readonly foldedShort: string;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
 }
 
+const SHORT_KEYS = [
+  { name: 'title', weight: 3 },
+  { name: 'name', weight: 3 },
+  { name: 'cwd', weight: 1 },
+  { name: 'gitBranch', weight: 1 },
+  { name: 'id', weight: 1 },
+];
+
 const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
-  keys: [
-    { name: 'title', weight: 3 },
-    { name: 'name', weight: 3 },
-    { name: 'prompts', weight: 1.5 },
-    { name: 'cwd', weight: 1 },
-    { name: 'gitBranch', weight: 1 },
-    { name: 'id', weight: 1 },
-  ],
+  keys: [...SHORT_KEYS, { name: 'prompts', weight: 1.5 }],
   includeMatches: true,
   includeScore: true,
   // Prompts are long: where in them a match sits must not matter.
@@ -56,6 +59,17 @@ const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
   minMatchCharLength: 1,
   shouldSort: false,
 };
+
+/** For a query that still matches most of the catalog (one or two letters), fuse.js reads the short fields only. */
+const SHORT_OPTIONS: IFuseOptions<SearchDoc> = { ...FUSE_OPTIONS, keys: SHORT_KEYS };
+
+/**
+ * Above this many candidates a query is too broad for reading every prompt of every candidate to be worth
+ * its cost (prompts are the bulk of the text): fuse.js then ranks by the short fields.
+ */
+export const BROAD_QUERY_CANDIDATES = 1500;
+
+type FuseRecord = FuseIndex<SearchDoc>['records'][number];
 
 /** Lower case without diacritics, so the prefilter agrees with fuse.js's `ignoreDiacritics`. */
 export function fold(text: string): string {
@@ -74,17 +88,20 @@ export function isSubsequence(needle: string, haystack: string): boolean {
 }
 
 /**
- * Fuzzy search over the catalog. fuse.js decides what matches and the ranking; a cheap subsequence test over
- * each session's folded text narrows the candidates first, and the candidates of a query are reused when the
- * next query extends it (typing one more letter only ever narrows), so a keystroke costs far less than a full
+ * Fuzzy search over the catalog. fuse.js decides what matches and the ranking; a cheap prefilter narrows the
+ * candidates first: every word of the query must be a substring of the session's text, or a subsequence of
+ * its short fields (so `apihlth` still finds `api-health`). The candidates of a query are reused when the next
+ * query extends it (typing one more letter only ever narrows), so a keystroke costs far less than a full
  * fuse.js pass. Updates are incremental: one changed session re-indexes one document.
  */
 export class SearchIndex {
   private docs: (SearchDoc | null)[] = [];
-  private records: (FuseIndex<SearchDoc>['records'][number] | null)[] = [];
+  private records: (FuseRecord | null)[] = [];
+  private shortRecords: (FuseRecord | null)[] = [];
   private readonly slots = new Map<string, number>();
   private readonly sessions = new Map<string, CatalogSession>();
-  private keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
+  private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
+  private readonly shortKeysTemplate = Fuse.createIndex(SHORT_KEYS, [] as SearchDoc[]);
   private last: { readonly query: string; readonly candidates: readonly number[] } | null = null;
 
   constructor(sessions: readonly CatalogSession[] = []) {
@@ -111,7 +128,8 @@ export class SearchIndex {
       const doc = toDoc(session, key, order);
       if (slot !== undefined) {
         this.docs[slot] = doc;
-        this.records[slot] = this.recordFor(doc, slot);
+        this.records[slot] = recordFor(FUSE_OPTIONS, doc, slot);
+        this.shortRecords[slot] = recordFor(SHORT_OPTIONS, doc, slot);
       } else {
         fresh.push(doc);
       }
@@ -122,16 +140,19 @@ export class SearchIndex {
       this.sessions.delete(key);
       this.docs[slot] = null;
       this.records[slot] = null;
+      this.shortRecords[slot] = null;
     }
     if (fresh.length > 0) {
       const start = this.docs.length;
       const built = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], fresh).records;
+      const builtShort = Fuse.createIndex(SHORT_KEYS, fresh).records;
       fresh.forEach((doc, i) => {
         this.slots.set(doc.key, start + i);
         this.docs.push(doc);
-        const record = built[i]!;
-        record.i = start + i;
-        this.records.push(record);
+        built[i]!.i = start + i;
+        builtShort[i]!.i = start + i;
+        this.records.push(built[i]!);
+        this.shortRecords.push(builtShort[i]!);
       });
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
@@ -144,11 +165,13 @@ export class SearchIndex {
     if (trimmed === '') return [];
     const candidates = this.candidates(trimmed);
     if (candidates.length === 0) return [];
+    const broad = candidates.length > BROAD_QUERY_CANDIDATES;
+    const records = broad ? this.shortRecords : this.records;
     const index = Fuse.parseIndex<SearchDoc>({
-      keys: this.keysTemplate.keys,
-      records: candidates.map((slot) => this.records[slot]!),
+      keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
+      records: candidates.map((slot) => records[slot]!),
     });
-    const fuse = new Fuse(this.docs as SearchDoc[], FUSE_OPTIONS, index);
+    const fuse = new Fuse(this.docs as SearchDoc[], broad ? SHORT_OPTIONS : FUSE_OPTIONS, index);
     const results = fuse.search(trimmed);
     results.sort((a, b) => (a.score ?? 0) - (b.score ?? 0) || a.item.order - b.item.order);
     return results.map(toHit);
@@ -161,29 +184,33 @@ export class SearchIndex {
     const out: number[] = [];
     for (const slot of pool) {
       const doc = this.docs[slot];
-      if (doc && tokens.every((token) => isSubsequence(token, doc.folded))) out.push(slot);
+      if (doc && tokens.every((token) => doc.folded.includes(token) || isSubsequence(token, doc.foldedShort))) out.push(slot);
     }
     this.last = { query, candidates: out };
     return out;
   }
 
-  private recordFor(doc: SearchDoc, slot: number): FuseIndex<SearchDoc>['records'][number] {
-    const record = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [doc]).records[0]!;
-    record.i = slot;
-    return record;
-  }
 
   private compact(): void {
     const docs = this.docs.filter((doc): doc is SearchDoc => doc !== null);
     const records = this.records.filter((record) => record !== null);
+    const shortRecords = this.shortRecords.filter((record) => record !== null);
     this.slots.clear();
     docs.forEach((doc, i) => {
       this.slots.set(doc.key, i);
       records[i]!.i = i;
+      shortRecords[i]!.i = i;
     });
     this.docs = docs;
     this.records = records;
+    this.shortRecords = shortRecords;
   }
+}
+
+function recordFor(options: IFuseOptions<SearchDoc>, doc: SearchDoc, slot: number): FuseRecord {
+  const record = Fuse.createIndex(options.keys ?? [], [doc]).records[0]!;
+  record.i = slot;
+  return record;
 }
 
 function toDoc(session: CatalogSession, key: string, order: number): SearchDoc {
@@ -195,8 +222,9 @@ function toDoc(session: CatalogSession, key: string, order: number): SearchDoc {
     gitBranch: session.gitBranch ?? '',
     id: session.id,
   };
-  const folded = fold([fields.title, fields.name, ...fields.prompts, fields.cwd, fields.gitBranch, fields.id].join('\n'));
-  return { key, ...fields, folded, order };
+  const foldedShort = fold([fields.title, fields.name, fields.cwd, fields.gitBranch, fields.id].join('\n'));
+  const folded = `${foldedShort}\n${fold(fields.prompts.join('\n'))}`;
+  return { key, ...fields, folded, foldedShort, order };
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {
