@@ -8,7 +8,7 @@ import type { TuiServices } from '../services.js';
 /** Wait for the selection to rest before reading a transcript for the preview. */
 const PREVIEW_DELAY_MS = 120;
 /** Bigger sessions preview from their summary only: reading them on every arrow key would be felt. */
-const PREVIEW_MAX_BYTES = 8 * 1024 * 1024;
+const PREVIEW_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Read the selected session's first and last exchanges for the preview pane. */
 export function usePreviewLoader(services: TuiServices, session: CatalogSession | null, enabled: boolean, dispatch: Dispatch<Action>): void {
