@@ -17,7 +17,6 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(ROOT, 'screenshots');
 const COLUMNS = 120;
 const ROWS = 34;
-const SOCKET = `sessions-screenshots-${process.pid}`;
 const CHROMIUM = ['chromium', 'chromium-browser', 'google-chrome'].find((name) => {
   try {
     execFileSync('which', [name], { stdio: 'ignore' });
@@ -32,7 +31,9 @@ if (!CHROMIUM) {
   process.exit(1);
 }
 
-const tmux = (...args) => exec('tmux', ['-L', SOCKET, ...args]);
+/** The private tmux server's socket, inside the run's temp dir (set in main). */
+let socket = '';
+const tmux = (...args) => exec('tmux', ['-S', socket, ...args]);
 const screen = async (ansi = false) => (await tmux('capture-pane', '-p', ...(ansi ? ['-e'] : []), '-t', 'main')).stdout;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -190,6 +191,7 @@ async function shoot(name, dir) {
 
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'sessions-screenshots-'));
+  socket = join(dir, 'tmux.sock');
   const work = join(dir, 'work');
   await mkdir(work);
   await mkdir(OUT, { recursive: true });

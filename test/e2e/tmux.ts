@@ -23,9 +23,9 @@ export class Terminal {
     readonly exitFile: string,
   ) {}
 
-  /** Start `argv` in a fresh tmux server (its own socket, no user config) at a fixed size. */
+  /** Start `argv` in a fresh tmux server (its own socket in `dir`, no user config) at a fixed size. */
   static async start(options: TerminalOptions): Promise<Terminal> {
-    const socket = `sessions-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const socket = join(options.dir, 'tmux.sock');
     const script = join(options.dir, 'launch.sh');
     const exitFile = join(options.dir, 'exit-code');
     const quote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
@@ -42,19 +42,19 @@ export class Terminal {
       ].join('\n'),
     );
     await chmod(script, 0o755);
-    await exec('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script]);
+    await exec('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script]);
     return new Terminal(socket, exitFile);
   }
 
   async screen(): Promise<string> {
-    const { stdout } = await exec('tmux', ['-L', this.socket, 'capture-pane', '-p', '-t', 'main']);
+    const { stdout } = await exec('tmux', ['-S', this.socket, 'capture-pane', '-p', '-t', 'main']);
     return stdout;
   }
 
   /** Send one key by tmux name (`Enter`, `Escape`, `Tab`) or one literal character. */
   async key(key: string): Promise<void> {
     const named = /^(Enter|Escape|Tab|BSpace|Up|Down|Left|Right|PageUp|PageDown|Home|End|C-[a-z])$/.test(key);
-    await exec('tmux', ['-L', this.socket, 'send-keys', '-t', 'main', ...(named ? [key] : ['-l', key])]);
+    await exec('tmux', ['-S', this.socket, 'send-keys', '-t', 'main', ...(named ? [key] : ['-l', key])]);
   }
 
   /** Type text one character per key press, waiting for the screen to change between them. */
@@ -83,6 +83,6 @@ export class Terminal {
   }
 
   async stop(): Promise<void> {
-    await exec('tmux', ['-L', this.socket, 'kill-server']).catch(() => undefined);
+    await exec('tmux', ['-S', this.socket, 'kill-server']).catch(() => undefined);
   }
 }
