@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import Fuse, { type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import type { CatalogSession } from './scan.js';
 
@@ -34,8 +35,12 @@ interface SearchDoc {
   readonly id: string;
   /** Every field folded (lower case, no diacritics) and joined: the prefilter's haystack for substrings. */
   readonly folded: string;
-  /** The short fields (title, name, cwd, branch, id) folded and joined: the haystack for subsequences. */
+  /** The short fields (title, name, cwd, branch, id) folded and joined. */
   readonly foldedShort: string;
+  /** Title and name folded and joined: a substring here is the strongest prefilter tier. */
+  readonly foldedTitle: string;
+  /** Each short field folded on its own: a subsequence must fall inside one field, as fuse.js matches. */
+  readonly foldedFields: readonly string[];
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
 }
@@ -159,37 +164,43 @@ export class SearchIndex {
     this.last = null;
   }
 
-  /** Sessions matching `query`, best first (ties: catalog order); an empty query matches nothing. */
+  /** Sessions matching `query`, fully ranked by fuse.js, best first (ties: catalog order); an empty query matches nothing. */
   search(query: string): SearchHit[] {
+    const run = this.begin(query);
+    while (!run.step(Number.POSITIVE_INFINITY));
+    return run.hits();
+  }
+
+  /**
+   * Start a search: the prefilter finds the candidates and orders them by how strongly they match (title,
+   * then other short fields, then prompts, then subsequences; newest first within each), and fuse.js ranks the
+   * first page of them at once. `step` ranks the rest in slices, so no keystroke waits for the whole catalog.
+   */
+  begin(query: string): SearchRun {
     const trimmed = query.trim();
-    if (trimmed === '') return [];
-    const candidates = this.candidates(trimmed);
-    if (candidates.length === 0) return [];
+    const candidates = trimmed === '' ? [] : this.candidates(trimmed);
     const broad = candidates.length > BROAD_QUERY_CANDIDATES;
-    const records = broad ? this.shortRecords : this.records;
-    const index = Fuse.parseIndex<SearchDoc>({
-      keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
-      records: candidates.map((slot) => records[slot]!),
-    });
-    const fuse = new Fuse(this.docs as SearchDoc[], broad ? SHORT_OPTIONS : FUSE_OPTIONS, index);
-    const results = fuse.search(trimmed);
-    results.sort((a, b) => (a.score ?? 0) - (b.score ?? 0) || a.item.order - b.item.order);
-    return results.map(toHit);
+    const run = new SearchRun(trimmed, candidates, this.docs, broad ? this.shortRecords : this.records, broad ? SHORT_OPTIONS : FUSE_OPTIONS, (broad ? this.shortKeysTemplate : this.keysTemplate).keys);
+    run.rank(FIRST_PAGE);
+    return run;
   }
 
   private candidates(query: string): readonly number[] {
     const tokens = fold(query).split(/\s+/).filter(Boolean);
     const previous = this.last && query.startsWith(this.last.query) ? this.last.candidates : null;
     const pool = previous ?? [...this.slots.values()];
-    const out: number[] = [];
+    const tiers: number[][] = [[], [], [], []];
     for (const slot of pool) {
       const doc = this.docs[slot];
-      if (doc && tokens.every((token) => doc.folded.includes(token) || isSubsequence(token, doc.foldedShort))) out.push(slot);
+      if (!doc) continue;
+      const tier = matchTier(doc, tokens);
+      if (tier >= 0) tiers[tier]!.push(slot);
     }
+    const byOrder = (a: number, b: number): number => this.docs[a]!.order - this.docs[b]!.order;
+    const out = tiers.flatMap((tier) => tier.sort(byOrder));
     this.last = { query, candidates: out };
     return out;
   }
-
 
   private compact(): void {
     const docs = this.docs.filter((doc): doc is SearchDoc => doc !== null);
@@ -207,6 +218,88 @@ export class SearchIndex {
   }
 }
 
+/** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
+export const FIRST_PAGE = 150;
+
+/**
+ * How a document passes the prefilter, or -1: 0 every word in the title or name, 1 every word in a short field,
+ * 2 every word somewhere (prompts included), 3 only as subsequences of single short fields.
+ */
+function matchTier(doc: SearchDoc, tokens: readonly string[]): number {
+  let tier = 0;
+  for (const token of tokens) {
+    if (doc.foldedTitle.includes(token)) continue;
+    if (doc.foldedShort.includes(token)) tier = Math.max(tier, 1);
+    else if (doc.folded.includes(token)) tier = Math.max(tier, 2);
+    else if (doc.foldedFields.some((field) => isSubsequence(token, field))) tier = 3;
+    else return -1;
+  }
+  return tier;
+}
+
+/** One query's ranking in progress (see SearchIndex.begin). */
+export class SearchRun {
+  private ranked: FuseResult<SearchDoc>[] = [];
+  private next = 0;
+
+  constructor(
+    readonly query: string,
+    private readonly candidates: readonly number[],
+    private readonly docs: readonly (SearchDoc | null)[],
+    private readonly records: readonly (FuseRecord | null)[],
+    private readonly options: IFuseOptions<SearchDoc>,
+    private readonly keys: FuseIndex<SearchDoc>['keys'],
+  ) {}
+
+  get done(): boolean {
+    return this.next >= this.candidates.length;
+  }
+
+  /** Let fuse.js score the next `count` candidates. */
+  rank(count: number): void {
+    const slice = this.candidates.slice(this.next, this.next + count);
+    this.next += slice.length;
+    if (slice.length === 0) return;
+    const index = Fuse.parseIndex<SearchDoc>({ keys: this.keys, records: slice.map((slot) => this.records[slot]!) });
+    const results = new Fuse(this.docs as SearchDoc[], this.options, index).search(this.query).sort(byScore);
+    this.ranked = mergeSorted(this.ranked, results);
+  }
+
+  /** Rank more for about `budgetMs`; true when every candidate has been scored. */
+  step(budgetMs: number): boolean {
+    const until = performance.now() + budgetMs;
+    while (!this.done && performance.now() < until) this.rank(STEP_SLICE);
+    return this.done;
+  }
+
+  /** Candidates fuse.js has not scored yet. */
+  get pending(): number {
+    return this.candidates.length - this.next;
+  }
+
+  /** The hits ranked so far, best first. */
+  hits(): SearchHit[] {
+    return this.ranked.map(toHit);
+  }
+}
+
+const STEP_SLICE = 100;
+
+/** fuse.js score first (0 is best), then catalog order (newest first). */
+function byScore(a: FuseResult<SearchDoc>, b: FuseResult<SearchDoc>): number {
+  return (a.score ?? 0) - (b.score ?? 0) || a.item.order - b.item.order;
+}
+
+function mergeSorted(a: readonly FuseResult<SearchDoc>[], b: readonly FuseResult<SearchDoc>[]): FuseResult<SearchDoc>[] {
+  const out: FuseResult<SearchDoc>[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(byScore(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
 function recordFor(options: IFuseOptions<SearchDoc>, doc: SearchDoc, slot: number): FuseRecord {
   const record = Fuse.createIndex(options.keys ?? [], [doc]).records[0]!;
   record.i = slot;
@@ -222,9 +315,11 @@ function toDoc(session: CatalogSession, key: string, order: number): SearchDoc {
     gitBranch: session.gitBranch ?? '',
     id: session.id,
   };
-  const foldedShort = fold([fields.title, fields.name, fields.cwd, fields.gitBranch, fields.id].join('\n'));
+  const foldedFields = [fields.title, fields.name, fields.cwd, fields.gitBranch, fields.id].map(fold);
+  const foldedShort = foldedFields.join('\n');
+  const foldedTitle = `${foldedFields[0]}\n${foldedFields[1]}`;
   const folded = `${foldedShort}\n${fold(fields.prompts.join('\n'))}`;
-  return { key, ...fields, folded, foldedShort, order };
+  return { key, ...fields, folded, foldedShort, foldedTitle, foldedFields, order };
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {

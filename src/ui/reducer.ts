@@ -21,7 +21,7 @@ export type Action =
   | { readonly type: 'cachedCatalog'; readonly sessions: readonly CatalogSession[] }
   | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
-  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[] }
+  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number }
   | { readonly type: 'move'; readonly delta: number }
   | { readonly type: 'movePage'; readonly direction: 1 | -1 }
   | { readonly type: 'moveFirst' }
@@ -105,7 +105,9 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       return catalogChanged(state, action.upserted, action.removed, action.problems);
     case 'searchResults': {
       if (action.query !== state.query.trim()) return state;
-      const next = withRows({ ...state, search: { query: action.query, hits: action.hits }, openWhenSearched: false }, 'top');
+      // The same query ranked further (more candidates scored): keep what the user has selected.
+      const refined = state.search?.query === action.query;
+      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending }, openWhenSearched: false }, refined ? 'keep' : 'top');
       return state.openWhenSearched ? open(next) : next;
     }
     case 'move':

@@ -99,7 +99,7 @@ export interface BrowserState {
   readonly sort: SortKey;
   readonly query: string;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
-  readonly search: { readonly query: string; readonly hits: readonly SearchHit[] } | null;
+  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number } | null;
   readonly rows: readonly ListRow[];
   /** Enter was pressed before the results for the typed query arrived: open the best match when they do. */
   readonly openWhenSearched: boolean;

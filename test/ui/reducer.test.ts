@@ -73,7 +73,7 @@ describe('list scope, sort and selection', () => {
 
 describe('search', () => {
   it('types after /, shows fuse results in their order and selects the best', () => {
-    const state = run([loaded, key('/'), key('c'), { type: 'searchResults', query: 'c', hits: [hit('c'), hit('a', 0.3), hit('d', 0.4)] }]);
+    const state = run([loaded, key('/'), key('c'), { type: 'searchResults', query: 'c', hits: [hit('c'), hit('a', 0.3), hit('d', 0.4)], pending: 0 }]);
     expect(state.mode).toBe('search');
     expect(state.query).toBe('c');
     expect(ids(state)).toEqual(['c', 'a']);
@@ -82,9 +82,25 @@ describe('search', () => {
   });
 
   it('ignores results for a query that is no longer typed', () => {
-    const state = run([loaded, key('/'), key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')] }]);
+    const state = run([loaded, key('/'), key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')], pending: 0 }]);
     expect(state.query).toBe('cx');
     expect(state.search).toBeNull();
+  });
+
+  it('keeps the selected row when the same query comes back ranked further, jumps to the best for a new one', () => {
+    const state = run([
+      loaded,
+      key('/'),
+      key('c'),
+      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 5 },
+      { type: 'move', delta: 1 },
+      { type: 'searchResults', query: 'c', hits: [hit('b'), hit('a', 0.2), hit('c', 0.3)], pending: 0 },
+    ]);
+    expect(ids(state)).toEqual(['b', 'a', 'c']);
+    expect(selectedId(state)).toBe('c');
+    expect(state.search?.pending).toBe(0);
+    const retyped = run([key('a'), { type: 'searchResults', query: 'ca', hits: [hit('b'), hit('c')], pending: 0 }], state);
+    expect(selectedId(retyped)).toBe('b');
   });
 
   it('a burst "/ab" starts a search and types the rest', () => {
@@ -98,7 +114,7 @@ describe('search', () => {
       loaded,
       key('/'),
       key('c'),
-      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')] },
+      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 0 },
       { type: 'move', delta: 1 },
       key('', { escape: true }),
     ]);
@@ -109,7 +125,7 @@ describe('search', () => {
   });
 
   it('backspace to empty restores the list without a search', () => {
-    const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [] }, key('', { backspace: true })]);
+    const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [], pending: 0 }, key('', { backspace: true })]);
     expect(state.query).toBe('');
     expect(ids(state)).toEqual(['a', 'b', 'c']);
   });

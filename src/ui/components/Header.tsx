@@ -53,7 +53,7 @@ export function Header({ state, width }: HeaderProps) {
             {' · '}
             {query ? (
               <Text color={theme.match}>
-                {searchSettled(state) ? `${state.rows.length} matching "${query}"` : `searching "${query}"…`}
+                {searchSettled(state) ? `${state.rows.length}${state.search?.pending ? '+' : ''} matching "${query}"${state.search?.pending ? ' (ranking…)' : ''}` : `searching "${query}"…`}
                 {state.mode === 'search' ? '' : ' (Esc clears)'}
               </Text>
             ) : (
