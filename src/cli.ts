@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
-import { CatalogCache, defaultCachePath } from './catalog/cache.js';
+import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
@@ -124,10 +124,11 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     .option('--all', 'start the browser with every session, not only the current directory\'s')
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
-      const { runTui } = await import('./ui/run.js');
+      const cachePath = options.cache === false ? null : defaultCachePath(env, homedir());
+      // The first screen is read while the UI code loads: the list paints before the whole cache is parsed.
+      const [{ runTui }, cacheHead] = await Promise.all([import('./ui/run.js'), loadCacheHead(cachePath)]);
       const config = readConfig();
-      const cache = await openCache(options);
-      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cache, initialScope: options.all ? 'all' : 'cwd' });
+      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope: options.all ? 'all' : 'cwd' });
       if (decision.kind === 'resume') {
         process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
       }

@@ -94,16 +94,58 @@ export class CatalogCache {
     }
   }
 
-  /** Write the cache atomically (temp + rename: a reader never sees half a file). */
-  async save(): Promise<void> {
-    if (this.path === null || !this.dirty) return;
-    const body: CacheFile = { version: CACHE_VERSION, entries: [...this.byFirstPath.values()] };
+  /**
+   * Write the cache atomically (temp + rename: a reader never sees half a file), and beside it the first
+   * screen: the newest conversations overall and under `scopeDir`, already merged and sorted, small enough
+   * to paint the browser's first frame before the whole cache is parsed.
+   */
+  async save(head?: { readonly sessions: readonly CatalogSession[]; readonly scopeDir: string }): Promise<void> {
+    if (this.path === null) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temp = `${this.path}.tmp-${process.pid}`;
-    await writeFile(temp, JSON.stringify(body), { mode: 0o600 });
-    await rename(temp, this.path);
-    this.dirty = false;
+    if (this.dirty) {
+      const body: CacheFile = { version: CACHE_VERSION, entries: [...this.byFirstPath.values()] };
+      await writeAtomically(this.path, JSON.stringify(body));
+      this.dirty = false;
+    }
+    if (head) {
+      const under = (s: CatalogSession): boolean => s.cwd !== null && (s.cwd === head.scopeDir || s.cwd.startsWith(`${head.scopeDir}/`));
+      const picked = new Set([...head.sessions.slice(0, HEAD_ROWS), ...head.sessions.filter(under).slice(0, HEAD_ROWS)]);
+      const body: CacheHead = { version: CACHE_VERSION, scopeDir: head.scopeDir, total: head.sessions.length, sessions: head.sessions.filter((s) => picked.has(s)) };
+      await writeAtomically(headPath(this.path), JSON.stringify(body));
+    }
   }
+}
+
+/** Rows kept in the first-screen file (per slice: overall, and under the directory it was saved for). */
+const HEAD_ROWS = 200;
+
+interface CacheHead {
+  readonly version: number;
+  readonly scopeDir: string;
+  readonly total: number;
+  readonly sessions: readonly CatalogSession[];
+}
+
+function headPath(path: string): string {
+  return path.replace(/\.json$/, '') + '.head.json';
+}
+
+/** The first screen saved by the last run (unvalidated, newest first), or null. Cheap: a few hundred rows. */
+export async function loadCacheHead(path: string | null): Promise<readonly CatalogSession[] | null> {
+  if (path === null) return null;
+  try {
+    const head = JSON.parse(await readFile(headPath(path), 'utf8')) as CacheHead;
+    if (head.version !== CACHE_VERSION || !Array.isArray(head.sessions) || !head.sessions.every((s) => isEntry({ stamps: [['', 0, 0]], session: s }))) return null;
+    return head.sessions;
+  } catch {
+    return null;
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.tmp-${process.pid}`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await rename(temp, path);
 }
 
 function isEntry(value: unknown): value is CacheEntry {

@@ -137,7 +137,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyCodexNames(summaries, context);
   const merged = conversations(summaries);
-  if (options.exactTurns) await completeTurnCounts(merged, context, options.concurrency ?? 8, options.cache);
+  if (options.exactTurns) await completeTurnCounts(merged, context, { concurrency: options.concurrency ?? 8, cache: options.cache });
   merged.sort(newestFirst);
   return { sessions: merged, problems: context.problems, context };
 }
@@ -230,14 +230,27 @@ function applyCodexNames(sessions: CatalogSession[], context: ScanContext): void
   }
 }
 
-async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, concurrency: number, cache: CatalogCache | undefined): Promise<void> {
-  const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact);
-  await forEachLimited(inexact, concurrency, async ({ session, index }) => {
+export interface TurnCountOptions {
+  readonly concurrency: number;
+  readonly cache?: CatalogCache;
+  /** Leave files bigger than this with their lower bound (a full read of them can wait until one is opened). */
+  readonly maxBytes?: number;
+  /** Called with each session whose count became exact. */
+  readonly onExact?: (session: CatalogSession) => void;
+}
+
+/** Count user turns exactly (a full read) where a summary could only give a lower bound; updates `sessions` in place. */
+export async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, options: TurnCountOptions): Promise<void> {
+  const { cache, maxBytes = Number.POSITIVE_INFINITY } = options;
+  const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact && session.size <= maxBytes);
+  await forEachLimited(inexact, options.concurrency, async ({ session, index }) => {
     try {
       const stamps = cache ? await stampsOf(session.paths) : null;
       const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context);
-      sessions[index] = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
-      if (stamps && cache!.lookup(stamps)) cache!.store(stamps, sessions[index]!);
+      const exact: CatalogSession = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
+      sessions[index] = exact;
+      if (stamps && cache!.lookup(stamps)) cache!.store(stamps, exact);
+      options.onExact?.(exact);
     } catch (error) {
       context.report({ path: session.path, message: describeError(error) });
     }

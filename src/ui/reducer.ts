@@ -89,10 +89,11 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'scanProgress':
       return state.loading ? { ...state, loading: { done: action.done, total: action.total } } : state;
     case 'cachedCatalog': {
-      // Unvalidated sessions from the persisted catalog: something to look at while the scan runs.
-      if (!state.loading || state.sessions.length > 0) return state;
+      // Unvalidated sessions from the persisted catalog (its first screen, then all of it): something to look at
+      // while the scan runs. Once the scan is done it has the last word.
+      if (!state.loading) return state;
       const sessions = sortSessions(action.sessions, state.sort);
-      return withRows({ ...state, sessions, byKey: keyed(sessions), ...initialScope(state, sessions) }, 'top');
+      return withRows({ ...state, sessions, byKey: keyed(sessions), ...initialScope(state, sessions) }, state.sessions.length > 0 ? 'keep' : 'top');
     }
     case 'scanDone': {
       const sessions = sortSessions(action.sessions, state.sort);

@@ -1,5 +1,5 @@
 import { render, useStdout } from 'ink';
-import type { CatalogCache } from '../catalog/cache.js';
+import type { CatalogSession } from '../catalog/scan.js';
 import type { Locations } from '../catalog/locations.js';
 import type { Config } from '../config.js';
 import { App } from './App.js';
@@ -15,8 +15,10 @@ export interface TuiOptions {
   readonly config: Config;
   readonly cwd: string;
   readonly homeDir: string;
-  /** The persisted catalog: paints the first frame while the scan runs, and is updated by it. */
-  readonly cache?: CatalogCache;
+  /** The persisted catalog's file (null: no cache); loaded after the first frame, updated by the scan. */
+  readonly cachePath?: string | null;
+  /** Its first screen, read while the UI code loaded: painted at once. */
+  readonly cacheHead?: readonly CatalogSession[] | null;
   /** Start with every session (`sessions --all`) instead of the current directory's. */
   readonly initialScope?: Scope;
 }
@@ -55,7 +57,8 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     config: options.config,
     homeDir: options.homeDir,
     env: process.env,
-    ...(options.cache ? { cache: options.cache } : {}),
+    cachePath: options.cachePath ?? null,
+    cacheHead: options.cacheHead ?? null,
   });
   let decision: TuiDecision = { kind: 'quit' };
   stdout.write(ENTER_ALT_SCREEN);

@@ -1,6 +1,6 @@
-import type { CatalogCache } from '../catalog/cache.js';
+import { CatalogCache } from '../catalog/cache.js';
 import type { Locations } from '../catalog/locations.js';
-import { conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
@@ -23,9 +23,13 @@ export interface ForkOutcome {
 export interface TuiServices {
   /** Where sessions are looked for, for the loading and empty states. */
   readonly lookedIn: readonly string[];
-  /** Sessions remembered from the last run (unvalidated), to paint while the scan runs; may be empty. */
+  /** The first screen remembered from the last run (unvalidated), to paint at once; may be empty. */
   cached(): readonly CatalogSession[];
+  /** Every session remembered from the last run (unvalidated): the whole list while the scan validates it. */
+  loadCached?(): Promise<readonly CatalogSession[]>;
   scan(onProgress: (done: number, total: number) => void): Promise<{ readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }>;
+  /** Replace lower-bound turn counts (files larger than head+tail) by exact ones, in the background, after the scan. */
+  refineTurns?(sessions: readonly CatalogSession[], onExact: (session: CatalogSession) => void): Promise<void>;
   /** Start reporting changes (after the scan); `onReady` once events are being delivered. Returns a stop function. */
   watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
   loadSession(session: CatalogSession): Promise<Session>;
@@ -40,9 +44,14 @@ export interface ServiceOptions {
   readonly homeDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly transcripts?: TranscriptCache;
-  /** The persisted catalog: validated per file by the scan and saved after it. */
-  readonly cache?: CatalogCache;
+  /** The persisted catalog's file: loaded after the first frame, validated per file by the scan, saved after it. */
+  readonly cachePath?: string | null;
+  /** Its first-screen file, read before the UI started. */
+  readonly cacheHead?: readonly CatalogSession[] | null;
 }
+
+/** Sessions bigger than this keep a lower-bound turn count until opened. */
+const REFINE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
@@ -54,21 +63,44 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     resolveContext = resolve;
   });
   let context: ScanContext | null = null;
+  let cache: Promise<CatalogCache> | null = null;
+  const loadCache = (): Promise<CatalogCache> | null => {
+    if (!options.cachePath) return null;
+    cache ??= CatalogCache.load(options.cachePath);
+    return cache;
+  };
 
   return {
     lookedIn: describeLocations(locations, homeDir),
 
     cached() {
-      return options.cache ? conversations(options.cache.sessions()) : [];
+      return options.cacheHead ?? [];
+    },
+
+    async loadCached() {
+      const loaded = await loadCache();
+      return loaded ? conversations(loaded.sessions()) : [];
     },
 
     async scan(onProgress) {
-      const result = await scanCatalog(locations, { onProgress, ...(options.cache ? { cache: options.cache } : {}) });
+      const loaded = (await loadCache()) ?? undefined;
+      const result = await scanCatalog(locations, { onProgress, ...(loaded ? { cache: loaded } : {}) });
       context = result.context;
       resolveContext(context);
       const problems = [...result.problems];
-      await options.cache?.save().catch((error: unknown) => problems.push({ path: options.cache?.path ?? '(cache)', message: `cannot write the cache: ${describeError(error)}` }));
+      await loaded
+        ?.save({ sessions: result.sessions, scopeDir: locations.cwd })
+        .catch((error: unknown) => problems.push({ path: loaded.path ?? '(cache)', message: `cannot write the cache: ${describeError(error)}` }));
       return { sessions: result.sessions, problems };
+    },
+
+    async refineTurns(sessions, onExact) {
+      const ctx = await scanned;
+      const loaded = (await loadCache()) ?? undefined;
+      const refined = [...sessions];
+      // Two at a time and not the giants: this runs while the user browses.
+      await completeTurnCounts(refined, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact, ...(loaded ? { cache: loaded } : {}) });
+      await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
     },
 
     watch(sessions, onChange, onReady) {

@@ -1,10 +1,34 @@
 import { useEffect, type Dispatch } from 'react';
-import { describeError } from '../../catalog/scan.js';
+import { describeError, type CatalogSession } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 
 /** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
 const PROGRESS_INTERVAL_MS = 50;
+
+/** Exact counts arrive one file at a time: hand them to the reducer in batches. */
+const REFINE_BATCH_MS = 200;
+
+function refineTurnCounts(services: TuiServices, sessions: readonly CatalogSession[], dispatch: Dispatch<Action>, cancelled: () => boolean): void {
+  if (!services.refineTurns || sessions.every((session) => session.userTurnsExact)) return;
+  let batch: CatalogSession[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = (): void => {
+    timer = null;
+    if (cancelled() || batch.length === 0) return;
+    dispatch({ type: 'catalogChanged', upserted: batch, removed: [] });
+    batch = [];
+  };
+  void services
+    .refineTurns(sessions, (session) => {
+      batch.push(session);
+      timer ??= setTimeout(flush, REFINE_BATCH_MS);
+    })
+    .finally(() => {
+      if (timer) clearTimeout(timer);
+      flush();
+    });
+}
 
 /** Scan once, then watch: the catalog flows into the reducer as scanProgress, scanDone and catalogChanged. */
 export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): void {
@@ -20,10 +44,18 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
     };
     const cached = services.cached();
     if (cached.length > 0) dispatch({ type: 'cachedCatalog', sessions: cached });
+    // The whole remembered list follows the first screen; the scan then validates it file by file.
+    services.loadCached?.().then(
+      (all) => {
+        if (!cancelled && all.length > 0) dispatch({ type: 'cachedCatalog', sessions: all });
+      },
+      () => undefined,
+    );
     services.scan(onProgress).then(
       ({ sessions, problems }) => {
         if (cancelled) return;
         dispatch({ type: 'scanDone', sessions, problems });
+        refineTurnCounts(services, sessions, dispatch, () => cancelled);
         stop = services.watch(
           sessions,
           (change) => {
