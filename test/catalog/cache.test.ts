@@ -1,0 +1,91 @@
+import { appendFile, cp, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogCache, loadCacheHead } from '../../src/catalog/cache.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog } from '../../src/catalog/scan.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+let dir: string;
+let cachePath: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-cache-'));
+  await cp(join(FIXTURES, 'home', '.claude'), join(dir, 'home', '.claude'), { recursive: true });
+  await cp(join(FIXTURES, 'home', '.codex'), join(dir, 'home', '.codex'), { recursive: true });
+  cachePath = join(dir, 'cache', 'catalog.json');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const locations = () => ({ ...resolveLocations({ home: join(dir, 'home') }, { env: {}, homeDir: dir, cwd: dir }), clawFromKnownCwds: false });
+
+async function scanWithCache() {
+  const cache = await CatalogCache.load(cachePath);
+  const result = await scanCatalog(locations(), { cache });
+  await cache.save({ sessions: result.sessions, scopeDir: '/home/dev/src/a-api-server' });
+  return { cache, result };
+}
+
+describe('CatalogCache', () => {
+  it('gives the same catalog cold and warm, and reuses every unchanged summary', async () => {
+    const cold = await scanWithCache();
+    expect(cold.cache.rejected).toBe('no cache yet');
+    const warm = await scanWithCache();
+    expect(warm.cache.rejected).toBeNull();
+    expect(warm.result.sessions).toEqual(cold.result.sessions);
+    const stored = warm.cache.sessions();
+    // The very object from the cache: not read again.
+    expect(stored).toContain(warm.result.sessions.find((s) => s.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4'));
+    expect(stored).toContain(warm.result.sessions.find((s) => s.id === '01a200ed-60a4-7f10-a53c-15a9ecf122f3'));
+  });
+
+  it('reads a file again when its size or mtime changed', async () => {
+    await scanWithCache();
+    const file = join(dir, 'home', '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
+    const text = await readFile(file, 'utf8');
+    const changed = text.replaceAll('Make the sidebar collapsible', 'Make the sidebar foldable!!!');
+    expect(changed.length).toBe(text.length);
+    await writeFile(file, changed);
+    await utimes(file, new Date(), new Date(Date.now() + 5000)); // same size, new mtime
+    const { result } = await scanWithCache();
+    expect(result.sessions.find((s) => s.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4')!.firstPrompt).toContain('foldable');
+    await appendFile(file, '\n');
+    const again = await scanWithCache();
+    expect(again.result.sessions.find((s) => s.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4')!.firstPrompt).toContain('foldable');
+  });
+
+  it.each([
+    ['not json', '{"version":1,"entries":['],
+    ['another version', JSON.stringify({ version: 999, entries: [] })],
+    ['a malformed entry', JSON.stringify({ version: 1, entries: [{ stamps: 'x', session: {} }] })],
+  ])('drops a cache that is %s and rebuilds it', async (_what, text) => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'cache'), { recursive: true });
+    await writeFile(cachePath, text);
+    const { cache, result } = await scanWithCache();
+    expect(cache.rejected).toMatch(/cache ignored and rebuilt/);
+    expect(result.sessions.length).toBe(13);
+    const reloaded = await CatalogCache.load(cachePath);
+    expect(reloaded.rejected).toBeNull();
+    expect(reloaded.sessions()).toHaveLength(13);
+  });
+
+  it('saves a first screen: the newest rows, newest first', async () => {
+    const { result } = await scanWithCache();
+    const head = await loadCacheHead(cachePath);
+    expect(head!.map((s) => s.id)).toEqual(result.sessions.map((s) => s.id));
+    expect(await loadCacheHead(join(dir, 'nowhere.json'))).toBeNull();
+  });
+
+  it('forgets files that disappeared', async () => {
+    await scanWithCache();
+    await rm(join(dir, 'home', '.claude', 'projects', '-home-dev-src-a-web-ui'), { recursive: true });
+    const { result } = await scanWithCache();
+    expect(result.sessions.map((s) => s.id)).not.toContain('637c5025-a11d-4fce-bb60-2cbeb9eb07a4');
+    expect((await CatalogCache.load(cachePath)).sessions().map((s) => s.id)).not.toContain('637c5025-a11d-4fce-bb60-2cbeb9eb07a4');
+  });
+});
