@@ -403,22 +403,71 @@ async function readPathHeadTail(path: string, budgets: Budgets, stats: LineStats
   let exact = headTail.whole;
   const lastHead = headTail.head[headTail.head.length - 1];
   if (!exact && end !== undefined && lastHead && lastHead.offset + lastHead.bytes.length + 1 >= end) exact = true;
-  const headLines = parseLines(path, headTail.head.filter(within), stats);
+  const headLines = parseLines(path, headTail.head.filter(within), stats, true);
   if (!exact && lastHead && !headLines.some((line) => line.userTurn)) {
     const stop = Math.min(headTail.tail[0]?.offset ?? size, end ?? size);
     headLines.push(...(await readToFirstPrompt(path, lastHead.offset, stop, stats)));
   }
-  return { lines: [...headLines, ...parseLines(path, headTail.tail.filter(within), stats)], exact, size, mtimeMs };
+  return { lines: [...headLines, ...parseLines(path, headTail.tail.filter(within), stats, true)], exact, size, mtimeMs };
 }
 
-function parseLines(path: string, raw: readonly RawLine[], stats: LineStats): CodexLine[] {
+/**
+ * Parse raw lines. `forSummary`: a listing needs neither tool outputs nor per-item events nor the instructions
+ * text in session_meta, which are most of a rollout's bytes: big lines of those kinds are recognised by their
+ * opening bytes and kept only as timestamps, and the header is parsed without its instructions.
+ */
+function parseLines(path: string, raw: readonly RawLine[], stats: LineStats, forSummary = false): CodexLine[] {
   const lines: CodexLine[] = [];
   let first = true;
-  for (const object of jsonObjects(raw, stats)) {
-    lines.push(classify(path, object.offset, object.bytes, object.value, first && object.offset === 0));
-    first = false;
+  for (const rawLine of raw) {
+    if (forSummary && rawLine.bytes.length > SUMMARY_SKIM_BYTES) {
+      const opening = rawLine.bytes.subarray(0, 240).toString('latin1');
+      const skipped = SKIPPED_IN_SUMMARY.exec(opening);
+      if (skipped) {
+        lines.push(timestampOnlyLine(path, rawLine, skipped[1]));
+        first = false;
+        continue;
+      }
+      if (HEADER_OPENING.test(opening)) {
+        const value = parseWithoutInstructions(rawLine.bytes);
+        if (value) {
+          lines.push(classify(path, rawLine.offset, rawLine.bytes, value, first && rawLine.offset === 0));
+          first = false;
+          continue;
+        }
+      }
+    }
+    for (const object of jsonObjects([rawLine], stats)) {
+      lines.push(classify(path, object.offset, object.bytes, object.value, first && object.offset === 0));
+      first = false;
+    }
   }
   return lines;
+}
+
+/** Lines shorter than this are parsed whole even for a summary: recognising them would not save much. */
+const SUMMARY_SKIM_BYTES = 1024;
+
+/** Kinds of line a summary never looks into (tool outputs, developer instructions, per-item events, state dumps). */
+const SKIPPED_IN_SUMMARY =
+  /^\{(?:"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"(?:response_item","payload":\{"type":"(?:function_call_output|custom_tool_call_output|local_shell_call_output|message","role":"developer)"|event_msg","payload":\{"type":"(?:item_completed|item_started|exec_command_end|exec_command_output_delta|agent_reasoning|agent_reasoning_raw_content|mcp_tool_call_end|patch_apply_end|turn_diff)"|world_state"|token_usage_record")|"type":"(?:function_call_output|custom_tool_call_output)")/;
+
+const HEADER_OPENING = /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"session_meta"/;
+
+/** The instructions text is most of a session_meta line and nothing a summary shows. */
+const INSTRUCTIONS_VALUE = /"(base_instructions|instructions|user_instructions)":(?:\{"text":"(?:[^"\\]|\\.)*"\}|"(?:[^"\\]|\\.)*")/g;
+
+function parseWithoutInstructions(bytes: Buffer): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8').replace(INSTRUCTIONS_VALUE, '"$1":null'));
+    return isRecord(value) ? value : null;
+  } catch {
+    return null; // let the ordinary parse count it
+  }
+}
+
+function timestampOnlyLine(path: string, raw: RawLine, timestamp: string | undefined): CodexLine {
+  return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal: undefined, fromBase: false, userTurn: false };
 }
 
 /** Lines after the one at `from` (already read), up to and including the first user prompt before `end`. */
@@ -427,7 +476,7 @@ async function readToFirstPrompt(path: string, from: number, end: number, stats:
   if (end <= from) return lines;
   for await (const raw of readLines(path, { start: from, end })) {
     if (raw.offset === from) continue;
-    const [line] = parseLines(path, [raw], stats);
+    const [line] = parseLines(path, [raw], stats, true);
     if (!line) continue;
     lines.push(line);
     if (line.userTurn) break;
