@@ -133,8 +133,8 @@ export class SearchIndex {
       const doc = toDoc(session, key, order);
       if (slot !== undefined) {
         this.docs[slot] = doc;
-        this.records[slot] = recordFor(FUSE_OPTIONS, doc, slot);
-        this.shortRecords[slot] = recordFor(SHORT_OPTIONS, doc, slot);
+        this.records[slot] = null;
+        this.shortRecords[slot] = null;
       } else {
         fresh.push(doc);
       }
@@ -147,18 +147,11 @@ export class SearchIndex {
       this.records[slot] = null;
       this.shortRecords[slot] = null;
     }
-    if (fresh.length > 0) {
-      const start = this.docs.length;
-      const built = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], fresh).records;
-      const builtShort = Fuse.createIndex(SHORT_KEYS, fresh).records;
-      fresh.forEach((doc, i) => {
-        this.slots.set(doc.key, start + i);
-        this.docs.push(doc);
-        built[i]!.i = start + i;
-        builtShort[i]!.i = start + i;
-        this.records.push(built[i]!);
-        this.shortRecords.push(builtShort[i]!);
-      });
+    for (const doc of fresh) {
+      this.slots.set(doc.key, this.docs.length);
+      this.docs.push(doc);
+      this.records.push(null);
+      this.shortRecords.push(null);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
     this.last = null;
@@ -180,7 +173,7 @@ export class SearchIndex {
     const trimmed = query.trim();
     const candidates = trimmed === '' ? [] : this.candidates(trimmed);
     const broad = candidates.length > BROAD_QUERY_CANDIDATES;
-    const run = new SearchRun(trimmed, candidates, this.docs, broad ? this.shortRecords : this.records, broad ? SHORT_OPTIONS : FUSE_OPTIONS, (broad ? this.shortKeysTemplate : this.keysTemplate).keys);
+    const run = new SearchRun(trimmed, candidates, this.docs, (slot) => this.recordOf(slot, broad), broad ? SHORT_OPTIONS : FUSE_OPTIONS, (broad ? this.shortKeysTemplate : this.keysTemplate).keys);
     run.rank(FIRST_PAGE);
     return run;
   }
@@ -202,19 +195,28 @@ export class SearchIndex {
     return out;
   }
 
+  /**
+   * fuse.js's record of a document (its fields split and normed), made the first time a search ranks it:
+   * most documents of a big catalog are never ranked, and a record is several times the text it indexes.
+   */
+  private recordOf(slot: number, short: boolean): FuseRecord {
+    const records = short ? this.shortRecords : this.records;
+    let record = records[slot];
+    if (!record) {
+      record = recordFor(short ? SHORT_OPTIONS : FUSE_OPTIONS, this.docs[slot]!, slot);
+      records[slot] = record;
+    }
+    return record;
+  }
+
   private compact(): void {
     const docs = this.docs.filter((doc): doc is SearchDoc => doc !== null);
-    const records = this.records.filter((record) => record !== null);
-    const shortRecords = this.shortRecords.filter((record) => record !== null);
     this.slots.clear();
-    docs.forEach((doc, i) => {
-      this.slots.set(doc.key, i);
-      records[i]!.i = i;
-      shortRecords[i]!.i = i;
-    });
+    docs.forEach((doc, i) => this.slots.set(doc.key, i));
     this.docs = docs;
-    this.records = records;
-    this.shortRecords = shortRecords;
+    // Records carry their slot: let them be made again.
+    this.records = docs.map(() => null);
+    this.shortRecords = docs.map(() => null);
   }
 }
 
@@ -246,7 +248,7 @@ export class SearchRun {
     readonly query: string,
     private readonly candidates: readonly number[],
     private readonly docs: readonly (SearchDoc | null)[],
-    private readonly records: readonly (FuseRecord | null)[],
+    private readonly recordOf: (slot: number) => FuseRecord,
     private readonly options: IFuseOptions<SearchDoc>,
     private readonly keys: FuseIndex<SearchDoc>['keys'],
   ) {}
@@ -260,7 +262,7 @@ export class SearchRun {
     const slice = this.candidates.slice(this.next, this.next + count);
     this.next += slice.length;
     if (slice.length === 0) return;
-    const index = Fuse.parseIndex<SearchDoc>({ keys: this.keys, records: slice.map((slot) => this.records[slot]!) });
+    const index = Fuse.parseIndex<SearchDoc>({ keys: this.keys, records: slice.map(this.recordOf) });
     const results = new Fuse(this.docs as SearchDoc[], this.options, index).search(this.query).sort(byScore);
     this.ranked = mergeSorted(this.ranked, results);
   }
