@@ -20,9 +20,9 @@ if (points.length === 0) {
   process.exit(1);
 }
 
-const W = 900, H = 560, L = 90, R = 230, T = 70, B = 80;
+const W = 960, H = 560, L = 90, R = 280, T = 70, B = 80;
 const xs = points.map((p) => p.n);
-const ys = points.flatMap((p) => [p.p50, p.p95, p.fzfP50, p.fzfP95]).filter((v) => Number.isFinite(v) && v > 0);
+const ys = points.flatMap((p) => [p.p50, p.p95, p.fullP95, p.fzfP50, p.fzfP95]).filter((v) => Number.isFinite(v) && v > 0);
 const xMin = Math.min(...xs) / 1.3, xMax = Math.max(...xs) * 1.3;
 const yMin = Math.max(0.1, Math.min(...ys, 16) / 1.5), yMax = Math.max(...ys, 50) * 1.5;
 const lx = (n) => L + ((Math.log10(n) - Math.log10(xMin)) / (Math.log10(xMax) - Math.log10(xMin))) * (W - L - R);
@@ -58,8 +58,9 @@ for (const [n, v] of targets) {
   parts.push(`<text x="${lx(n) + 22}" y="${ly(v) + 4}" font-size="11" fill="#2a9d3a">target p95 ${v} ms</text>`);
 }
 const series = [
-  ['sessions p95', 'p95', '#d62728', ''],
-  ['sessions p50', 'p50', '#d62728', '6 4'],
+  ['sessions p95 (first page)', 'p95', '#d62728', ''],
+  ['sessions p50 (first page)', 'p50', '#d62728', '6 4'],
+  ['sessions p95 (full ranking)', 'fullP95', '#ff9896', '2 3'],
   ['fzf --filter p95', 'fzfP95', '#1f77b4', ''],
   ['fzf --filter p50', 'fzfP50', '#1f77b4', '6 4'],
 ];
@@ -73,9 +74,10 @@ series.forEach(([name, key, color, dash], i) => {
   parts.push(`<text x="${W - R + 60}" y="${y + 4}" font-size="13" fill="#222">${esc(name)}</text>`);
 });
 const last = points[points.length - 1];
-parts.push(`<text x="${W - R + 20}" y="${T + 130}" font-size="12" fill="#444">at ${fmtN(last.n)}:</text>`);
-parts.push(`<text x="${W - R + 20}" y="${T + 148}" font-size="12" fill="#444">sessions p95 ${last.p95} ms</text>`);
-if (Number.isFinite(last.fzfP95)) parts.push(`<text x="${W - R + 20}" y="${T + 166}" font-size="12" fill="#444">fzf p95 ${last.fzfP95} ms</text>`);
+parts.push(`<text x="${W - R + 20}" y="${T + 150}" font-size="12" fill="#444">at ${fmtN(last.n)} sessions:</text>`);
+parts.push(`<text x="${W - R + 20}" y="${T + 168}" font-size="12" fill="#444">sessions p95 ${last.p95} ms (first page)</text>`);
+if (Number.isFinite(last.fullP95)) parts.push(`<text x="${W - R + 20}" y="${T + 186}" font-size="12" fill="#444">sessions p95 ${last.fullP95} ms (full ranking)</text>`);
+if (Number.isFinite(last.fzfP95)) parts.push(`<text x="${W - R + 20}" y="${T + 204}" font-size="12" fill="#444">fzf --filter p95 ${last.fzfP95} ms</text>`);
 parts.push('</svg>');
 writeFileSync(`${outBase}.svg`, `${parts.join('\n')}\n`);
 

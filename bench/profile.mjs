@@ -9,11 +9,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tmux, median, oneLine, rowsShown, sq, timeProcess } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// the product under test: this checkout, or SESSIONS_BENCH_PRODUCT (a snapshot built by run.mjs --snapshot)
+const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const args = process.argv.slice(2);
 const opt = (n, d) => (args.includes(n) ? args[args.indexOf(n) + 1] : d);
-const home = resolve(opt('--home', join(root, 'bench', 'data', 'home-10000-s1')));
-const outDir = resolve(opt('--out', join(root, 'bench', '.work', 'profile')));
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const home = resolve(opt('--home', join(benchDir, 'data', 'home-10000-s1')));
+const outDir = resolve(opt('--out', join(benchDir, '.work', 'profile')));
 const clawDir = join(home, 'src');
 const NODE = process.execPath;
 const CLI = join(root, 'bin', 'sessions.js');
@@ -87,7 +89,7 @@ summary.imports.versionMs = Number((median(Array.from({ length: 5 }, () => timeP
 const xdgCold = join(outDir, 'xdg-cold');
 summary.profiles.coldList = profileRun('cold-list', [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], xdgCold);
 rmSync(xdgCold, { recursive: true, force: true });
-summary.profiles.coldScan = profileRun('cold-scan', [join(root, 'bench', 'scan-inproc.mjs'), home, clawDir], join(outDir, 'xdg-none'));
+summary.profiles.coldScan = profileRun('cold-scan', [join(benchDir, 'scan-inproc.mjs'), home, clawDir], join(outDir, 'xdg-none'));
 // 3. warm list (cache built by the run above is gone: build it, then profile the warm run)
 const xdgWarm = join(outDir, 'xdg-warm');
 spawnSync(NODE, [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], { env: env(xdgWarm), stdio: 'ignore' });

@@ -18,7 +18,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH = join(root, 'bench');
 const WORK = join(BENCH, '.work');
 const NODE = process.execPath;
-const CLI = join(root, 'bin', 'sessions.js');
 const CODEX_VERSION = '0.169.0';
 const CODEX_PREFIX = join(root, '.cache', 'agents', `codex-${CODEX_VERSION}`);
 const CODEX_BIN = join(CODEX_PREFIX, 'node_modules', '.bin', 'codex');
@@ -38,7 +37,27 @@ const ONLY = opt('--only', '') ? opt('--only').split(',') : null;
 const SKIP = opt('--skip', '') ? opt('--skip').split(',') : [];
 const SEED = Number(opt('--seed', 1));
 const OUT = resolve(opt('--results', join(BENCH, QUICK ? 'results-quick.json' : 'results.json')));
+// The product under test: this checkout (built by `npm run bench`), or with --snapshot a copy of the HEAD
+// commit built in bench/.work (so that a rebuild of this checkout during the run cannot change what is measured).
+const PRODUCT = flag('--snapshot') ? snapshot() : resolve(opt('--product', root));
+process.env.SESSIONS_BENCH_PRODUCT = PRODUCT;
+const CLI = join(PRODUCT, 'bin', 'sessions.js');
+function snapshot() {
+  const sha = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+  const dir = join(root, '.cache', 'bench', `snapshot-${sha.slice(0, 12)}`); // .cache/: git- and lint-ignored
+  if (!existsSync(join(dir, 'bin', 'sessions.js'))) {
+    mkdirSync(dir, { recursive: true });
+    const tar = spawnSync('sh', ['-c', `git archive HEAD | tar -x -C ${sq(dir)}`], { cwd: root, stdio: 'inherit' });
+    if (tar.status !== 0) throw new Error('git archive failed');
+    spawnSync('ln', ['-s', join(root, 'node_modules'), join(dir, 'node_modules')]);
+    const b = spawnSync('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (b.status !== 0) throw new Error('build of the snapshot failed');
+  }
+  return dir;
+}
 const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(section);
+/** The section a figure belongs to (for --merge). */
+const sectionOf = (id) => (id.startsWith('cold-index') || id === 'warm-index-list' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id);
 
 mkdirSync(WORK, { recursive: true });
 const LOG = join(WORK, 'bench.log');
@@ -52,6 +71,7 @@ function log(line) {
 // ---------------------------------------------------------------- results
 const results = {
   date: new Date().toISOString(),
+  product: { dir: PRODUCT, commit: spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim(), snapshot: flag('--snapshot'), dirtyFiles: flag('--snapshot') ? 0 : spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).length },
   quick: QUICK,
   runs: RUNS,
   machine: machine(),
@@ -60,6 +80,13 @@ const results = {
   figures: [],
   notes: [],
 };
+// --merge: keep the figures of the sections not run this time from the existing results file
+if (flag('--merge') && existsSync(OUT)) {
+  const old = JSON.parse(readFileSync(OUT, 'utf8'));
+  results.figures = old.figures.filter((f) => !want(sectionOf(f.id)));
+  for (const k of ['ioFloor', 'startupPeers', 'search', 'chart', 'validation']) if (old[k] !== undefined) results[k] = old[k];
+  results.merged = [...new Set([...(old.merged ?? [old.date]), results.date])];
+}
 function figure(f) {
   results.figures.push(f);
   const show = (v) => (v === null || v === undefined ? '-' : typeof v === 'number' ? fmt(v) : v);
@@ -224,6 +251,7 @@ if (want('index')) {
 const tmux = new Tmux('main');
 const cleanups = [() => tmux.kill()];
 process.on('exit', () => cleanups.forEach((f) => { try { f(); } catch { /* best effort */ } }));
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 let tuiStatus = null;
 function tuiCommand(m, xdg, extra = []) {
   const env = envFor(xdg);
@@ -247,7 +275,7 @@ function paintTui(m, xdg, probes, { timeoutMs = 120000, settle = false } = {}) {
 if (want('startup') || want('replay') || want('watch') || want('rss')) {
   tmux.start();
   const help = spawnSync(NODE, [CLI, '--help'], { encoding: 'utf8' });
-  const hasTui = existsSync(join(root, 'dist', 'ui', 'run.js'));
+  const hasTui = existsSync(join(PRODUCT, 'dist', 'ui', 'run.js'));
   tuiStatus = hasTui ? 'ok' : 'not implemented (dist/ui/run.js missing)';
   if (help.status !== 0) tuiStatus = `CLI does not start: ${help.stderr.slice(0, 200)}`;
 }
@@ -396,13 +424,13 @@ function measureCodexPicker(m) {
 // ---------------------------------------------------------------- search latency per keystroke
 if (want('search')) {
   const runSearch = (m, sizes, label) => {
-    const r = timeProcess(NODE, ['--max-old-space-size=8192', join(BENCH, 'search-bench.mjs'), '--home', m.home, '--claw-dir', m.clawDir, '--sizes', sizes.join(','), '--runs', String(QUICK ? 1 : 5), '--fzf-runs', String(QUICK ? 1 : 3)], { captureStdout: true, timeoutMs: 3600000 });
+    const r = timeProcess(NODE, ['--max-old-space-size=8192', join(BENCH, 'search-bench.mjs'), '--home', m.home, '--claw-dir', m.clawDir, '--sizes', sizes.join(','), '--runs', String(QUICK ? 1 : 5), '--fzf-runs', String(QUICK ? 1 : 3), '--budget-ms', String(QUICK ? 20000 : 60000)], { captureStdout: true, timeoutMs: 3600000 });
     if (r.status !== 0) throw new Error(`search-bench failed on ${label}: ${r.stderr.slice(-1000)}`);
     return JSON.parse(r.stdout);
   };
   const addSearch = (res, n, target, dataset) => {
     const e = res.sizes.find((s) => s.n === n) ?? res.sizes[res.sizes.length - 1];
-    figure({ id: `search-${e.n}`, label: `search per keystroke, ${e.n} sessions (${dataset}): p50 / p95, in-process SearchIndex.search()`, value: e.p95, p50: e.p50, unit: 'ms (p95)', runs: res.runs, keystrokes: e.keystrokes, indexBuildMs: e.indexBuildMs, firstKeyP50: e.firstKeyP50, peer: `fzf --filter (whole process per keystroke, ${e.fzf?.version ?? 'missing'}) p95`, peerValue: e.fzf?.p95, peerP50: e.fzf?.p50, ratio: e.fzf?.p95 ? e.p95 / e.fzf.p95 : null, target, met: e.p95 <= Number(/≤ (\d+)/.exec(target)[1]) && (e.fzf?.p95 ? e.p95 <= 2 * e.fzf.p95 : true) });
+    figure({ id: `search-${e.n}`, label: `search per keystroke, ${e.n} sessions (${dataset}): p50 / p95, in-process (${e.mode ?? 'search'})`, value: e.p95, p50: e.p50, fullP50: e.full?.p50, fullP95: e.full?.p95, unit: 'ms (p95)', runs: e.passes ?? res.runs, peerRuns: e.fzf?.passes, keystrokes: e.keystrokes, indexBuildMs: e.indexBuildMs, firstKeyP50: e.firstKeyP50, peer: `fzf --filter (whole process per keystroke, ${e.fzf?.version ?? 'missing'}) p95`, peerValue: e.fzf?.p95, peerP50: e.fzf?.p50, ratio: e.fzf?.p95 ? e.p95 / e.fzf.p95 : null, target, met: e.p95 <= Number(/≤ (\d+)/.exec(target)[1]) && (e.fzf?.p95 ? e.p95 <= 2 * e.fzf.p95 : true) });
   };
   const mainRes = runSearch(main, QUICK ? [main.sessions] : [1000, main.sessions], 'main');
   if (mainRes.status !== 'ok') figure({ id: `search-${N}`, label: `search per keystroke, ${N} sessions`, value: null, status: mainRes.status, note: mainRes.note, target: '≤ 16 ms p95, ≤ 2× fzf', met: null });
@@ -417,9 +445,9 @@ if (want('search')) {
     const bigRes = runSearch(big, sizes, 'search set');
     results.search.large = bigRes;
     addSearch(bigRes, SEARCH_N, '≤ 50 ms p95 and ≤ 2× fzf', 'lite data set');
-    results.chart = { sizes: bigRes.sizes.map((s) => ({ n: s.n, p50: s.p50, p95: s.p95, fzfP50: s.fzf?.p50, fzfP95: s.fzf?.p95 })) };
+    results.chart = { sizes: bigRes.sizes.map((s) => ({ n: s.n, p50: s.p50, p95: s.p95, fullP95: s.full?.p95, fzfP50: s.fzf?.p50, fzfP95: s.fzf?.p95 })) };
   } else if (mainRes.status === 'ok') {
-    results.chart = { sizes: mainRes.sizes.map((s) => ({ n: s.n, p50: s.p50, p95: s.p95, fzfP50: s.fzf?.p50, fzfP95: s.fzf?.p95 })) };
+    results.chart = { sizes: mainRes.sizes.map((s) => ({ n: s.n, p50: s.p50, p95: s.p95, fullP95: s.full?.p95, fzfP50: s.fzf?.p50, fzfP95: s.fzf?.p95 })) };
   }
 }
 
@@ -427,7 +455,9 @@ if (want('search')) {
 if (want('fulltext')) {
   const needles = JSON.parse(readFileSync(join(main.home, 'manifest.json'), 'utf8')).needles;
   const needle = needles.rare.sessions > 0 ? needles.rare.text : needles.common.text;
-  const rg = repeat(() => timeProcess('rg', ['-l', '-F', needle, main.home], { captureStdout: true }));
+  // -uu: the data sits in hidden folders (.codex, .claude) inside a git-ignored tree; rg would skip both
+  const rgArgs = ['-l', '-F', '-uu', needle, join(main.home, '.codex'), join(main.home, '.claude'), main.clawDir];
+  const rg = repeat(() => timeProcess('rg', rgArgs, { captureStdout: true }));
   const rgFiles = rg[0].stdout.split('\n').filter(Boolean).length;
   const help = spawnSync(NODE, [CLI, '--help'], { encoding: 'utf8' }).stdout;
   const sub = ['grep', 'search', 'find'].find((c) => new RegExp(`^\\s+${c}\\b`, 'm').test(help));
@@ -464,7 +494,8 @@ if (want('replay')) {
       const before = tmux.capture();
       const since = process.hrtime.bigint();
       tmux.sendKeys('Enter');
-      const shown = tmux.waitFor((s) => s !== before && (marker ? s.includes(marker) : true), { since, timeoutMs: 30000, pollMs: 10 });
+      // the transcript's first screen: the first assistant text, or the TUI's first-turn header
+      const shown = tmux.waitFor((s) => s !== before && ((marker && s.includes(marker)) || /\bturn 1\b/.test(s)), { since, timeoutMs: 30000, pollMs: 10 });
       const mem = procMemory(p.pid);
       // scroll to the end and back: the whole file must be indexed for that
       tmux.sendKeys('G');

@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// the product under test: this checkout, or SESSIONS_BENCH_PRODUCT (a snapshot built by run.mjs --snapshot)
+const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const [home, clawDir] = process.argv.slice(2).map((p) => resolve(p));
 const t0 = performance.now();
 const { scanCatalog } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'scan.js')).href);
