@@ -35,10 +35,10 @@ interface SearchDoc {
   readonly id: string;
   /** Every field folded (lower case, no diacritics) and joined: the prefilter's haystack for substrings. */
   readonly folded: string;
-  /** The short fields (title, name, cwd, branch, id) folded and joined. */
-  readonly foldedShort: string;
-  /** Title and name folded and joined: a substring here is the strongest prefilter tier. */
-  readonly foldedTitle: string;
+  /** Where title and name end in `folded` (a match before it is the strongest prefilter tier)... */
+  readonly titleEnd: number;
+  /** ...and where the other short fields end (then come the prompts). */
+  readonly shortEnd: number;
   /** Each short field folded on its own: a subsequence must fall inside one field, as fuse.js matches. */
   readonly foldedFields: readonly string[];
   /** Position in the catalog's order (newest first): breaks score ties. */
@@ -93,6 +93,30 @@ export function isSubsequence(needle: string, haystack: string): boolean {
 }
 
 /**
+ * True when `needle` is a subsequence of `haystack` within a window of at most twice its length (plus two):
+ * `apihlth` in `api-health`, but not `rate` strewn over a long path — fuse.js would not match that either.
+ */
+export function isCompactSubsequence(needle: string, haystack: string): boolean {
+  const maxSpan = needle.length * 2 + 2;
+  const first = needle[0]!;
+  for (let start = haystack.indexOf(first); start !== -1; start = haystack.indexOf(first, start + 1)) {
+    let at = start + 1;
+    let ok = true;
+    for (let i = 1; i < needle.length; i++) {
+      at = haystack.indexOf(needle[i]!, at);
+      if (at === -1) return false; // no later start can succeed either
+      if (at - start >= maxSpan) {
+        ok = false;
+        break;
+      }
+      at++;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+/**
  * Fuzzy search over the catalog. fuse.js decides what matches and the ranking; a cheap prefilter narrows the
  * candidates first: every word of the query must be a substring of the session's text, or a subsequence of
  * its short fields (so `apihlth` still finds `api-health`). The candidates of a query are reused when the next
@@ -107,7 +131,10 @@ export class SearchIndex {
   private readonly sessions = new Map<string, CatalogSession>();
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
   private readonly shortKeysTemplate = Fuse.createIndex(SHORT_KEYS, [] as SearchDoc[]);
+  /** The last query's candidates, in catalog order: a query that extends it only narrows them. */
   private last: { readonly query: string; readonly candidates: readonly number[] } | null = null;
+  /** Every live slot in catalog order (newest first); rebuilt when the catalog changes, not per keystroke. */
+  private ordered: number[] = [];
 
   constructor(sessions: readonly CatalogSession[] = []) {
     this.setSessions(sessions);
@@ -154,6 +181,7 @@ export class SearchIndex {
       this.shortRecords.push(null);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
+    this.ordered = [...this.slots.values()].sort((a, b) => this.docs[a]!.order - this.docs[b]!.order);
     this.last = null;
   }
 
@@ -165,34 +193,32 @@ export class SearchIndex {
   }
 
   /**
-   * Start a search: the prefilter finds the candidates and orders them by how strongly they match (title,
-   * then other short fields, then prompts, then subsequences; newest first within each), and fuse.js ranks the
-   * first page of them at once. `step` ranks the rest in slices, so no keystroke waits for the whole catalog.
+   * Start a search. The prefilter walks the catalog newest first and sorts what passes into tiers by how
+   * strongly it matches (title, other short fields, prompts, compact subsequences); fuse.js ranks a first
+   * page of the strongest at once (the walk stops early once it has a page of title matches, or after a few
+   * milliseconds). `step` finishes the walk and ranks the rest in slices, so no keystroke waits for the
+   * whole catalog, however big.
    */
   begin(query: string): SearchRun {
     const trimmed = query.trim();
-    const candidates = trimmed === '' ? [] : this.candidates(trimmed);
-    const broad = candidates.length > BROAD_QUERY_CANDIDATES;
-    const run = new SearchRun(trimmed, candidates, this.docs, (slot) => this.recordOf(slot, broad), broad ? SHORT_OPTIONS : FUSE_OPTIONS, (broad ? this.shortKeysTemplate : this.keysTemplate).keys);
-    run.rank(FIRST_PAGE);
+    const tokens = fold(trimmed).split(/\s+/).filter(Boolean);
+    const pool = trimmed === '' ? [] : this.last && trimmed.startsWith(this.last.query) ? this.last.candidates : this.ordered;
+    // One or two letters match most of a big catalog: rank those by the short fields, not every prompt.
+    const broad = trimmed.length <= 2 && pool.length > BROAD_QUERY_CANDIDATES;
+    const run = new SearchRun(trimmed, {
+      tokens,
+      pool,
+      docs: this.docs,
+      recordOf: (slot) => this.recordOf(slot, broad),
+      options: broad ? SHORT_OPTIONS : FUSE_OPTIONS,
+      keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
+      // The complete candidate list (catalog order) narrows the next, longer query.
+      onScanned: (candidates) => {
+        this.last = { query: trimmed, candidates };
+      },
+    });
+    run.start();
     return run;
-  }
-
-  private candidates(query: string): readonly number[] {
-    const tokens = fold(query).split(/\s+/).filter(Boolean);
-    const previous = this.last && query.startsWith(this.last.query) ? this.last.candidates : null;
-    const pool = previous ?? [...this.slots.values()];
-    const tiers: number[][] = [[], [], [], []];
-    for (const slot of pool) {
-      const doc = this.docs[slot];
-      if (!doc) continue;
-      const tier = matchTier(doc, tokens);
-      if (tier >= 0) tiers[tier]!.push(slot);
-    }
-    const byOrder = (a: number, b: number): number => this.docs[a]!.order - this.docs[b]!.order;
-    const out = tiers.flatMap((tier) => tier.sort(byOrder));
-    this.last = { query, candidates: out };
-    return out;
   }
 
   /**
@@ -230,60 +256,120 @@ export const FIRST_PAGE = 150;
 function matchTier(doc: SearchDoc, tokens: readonly string[]): number {
   let tier = 0;
   for (const token of tokens) {
-    if (doc.foldedTitle.includes(token)) continue;
-    if (doc.foldedShort.includes(token)) tier = Math.max(tier, 1);
-    else if (doc.folded.includes(token)) tier = Math.max(tier, 2);
-    else if (doc.foldedFields.some((field) => isSubsequence(token, field))) tier = 3;
+    // `folded` is title, name, other short fields, prompts, in that order: where the first occurrence
+    // falls gives the tier in one scan.
+    const at = doc.folded.indexOf(token);
+    if (at !== -1) {
+      if (at >= doc.titleEnd) tier = Math.max(tier, at < doc.shortEnd ? 1 : 2);
+      continue;
+    }
+    // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
+    if (token.length > 2 && doc.foldedFields.some((field) => isCompactSubsequence(token, field))) tier = 3;
     else return -1;
   }
   return tier;
 }
 
-/** One query's ranking in progress (see SearchIndex.begin). */
+interface RunParts {
+  readonly tokens: readonly string[];
+  /** Slots to consider, in catalog order. */
+  readonly pool: readonly number[];
+  readonly docs: readonly (SearchDoc | null)[];
+  readonly recordOf: (slot: number) => FuseRecord;
+  readonly options: IFuseOptions<SearchDoc>;
+  readonly keys: FuseIndex<SearchDoc>['keys'];
+  readonly onScanned: (candidates: readonly number[]) => void;
+}
+
+/** One query's search in progress (see SearchIndex.begin). */
 export class SearchRun {
   private ranked: FuseResult<SearchDoc>[] = [];
-  private next = 0;
+  private readonly tiers: number[][] = [[], [], [], []];
+  /** Everything that passed the prefilter, in catalog order. */
+  private readonly passed: number[] = [];
+  private scanned = 0;
+  private readonly rankedFirst = new Set<number>();
+  /** After the walk: the candidates not ranked yet, in tier order. */
+  private queue: number[] | null = null;
+  private queued = 0;
 
   constructor(
     readonly query: string,
-    private readonly candidates: readonly number[],
-    private readonly docs: readonly (SearchDoc | null)[],
-    private readonly recordOf: (slot: number) => FuseRecord,
-    private readonly options: IFuseOptions<SearchDoc>,
-    private readonly keys: FuseIndex<SearchDoc>['keys'],
+    private readonly parts: RunParts,
   ) {}
 
+  /** Walk until a page of title matches is found (or briefly), and rank a first page. */
+  start(): void {
+    if (this.parts.tokens.length === 0) return;
+    this.scan(performance.now() + FIRST_SCAN_MS, FIRST_PAGE);
+    const first = this.tiers.flat().slice(0, FIRST_PAGE);
+    for (const slot of first) this.rankedFirst.add(slot);
+    this.rank(first);
+  }
+
   get done(): boolean {
-    return this.next >= this.candidates.length;
+    return this.scanned >= this.parts.pool.length && this.remaining().length <= this.queued;
   }
 
-  /** Let fuse.js score the next `count` candidates. */
-  rank(count: number): void {
-    const slice = this.candidates.slice(this.next, this.next + count);
-    this.next += slice.length;
-    if (slice.length === 0) return;
-    const index = Fuse.parseIndex<SearchDoc>({ keys: this.keys, records: slice.map(this.recordOf) });
-    const results = new Fuse(this.docs as SearchDoc[], this.options, index).search(this.query).sort(byScore);
-    this.ranked = mergeSorted(this.ranked, results);
-  }
-
-  /** Rank more for about `budgetMs`; true when every candidate has been scored. */
+  /** Walk and rank more for about `budgetMs`; true when every candidate has been scored. */
   step(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
-    while (!this.done && performance.now() < until) this.rank(STEP_SLICE);
+    while (!this.done && performance.now() < until) {
+      if (this.scanned < this.parts.pool.length) {
+        this.scan(until, Number.POSITIVE_INFINITY);
+      } else {
+        this.rank(this.remaining().slice(this.queued, this.queued + STEP_SLICE));
+        this.queued += STEP_SLICE;
+      }
+    }
     return this.done;
   }
 
-  /** Candidates fuse.js has not scored yet. */
+  /** Candidates not scored yet (those still to be walked count as one each). */
   get pending(): number {
-    return this.candidates.length - this.next;
+    const unwalked = this.parts.pool.length - this.scanned;
+    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirst.size);
   }
 
   /** The hits ranked so far, best first. */
   hits(): SearchHit[] {
     return this.ranked.map(toHit);
   }
+
+  private scan(until: number, titleTarget: number): void {
+    const { pool, docs, tokens } = this.parts;
+    let i = this.scanned;
+    while (i < pool.length) {
+      const slot = pool[i++]!;
+      const tier = matchTier(docs[slot]!, tokens);
+      if (tier >= 0) {
+        this.tiers[tier]!.push(slot);
+        this.passed.push(slot);
+      }
+      if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || performance.now() >= until)) break;
+    }
+    this.scanned = i;
+    if (i >= pool.length) this.parts.onScanned(this.passed);
+  }
+
+  /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
+  private remaining(): number[] {
+    this.queue ??= this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
+    return this.queue;
+  }
+
+  /** Let fuse.js score these candidates and merge them into the ranking. */
+  private rank(slots: readonly number[]): void {
+    if (slots.length === 0) return;
+    const { docs, options, keys, recordOf } = this.parts;
+    const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
+    const results = new Fuse(docs as SearchDoc[], options, index).search(this.query).sort(byScore);
+    this.ranked = mergeSorted(this.ranked, results);
+  }
 }
+
+/** How long the first walk may take before the first page is ranked from what it found. */
+const FIRST_SCAN_MS = 6;
 
 const STEP_SLICE = 100;
 
@@ -319,9 +405,10 @@ function toDoc(session: CatalogSession, key: string, order: number): SearchDoc {
   };
   const foldedFields = [fields.title, fields.name, fields.cwd, fields.gitBranch, fields.id].map(fold);
   const foldedShort = foldedFields.join('\n');
-  const foldedTitle = `${foldedFields[0]}\n${foldedFields[1]}`;
+  // A match may not span two fields: '\n' never occurs in a token (queries are split on whitespace).
   const folded = `${foldedShort}\n${fold(fields.prompts.join('\n'))}`;
-  return { key, ...fields, folded, foldedShort, foldedTitle, foldedFields, order };
+  const titleEnd = foldedFields[0]!.length + 1 + foldedFields[1]!.length;
+  return { key, ...fields, folded, titleEnd, shortEnd: foldedShort.length, foldedFields, order };
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {
