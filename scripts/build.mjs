@@ -9,7 +9,8 @@ import { rmSync } from 'node:fs';
 rmSync('dist', { recursive: true, force: true });
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 await build({
-  entryPoints: ['src/cli.ts'],
+  // The full-text search worker is loaded by URL next to the chunk that starts it.
+  entryPoints: { cli: 'src/cli.ts', 'grep-worker': 'src/catalog/grep-worker.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,

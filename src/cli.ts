@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
+import { grepSessions } from './catalog/grep.js';
 import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
@@ -167,16 +168,40 @@ Examples:
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
-        for (const s of shown) {
-          const fork = s.forkedFrom ? ' [fork]' : '';
-          const archived = s.archived ? ' [archived]' : '';
-          process.stdout.write(
-            `${s.agent.padEnd(6)}  ${relativeTime(s.updatedAt)}  ${String(s.userTurns).padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`,
-          );
-        }
+        for (const s of shown) process.stdout.write(listLine(s));
         if (shown.length === 0) process.stderr.write(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
       }
       reportProblems(problems);
+    });
+
+  withLocations(program.command('grep'))
+    .description('full-text search inside every transcript (tool outputs included); matches stream in, newest sessions first')
+    .argument('<text>', 'the literal text to find')
+    .option('-i, --ignore-case', 'ignore the case of ASCII letters')
+    .option('--json', 'one JSON object per matching session per line (the `list --json` fields)')
+    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: every session)')
+    .addHelpText(
+      'after',
+      `
+Exits 0 when something matched, 1 when nothing did (like grep).
+
+Examples:
+  sessions grep ECONNREFUSED
+  sessions grep -i "rate limiter" --json | jq -r .id`,
+    )
+    .action(async (text: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
+      const { sessions, problems } = await scan(options, { agents: options.agent ? [options.agent] : undefined });
+      const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
+      const candidates = scopeDir === null ? sessions : sessions.filter((s) => isUnder(s.cwd, scopeDir));
+      const matched = await grepSessions(candidates, text, {
+        ignoreCase: options.ignoreCase ?? false,
+        onMatch: (s) => process.stdout.write(options.json ? `${JSON.stringify(toListJson(s))}\n` : listLine(s)),
+        onProblem: (problem) => reportProblems([problem]),
+      });
+      reportProblems(problems);
+      if (matched === 0) process.exitCode = 1;
     });
 
   withLocations(program.command('show'))
@@ -303,6 +328,14 @@ export async function launchResume(
     return check.reason === 'not-found' ? 127 : 1;
   }
   return runInherited(check.executable, command.argv.slice(1), check.cwd, process.env);
+}
+
+/** One row of `list` / `grep` text output. */
+function listLine(s: CatalogSession): string {
+  const fork = s.forkedFrom ? ' [fork]' : '';
+  const archived = s.archived ? ' [archived]' : '';
+  const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
+  return `${s.agent.padEnd(6)}  ${relativeTime(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
 }
 
 function describeLocations(locations: Locations): string {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
@@ -269,13 +270,12 @@ async function forEachLimited<T>(items: readonly T[], limit: number, run: (item:
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
+/** Synchronous on purpose: a stat is ~5 µs, a promise-based one ~50 µs of overhead, and a warm scan is 10k of them. */
 async function stampsOf(paths: readonly string[]): Promise<FileStamp[]> {
-  return Promise.all(
-    paths.map(async (path): Promise<FileStamp> => {
-      const info = await stat(path);
-      return [path, info.size, info.mtimeMs];
-    }),
-  );
+  return paths.map((path): FileStamp => {
+    const info = statSync(path);
+    return [path, info.size, info.mtimeMs];
+  });
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -362,3 +362,27 @@ async function openUp(dir: string): Promise<void> {
     }
   }
 }
+
+describe('sessions grep', () => {
+  const ids = (stdout: string): string[] => stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id).sort();
+
+  it('finds text inside tool outputs across lines (JSON-escaped newlines), streaming NDJSON', async () => {
+    const result = await run(at('grep', 'Wall time: 0.2771 seconds\nProcess exited', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(ids(result.stdout)).toEqual(['01a200ed-500e-74e1-88bc-7c2f05604fd8']);
+  });
+
+  it('finds text with quotes and non-ASCII characters, ignores ASCII case with -i', async () => {
+    expect(ids((await run(at('grep', 'the API server (a-variant"', '--json'))).stdout)).toContain('01a200ed-500e-74e1-88bc-7c2f05604fd8');
+    expect(ids((await run(at('grep', '为什么? 🙂', '--json'))).stdout)).toEqual(['01a200ed-5ea9-7d10-900c-84b2858d6d09']);
+    expect(ids((await run(at('grep', 'TRY A STRICTER LINT', '--json'))).stdout)).toEqual([]);
+    expect(ids((await run(at('grep', '-i', 'TRY A STRICTER LINT', '--json'))).stdout)).toEqual(['5a1999c3-3fef-4a8c-8969-b584a1892bda']);
+  });
+
+  it('searches claw sessions and legacy JSON too, and exits 1 when nothing matches', async () => {
+    expect(ids((await run(at('grep', 'spawn sub-agents', '--json'))).stdout)).toEqual(['session-1775011562247']);
+    const none = await run(at('grep', 'no transcript says this 7d1c'));
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+  });
+});

@@ -143,3 +143,18 @@ describe('appendLines', () => {
     await expect(appendLines(join(dir, 'missing.jsonl'), ['x'])).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('fileContainsSync', () => {
+  it('finds a needle across a chunk boundary, in any of its JSON spellings, case-folded on request', async () => {
+    const { fileContainsSync, jsonNeedles } = await import('../../src/core/io/contains.js');
+    const path = join(dir, 'big.jsonl');
+    const filler = 'x'.repeat((1 << 20) - 5);
+    await writeFile(path, `${filler}NEEDLE-across\n${JSON.stringify({ text: 'say "hi"\nthen é' })}\n`);
+    expect(fileContainsSync(path, jsonNeedles('NEEDLE-across'))).toBe(true);
+    expect(fileContainsSync(path, jsonNeedles('say "hi"\nthen é'))).toBe(true);
+    expect(fileContainsSync(path, jsonNeedles('needle-across'))).toBe(false);
+    expect(fileContainsSync(path, jsonNeedles('needle-across'), { ignoreCase: true })).toBe(true);
+    expect(fileContainsSync(path, jsonNeedles('absent'))).toBe(false);
+    expect(jsonNeedles('é"').map((b) => b.toString())).toEqual(['é"', 'é\\"', '\\u00e9\\"']);
+  });
+});
