@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Tmux, median, oneLine, rowsShown, sq, timeProcess } from './lib.mjs';
 
 // the product under test: this checkout, or SESSIONS_BENCH_PRODUCT (a snapshot built by run.mjs --snapshot)
@@ -86,8 +86,11 @@ for (const [label, spec] of [
 summary.imports.versionMs = Number((median(Array.from({ length: 5 }, () => timeProcess(NODE, [CLI, '--version']).ms)) - bare).toFixed(0));
 
 // 2. cold index: `list --all --json` (exact turn counts: full reads) and the TUI's head+tail scan
+// The CLI bundle is minified: profile the cold list through tsc's per-module dist/cli.js so functions keep their names.
+const unbundled = join(outDir, 'cli-unbundled.mjs');
+writeFileSync(unbundled, `const { main } = await import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'cli.js')).href)});\nawait main(process.argv);\n`);
 const xdgCold = join(outDir, 'xdg-cold');
-summary.profiles.coldList = profileRun('cold-list', [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], xdgCold);
+summary.profiles.coldList = profileRun('cold-list', [existsSync(join(root, 'dist', 'cli.js')) ? unbundled : CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], xdgCold);
 rmSync(xdgCold, { recursive: true, force: true });
 summary.profiles.coldScan = profileRun('cold-scan', [join(benchDir, 'scan-inproc.mjs'), home, clawDir], join(outDir, 'xdg-none'));
 // 3. warm list (cache built by the run above is gone: build it, then profile the warm run)

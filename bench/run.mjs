@@ -36,7 +36,7 @@ const RUNS = Number(opt('--runs', QUICK ? 1 : 5));
 const ONLY = opt('--only', '') ? opt('--only').split(',') : null;
 const SKIP = opt('--skip', '') ? opt('--skip').split(',') : [];
 const SEED = Number(opt('--seed', 1));
-const OUT = resolve(opt('--results', join(BENCH, QUICK ? 'results-quick.json' : 'results.json')));
+const OUT = resolve(opt('--results', QUICK ? join(BENCH, '.work', 'results-quick.json') : join(BENCH, 'results.json')));
 // The product under test: this checkout (built by `npm run bench`), or with --snapshot a copy of the HEAD
 // commit built in bench/.work (so that a rebuild of this checkout during the run cannot change what is measured).
 const PRODUCT = flag('--snapshot') ? snapshot() : resolve(opt('--product', root));
