@@ -1,11 +1,11 @@
 // The scriptable CLI, run as a user would: the built bin/sessions.js on copies of the fixture home.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256File } from '../helpers/files.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -61,9 +61,6 @@ async function list(): Promise<ListRow[]> {
   return JSON.parse(result.stdout) as ListRow[];
 }
 
-async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
-}
 
 async function snapshot(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -206,7 +203,7 @@ describe('sessions fork', () => {
     const before = await list();
     const source = fixedId ? before.find((r) => r.id === fixedId)! : before.find((r) => r.agent === agent && r.userTurns >= 4)!;
     expect(source.userTurns).toBeGreaterThanOrEqual(4);
-    const originalHash = await sha256(source.path);
+    const originalHash = await sha256File(source.path);
     const full = JSON.parse((await run(at('show', source.id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; role: string; blocks: unknown[] }[] };
     const turnIndexes = full.messages.flatMap((m, i) => (m.userTurn ? [i] : []));
 
@@ -217,7 +214,7 @@ describe('sessions fork', () => {
     expect(fork.keptUserTurns).toBe(2);
     expect(fork.resume.argv).toContain(agent === 'claw' ? fork.path : fork.id);
     expect((await stat(fork.path)).mode & 0o777).toBe(0o600);
-    expect(await sha256(source.path)).toBe(originalHash);
+    expect(await sha256File(source.path)).toBe(originalHash);
 
     const forked = JSON.parse((await run(at('show', fork.id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; role: string; blocks: unknown[] }[] };
     expect(forked.messages.filter((m) => m.userTurn)).toHaveLength(2);

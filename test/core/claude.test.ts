@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -9,6 +8,7 @@ import { ForkRangeError } from '../../src/core/errors.js';
 import { claudeAdapter, rewriteSessionId } from '../../src/core/formats/claude.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type SessionSummary } from '../../src/core/model.js';
+import { rawLines, sha256File } from '../helpers/files.js';
 
 const LOCKED = 'locked-project';
 
@@ -63,22 +63,7 @@ function group(root: string, project: string, id: string): SessionFileGroup {
 const corpus = (project: string, id: string): SessionFileGroup => group(home, project, id);
 const synthetic = (suffix: string): SessionFileGroup => group(synth, SYNTH, synthId(suffix));
 
-async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
-}
 
-/** A file's lines as raw bytes (terminators excluded). */
-async function rawLines(path: string): Promise<Buffer[]> {
-  const data = await readFile(path);
-  const lines: Buffer[] = [];
-  let from = 0;
-  for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, from)) {
-    lines.push(data.subarray(from, nl));
-    from = nl + 1;
-  }
-  if (from < data.length) lines.push(data.subarray(from));
-  return lines;
-}
 
 /** A line with its `"sessionId":"<from>"` pair (exact spelling given) turned into `<to>`: the expected fork line. */
 function withSessionId(line: Buffer, pair: string, from: string, to: string): Buffer {
@@ -485,14 +470,14 @@ describe('fork', () => {
   const listing = async (g: SessionFileGroup): Promise<string[]> => (await readdir(dirname(g.paths[0]!))).sort();
 
   async function checkFork(g: SessionFileGroup, atTurn: number, keptLines: readonly number[], oldId: string) {
-    const before = await sha256(g.paths[0]!);
+    const before = await sha256File(g.paths[0]!);
     const original = await rawLines(g.paths[0]!);
     const result = await claudeAdapter.fork(g, { atTurn }, context());
     expect(result).toMatchObject({ agent: 'claude', parentId: oldId, keptUserTurns: atTurn - 1 });
     expect(result.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(result.path).toBe(join(dirname(g.paths[0]!), `${result.id}.jsonl`));
     expect((await stat(result.path)).mode & 0o777).toBe(0o600);
-    expect(await sha256(g.paths[0]!)).toBe(before);
+    expect(await sha256File(g.paths[0]!)).toBe(before);
     const forked = await rawLines(result.path);
     expect(forked).toEqual(keptLines.map((i) => withSessionId(original[i]!, `"sessionId":"${oldId}"`, oldId, result.id)));
     const forkGroup: SessionFileGroup = { ...g, paths: [result.path], idHint: result.id };
@@ -560,10 +545,10 @@ describe('fork', () => {
   it.each([1, 0, 7, 2.5, -1])('refuses --at %s on a 6-turn session and writes nothing', async (atTurn) => {
     const g = corpus(UNICODE, NON_ASCII_ID);
     const before = await listing(g);
-    const hash = await sha256(g.paths[0]!);
+    const hash = await sha256File(g.paths[0]!);
     await expect(claudeAdapter.fork(g, { atTurn }, context())).rejects.toBeInstanceOf(ForkRangeError);
     expect(await listing(g)).toEqual(before);
-    expect(await sha256(g.paths[0]!)).toBe(hash);
+    expect(await sha256File(g.paths[0]!)).toBe(hash);
   });
 
   it('refuses to fork a one-turn session', async () => {

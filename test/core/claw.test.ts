@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -14,6 +13,7 @@ import {
 } from '../../src/core/formats/claw.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type Session, type SessionSummary } from '../../src/core/model.js';
+import { rawLines, sha256File } from '../helpers/files.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 /** Every copied file gets this mtime, so the mtime fallbacks are part of the table. */
@@ -67,22 +67,7 @@ async function sizeOf(...paths: string[]): Promise<number> {
   return total;
 }
 
-async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
-}
 
-/** Lines of a file as raw buffers (without the newline). */
-async function rawLines(path: string): Promise<Buffer[]> {
-  const data = await readFile(path);
-  const lines: Buffer[] = [];
-  let from = 0;
-  for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, from)) {
-    lines.push(data.subarray(from, nl));
-    from = nl + 1;
-  }
-  if (from < data.length) lines.push(data.subarray(from));
-  return lines;
-}
 
 function withoutSource(messages: readonly Message[]): Omit<Message, 'source'>[] {
   return messages.map(({ source: _source, ...rest }) => rest);
@@ -614,7 +599,7 @@ describe('fork', () => {
 
   it('at turn 3 of four writes a new 0600 file with turns 1–2 and their answers, kept lines byte for byte', async () => {
     const source = four();
-    const before = await sha256(source);
+    const before = await sha256File(source);
     const now = new Date(1777000000000);
     const result = await clawAdapter.fork(await groupFor(demo, source), { atTurn: 3, branchName: '  retry  ', now }, context());
 
@@ -625,7 +610,7 @@ describe('fork', () => {
       parentId: 'session-1776000000000-0',
       keptUserTurns: 2,
     });
-    expect(await sha256(source)).toBe(before);
+    expect(await sha256File(source)).toBe(before);
     expect((await stat(result.path)).mode & 0o777).toBe(0o600);
 
     const sourceLines = await rawLines(source);
@@ -711,12 +696,12 @@ describe('fork', () => {
 
   it('turns a legacy JSON session into a JSONL fork whose message bodies are the original bytes', async () => {
     const source = join(code, 'rust/.claude/sessions/session-1775011562247.json');
-    const before = await sha256(source);
+    const before = await sha256File(source);
     const group: SessionFileGroup = { agent: 'claw', paths: [source], idHint: null, root: join(code, 'rust'), archived: false };
     const result = await clawAdapter.fork(group, { atTurn: 3 }, context());
     expect(dirname(result.path)).toBe(dirname(source));
     expect(result.parentId).toBe('session-1775011562247');
-    expect(await sha256(source)).toBe(before);
+    expect(await sha256File(source)).toBe(before);
 
     const sourceBytes = await readFile(source);
     const legacy = JSON.parse(sourceBytes.toString('utf8')) as { messages: unknown[] };
@@ -784,10 +769,10 @@ describe('resume in place', () => {
 
   it('refuses to append to a legacy object or a missing file, changing nothing', async () => {
     const legacy = join(sessions, 'old-export.json');
-    const before = await sha256(legacy);
+    const before = await sha256File(legacy);
     const message = { role: 'user' as const, blocks: [{ type: 'text' as const, text: 'hi' }] };
     await expect(appendClawMessages(legacy, [message])).rejects.toThrow('not a claw JSONL session');
-    expect(await sha256(legacy)).toBe(before);
+    expect(await sha256File(legacy)).toBe(before);
     const missing = join(sessions, 'session-missing.jsonl');
     await expect(appendClawMessages(missing, [message])).rejects.toThrow();
     await expect(stat(missing)).rejects.toThrow();

@@ -6,12 +6,12 @@
  * and the Python port's `<ws>/.port_sessions/*.json` `{session_id, messages: [strings], …}`.
  */
 import type { Dirent } from 'node:fs';
-import { open, readdir, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
+import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
 import {
   addUsage,
   messageText,
@@ -1009,17 +1009,6 @@ function parseText(text: string): unknown {
 
 function parseSlice(buf: Buffer, start: number, end: number): unknown {
   return parseText(buf.subarray(start, end).toString('utf8'));
-}
-
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 
 function compare(a: string, b: string): number {

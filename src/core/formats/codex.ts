@@ -5,7 +5,7 @@ import { checkForkTurn } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { reportSkippedLines } from './problems.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, type LineStats, type RawLine } from '../io/lines.js';
+import { jsonObjects, newLineStats, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
@@ -78,7 +78,7 @@ export async function readCodexNames(root: string): Promise<Map<string, string>>
   }
   const newest = new Map<string, { readonly at: number; readonly name: string | null }>();
   const stats = newLineStats();
-  for (const { value } of jsonObjects(splitAll(data), stats)) {
+  for (const { value } of jsonObjects(splitLines(data), stats)) {
     const id = stringField(value, 'id');
     if (!id) continue;
     const raw = value.thread_name;
@@ -91,20 +91,6 @@ export async function readCodexNames(root: string): Promise<Map<string, string>>
   const names = new Map<string, string>();
   for (const [id, entry] of newest) if (entry.name !== null) names.set(id, entry.name);
   return names;
-}
-
-function splitAll(data: Buffer): RawLine[] {
-  const lines: RawLine[] = [];
-  let from = 0;
-  while (from < data.length) {
-    const nl = data.indexOf(0x0a, from);
-    const end = nl === -1 ? data.length : nl;
-    let bytes = data.subarray(from, end);
-    if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
-    lines.push({ offset: from, bytes, terminated: nl !== -1 });
-    from = end + 1;
-  }
-  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------------------

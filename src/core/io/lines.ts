@@ -89,7 +89,8 @@ export interface HeadTail {
   readonly whole: boolean;
 }
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+/** Read `length` bytes at `position` (fewer at the end of the file). */
+export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
