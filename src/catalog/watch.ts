@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -168,7 +169,12 @@ async function refreshRoot(
   const touched = new Set(changed);
   for (const [, session] of affected) for (const path of session.paths) touched.add(path);
 
-  const groups = (await ADAPTERS[root.agent].discover(root.root, context.report)).filter((group) => group.paths.some((path) => touched.has(path)));
+  const adapter = ADAPTERS[root.agent];
+  // Group just the touched files where the adapter can (a whole-root walk costs seconds in a big home).
+  const existing = [...touched].filter((path) => existsSync(path));
+  const groups = adapter.groupFiles
+    ? adapter.groupFiles(root.root, existing)
+    : (await adapter.discover(root.root, context.report)).filter((group) => group.paths.some((path) => touched.has(path)));
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);

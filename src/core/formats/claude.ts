@@ -6,7 +6,7 @@
  */
 import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, ForkRangeError } from '../errors.js';
 import { uuidv4 } from '../ids.js';
@@ -591,6 +591,17 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
+
+  groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
+    return paths
+      .filter((path) => {
+        const rel = relative(root, path).split(sep);
+        const name = rel[2] ?? '';
+        return rel.length === 3 && rel[0] === 'projects' && name.endsWith('.jsonl') && !name.startsWith('agent-') && !name.startsWith('.');
+      })
+      .sort()
+      .map((path) => ({ agent: 'claude', paths: [path], idHint: fileStem(path), root, archived: false }));
+  },
 
   async discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
     const projects = join(root, 'projects');

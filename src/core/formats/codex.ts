@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
@@ -190,6 +190,22 @@ async function discoverCodex(root: string, report: ReportProblem): Promise<Sessi
   const visited = new Set<string>();
   await walkRollouts(join(root, 'sessions'), false, report, found, visited, true);
   await walkRollouts(join(root, 'archived_sessions'), true, report, found, visited, true);
+  return groupFound(root, found);
+}
+
+/** Rollout files under `root` grouped by thread, without walking the folders. */
+function groupCodexFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
+  const found: FoundFile[] = [];
+  for (const path of paths) {
+    const rel = relative(root, path).split(sep);
+    const name = basename(path);
+    if ((rel[0] !== 'sessions' && rel[0] !== 'archived_sessions') || !isRolloutFile(name)) continue;
+    found.push({ path, name, archived: rel[0] === 'archived_sessions', parsed: parseRolloutName(name) });
+  }
+  return groupFound(root, found);
+}
+
+function groupFound(root: string, found: readonly FoundFile[]): SessionFileGroup[] {
   const byThread = new Map<string, FoundFile[]>();
   for (const file of found) {
     const key = file.parsed ? `thread:${file.parsed.threadId}` : `path:${file.path}`;
@@ -971,6 +987,7 @@ function forkHeader(header: Header, sourceId: string, id: string, now: Date, roo
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
   discover: discoverCodex,
+  groupFiles: groupCodexFiles,
   readSummary: readCodexSummary,
   readSession: readCodexSession,
   fork: forkCodex,

@@ -51,6 +51,11 @@ export interface FormatAdapter {
   readonly agent: Agent;
   /** Find this agent's session files under one root, grouped one conversation per group. */
   discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]>;
+  /**
+   * Group known files under `root` the way `discover` would, without walking the root (the watcher's path:
+   * a few changed files in a home of thousands). Files that are not this agent's sessions are left out.
+   */
+  groupFiles?(root: string, paths: readonly string[]): SessionFileGroup[];
   /** Summary from the head and tail of the files (no full read); null when the files hold no conversation. */
   readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null>;
   /** The whole active transcript. */
