@@ -86,13 +86,14 @@ export function sq(word) {
  */
 export class Tmux {
   constructor(name, { width = 160, height = 48 } = {}) {
-    this.socket = `sessions-bench-${name}-${process.pid}`;
+    // a socket file of our own (not /tmp/tmux-UID/), removed again by kill()
+    this.socket = join(tmpdir(), `sessions-bench-${name}-${process.pid}.sock`);
     this.width = width;
     this.height = height;
     this.started = false;
   }
   run(args, opts = {}) {
-    return spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', ...opts });
+    return spawnSync('tmux', ['-S', this.socket, ...args], { encoding: 'utf8', ...opts });
   }
   start() {
     const r = this.run(['-f', '/dev/null', 'new-session', '-d', '-s', 'bench', '-x', String(this.width), '-y', String(this.height), 'sleep 86400']);
@@ -142,6 +143,7 @@ export class Tmux {
   kill() {
     if (this.started) this.run(['kill-server']);
     this.started = false;
+    rmSync(this.socket, { force: true });
   }
 }
 
