@@ -141,11 +141,14 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
     .option('--all', 'every session, wherever it ran')
+    .option('--exact-turns', 'count the user turns of files bigger than head+tail (80 KiB) by reading them whole (slower; remembered in the cache)')
     .addHelpText(
       'after',
       `
 By default lists the sessions of the current directory (and below); when there are none there,
-lists all of them and says so on stderr.
+lists all of them and says so on stderr. Listing reads each file's first 64 KiB and last 16 KiB only:
+for a bigger file, userTurns is what those show (a lower bound, "12+" in text, userTurnsExact false in
+JSON) until a full count is known (--exact-turns, or an earlier full read remembered in the cache).
 
 Examples:
   sessions list
@@ -153,9 +156,9 @@ Examples:
   sessions list --agent claude --cwd ~/src/api`,
     )
     .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }>();
+      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean; exactTurns?: boolean }>();
       const { sessions, problems } = await scan(options, {
-        exactTurns: true,
+        exactTurns: options.exactTurns ?? false,
         agents: options.agent ? [options.agent] : undefined,
       });
       let shown: readonly CatalogSession[] = sessions;
@@ -355,6 +358,7 @@ export function toListJson(s: CatalogSession) {
     firstPrompt: s.firstPrompt,
     lastPrompt: s.lastPrompt,
     userTurns: s.userTurns,
+    userTurnsExact: s.userTurnsExact,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     forkedFrom: s.forkedFrom,

@@ -55,8 +55,8 @@ interface ListRow {
   updatedAt: string;
 }
 
-async function list(): Promise<ListRow[]> {
-  const result = await run(at('list', '--all', '--json'));
+async function list(...extra: string[]): Promise<ListRow[]> {
+  const result = await run(at('list', '--all', '--json', ...(extra.length > 0 ? extra : ['--exact-turns'])));
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as ListRow[];
 }
@@ -155,6 +155,19 @@ describe('sessions list', () => {
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  it('reads no file whole unless asked: a big file lists a lower bound, --exact-turns counts it, and the cache remembers', async () => {
+    const pipeline = '01a200ed-60a4-7f10-a53c-15a9ecf122f3'; // 97 KB: more than head + tail
+    const quick = (await list('--no-cache')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
+    expect(quick.userTurnsExact).toBe(false);
+    expect(quick.userTurns).toBeLessThan(7);
+    const text = await run(at('list', '--all', '--no-cache'));
+    expect(text.stdout).toMatch(new RegExp(`\\s${quick.userTurns}\\+\\s+${pipeline}`));
+    const exact = (await list('--exact-turns')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
+    expect(exact).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    const remembered = (await list('--all')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
+    expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
   });
 
   it('filters by agent', async () => {
