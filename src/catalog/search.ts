@@ -125,8 +125,9 @@ export function isCompactSubsequence(needle: string, haystack: string): boolean 
  */
 export class SearchIndex {
   private docs: (SearchDoc | null)[] = [];
-  private records: (FuseRecord | null)[] = [];
-  private shortRecords: (FuseRecord | null)[] = [];
+  /** fuse.js records by slot, made when first ranked and kept for the most recent few thousand (see recordOf). */
+  private readonly records = new Map<number, FuseRecord>();
+  private readonly shortRecords = new Map<number, FuseRecord>();
   private readonly slots = new Map<string, number>();
   private readonly sessions = new Map<string, CatalogSession>();
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
@@ -160,8 +161,8 @@ export class SearchIndex {
       const doc = toDoc(session, key, order);
       if (slot !== undefined) {
         this.docs[slot] = doc;
-        this.records[slot] = null;
-        this.shortRecords[slot] = null;
+        this.records.delete(slot);
+        this.shortRecords.delete(slot);
       } else {
         fresh.push(doc);
       }
@@ -171,14 +172,12 @@ export class SearchIndex {
       this.slots.delete(key);
       this.sessions.delete(key);
       this.docs[slot] = null;
-      this.records[slot] = null;
-      this.shortRecords[slot] = null;
+      this.records.delete(slot);
+      this.shortRecords.delete(slot);
     }
     for (const doc of fresh) {
       this.slots.set(doc.key, this.docs.length);
       this.docs.push(doc);
-      this.records.push(null);
-      this.shortRecords.push(null);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
     this.ordered = [...this.slots.values()].sort((a, b) => this.docs[a]!.order - this.docs[b]!.order);
@@ -222,16 +221,21 @@ export class SearchIndex {
   }
 
   /**
-   * fuse.js's record of a document (its fields split and normed), made the first time a search ranks it:
-   * most documents of a big catalog are never ranked, and a record is several times the text it indexes.
+   * fuse.js's record of a document (its fields split and normed), made when a search ranks it. Records are
+   * several times the text they index: only the most recently used few thousand are kept (a first page is
+   * then free on the next keystroke), so ranking a whole 100k catalog in the background does not keep
+   * 100k of them alive.
    */
   private recordOf(slot: number, short: boolean): FuseRecord {
     const records = short ? this.shortRecords : this.records;
-    let record = records[slot];
-    if (!record) {
+    let record = records.get(slot);
+    if (record) {
+      records.delete(slot); // re-inserted below: most recent last
+    } else {
       record = recordFor(short ? SHORT_OPTIONS : FUSE_OPTIONS, this.docs[slot]!, slot);
-      records[slot] = record;
+      if (records.size >= KEPT_RECORDS) records.delete(records.keys().next().value!);
     }
+    records.set(slot, record);
     return record;
   }
 
@@ -241,10 +245,13 @@ export class SearchIndex {
     docs.forEach((doc, i) => this.slots.set(doc.key, i));
     this.docs = docs;
     // Records carry their slot: let them be made again.
-    this.records = docs.map(() => null);
-    this.shortRecords = docs.map(() => null);
+    this.records.clear();
+    this.shortRecords.clear();
   }
 }
+
+/** fuse.js records kept per kind (full and short keys). */
+const KEPT_RECORDS = 4096;
 
 /** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
 export const FIRST_PAGE = 150;
