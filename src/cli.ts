@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
+import { isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepSessions } from './catalog/grep.js';
@@ -15,6 +15,7 @@ import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { oneLine } from './core/text.js';
 import { checkLaunch, formatCommand, runInherited } from './launch.js';
+import { tildePath } from './ui/time.js';
 
 interface CommonOptions extends LocationOptions {
   readonly json?: boolean;
@@ -88,19 +89,12 @@ async function findOne(query: string, options: CommonOptions): Promise<{ session
   return { session: found.session, context, problems };
 }
 
-function isUnder(dir: string | null, root: string): boolean {
-  if (dir === null) return false;
-  return dir === root || dir.startsWith(root.endsWith('/') ? root : `${root}/`);
-}
-
 function relativeTime(iso: string): string {
   return iso.replace('T', ' ').slice(0, 16);
 }
 
 function shortenHome(path: string | null): string {
-  if (!path) return '-';
-  const home = homedir();
-  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+  return path ? tildePath(path, homedir()) : '-';
 }
 
 export function buildProgram(): Command {

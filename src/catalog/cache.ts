@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isUnder } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
 /** Bump when SessionSummary or the adapters' reading changes meaning: old caches are then ignored. */
@@ -108,8 +109,8 @@ export class CatalogCache {
       this.dirty = false;
     }
     if (head) {
-      const under = (s: CatalogSession): boolean => s.cwd !== null && (s.cwd === head.scopeDir || s.cwd.startsWith(`${head.scopeDir}/`));
-      const picked = new Set([...head.sessions.slice(0, HEAD_ROWS), ...head.sessions.filter(under).slice(0, HEAD_ROWS)]);
+      const under = head.sessions.filter((s) => isUnder(s.cwd, head.scopeDir));
+      const picked = new Set([...head.sessions.slice(0, HEAD_ROWS), ...under.slice(0, HEAD_ROWS)]);
       const body: CacheHead = { version: CACHE_VERSION, scopeDir: head.scopeDir, total: head.sessions.length, sessions: head.sessions.filter((s) => picked.has(s)) };
       await writeAtomically(headPath(this.path), JSON.stringify(body));
     }

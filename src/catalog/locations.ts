@@ -49,6 +49,13 @@ export function resolveLocations(options: LocationOptions, environment: Location
   };
 }
 
+/** True when `dir` is `root` or below it (the "sessions of this directory" scope). */
+export function isUnder(dir: string | null, root: string): boolean {
+  if (dir === null) return false;
+  if (root === '/') return dir.startsWith('/');
+  return dir === root || dir.startsWith(`${root}/`);
+}
+
 /** A directory and all its ancestors, nearest first. */
 export function selfAndAncestors(dir: string): string[] {
   const out: string[] = [];

@@ -8,6 +8,7 @@ import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './g
 import { searchSettled, type BrowserState, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
+import { isUnder } from '../catalog/locations.js';
 
 export type ResumeOutcome = { readonly kind: 'go' } | { readonly kind: 'ask'; readonly message: string };
 
@@ -226,12 +227,6 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'dismissNotice':
       return { ...state, notice: null };
   }
-}
-
-export function isUnder(dir: string | null, root: string): boolean {
-  if (dir === null) return false;
-  if (root === '/') return dir.startsWith('/');
-  return dir === root || dir.startsWith(`${root}/`);
 }
 
 export function sortSessions(sessions: readonly CatalogSession[], sort: SortKey): CatalogSession[] {
