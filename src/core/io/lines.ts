@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** One line of a file, without its line terminator (LF or CRLF). */
@@ -105,21 +106,23 @@ export async function readAt(handle: FileHandle, position: number, length: numbe
  * Read a file's first `headBytes` and last `tailBytes` as lines: what listing needs, without a full read.
  * A first line longer than the head budget is read to its end (the session header must be whole).
  * The head never returns a line cut by the budget; the tail drops its first (cut) line.
+ * Synchronous reads inside: listing does this for thousands of small reads, where promise-based file
+ * handles cost more main-thread time than the reading itself.
  */
 export async function readHeadTail(path: string, headBytes: number, tailBytes: number): Promise<HeadTail> {
-  const handle = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     const size = stat.size;
     if (size <= headBytes + tailBytes) {
-      const data = await readAt(handle, 0, size);
+      const data = readAtSync(fd, 0, size);
       return { size, mtimeMs: stat.mtimeMs, head: splitLines(data), tail: [], whole: true };
     }
-    let head = await readAt(handle, 0, headBytes);
+    let head = readAtSync(fd, 0, headBytes);
     let firstNewline = head.indexOf(NEWLINE);
     // The first record (session header) can be huge; grow the head until it holds one whole line.
     while (firstNewline === -1 && head.length < size) {
-      const more = await readAt(handle, head.length, Math.min(Math.max(head.length, 1 << 20), size - head.length));
+      const more = readAtSync(fd, head.length, Math.min(Math.max(head.length, 1 << 20), size - head.length));
       const base = head.length;
       head = Buffer.concat([head, more]);
       const nl = more.indexOf(NEWLINE);
@@ -127,19 +130,30 @@ export async function readHeadTail(path: string, headBytes: number, tailBytes: n
     }
     if (head.length >= size - tailBytes) {
       // The grown head reached the tail: treat as whole.
-      const rest = await readAt(handle, head.length, size - head.length);
+      const rest = readAtSync(fd, head.length, size - head.length);
       return { size, mtimeMs: stat.mtimeMs, head: splitLines(Buffer.concat([head, rest])), tail: [], whole: true };
     }
     const lastNewline = head.lastIndexOf(NEWLINE);
     const headLines = splitLines(head.subarray(0, lastNewline + 1));
     const tailStart = size - tailBytes;
-    const tailData = await readAt(handle, tailStart, tailBytes);
+    const tailData = readAtSync(fd, tailStart, tailBytes);
     const firstTailNewline = tailData.indexOf(NEWLINE);
     const tail = firstTailNewline === -1 ? [] : splitLines(tailData.subarray(firstTailNewline + 1), tailStart + firstTailNewline + 1);
     return { size, mtimeMs: stat.mtimeMs, head: headLines, tail, whole: false };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+function readAtSync(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /** Decode a line as UTF-8 (invalid bytes become U+FFFD) and parse it; undefined when it is not JSON. */
