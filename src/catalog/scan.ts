@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
+import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import { findClawWorkspaces } from '../core/formats/claw.js';
 import { readCodexNames } from '../core/formats/codex.js';
@@ -293,12 +294,4 @@ async function isClawWorkspace(dir: string): Promise<boolean> {
   return checks.some(Boolean);
 }
 
-export function describeError(error: unknown): string {
-  if (error && typeof error === 'object' && 'code' in error) {
-    const code = String((error as { code: unknown }).code);
-    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-    if (code === 'ENOENT') return 'no such file or directory';
-    if (code === 'EISDIR') return 'is a directory';
-  }
-  return error instanceof Error ? error.message : String(error);
-}
+export { describeError };

@@ -18,3 +18,27 @@ export class ForkRangeError extends Error {
 export function checkForkTurn(atTurn: number, userTurns: number): void {
   if (!Number.isInteger(atTurn) || atTurn < 2 || atTurn > userTurns) throw new ForkRangeError(atTurn, 2, userTurns);
 }
+
+/** A Node error's `code` (ENOENT, EACCES, …), if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** An error's message as is. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An error in the words a user should read: permission problems and missing files said plainly. */
+export function describeError(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EISDIR') return 'is a directory';
+  return errorMessage(error);
+}
+
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

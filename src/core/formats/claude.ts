@@ -8,7 +8,7 @@ import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, ForkRangeError } from '../errors.js';
+import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats } from '../io/lines.js';
@@ -48,20 +48,16 @@ const NOT_A_PROMPT =
 /** The model name Claude Code records for messages it made up itself (e.g. "No response requested."). */
 const SYNTHETIC_MODEL = '<synthetic>';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
 function messageOf(value: JsonObject): JsonObject | null {
-  return isObject(value.message) ? value.message : null;
+  return isRecord(value.message) ? value.message : null;
 }
 
 function contentBlocks(content: unknown): JsonObject[] {
-  return Array.isArray(content) ? content.filter(isObject) : [];
+  return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
 /** The text a user line carries: the string content, or its text blocks joined. */
@@ -88,7 +84,7 @@ export function isClaudeUserTurn(value: JsonObject): boolean {
 
 function usageOf(message: JsonObject): Usage | null {
   const usage = message.usage;
-  if (!isObject(usage)) return null;
+  if (!isRecord(usage)) return null;
   const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
   return {
     input: count(usage.input_tokens),
@@ -550,14 +546,6 @@ async function readSpans(path: string, nodes: readonly ClaudeNode[]): Promise<Bu
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function errorCode(error: unknown): string | undefined {
-  return isObject(error) && typeof error.code === 'string' ? error.code : undefined;
-}
-
 async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
   if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
@@ -575,7 +563,7 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    report({ path: dir, message: describe(error) });
+    report({ path: dir, message: errorMessage(error) });
     return [];
   }
   const groups: SessionFileGroup[] = [];
@@ -611,7 +599,7 @@ export const claudeAdapter: FormatAdapter = {
     } catch (error) {
       // No projects folder: Claude Code was never used with this config dir; nothing to report.
       const code = errorCode(error);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: projects, message: describe(error) });
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: projects, message: errorMessage(error) });
       return [];
     }
     const groups: SessionFileGroup[] = [];

@@ -8,7 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkForkTurn } from '../errors.js';
+import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
@@ -110,7 +110,7 @@ async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
     return await readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describe(error) });
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describeError(error) });
     return [];
   }
 }
@@ -1015,12 +1015,4 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function errorCode(error: unknown): string | undefined {
-  return error && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : undefined;
-}
 
-function describe(error: unknown): string {
-  const code = errorCode(error);
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { checkForkTurn } from '../errors.js';
+import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { reportSkippedLines } from './problems.js';
@@ -996,9 +996,6 @@ export const codexAdapter: FormatAdapter = {
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringField(object: Record<string, unknown>, key: string): string | null {
   const value = object[key];
@@ -1025,10 +1022,4 @@ function isoOrUndefined(value: unknown): string | undefined {
   return time === undefined ? undefined : new Date(time).toISOString();
 }
 
-function errorCode(error: unknown): string | undefined {
-  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
-}
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
