@@ -89,7 +89,8 @@ async function findOne(query: string, options: CommonOptions): Promise<{ session
   return { session: found.session, context, problems };
 }
 
-function relativeTime(iso: string): string {
+/** `2026-11-22 01:58`: the updated time in list rows (scripts read the full ISO time from --json). */
+function shortDate(iso: string): string {
   return iso.replace('T', ' ').slice(0, 16);
 }
 
@@ -332,7 +333,7 @@ function listLine(s: CatalogSession): string {
   const fork = s.forkedFrom ? ' [fork]' : '';
   const archived = s.archived ? ' [archived]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${relativeTime(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
 }
 
 function describeLocations(locations: Locations): string {
