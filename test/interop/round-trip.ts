@@ -52,6 +52,23 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
  * forked by `sessions fork`, the fork resumed by the agent (which must see exactly turns 1-2), and the original
  * resumed through `sessions resume` (appending in place, its old bytes untouched).
  */
+/**
+ * What a fork kept before `newPrompt`: prompts 1 and 2 and their answers (the tool turn included), the opaque
+ * reasoning blob unaltered (a real API rejects a tampered one), nothing of turn 3 on.
+ */
+function turnsOneAndTwoThen(prompts: readonly string[], toolName: string, newPrompt: string): ConversationItem[] {
+  return [
+    { kind: 'user', text: prompts[0]! },
+    { kind: 'reasoning', blob: encryptedBlob(prompts[0]!) },
+    { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
+    { kind: 'user', text: prompts[1]! },
+    { kind: 'tool_call', name: toolName },
+    { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
+    { kind: 'assistant', text: TOOL_FINAL_TEXT },
+    { kind: 'user', text: newPrompt },
+  ];
+}
+
 export function defineRoundTripSuite(agent: InteropAgent): void {
   const driver = DRIVERS[agent];
   const pin = PINNED_AGENTS[agent];
@@ -268,18 +285,9 @@ export function defineRoundTripSuite(agent: InteropAgent): void {
 
       const requests = driver.turnRequests(standIn.since(mark));
       expect(requests.length, 'the agent asked the model at least once').toBeGreaterThan(0);
-      const expected: ConversationItem[] = [
-        { kind: 'user', text: mainPrompts[0]! },
-        // The opaque reasoning blob went through the fork unaltered (a real API rejects a tampered one).
-        { kind: 'reasoning', blob: encryptedBlob(mainPrompts[0]!) },
-        { kind: 'assistant', text: ANSWER_PREFIX + mainPrompts[0] },
-        { kind: 'user', text: mainPrompts[1]! },
-        { kind: 'tool_call', name: driver.toolName },
-        { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
-        { kind: 'assistant', text: TOOL_FINAL_TEXT },
-        { kind: 'user', text: newPrompt },
-      ];
-      expect(driver.conversation(requests[0]!.body), 'the history the agent sent for the fork: turns 1-2 and the new prompt').toEqual(expected);
+      expect(driver.conversation(requests[0]!.body), 'the history the agent sent for the fork: turns 1-2 and the new prompt').toEqual(
+        turnsOneAndTwoThen(mainPrompts, driver.toolName, newPrompt),
+      );
       for (const request of requests) {
         for (const dropped of [`${tag}-main-t3`, `${tag}-main-t4`]) {
           expect(request.raw.includes(dropped), `request #${request.seq} must carry nothing from turn 3 on (found ${dropped})`).toBe(false);
@@ -334,16 +342,9 @@ export function defineRoundTripSuite(agent: InteropAgent): void {
       expect(driver.reportedSessionId(resumed.stdout)).toBe(fork.id);
       const requests = driver.turnRequests(standIn.since(mark));
       expect(requests.length).toBeGreaterThan(0);
-      expect(driver.conversation(requests[0]!.body), 'the history the agent sent for the fork of its fork').toEqual([
-        { kind: 'user', text: mainPrompts[0]! },
-        { kind: 'reasoning', blob: encryptedBlob(mainPrompts[0]!) },
-        { kind: 'assistant', text: ANSWER_PREFIX + mainPrompts[0] },
-        { kind: 'user', text: mainPrompts[1]! },
-        { kind: 'tool_call', name: driver.toolName },
-        { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
-        { kind: 'assistant', text: TOOL_FINAL_TEXT },
-        { kind: 'user', text: newPrompt },
-      ]);
+      expect(driver.conversation(requests[0]!.body), 'the history the agent sent for the fork of its fork').toEqual(
+        turnsOneAndTwoThen(mainPrompts, driver.toolName, newPrompt),
+      );
       for (const request of requests) {
         for (const dropped of [`${tag}-main-t3`, `${tag}-main-t4`, `${tag}-agentfork-t5`]) {
           expect(request.raw.includes(dropped), `request #${request.seq} must carry nothing from turn 3 on (found ${dropped})`).toBe(false);
