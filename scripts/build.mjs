@@ -9,8 +9,8 @@ import { rmSync } from 'node:fs';
 rmSync('dist', { recursive: true, force: true });
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 await build({
-  // The full-text search worker is loaded by URL next to the chunk that starts it.
-  entryPoints: { cli: 'src/cli.ts', 'grep-worker': 'src/catalog/grep-worker.ts' },
+  // The workers (full-text search, summaries) are loaded by URL next to the chunk that starts them.
+  entryPoints: { cli: 'src/cli.ts', 'grep-worker': 'src/catalog/grep-worker.ts', 'summary-worker': 'src/catalog/summary-worker.ts' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,

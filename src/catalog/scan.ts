@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { realpath, stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
@@ -9,6 +10,7 @@ import { readCodexNames } from '../core/formats/codex.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { countUserTurns, type Agent, type Session, type SessionSummary } from '../core/model.js';
 import { selfAndAncestors, type Locations } from './locations.js';
+import { summarizeOnWorkers } from './summary-pool.js';
 
 /** A listed conversation: the summary plus what is needed to find its files again. */
 export interface CatalogSession extends SessionSummary {
@@ -32,6 +34,11 @@ export interface ScanOptions {
   readonly concurrency?: number;
   /** Reuse summaries whose files did not change (path + size + mtime), and record new ones. */
   readonly cache?: CatalogCache;
+  /**
+   * Worker threads to read summaries on (0: the main thread only). Default: one per core when there are
+   * enough files to read to pay for starting them.
+   */
+  readonly workers?: number;
 }
 
 export const DEFAULT_HEAD_BYTES = 64 * 1024;
@@ -48,6 +55,8 @@ export function groupOf(session: CatalogSession): SessionFileGroup {
 /** Discovery and summaries share one context: lookups by id and Codex names. */
 export class ScanContext implements AdapterContext {
   readonly problems: Problem[] = [];
+  /** Summaries read on worker threads (the rest were read on the calling thread or came from the cache). */
+  workerReads = 0;
   private readonly reported = new Set<string>();
   private readonly groups = new Map<string, SessionFileGroup>();
   private readonly nameMaps = new Map<string, ReadonlyMap<string, string>>();
@@ -70,6 +79,11 @@ export class ScanContext implements AdapterContext {
 
   register(group: SessionFileGroup, id = group.idHint): void {
     if (id !== null && !this.groups.has(`${group.agent}:${id}`)) this.groups.set(`${group.agent}:${id}`, group);
+  }
+
+  /** Every CODEX_HOME's thread names (for summary workers). */
+  allNames(): ReadonlyMap<string, ReadonlyMap<string, string>> {
+    return this.nameMaps;
   }
 
   async loadNames(root: string): Promise<void> {
@@ -122,7 +136,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
     if (locations.clawFromKnownCwds) for (const summary of summaries) if (summary.cwd) clawRoots.add(summary.cwd);
     const clawGroups: SessionFileGroup[] = [];
     await Promise.all(
-      [...clawRoots].map(async (root) => {
+      (await distinctDirectories(clawRoots)).map(async (root) => {
         if (!(await isClawWorkspace(root))) return;
         try {
           clawGroups.push(...(await ADAPTERS.claw.discover(root, context.report)));
@@ -147,30 +161,81 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
   const out: CatalogSession[] = [];
   let done = 0;
-  await forEachLimited(groups, options.concurrency ?? 32, async (group) => {
+  const progress = (): void => options.onProgress?.(++done, groups.length);
+  const stampsByIndex: (FileStamp[] | null)[] = [];
+  const todo: number[] = [];
+  const accept = (index: number, summary: SessionSummary | null): void => {
+    if (!summary) return;
+    const group = groups[index]!;
+    const session: CatalogSession = { ...summary, root: group.root };
+    out.push(session);
+    context.register(group, summary.id);
+    // Stamps taken before the read: a file that grew meanwhile is read again next time.
+    const stamps = stampsByIndex[index];
+    if (stamps) options.cache!.store(stamps, session);
+  };
+  const fail = (index: number, message: string): void => {
+    const group = groups[index]!;
+    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message });
+  };
+
+  groups.forEach((group, index) => {
     try {
-      const stamps = options.cache ? await stampsOf(group.paths) : null;
+      const stamps = options.cache ? stampsOf(group.paths) : null;
+      stampsByIndex[index] = stamps;
       const cached = stamps ? options.cache!.lookup(stamps) : undefined;
-      if (cached) {
-        out.push(cached);
-        context.register(group, cached.id);
-      } else {
-        const summary = await ADAPTERS[group.agent].readSummary(group, context);
-        if (summary) {
-          const session: CatalogSession = { ...summary, root: group.root };
-          out.push(session);
-          context.register(group, summary.id);
-          // Stamps taken before the read: a file that grew meanwhile is read again next time.
-          if (stamps) options.cache!.store(stamps, session);
-        }
-      }
+      if (!cached) return void todo.push(index);
+      out.push(cached);
+      context.register(group, cached.id);
     } catch (error) {
-      context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+      fail(index, describeError(error));
     }
-    options.onProgress?.(++done, groups.length);
+    progress();
   });
+
+  const workers = options.workers ?? (todo.length >= PARALLEL_MIN_FILES ? availableParallelism() : 0);
+  const finished = new Set<number>();
+  if (workers > 1 || (workers === 1 && todo.length > 0)) {
+    try {
+      await summarizeOnWorkers(groups, todo, {
+        workers,
+        headBytes: context.headBytes,
+        tailBytes: context.tailBytes,
+        names: context.allNames(),
+        onProblem: context.report,
+        onResult: ({ index, summary, error }) => {
+          finished.add(index);
+          context.workerReads++;
+          if (error !== undefined) fail(index, error);
+          else accept(index, summary);
+          progress();
+        },
+      });
+    } catch {
+      // A worker could not start or died: what it left undone is read here, as without workers.
+    }
+  }
+  await forEachLimited(
+    todo.filter((index) => !finished.has(index)),
+    options.concurrency ?? 32,
+    async (index) => {
+      const group = groups[index]!;
+      try {
+        accept(index, await ADAPTERS[group.agent].readSummary(group, context));
+      } catch (error) {
+        fail(index, describeError(error));
+      }
+      progress();
+    },
+  );
   return out;
 }
+
+/**
+ * Below this many files to read, summaries are read on the main thread: starting workers (~40 ms each) would
+ * cost more than it saves, and a warm start (everything cached) reads almost nothing.
+ */
+const PARALLEL_MIN_FILES = 400;
 
 /** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
 export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
@@ -247,7 +312,7 @@ export async function completeTurnCounts(sessions: CatalogSession[], context: Sc
   const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact && session.size <= maxBytes);
   await forEachLimited(inexact, options.concurrency, async ({ session, index }) => {
     try {
-      const stamps = cache ? await stampsOf(session.paths) : null;
+      const stamps = cache ? stampsOf(session.paths) : null;
       const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context);
       const exact: CatalogSession = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
       sessions[index] = exact;
@@ -272,7 +337,7 @@ async function forEachLimited<T>(items: readonly T[], limit: number, run: (item:
 }
 
 /** Synchronous on purpose: a stat is ~5 µs, a promise-based one ~50 µs of overhead, and a warm scan is 10k of them. */
-async function stampsOf(paths: readonly string[]): Promise<FileStamp[]> {
+function stampsOf(paths: readonly string[]): FileStamp[] {
   return paths.map((path): FileStamp => {
     const info = statSync(path);
     return [path, info.size, info.mtimeMs];
@@ -285,6 +350,22 @@ async function isDirectory(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * The directories that exist, each once: a workspace reached through a symlink (or a recorded cwd spelled
+ * another way) would otherwise have its sessions read twice. The first spelling met is kept.
+ */
+async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
+  const list = [...paths];
+  const real = await Promise.all(list.map((path) => realpath(path).catch(() => null)));
+  const seen = new Set<string>();
+  return list.filter((_, i) => {
+    const key = real[i];
+    if (key === null || key === undefined || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function isClawWorkspace(dir: string): Promise<boolean> {
