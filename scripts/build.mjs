@@ -4,7 +4,26 @@
 // only when the browser opens, so `sessions list` never pays for Ink.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+
+/**
+ * yoga-layout (Ink's layout engine) loads its WebAssembly from a base64 data: URL, through `fetch` when
+ * there is one: on Node that loads undici (the whole fetch stack, ~50 ms of a ~300 ms start) to decode a
+ * string it could decode itself. Its own fallback for runtimes without fetch does exactly that: take it.
+ */
+const YOGA_FETCH = '"function"!=typeof fetch?Promise.resolve().then(function(){return wa()})';
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(YOGA_FETCH)) {
+        return { contents: source, loader: 'js', warnings: [{ text: 'yoga-layout changed: its wasm is loaded through fetch again (slower start)' }] };
+      }
+      return { contents: source.replace(YOGA_FETCH, 'true?Promise.resolve().then(function(){return wa()})'), loader: 'js' };
+    });
+  },
+};
 
 rmSync('dist', { recursive: true, force: true });
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
@@ -24,5 +43,6 @@ await build({
   external: ['react-devtools-core'],
   // Some bundled CommonJS dependencies call require(): give the ESM bundle one.
   banner: { js: "import { createRequire as __sessionsCreateRequire } from 'node:module'; const require = __sessionsCreateRequire(import.meta.url);" },
+  plugins: [yogaWithoutFetch],
   logLevel: 'warning',
 });

@@ -121,10 +121,26 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
       const cachePath = options.cache === false ? null : defaultCachePath(env, homedir());
-      // The first screen is read while the UI code loads: the list paints before the whole cache is parsed.
-      const [{ runTui }, cacheHead] = await Promise.all([import('./ui/run.js'), loadCacheHead(cachePath)]);
+      // The UI code (Ink, React) loads while the cache's first screen is read and painted as plain text.
+      const ui = import('./ui/run.js');
+      ui.catch(() => undefined); // awaited below; a failure is reported there
+      const initialScope = options.all ? 'all' : 'cwd';
+      const [prepaint, cacheHead] = await Promise.all([import('./ui/prepaint.js'), loadCacheHead(cachePath)]);
+      const { stdout, stdin } = process;
+      const first =
+        cacheHead && stdout.isTTY && stdin.isTTY
+          ? prepaint.firstScreen({ sessions: cacheHead, columns: stdout.columns, rows: stdout.rows, cwd, homeDir: homedir(), now: Date.now(), scope: initialScope, env })
+          : null;
+      if (first !== null) stdout.write(prepaint.ENTER_ALT_SCREEN + first);
+      let runTui;
+      try {
+        ({ runTui } = await ui);
+      } catch (error) {
+        if (first !== null) stdout.write(prepaint.LEAVE_ALT_SCREEN);
+        throw error;
+      }
       const config = readConfig();
-      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope: options.all ? 'all' : 'cwd' });
+      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
       if (decision.kind === 'resume') {
         process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
       }

@@ -32,9 +32,12 @@ const CLOCK_INTERVAL_MS = 5_000;
 
 /** The container: one reducer, one useInput, the hooks that talk to the outside world, and the pure Screen. */
 export function App({ services, cwd, homeDir, columns, rows, theme, initialScope, onDecision, now = Date.now }: AppProps) {
-  const [state, dispatch] = useReducer(browserReducer, undefined, () =>
-    initialState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd' }),
-  );
+  const [state, dispatch] = useReducer(browserReducer, undefined, () => {
+    const first = initialState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd' });
+    // The remembered first screen is in the very first frame: nothing to wait for before rows show.
+    const cached = services.cached();
+    return cached.length > 0 ? browserReducer(first, { type: 'cachedCatalog', sessions: cached }) : first;
+  });
   const { exit } = useApp();
 
   useInput((input, key) => dispatch({ type: 'key', input, key }));

@@ -4,6 +4,7 @@ import type { Locations } from '../catalog/locations.js';
 import type { Config } from '../config.js';
 import { App } from './App.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
+import { ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN } from './prepaint.js';
 import { createTuiServices, type TuiServices } from './services.js';
 import type { Scope, TuiDecision } from './state.js';
 import { themeFor, type Theme } from './theme.js';
@@ -21,12 +22,13 @@ export interface TuiOptions {
   readonly cacheHead?: readonly CatalogSession[] | null;
   /** Start with every session (`sessions --all`) instead of the current directory's. */
   readonly initialScope?: Scope;
+  /** The caller already switched to the alternate screen and painted the first rows there (prepaint.ts). */
+  readonly screenEntered?: boolean;
 }
 
-/** Switch to the terminal's alternate screen while the browser runs, so the shell's scrollback is left as it was. */
-const ENTER_ALT_SCREEN = '\u001b[?1049h';
-const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const CLEAR_SCREEN = '\u001b[2J\u001b[H';
+/** Ink draws from where the cursor is: the top left of the alternate screen, whatever the shell left. */
+const CURSOR_HOME = '\u001b[H';
 
 interface SizedAppProps {
   readonly services: TuiServices;
@@ -61,7 +63,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     cacheHead: options.cacheHead ?? null,
   });
   let decision: TuiDecision = { kind: 'quit' };
-  stdout.write(ENTER_ALT_SCREEN);
+  if (!options.screenEntered) stdout.write(ENTER_ALT_SCREEN + CURSOR_HOME);
   // Ink only clears when the terminal narrows; a wider or taller one can keep a stale frame around the new one.
   const clearOnResize = (): void => void stdout.write(CLEAR_SCREEN);
   stdout.on('resize', clearOnResize);

@@ -1,53 +1,7 @@
 import { createContext, useContext } from 'react';
-import type { Agent } from '../core/model.js';
+import { COLOR_THEME, type Theme } from './palette.js';
 
-/** Colors by role; under NO_COLOR every color is undefined and the views lean on bold/inverse/underline. */
-export interface Theme {
-  readonly color: boolean;
-  readonly accent: string | undefined;
-  readonly dim: string | undefined;
-  readonly match: string | undefined;
-  readonly error: string | undefined;
-  readonly success: string | undefined;
-  readonly live: string | undefined;
-  readonly user: string | undefined;
-  readonly tool: string | undefined;
-  readonly reasoning: string | undefined;
-  readonly agents: Readonly<Record<Agent, string | undefined>>;
-}
-
-const COLOR_THEME: Theme = {
-  color: true,
-  accent: 'cyan',
-  dim: 'gray',
-  match: 'yellow',
-  error: 'red',
-  success: 'green',
-  live: 'green',
-  user: 'cyan',
-  tool: 'magenta',
-  reasoning: 'gray',
-  agents: { codex: 'blue', claude: 'yellow', claw: 'magenta' },
-};
-
-const MONO_THEME: Theme = {
-  color: false,
-  accent: undefined,
-  dim: undefined,
-  match: undefined,
-  error: undefined,
-  success: undefined,
-  live: undefined,
-  user: undefined,
-  tool: undefined,
-  reasoning: undefined,
-  agents: { codex: undefined, claude: undefined, claw: undefined },
-};
-
-/** https://no-color.org: a non-empty NO_COLOR turns colors off. */
-export function themeFor(env: Readonly<Record<string, string | undefined>>): Theme {
-  return env.NO_COLOR ? MONO_THEME : COLOR_THEME;
-}
+export { themeFor, type Theme } from './palette.js';
 
 export const ThemeContext = createContext<Theme>(COLOR_THEME);
 

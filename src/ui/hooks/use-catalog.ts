@@ -42,9 +42,8 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
       lastProgress = now;
       dispatch({ type: 'scanProgress', done, total });
     };
-    const cached = services.cached();
-    if (cached.length > 0) dispatch({ type: 'cachedCatalog', sessions: cached });
-    // The whole remembered list follows the first screen; the scan then validates it file by file.
+    // The first screen (services.cached()) is in the initial state; the whole remembered list follows it,
+    // and the scan then validates it file by file.
     services.loadCached?.().then(
       (all) => {
         if (!cancelled && all.length > 0) dispatch({ type: 'cachedCatalog', sessions: all });

@@ -1,0 +1,150 @@
+/**
+ * A list row as styled text segments, laid out by hand in fixed-width columns. A row used to be nine flex
+ * boxes; with ~45 rows on screen that was most of the first frame's layout work (and of every keystroke's).
+ * One <Text> of segments per row draws the same thing.
+ */
+import stringWidth from 'string-width';
+import type { CatalogSession } from '../catalog/scan.js';
+import type { MatchRanges, SearchHit } from '../catalog/search.js';
+import { oneLine } from '../core/text.js';
+import type { RowColumns } from './geometry.js';
+import type { Theme } from './palette.js';
+import { isLive, relativeTime, tildePath } from './time.js';
+
+export interface Style {
+  readonly color?: string | undefined;
+  readonly bold?: boolean;
+  readonly inverse?: boolean;
+  readonly underline?: boolean;
+}
+
+export interface Segment extends Style {
+  readonly text: string;
+}
+
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+const ELLIPSIS = '…';
+
+function charWidth(char: string): number {
+  return PLAIN_ASCII.test(char) ? 1 : stringWidth(char);
+}
+
+/** A cell's visible text: cut to `width` columns with an ellipsis (at the end, or at the start for paths). */
+interface Fitted {
+  readonly text: string;
+  /** Columns the text takes. */
+  readonly width: number;
+  /** Index into the original string of the first kept character (after the ellipsis when cut at the start). */
+  readonly from: number;
+  /** Characters kept from the original, starting at `from`. */
+  readonly kept: number;
+  readonly cut: 'none' | 'end' | 'start';
+}
+
+export function fit(text: string, width: number, cutAt: 'end' | 'start' = 'end'): Fitted {
+  if (width <= 0) return { text: '', width: 0, from: 0, kept: 0, cut: 'end' };
+  const full = PLAIN_ASCII.test(text) ? text.length : stringWidth(text);
+  if (full <= width) return { text, width: full, from: 0, kept: text.length, cut: 'none' };
+  const room = width - 1; // the ellipsis takes one column
+  if (cutAt === 'end') {
+    let used = 0;
+    let end = 0;
+    for (const char of text) {
+      const w = charWidth(char);
+      if (used + w > room) break;
+      used += w;
+      end += char.length;
+    }
+    return { text: text.slice(0, end) + ELLIPSIS, width: used + 1, from: 0, kept: end, cut: 'end' };
+  }
+  const chars = [...text];
+  let used = 0;
+  let start = text.length;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = charWidth(chars[i]!);
+    if (used + w > room) break;
+    used += w;
+    start -= chars[i]!.length;
+  }
+  return { text: ELLIPSIS + text.slice(start), width: used + 1, from: start, kept: text.length - start, cut: 'start' };
+}
+
+/** Split a fitted cell into plain and matched parts; `shift` = characters missing from the front of the original. */
+function highlight(cell: Fitted, ranges: MatchRanges | undefined, base: Style, match: Style, shift = 0): Segment[] {
+  const lead = cell.cut === 'start' ? ELLIPSIS : '';
+  const body = cell.cut === 'none' ? cell.text : cell.cut === 'end' ? cell.text.slice(0, -ELLIPSIS.length) : cell.text.slice(ELLIPSIS.length);
+  const tail = cell.cut === 'end' ? ELLIPSIS : '';
+  const out: Segment[] = [];
+  if (lead) out.push({ ...base, text: lead });
+  let at = 0;
+  for (const [rawStart, rawEnd] of [...(ranges ?? [])].sort((a, b) => a[0] - b[0])) {
+    const start = Math.max(at, rawStart - shift - cell.from);
+    const end = Math.min(body.length - 1, rawEnd - shift - cell.from);
+    if (end < start) continue;
+    if (start > at) out.push({ ...base, text: body.slice(at, start) });
+    out.push({ ...base, ...match, text: body.slice(start, end + 1) });
+    at = end + 1;
+  }
+  if (at < body.length) out.push({ ...base, text: body.slice(at) });
+  if (tail) out.push({ ...base, text: tail });
+  return out;
+}
+
+const spaces = (n: number): Segment => ({ text: n > 0 ? ' '.repeat(n) : '' });
+
+/** A cell of `width` columns: the text fitted into `width - padRight`, then blanks. */
+function cell(segments: Segment[], used: number, width: number): Segment[] {
+  return [...segments, spaces(width - used)];
+}
+
+export interface RowInput {
+  readonly session: CatalogSession;
+  readonly hit: SearchHit | null;
+  readonly selected: boolean;
+  readonly columns: RowColumns;
+  readonly now: number;
+  readonly homeDir: string;
+  readonly theme: Theme;
+}
+
+/** One conversation on one line: marker, agent, age, title, cwd, branch, turns, fork and live marks. */
+export function sessionRowSegments({ session, hit, selected, columns, now, homeDir, theme }: RowInput): Segment[] {
+  const match: Style = { color: theme.match, bold: true, underline: !theme.color };
+  const out: Segment[] = [];
+  const push = (segments: Segment[]): void => {
+    for (const segment of segments) if (segment.text !== '') out.push(segment);
+  };
+
+  push(cell([{ text: fit(selected ? '›' : ' ', columns.marker).text, color: theme.accent, bold: true }], 1, columns.marker));
+  const badge = fit(session.agent, columns.badge);
+  push(cell([{ text: badge.text, color: theme.agents[session.agent], inverse: selected }], badge.width, columns.badge));
+  const age = fit(relativeTime(session.updatedAt, now), columns.age);
+  push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
+
+  const title = oneLine(session.title) || '(untitled)';
+  const titleRanges = hit ? (session.name && hit.name ? hit.name : hit.title) : undefined;
+  const titleCell = fit(title, columns.title - 1);
+  const titleStyle: Style = { bold: selected, inverse: selected && !theme.color, color: selected ? theme.accent : undefined };
+  push(cell(highlight(titleCell, titleRanges, titleStyle, match), titleCell.width, columns.title));
+
+  if (columns.cwd > 0) {
+    const cwd = tildePath(session.cwd, homeDir);
+    const shift = session.cwd ? session.cwd.length - cwd.length : 0;
+    const cwdCell = fit(cwd, columns.cwd - 1, 'start');
+    push(cell(highlight(cwdCell, hit?.cwd, { color: theme.dim }, match, shift), cwdCell.width, columns.cwd));
+  }
+  if (columns.branch > 0) {
+    const branch = fit(session.gitBranch ?? '', columns.branch - 1);
+    push(cell(highlight(branch, hit?.gitBranch, { color: theme.dim }, match), branch.width, columns.branch));
+  }
+  const turns = fit(`${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);
+  push([spaces(columns.turns - 1 - turns.width), { text: turns.text }, spaces(columns.turns > 0 ? 1 : 0)]);
+
+  if (columns.marks > 0) {
+    const forked = session.forkedFrom !== null || session.fork !== null;
+    const live = isLive(session.updatedAt, now);
+    push([{ text: forked ? '⋔' : ' ', color: theme.accent }, { text: ' ' }]);
+    if (live) push([{ text: 'live', color: theme.live, bold: true }]);
+  }
+  return out;
+}
