@@ -94,7 +94,11 @@ function usageOf(message: JsonObject): Usage | null {
   };
 }
 
+/** Already in the form toISOString writes (what Claude Code records): nothing to convert. */
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 function isoTimestamp(value: unknown): string | null {
+  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
   if (typeof value !== 'string' && typeof value !== 'number') return null;
   const ms = typeof value === 'number' ? value : Date.parse(value);
   return Number.isFinite(ms) ? new Date(ms).toISOString() : null;

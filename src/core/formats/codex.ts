@@ -1017,7 +1017,11 @@ function timeOf(value: unknown): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
+/** Already in the form toISOString writes (what Codex records): nothing to convert. */
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 function isoOrUndefined(value: unknown): string | undefined {
+  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
   const time = timeOf(value);
   return time === undefined ? undefined : new Date(time).toISOString();
 }
