@@ -24,7 +24,8 @@ export function useTranscriptLoader(services: TuiServices, key: string | null, s
       last.current = { key, at: Date.now() };
       // A big transcript shows its start while the rest is read.
       const onPartial = (messages: readonly Message[]): void => {
-        if (!cancelled) dispatch({ type: 'transcriptLoaded', key, session: { ...session, messages, malformedLines: 0 }, partial: true });
+        // A start without a prompt yet (a huge header, injected context) would only replace "reading…" by an empty screen.
+        if (!cancelled && messages.some((message) => message.userTurn)) dispatch({ type: 'transcriptLoaded', key, session: { ...session, messages, malformedLines: 0 }, partial: true });
       };
       services.loadSession(session, onPartial).then(
         (full) => {
