@@ -369,7 +369,8 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session, pa
   if (reloaded && t.partial) {
     // The rest of a transcript whose start is on screen: the reader stays where they are.
     const top = clampTop(t.top, layout, state);
-    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length) } };
+    // The start's last message can grow (Claude streams one answer over several lines): drop a find highlight.
+    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), findLine: -1 } };
     return partial ? next : withExactTurns(next, key, layout.turnStarts.length);
   }
   if (reloaded) {
