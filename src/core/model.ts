@@ -6,12 +6,17 @@ export const AGENTS: readonly Agent[] = ['codex', 'claude', 'claw'];
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-export interface TextBlock {
+/** Set on a block read for display only (clipped): bytes of its text left out of the read. */
+interface Clipped {
+  readonly clippedBytes?: number;
+}
+
+export interface TextBlock extends Clipped {
   readonly type: 'text';
   readonly text: string;
 }
 
-export interface ToolUseBlock {
+export interface ToolUseBlock extends Clipped {
   readonly type: 'tool_use';
   readonly id: string;
   readonly name: string;
@@ -19,14 +24,14 @@ export interface ToolUseBlock {
   readonly input: string;
 }
 
-export interface ToolResultBlock {
+export interface ToolResultBlock extends Clipped {
   readonly type: 'tool_result';
   readonly toolUseId: string;
   readonly output: string;
   readonly isError: boolean;
 }
 
-export interface ReasoningBlock {
+export interface ReasoningBlock extends Clipped {
   readonly type: 'reasoning';
   /** Readable summary (Codex summary_text, Claude/claw thinking text); may be empty when only encrypted content exists. */
   readonly summary: string;
@@ -34,7 +39,7 @@ export interface ReasoningBlock {
 }
 
 /** A compaction marker: the conversation was summarised here; `summary` is the text the model saw, when recorded. */
-export interface CompactionBlock {
+export interface CompactionBlock extends Clipped {
   readonly type: 'compaction';
   readonly summary: string;
 }

@@ -43,7 +43,8 @@ export type Action =
   | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
   | { readonly type: 'confirmYes' }
   | { readonly type: 'confirmNo' }
-  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session }
+  /** `partial`: only the start of the transcript, shown while the rest is read. */
+  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session; readonly partial?: boolean }
   | { readonly type: 'transcriptFailed'; readonly key: string; readonly message: string }
   | { readonly type: 'scroll'; readonly delta: number }
   | { readonly type: 'scrollPage'; readonly direction: 1 | -1 }
@@ -166,7 +167,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'confirmNo':
       return { ...state, mode: state.confirm?.returnTo ?? 'list', confirm: null };
     case 'transcriptLoaded':
-      return transcriptLoaded(state, action.key, action.session);
+      return transcriptLoaded(state, action.key, action.session, action.partial === true);
     case 'transcriptFailed':
       if (state.transcript?.key !== action.key) return state;
       return { ...state, transcript: { ...state.transcript, status: 'error', error: action.message } };
@@ -326,6 +327,7 @@ function open(state: BrowserState): BrowserState {
     status: 'loading',
     error: null,
     items: [],
+    partial: false,
     layout: null,
     top: 0,
     turn: 0,
@@ -355,24 +357,30 @@ function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): n
   return Math.max(0, Math.min(maxTop(layout, state), top));
 }
 
-function transcriptLoaded(state: BrowserState, key: string, session: Session): BrowserState {
+function transcriptLoaded(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
   const t = state.transcript;
   if (!t || t.key !== key) return state;
+  // A re-read's start must not replace a transcript already shown whole.
+  if (partial && t.status === 'ready' && !t.partial) return state;
   const items = buildTranscriptItems({ ...session, fork: session.fork ?? t.session.fork, forkedFrom: session.forkedFrom ?? t.session.forkedFrom });
   const reloaded = t.status === 'ready' && t.layout !== null;
-  const base: TranscriptState = { ...t, status: 'ready', error: null, items };
+  const base: TranscriptState = { ...t, status: 'ready', error: null, items, partial };
   const layout = layoutOf(base, state.size);
+  if (reloaded && t.partial) {
+    // The rest of a transcript whose start is on screen: the reader stays where they are.
+    const top = clampTop(t.top, layout, state);
+    // The start's last message can grow (Claude streams one answer over several lines): drop a find highlight.
+    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), findLine: -1 } };
+    return partial ? next : withExactTurns(next, key, layout.turnStarts.length);
+  }
   if (reloaded) {
     // Live update of the open transcript: stay where the reader is, unless they were following the end.
     const atEnd = t.top >= maxTop(t.layout!, state);
     const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
     return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn } };
   }
-  return withExactTurns(
-    { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } },
-    key,
-    layout.turnStarts.length,
-  );
+  const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
+  return partial ? opened : withExactTurns(opened, key, layout.turnStarts.length);
 }
 
 /** A big session's row shows a lower bound (`12+`) until its transcript is read: then the list learns the count. */
@@ -443,6 +451,8 @@ function startFork(state: BrowserState): BrowserState {
   if (!t || t.status !== 'ready' || !t.layout) return state;
   const turns = t.layout.turnStarts.length;
   const notice = (text: string): BrowserState => ({ ...state, notice: { text, tone: 'error' } satisfies Notice });
+  // Turn numbers are final only once every line is read (a later line can roll turns back).
+  if (t.partial) return { ...state, notice: { text: 'still reading the transcript: f works once it is read', tone: 'info' } };
   if (turns < 2) return notice('this session has fewer than 2 user turns: a fork before a turn would keep nothing');
   if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (n/p) and press f');
   const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);

@@ -5,13 +5,14 @@ import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
 import { ADAPTERS } from '../core/formats/index.js';
+import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
-import type { Session } from '../core/model.js';
+import type { Message, Session } from '../core/model.js';
 import { resumeCommand } from '../core/resume.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import { tildePath } from './time.js';
-import { TranscriptCache } from './transcript-cache.js';
+import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
 
 export interface ForkOutcome {
   readonly session: CatalogSession;
@@ -32,7 +33,8 @@ export interface TuiServices {
   refineTurns?(sessions: readonly CatalogSession[], onExact: (session: CatalogSession) => void): Promise<void>;
   /** Start reporting changes (after the scan); `onReady` once events are being delivered. Returns a stop function. */
   watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
-  loadSession(session: CatalogSession): Promise<Session>;
+  /** The transcript, clipped for display; `onPartial` may get its first messages before the rest is read. */
+  loadSession(session: CatalogSession, onPartial?: (messages: readonly Message[]) => void): Promise<Session>;
   fork(session: CatalogSession, atTurn: number, branchName: string): Promise<ForkOutcome>;
   /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
   checkResume(session: CatalogSession): ResumeOutcome;
@@ -52,6 +54,8 @@ export interface ServiceOptions {
 
 /** Sessions bigger than this keep a lower-bound turn count until opened. */
 const REFINE_MAX_BYTES = 16 * 1024 * 1024;
+/** Sessions counted between two checks that no transcript is being read (the transcript the user opened comes first). */
+const REFINE_BATCH = 4;
 
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
@@ -63,6 +67,16 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     resolveContext = resolve;
   });
   let context: ScanContext | null = null;
+  // Transcripts being read, and who waits for there to be none.
+  let reading = 0;
+  let waiting: (() => void)[] = [];
+  const noTranscriptReading = (): Promise<void> => (reading === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
+  const readingDone = (): void => {
+    if (--reading > 0) return;
+    const resume = waiting;
+    waiting = [];
+    for (const wake of resume) wake();
+  };
   let cache: Promise<CatalogCache> | null = null;
   const loadCache = (): Promise<CatalogCache> | null => {
     if (!options.cachePath) return null;
@@ -98,8 +112,15 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const ctx = await scanned;
       const loaded = (await loadCache()) ?? undefined;
       const refined = [...sessions];
-      // Two at a time and not the giants: this runs while the user browses.
-      await completeTurnCounts(refined, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact, ...(loaded ? { cache: loaded } : {}) });
+      const pending = refined.flatMap((session, index) => (!session.userTurnsExact && session.size <= REFINE_MAX_BYTES ? [index] : []));
+      // Two at a time, not the giants, and paused while a transcript is read: this runs while the user browses.
+      for (let at = 0; at < pending.length; at += REFINE_BATCH) {
+        await noTranscriptReading();
+        const indexes = pending.slice(at, at + REFINE_BATCH);
+        const batch = indexes.map((index) => refined[index]!);
+        await completeTurnCounts(batch, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact, ...(loaded ? { cache: loaded } : {}) });
+        indexes.forEach((index, k) => (refined[index] = batch[k]!));
+      }
       await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
     },
 
@@ -110,9 +131,17 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return () => void watcher.close();
     },
 
-    loadSession(session) {
+    loadSession(session, onPartial) {
       const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
-      return transcripts.load(sessionKey(session), version, session.size, async () => ADAPTERS[session.agent].readSession(groupOf(session), await scanned));
+      // Clipped: the screen shows a few KiB of each tool output; a 200 MB session is read in tens of MB.
+      return transcripts.load(sessionKey(session), version, transcriptBytes, async () => {
+        reading++;
+        try {
+          return await ADAPTERS[session.agent].readSession(groupOf(session), await scanned, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
+        } finally {
+          readingDone();
+        }
+      });
     },
 
     async fork(session, atTurn, branchName) {

@@ -41,6 +41,8 @@ export interface TranscriptState {
   readonly status: 'loading' | 'ready' | 'error';
   readonly error: string | null;
   readonly items: readonly TranscriptItem[];
+  /** Only the start is read yet (a big transcript shows it while the rest is read). */
+  readonly partial: boolean;
   readonly layout: TranscriptLayout | null;
   /** First visible line. */
   readonly top: number;

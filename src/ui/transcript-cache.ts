@@ -2,7 +2,7 @@ import type { Session } from '../core/model.js';
 
 /**
  * Loaded transcripts, least recently used first out: a TUI left open for days must not keep every session it
- * ever showed. Bounded by count and by the sessions' file sizes (a rough proxy for their memory).
+ * ever showed. Bounded by count and by bytes (the sessions' text, a rough proxy for their memory).
  */
 export class TranscriptCache {
   private readonly entries = new Map<string, { readonly version: string; readonly session: Session; readonly bytes: number }>();
@@ -49,8 +49,8 @@ export class TranscriptCache {
     this.bytes -= entry.bytes;
   }
 
-  /** Read through the cache; concurrent requests for the same version share one read. */
-  async load(key: string, version: string, bytes: number, read: () => Promise<Session>): Promise<Session> {
+  /** Read through the cache; concurrent requests for the same version share one read. `bytes` may be measured on the result. */
+  async load(key: string, version: string, bytes: number | ((session: Session) => number), read: () => Promise<Session>): Promise<Session> {
     const cached = this.get(key, version);
     if (cached) return cached;
     const flightKey = `${key}\0${version}`;
@@ -58,11 +58,38 @@ export class TranscriptCache {
     if (running) return running;
     const promise = read()
       .then((session) => {
-        this.set(key, version, session, bytes);
+        this.set(key, version, session, typeof bytes === 'number' ? bytes : bytes(session));
         return session;
       })
       .finally(() => this.inFlight.delete(flightKey));
     this.inFlight.set(flightKey, promise);
     return promise;
   }
+}
+
+/** Roughly what a transcript holds in memory: its texts (UTF-16) plus a little per message and block. */
+export function transcriptBytes(session: Session): number {
+  let bytes = 0;
+  for (const message of session.messages) {
+    bytes += 200;
+    for (const block of message.blocks) {
+      bytes += 100;
+      switch (block.type) {
+        case 'text':
+          bytes += 2 * block.text.length;
+          break;
+        case 'tool_use':
+          bytes += 2 * (block.name.length + block.input.length);
+          break;
+        case 'tool_result':
+          bytes += 2 * block.output.length;
+          break;
+        case 'reasoning':
+        case 'compaction':
+          bytes += 2 * block.summary.length;
+          break;
+      }
+    }
+  }
+  return bytes;
 }

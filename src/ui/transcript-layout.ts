@@ -4,14 +4,15 @@ import { localTimestamp } from './time.js';
 import { wrapText as wrapped } from './wrap-text.js';
 
 /** One thing the transcript shows, in order; `turn` is the user turn it belongs to (0 before the first). */
+/** `clippedBytes`: how much of the item's text the display read left out (0 when it is whole). */
 export type TranscriptItem =
   | { readonly kind: 'fork'; readonly turn: number; readonly text: string }
-  | { readonly kind: 'turn'; readonly turn: number; readonly text: string; readonly timestamp: string | null }
-  | { readonly kind: 'assistant'; readonly turn: number; readonly text: string }
+  | { readonly kind: 'turn'; readonly turn: number; readonly text: string; readonly timestamp: string | null; readonly clippedBytes: number }
+  | { readonly kind: 'assistant'; readonly turn: number; readonly text: string; readonly clippedBytes: number }
   | { readonly kind: 'tool-call'; readonly turn: number; readonly name: string; readonly args: string }
-  | { readonly kind: 'tool-output'; readonly turn: number; readonly text: string; readonly isError: boolean }
-  | { readonly kind: 'reasoning'; readonly turn: number; readonly text: string; readonly encrypted: boolean }
-  | { readonly kind: 'compaction'; readonly turn: number; readonly text: string }
+  | { readonly kind: 'tool-output'; readonly turn: number; readonly text: string; readonly isError: boolean; readonly clippedBytes: number }
+  | { readonly kind: 'reasoning'; readonly turn: number; readonly text: string; readonly encrypted: boolean; readonly clippedBytes: number }
+  | { readonly kind: 'compaction'; readonly turn: number; readonly text: string; readonly clippedBytes: number }
   | { readonly kind: 'system'; readonly turn: number; readonly text: string };
 
 export type LineKind =
@@ -71,7 +72,7 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
   for (const message of session.messages) {
     if (message.userTurn) {
       turn++;
-      items.push({ kind: 'turn', turn, text: clean(textOf(message)), timestamp: message.timestamp ?? null });
+      items.push({ kind: 'turn', turn, text: clean(textOf(message)), timestamp: message.timestamp ?? null, clippedBytes: clippedOf(message) });
       continue;
     }
     for (const block of message.blocks) {
@@ -79,7 +80,7 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
         case 'text': {
           const text = clean(block.text);
           if (text.trim() === '') break;
-          if (message.role === 'assistant') items.push({ kind: 'assistant', turn, text });
+          if (message.role === 'assistant') items.push({ kind: 'assistant', turn, text, clippedBytes: block.clippedBytes ?? 0 });
           else items.push({ kind: 'system', turn, text: oneLine(text) });
           break;
         }
@@ -87,13 +88,13 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
           items.push({ kind: 'tool-call', turn, name: oneLine(block.name), args: toolArguments(block.input) });
           break;
         case 'tool_result':
-          items.push({ kind: 'tool-output', turn, text: clean(block.output), isError: block.isError });
+          items.push({ kind: 'tool-output', turn, text: clean(block.output), isError: block.isError, clippedBytes: block.clippedBytes ?? 0 });
           break;
         case 'reasoning':
-          items.push({ kind: 'reasoning', turn, text: clean(block.summary), encrypted: block.encrypted });
+          items.push({ kind: 'reasoning', turn, text: clean(block.summary), encrypted: block.encrypted, clippedBytes: block.clippedBytes ?? 0 });
           break;
         case 'compaction':
-          items.push({ kind: 'compaction', turn, text: clean(block.summary) });
+          items.push({ kind: 'compaction', turn, text: clean(block.summary), clippedBytes: block.clippedBytes ?? 0 });
           break;
       }
     }
@@ -170,27 +171,27 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
     case 'turn': {
       const when = item.timestamp ? ` · ${localTimestamp(item.timestamp)}` : '';
       const header = line('turn', `turn ${turn}${when}`, '▌', turn, index);
-      return [header, ...wrapped(item.text || '(empty prompt)', width).map((text) => line('user', text, '', turn, index))];
+      return withClipNote([header, ...wrapped(item.text || '(empty prompt)', width).map((text) => line('user', text, '', turn, index))], item);
     }
     case 'assistant':
-      return wrapped(item.text, width).map((text, i) => line('assistant', text, i === 0 ? '●' : '', turn, index));
+      return withClipNote(wrapped(item.text, width).map((text, i) => line('assistant', text, i === 0 ? '●' : '', turn, index)), item);
     case 'tool-call':
       return [line('tool-call', item.args ? `${item.name} ${item.args}` : item.name, '»', turn, index)];
     case 'tool-output': {
       const kind: LineKind = item.isError ? 'tool-error' : 'tool-output';
       const all = item.text.split('\n');
       while (all.length > 0 && all[all.length - 1]!.trim() === '') all.pop();
-      if (all.length === 0) return [line(kind, '(no output)', '↳', turn, index)];
-      if (options.expanded) return all.flatMap((text) => wrapped(text, width)).map((text, i) => line(kind, text, i === 0 ? '↳' : '', turn, index));
+      if (all.length === 0) return withClipNote([line(kind, '(no output)', '↳', turn, index)], item);
+      if (options.expanded) return withClipNote(all.flatMap((text) => wrapped(text, width)).map((text, i) => line(kind, text, i === 0 ? '↳' : '', turn, index)), item);
       const shown = all.slice(0, COLLAPSED_OUTPUT_LINES).map((text, i) => line(kind, text, i === 0 ? '↳' : '', turn, index));
       const hidden = all.length - shown.length;
       if (hidden > 0) shown.push(line('more', `… ${hidden} more line${hidden === 1 ? '' : 's'} (e expands)`, '', turn, index));
-      return shown;
+      return withClipNote(shown, item);
     }
     case 'reasoning': {
       if (!options.showReasoning) return [];
       const text = item.text.trim() || (item.encrypted ? '(encrypted reasoning, no summary)' : '(empty reasoning)');
-      return wrapped(text, width).map((one, i) => line('reasoning', one, i === 0 ? '∴' : '', turn, index));
+      return withClipNote(wrapped(text, width).map((one, i) => line('reasoning', one, i === 0 ? '∴' : '', turn, index)), item);
     }
     case 'compaction': {
       const header = line('compaction', 'conversation compacted: earlier turns were summarised', '≡', turn, index);
@@ -200,11 +201,28 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
       const out = [header, ...shown.map((text) => line('compaction', text, '', turn, index))];
       const hidden = summary.length - shown.length;
       if (hidden > 0) out.push(line('more', `… ${hidden} more line${hidden === 1 ? '' : 's'} of summary (e expands)`, '', turn, index));
-      return out;
+      return withClipNote(out, item);
     }
     case 'system':
       return [line('system', item.text, '·', turn, index)];
   }
+}
+
+/**
+ * The note under an item whose text the display read clipped: the TUI reads a few KiB of each long text (a
+ * 200 MB session would not fit otherwise); `sessions show` reads every byte.
+ */
+function withClipNote(lines: TranscriptLine[], item: { readonly clippedBytes: number; readonly turn: number }): TranscriptLine[] {
+  if (item.clippedBytes <= 0 || lines.length === 0) return lines;
+  const at = lines[0]!.item;
+  return [...lines, line('more', `… ${formatSize(item.clippedBytes)} more not read (sessions show prints it whole)`, '', item.turn, at)];
+}
+
+/** Bytes as B, KB or MB (decimal, one digit after the point below 10). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const [value, unit] = bytes < 1_000_000 ? [bytes / 1000, 'KB'] : [bytes / 1_000_000, 'MB'];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
 }
 
 /**
@@ -219,6 +237,12 @@ function line(kind: LineKind, text: string, gutter: string, turn: number, item: 
 
 function clean(text: string): string {
   return stripControl(text).replace(/\t/g, '    ');
+}
+
+function clippedOf(message: Message): number {
+  let bytes = 0;
+  for (const block of message.blocks) bytes += block.clippedBytes ?? 0;
+  return bytes;
 }
 
 function textOf(message: Message): string {

@@ -31,6 +31,17 @@ describe('readLines', () => {
     ]);
   });
 
+  it('reads the same lines into one reused chunk buffer, lines crossing chunks included', async () => {
+    const path = join(dir, 'reuse.jsonl');
+    const text = Array.from({ length: 200 }, (_, i) => JSON.stringify({ i, text: 'é'.repeat(i % 37) })).join('\r\n') + '\n{"tail":';
+    await writeFile(path, text);
+    const copied: [number, string, boolean][] = [];
+    for await (const line of readLines(path, { chunkSize: 64, reuseChunk: true })) copied.push([line.offset, Buffer.from(line.bytes).toString(), line.terminated]);
+    const fresh = (await collect(path, { chunkSize: 64 })).map((l): [number, string, boolean] => [l.offset, l.bytes.toString(), l.terminated]);
+    expect(copied).toEqual(fresh);
+    expect(copied).toHaveLength(201);
+  });
+
   it('joins a line of many megabytes across chunks', async () => {
     const path = join(dir, 'big.jsonl');
     const big = JSON.stringify({ text: 'x'.repeat(20 * 1024 * 1024) });

@@ -158,6 +158,32 @@ describe('transcript', () => {
     await ui.press([ESC], 'in all directories');
   });
 
+  it('reads a huge tool output clipped and says how much of it was not read', async () => {
+    const id = '01a200ed-0000-7000-8000-00000000c11b';
+    const at = '2026-11-22T09:00:00.000Z';
+    const output = `${'build step ok\n'.repeat(100_000)}build failed`;
+    const lines = [
+      { timestamp: at, type: 'session_meta', payload: { id, timestamp: at, cwd: '/home/dev/src/big' } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'run the huge build' }] } },
+      { timestamp: at, type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"cmd":"make"}', call_id: 'c1' } },
+      { timestamp: at, type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'it failed at the end' }] } },
+    ];
+    await writeFile(join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T09-00-00-${id}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const ui = start();
+    await ui.see('20 in all directories');
+    await ui.press(['/']);
+    await ui.type('huge build', /1 matching/);
+    await ui.press([ENTER], 'turn 1/1');
+    await ui.see('↳ build step ok');
+    expect(ui.frame()).toMatch(/… \d+ more lines \(e expands\)/);
+    // 1.5 MB of JSON string written, 4 KiB of it read: the rest is announced, not shown
+    expect(ui.frame()).toContain('… 1.5 MB more not read (sessions show prints it whole)');
+    expect(ui.frame()).toContain('it failed at the end');
+    await ui.press(['e'], 'outputs expanded');
+    expect(ui.frame()).not.toContain('build failed');
+  });
+
   it('finds text inside the transcript', async () => {
     const ui = await openApiHealth();
     await ui.press(['/'], 'find:');

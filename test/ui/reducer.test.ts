@@ -210,6 +210,28 @@ describe('transcript', () => {
     expect(selectedId(state)).toBe('a');
   });
 
+  it('shows the start of a big transcript, then the whole one without moving the reader', () => {
+    const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
+    const start: Action = { type: 'transcriptLoaded', key: 'codex:a', session: { ...full, messages: full.messages.slice(0, 20) }, partial: true };
+    const partial = run([{ type: 'scanDone', sessions: [big], problems: [] }, key('', { return: true }), start, key('n'), key('n')]);
+    expect(partial.transcript?.partial).toBe(true);
+    expect(partial.transcript?.layout?.turnStarts).toHaveLength(10);
+    expect(partial.transcript?.turn).toBe(3);
+    // the list keeps its lower bound until every line is read
+    expect(partial.byKey.get('codex:a')?.userTurnsExact).toBe(false);
+    // a fork waits for the turn numbers to be final
+    expect(browserReducer(partial, key('f')).mode).toBe('transcript');
+    expect(browserReducer(partial, key('f')).notice?.text).toMatch(/still reading/);
+    const whole = browserReducer(partial, { type: 'transcriptLoaded', key: 'codex:a', session: full });
+    expect(whole.transcript?.partial).toBe(false);
+    expect(whole.transcript?.layout?.turnStarts).toHaveLength(30);
+    expect(whole.transcript?.top).toBe(partial.transcript?.top);
+    expect(whole.transcript?.turn).toBe(3);
+    expect(whole.byKey.get('codex:a')?.userTurns).toBe(30);
+    // a re-read (the file grew) shows its start too early: the whole transcript on screen stays
+    expect(browserReducer(whole, start)).toBe(whole);
+  });
+
   it('learns the exact turn count of a big session', () => {
     const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
     const state = run([

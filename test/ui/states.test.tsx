@@ -71,6 +71,28 @@ describe('states', () => {
     expect(frame).toContain('scanning');
   });
 
+  it('shows the start of a transcript while the rest is read, then the whole one', async () => {
+    let finish: (session: Session) => void = () => undefined;
+    const ui = mount(
+      services({
+        scan: () => Promise.resolve({ sessions: [catalogSession({ id: 'big', userTurns: 2, userTurnsExact: false })], problems: [] }),
+        loadSession: (session, onPartial) => {
+          onPartial?.(transcriptOf(session, 2).messages);
+          return new Promise((resolve) => (finish = resolve));
+        },
+      }),
+    );
+    await ui.see('session big');
+    ui.app.stdin.write('\r');
+    const start = await ui.see('turn 1/2+ · reading…');
+    expect(start).toContain('question 2');
+    ui.app.stdin.write('f');
+    await ui.see('still reading the transcript');
+    finish(transcriptOf(catalogSession({ id: 'big' }), 40));
+    const whole = await ui.see('turn 1/40 ·');
+    expect(whole).not.toContain('reading…');
+  });
+
   it('follows a resize: the list window, the preview placement and the height limit', async () => {
     const sessions: CatalogSession[] = Array.from({ length: 40 }, (_, i) =>
       catalogSession({ id: `s${String(i).padStart(2, '0')}`, updatedAt: `2026-11-01T10:${String(59 - i).padStart(2, '0')}:00Z` }),

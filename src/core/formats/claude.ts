@@ -11,11 +11,12 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
+import { clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -259,12 +260,28 @@ function addToScan(scan: ClaudeScan, lines: Iterable<JsonLine>): void {
   for (const line of lines) scan.add(line);
 }
 
-/** Stream a whole file into a scan (lines of any size; malformed and partial lines counted, never fatal). */
-async function scanFile(path: string): Promise<{ scan: ClaudeScan; stats: LineStats; size: number; mtimeMs: number }> {
+/**
+ * Stream a whole file into a scan (lines of any size; malformed and partial lines counted, never fatal).
+ * With `clip` (display only) long strings are cut before parsing and node lengths are the clipped ones: such a
+ * scan must never be forked from.
+ */
+async function scanFile(
+  path: string,
+  clip?: ClipLimits,
+  onStart?: (scan: ClaudeScan) => void,
+): Promise<{ scan: ClaudeScan; stats: LineStats; size: number; mtimeMs: number }> {
   const info = await stat(path);
   const scan = new ClaudeScan();
   const stats = newLineStats();
-  for await (const line of readLines(path)) addToScan(scan, jsonObjects([line], stats));
+  let count = 0;
+  // Clipped lines are copies: the chunk buffer can be reused.
+  for await (const line of readLines(path, { reuseChunk: clip !== undefined })) {
+    addToScan(scan, jsonObjects([clip === undefined ? line : clipRawLine(line, clip)], stats));
+    if (onStart !== undefined && (++count >= PARTIAL_AFTER_LINES || line.offset >= PARTIAL_AFTER_BYTES)) {
+      onStart(scan);
+      onStart = undefined;
+    }
+  }
   return { scan, stats, size: info.size, mtimeMs: info.mtimeMs };
 }
 
@@ -634,13 +651,17 @@ export const claudeAdapter: FormatAdapter = {
     return summarize({ group, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
   },
 
-  async readSession(group: SessionFileGroup): Promise<Session> {
+  async readSession(group: SessionFileGroup, _context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
     const path = livePath(group);
-    const { scan, stats, size, mtimeMs } = await scanFile(path);
+    const shown = (messages: Message[]): Message[] => (options.clip === undefined ? messages : unmarkMessages(messages));
+    const onPartial = options.onPartial;
+    // The start's chain ends at the last leaf read so far: the conversation's opening, unless a later rewind moves it.
+    const onStart = onPartial && ((start: ClaudeScan) => onPartial(shown(claudeMessages(start.activeChain(), path, start.usageById))));
+    const { scan, stats, size, mtimeMs } = await scanFile(path, options.clip, onStart);
     const chain = scan.activeChain();
     return {
       ...summarize({ group, scan, chain, exact: true, size, mtimeMs }),
-      messages: claudeMessages(chain, path, scan.usageById),
+      messages: shown(claudeMessages(chain, path, scan.usageById)),
       malformedLines: stats.malformed,
     };
   },

@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { clipJsonStrings, clipRawLine, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
 import {
   addUsage,
@@ -28,7 +29,7 @@ import {
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -611,12 +612,13 @@ async function readLegacyHeadTail(path: string, doc: ClawDoc, headBytes: number,
 }
 
 /** The whole live file: its transcript (rotated files hold older history the live snapshot already summarises). */
-export async function readClawSession(group: SessionFileGroup, _context?: AdapterContext): Promise<Session> {
+export async function readClawSession(group: SessionFileGroup, _context?: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
   const live = livePath(group);
-  const { doc } = await readLiveFile(live, false);
+  const { doc } = await readLiveFile(live, false, options.clip);
   const { size, mtimeMs } = await stat(live);
   const sizes = await groupSizes(group, size, mtimeMs);
-  return { ...summarize(group, doc, true, sizes), messages: doc.messages, malformedLines: doc.malformed };
+  const messages = options.clip === undefined ? doc.messages : unmarkMessages(doc.messages);
+  return { ...summarize(group, doc, true, sizes), messages, malformedLines: doc.malformed };
 }
 
 /** A full read of the live file, plus what a fork needs to copy it: its legacy object and its JSONL records. */
@@ -628,7 +630,8 @@ interface LiveFile {
   readonly records: readonly JsonLine[];
 }
 
-async function readLiveFile(path: string, keepRecords: boolean): Promise<LiveFile> {
+/** With `clip` (display only, never with `keepRecords`) long strings are cut before parsing. */
+async function readLiveFile(path: string, keepRecords: boolean, clip?: ClipLimits): Promise<LiveFile> {
   const doc = new ClawDoc();
   const stats = newLineStats();
   if (path.endsWith('.json')) {
@@ -639,6 +642,7 @@ async function readLiveFile(path: string, keepRecords: boolean): Promise<LiveFil
     } finally {
       await handle.close();
     }
+    if (clip !== undefined) buf = clipJsonStrings(buf, clip);
     const legacy = readLegacyBuffer(doc, buf, path);
     if (legacy) return { doc, legacy: { buf, layout: legacy.layout }, records: legacy.records };
     // Not a legacy object: claw then reads the file as JSONL, whatever its name.
@@ -650,8 +654,9 @@ async function readLiveFile(path: string, keepRecords: boolean): Promise<LiveFil
   const records: JsonLine[] = [];
   let legacy: LiveFile['legacy'] = null;
   let first = true;
-  for await (const line of readLines(path)) {
-    for (const record of jsonObjects([line], stats)) {
+  // Clipped lines are copies: the chunk buffer can be reused.
+  for await (const line of readLines(path, { reuseChunk: clip !== undefined })) {
+    for (const record of jsonObjects([clip === undefined ? line : clipRawLine(line, clip)], stats)) {
       if (first) {
         first = false;
         const layout = recordKind(record.value) === 'legacy' ? scanLegacyHead(record.bytes, true) : null;

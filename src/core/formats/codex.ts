@@ -4,11 +4,12 @@ import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -388,12 +389,38 @@ interface PathRead {
   readonly mtimeMs: number;
 }
 
-async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: LineStats, end?: number): Promise<PathRead> {
+/** Called once with the lines read so far, early in a long read (a display shows them while the rest is read). */
+type OnStart = (lines: readonly CodexLine[]) => void;
+
+async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: LineStats, end?: number, clip?: ClipLimits, onStart?: OnStart): Promise<PathRead> {
   if (mode === 'summary') return readPathHeadTail(path, budgets, stats, end);
+  if (clip !== undefined || onStart !== undefined) return readPathStreamed(path, stats, end, clip, onStart);
   const info = await stat(path);
   const raw: RawLine[] = [];
   for await (const line of readLines(path, end === undefined ? {} : { end: Math.min(end, info.size) })) raw.push(line);
   return { lines: parseLines(path, raw, stats), exact: true, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/**
+ * Every line, parsed as it is read (and clipped first, for display: then the file's bytes are never held all
+ * at once); `onStart` gets the first lines early.
+ */
+async function readPathStreamed(path: string, stats: LineStats, end: number | undefined, clip: ClipLimits | undefined, onStart: OnStart | undefined): Promise<PathRead> {
+  const info = await stat(path);
+  const lines: CodexLine[] = [];
+  // Clipped lines are copies: the chunk buffer can be reused.
+  const options = { ...(end === undefined ? {} : { end: Math.min(end, info.size) }), reuseChunk: clip !== undefined };
+  for await (const line of readLines(path, options)) {
+    // One line at a time: parseLines's only cross-line state (the legacy header) is the line at offset 0.
+    for (const parsed of parseLines(path, [clip === undefined ? line : clipRawLine(line, clip)], stats)) {
+      lines.push(clip !== undefined && !digestReads(parsed) ? { ...parsed, payload: {} } : parsed);
+    }
+    if (onStart !== undefined && (lines.length >= PARTIAL_AFTER_LINES || line.offset >= PARTIAL_AFTER_BYTES)) {
+      onStart(lines);
+      onStart = undefined;
+    }
+  }
+  return { lines, exact: true, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 /** Head and tail only (listing); the head is read on to the first prompt when injected context fills it. */
@@ -514,6 +541,8 @@ async function collect(
   stats: LineStats,
   cut: Cut | undefined,
   visiting: ReadonlySet<string>,
+  clip?: ClipLimits,
+  onStart?: OnStart,
 ): Promise<Collected> {
   const budgets = { headBytes: context.headBytes, tailBytes: context.tailBytes };
   const paths = distinctFiles(group.paths);
@@ -521,7 +550,8 @@ async function collect(
   const byteCut = cut?.endByteOffset !== undefined && cut.endByteOffset > 0 ? cut.endByteOffset : undefined;
   const reads: PathRead[] = [];
   for (let i = 0; i <= lastIndex; i++) {
-    reads.push(await readPath(paths[i]!, mode, budgets, stats, i === lastIndex ? byteCut : undefined));
+    // Only a single file's start is the conversation's start (later segments continue earlier files).
+    reads.push(await readPath(paths[i]!, mode, budgets, stats, i === lastIndex ? byteCut : undefined, clip, lastIndex === 0 ? onStart : undefined));
   }
 
   const headerLine = reads[0]?.lines.find((line) => line.kind === 'header');
@@ -586,6 +616,7 @@ async function collect(
           stats,
           { endByteOffset: base.endByteOffset, endOrdinalExclusive: base.endOrdinalExclusive },
           new Set([...visiting, id]),
+          clip,
         );
         for (const line of parent.lines) line.fromBase = true;
         lines = [...parent.lines, ...lines];
@@ -728,6 +759,24 @@ function digest(lines: readonly CodexLine[], id: string | null): Digest {
     }
   }
   return { messages, turns, assistantSeen, usage, model, turnContextCwd, environmentCwd, threadName, newestOwn };
+}
+
+/** Event types whose payload `digest` reads. */
+const DIGESTED_EVENTS = new Set(['token_count', 'thread_rolled_back', 'thread_name_updated']);
+
+/** False for lines whose payload `digest` never looks at (a display read drops it: per-item events repeat tool outputs). */
+function digestReads(line: CodexLine): boolean {
+  switch (line.kind) {
+    case 'header':
+    case 'item':
+    case 'turn_context':
+    case 'compacted':
+      return true;
+    case 'event':
+      return DIGESTED_EVENTS.has(line.type);
+    default:
+      return false;
+  }
 }
 
 /** A response item as a normalized message; null for items with nothing to show. */
@@ -878,12 +927,23 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
 }
 
 /** The whole transcript; a file that would not be listed (no turns yet) still opens when asked for. */
-async function readCodexSession(group: SessionFileGroup, context: AdapterContext): Promise<Session> {
+async function readCodexSession(group: SessionFileGroup, context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
   const stats = newLineStats();
-  const collected = await collect(group, context, 'full', stats, undefined, new Set());
+  const clip = options.clip;
+  const shown = (messages: Message[]): Message[] => (clip === undefined ? messages : unmarkMessages(messages));
+  const onPartial = options.onPartial;
+  const onStart: OnStart | undefined = onPartial
+    ? (lines) => {
+        const header = lines.find((line) => line.kind === 'header');
+        // A paginated fork's conversation starts in its parent's file, read after this one.
+        if (header === undefined || headerOf(header).historyBase !== null) return;
+        onPartial(shown(digest(lines, headerOf(header).id).messages));
+      }
+    : undefined;
+  const collected = await collect(group, context, 'full', stats, undefined, new Set(), clip, onStart);
   const d = digest(collected.lines, collected.id);
   const summary = buildSummary(collected.id ?? group.paths[0]!, group, context, collected, d, true);
-  return { ...summary, messages: d.messages, malformedLines: stats.malformed };
+  return { ...summary, messages: shown(d.messages), malformedLines: stats.malformed };
 }
 
 // ---------------------------------------------------------------------------------------------------------

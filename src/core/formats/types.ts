@@ -1,4 +1,5 @@
-import type { Agent, Session, SessionSummary } from '../model.js';
+import type { ClipLimits } from '../io/clip.js';
+import type { Agent, Message, Session, SessionSummary } from '../model.js';
 
 /** Something wrong with one file or directory: reported once, never fatal to a scan. */
 export interface Problem {
@@ -32,6 +33,22 @@ export interface AdapterContext {
   readonly tailBytes: number;
 }
 
+/** How a transcript is read: exactly (the default: forks, exports, `show`) or clipped for display. */
+export interface ReadSessionOptions {
+  /**
+   * Cut long JSON string values while reading, before they are decoded: a screen needs a few KiB of each tool
+   * output, not all 200 MB of a session. Clipped blocks carry `clippedBytes`.
+   */
+  readonly clip?: ClipLimits;
+  /**
+   * Called once with the messages of the start of a big transcript, before the rest is read, so that a screen
+   * can show them at once. Not called when the start cannot be shown on its own (a Codex fork whose history
+   * lives in its parent's file, several segment files) or the file is small. The messages are replaced by the
+   * returned session: later lines can still roll back turns or move Claude's active leaf.
+   */
+  readonly onPartial?: (messages: readonly Message[]) => void;
+}
+
 export interface ForkRequest {
   /** 1-based user turn to cut before: the fork keeps user turns 1..atTurn-1 and everything answering them. */
   readonly atTurn: number;
@@ -58,8 +75,8 @@ export interface FormatAdapter {
   groupFiles?(root: string, paths: readonly string[]): SessionFileGroup[];
   /** Summary from the head and tail of the files (no full read); null when the files hold no conversation. */
   readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null>;
-  /** The whole active transcript. */
-  readSession(group: SessionFileGroup, context: AdapterContext): Promise<Session>;
+  /** The whole active transcript (long strings clipped when `options.clip` is set). */
+  readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
 }

@@ -17,6 +17,11 @@ export interface ReadLinesOptions {
   /** Stop before this byte (exclusive); a line crossing it is not returned. */
   readonly end?: number;
   readonly chunkSize?: number;
+  /**
+   * Read every chunk into one buffer: a line's bytes are then valid only until the next line is asked for, and a
+   * reader that keeps lines must copy them. Saves allocating (and collecting) the file's size in buffers.
+   */
+  readonly reuseChunk?: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -38,9 +43,10 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
     let position = options.start ?? 0;
     let lineStart = position;
     let pending: Buffer[] = [];
+    let shared: Buffer | null = null;
     while (position < end) {
       const length = Math.min(chunkSize, end - position);
-      const chunk = Buffer.allocUnsafe(length);
+      const chunk = options.reuseChunk ? (shared ??= Buffer.allocUnsafeSlow(chunkSize)) : Buffer.allocUnsafe(length);
       const { bytesRead } = await handle.read(chunk, 0, length, position);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
@@ -53,7 +59,7 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
         lineStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < data.length) pending.push(data.subarray(from));
+      if (from < data.length) pending.push(options.reuseChunk ? Buffer.from(data.subarray(from)) : data.subarray(from));
       position += bytesRead;
     }
     // With an explicit end, a line crossing it belongs to a later reader.

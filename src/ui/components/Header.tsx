@@ -26,7 +26,9 @@ export function Header({ state, width }: HeaderProps) {
           <Text color={theme.accent} bold>
             {'‹ '}
           </Text>
-          <Text color={theme.accent}>{`turn ${transcript.turn}/${turns}${layout ? ` · ${percent}%` : ''}`}</Text>
+          <Text color={theme.accent}>
+            {transcript.partial ? `turn ${transcript.turn}/${turns}+ · reading…` : `turn ${transcript.turn}/${turns}${layout ? ` · ${percent}%` : ''}`}
+          </Text>
           <Text color={theme.dim}>
             {` · ${transcript.session.agent}`}
             {transcript.expanded ? ' · outputs expanded' : ''}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, type Dispatch } from 'react';
 import type { CatalogSession } from '../../catalog/scan.js';
+import type { Message } from '../../core/model.js';
 import { describeError } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
@@ -21,7 +22,12 @@ export function useTranscriptLoader(services: TuiServices, key: string | null, s
     let cancelled = false;
     const load = (): void => {
       last.current = { key, at: Date.now() };
-      services.loadSession(session).then(
+      // A big transcript shows its start while the rest is read.
+      const onPartial = (messages: readonly Message[]): void => {
+        // A start without a prompt yet (a huge header, injected context) would only replace "reading…" by an empty screen.
+        if (!cancelled && messages.some((message) => message.userTurn)) dispatch({ type: 'transcriptLoaded', key, session: { ...session, messages, malformedLines: 0 }, partial: true });
+      };
+      services.loadSession(session, onPartial).then(
         (full) => {
           if (!cancelled) dispatch({ type: 'transcriptLoaded', key, session: full });
         },
