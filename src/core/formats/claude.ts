@@ -11,8 +11,8 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
-import { clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats } from '../io/lines.js';
+import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
@@ -322,7 +322,7 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
     title: name ?? scan.agentTitle(exact) ?? (firstPrompt || '(no prompt)'),
     firstPrompt,
     // The chain decides: Claude Code's own `last-prompt` record is wrong in --fork-session files (it names the first prompt).
-    lastPrompt: (prompts.length > 0 ? lastTurnText(chain) : null) ?? scan.lastPrompt,
+    lastPrompt: (prompts.length > 0 ? lastTurnText(chain) : null) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
     name,
     userTurns: prompts.length,
     userTurnsExact: exact,
@@ -341,9 +341,21 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
   };
 }
 
+/**
+ * A summary shows 200 characters of a prompt and nothing of tool results, thinking or attachments, which are
+ * most of a Claude file's bytes: long strings of big lines are clipped before parsing (a third of the parse
+ * time of a cold scan). Clipped strings end with a mark (clip.ts), taken out of what a summary shows.
+ */
+const SUMMARY_CLIP: ClipLimits = { text: 1024, other: 1024 };
+const SUMMARY_CLIP_FROM_BYTES = 4096;
+
+function clipForSummary(line: RawLine): RawLine {
+  return line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? line : { ...line, bytes: clipJsonStrings(line.bytes, SUMMARY_CLIP) };
+}
+
 function userTurnText(value: JsonObject): string {
   const content = messageOf(value)?.content;
-  const text = claudeUserText(content);
+  const text = takeClipMarks(claudeUserText(content)).text;
   return text.trim().length > 0 ? text : contentBlocks(content).some((block) => block.type === 'image') ? '[image]' : text;
 }
 
@@ -637,8 +649,8 @@ export const claudeAdapter: FormatAdapter = {
     if (headTail.size === 0) return null;
     const scan = new ClaudeScan();
     const stats = newLineStats();
-    addToScan(scan, jsonObjects(headTail.head, stats));
-    addToScan(scan, jsonObjects(headTail.tail, stats));
+    addToScan(scan, jsonObjects(headTail.head.map(clipForSummary), stats));
+    addToScan(scan, jsonObjects(headTail.tail.map(clipForSummary), stats));
     if (headTail.whole || !scan.hasConversation) {
       // A big file whose head and tail hold no message could still hold one in between: read it all to be sure.
       const full = headTail.whole ? { scan, stats, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
