@@ -132,7 +132,8 @@ describe('sessions list', () => {
       ...lines.find((l) => l.type === 'user')!,
       uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
       parentUuid: leaf.uuid,
-      timestamp: '2026-11-22T05:00:00.000Z',
+      // Newer than every file of the copy (a claw port session is dated by its mtime: the copy's time).
+      timestamp: new Date(Date.now() + 60_000).toISOString(),
       message: { role: 'user', content: 'a second question, added later' },
     };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
