@@ -4,9 +4,9 @@ import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
-import { clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { reportSkippedLines } from './problems.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
+import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
@@ -457,9 +457,9 @@ function parseLines(path: string, raw: readonly RawLine[], stats: LineStats, for
         first = false;
         continue;
       }
-      if (HEADER_OPENING.test(opening)) {
-        const value = parseWithoutInstructions(rawLine.bytes);
-        if (value) {
+      if (CLIPPED_IN_SUMMARY.test(opening)) {
+        const value = parseJsonLine(clipJsonStrings(rawLine.bytes, SUMMARY_CLIP));
+        if (isRecord(value)) {
           lines.push(classify(path, rawLine.offset, rawLine.bytes, value, first && rawLine.offset === 0));
           first = false;
           continue;
@@ -481,19 +481,14 @@ const SUMMARY_SKIM_BYTES = 1024;
 const SKIPPED_IN_SUMMARY =
   /^\{(?:"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"(?:response_item","payload":\{"type":"(?:function_call_output|custom_tool_call_output|local_shell_call_output|message","role":"developer)"|event_msg","payload":\{"type":"(?:item_completed|item_started|exec_command_end|exec_command_output_delta|agent_reasoning|agent_reasoning_raw_content|mcp_tool_call_end|patch_apply_end|turn_diff)"|world_state"|token_usage_record")|"type":"(?:function_call_output|custom_tool_call_output)")/;
 
-const HEADER_OPENING = /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"session_meta"/;
-
-/** The instructions text is most of a session_meta line and nothing a summary shows. */
-const INSTRUCTIONS_VALUE = /"(base_instructions|instructions|user_instructions)":(?:\{"text":"(?:[^"\\]|\\.)*"\}|"(?:[^"\\]|\\.)*")/g;
-
-function parseWithoutInstructions(bytes: Buffer): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(bytes.toString('utf8').replace(INSTRUCTIONS_VALUE, '"$1":null'));
-    return isRecord(value) ? value : null;
-  } catch {
-    return null; // let the ordinary parse count it
-  }
-}
+/**
+ * Kinds of line whose long strings a summary never shows (instructions in session_meta, encrypted reasoning,
+ * tool arguments, answers): parsed with those strings clipped (clip.ts). User messages are parsed whole: an
+ * IDE-context prompt keeps the request at its end.
+ */
+const CLIPPED_IN_SUMMARY =
+  /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta"|response_item","payload":\{"type":"(?:reasoning"|function_call"|custom_tool_call"|local_shell_call"|message","role":"assistant"))/;
+const SUMMARY_CLIP: ClipLimits = { text: 1024, other: 1024 };
 
 function timestampOnlyLine(path: string, raw: RawLine, timestamp: string | undefined): CodexLine {
   return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal: undefined, fromBase: false, userTurn: false };
