@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
-import { grepSessions } from './catalog/grep.js';
+import { grepLocations } from './catalog/grep.js';
 import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
@@ -190,11 +190,12 @@ Examples:
     )
     .action(async (text: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
-      const { sessions, problems } = await scan(options, { agents: options.agent ? [options.agent] : undefined });
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
-      const candidates = scopeDir === null ? sessions : sessions.filter((s) => isUnder(s.cwd, scopeDir));
-      const matched = await grepSessions(candidates, text, {
+      // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
+      const { matched, problems } = await grepLocations(locationsFrom(options), text, {
         ignoreCase: options.ignoreCase ?? false,
+        agents: options.agent ? [options.agent] : undefined,
+        accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         onMatch: (s) => process.stdout.write(options.json ? `${JSON.stringify(toListJson(s))}\n` : listLine(s)),
         onProblem: (problem) => reportProblems([problem]),
       });

@@ -1,30 +1,100 @@
-// A full-text search worker: checks its share of the session files and posts each match as it is found.
+// A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
-import { fileContainsSync } from '../core/io/contains.js';
+import { compileTextSearch, fileContainsSync, searchBuffer } from '../core/io/contains.js';
 
-interface GrepJob {
-  /** Per session: its files. */
-  readonly sessions: readonly (readonly string[])[];
-  /** Which of the sessions are this worker's (indexes into `sessions`). */
-  readonly indexes: readonly number[];
-  readonly needles: readonly Uint8Array[];
+export interface GrepWorkerData {
+  readonly text: string;
   readonly ignoreCase: boolean;
 }
 
-export type GrepMessage = { readonly kind: 'match'; readonly index: number } | { readonly kind: 'problem'; readonly path: string; readonly message: string } | { readonly kind: 'done' };
+/** One session's files; `sniffCwd` asks for the cwd its files record (claw workspaces are found through them). */
+export interface GrepItem {
+  readonly index: number;
+  readonly paths: readonly string[];
+  readonly sniffCwd: boolean;
+}
 
-const job = workerData as GrepJob;
-const needles = job.needles.map((needle) => Buffer.from(needle));
-for (const index of job.indexes) {
-  for (const path of job.sessions[index]!) {
-    try {
-      if (fileContainsSync(path, needles, { ignoreCase: job.ignoreCase })) {
-        parentPort!.postMessage({ kind: 'match', index } satisfies GrepMessage);
-        break;
+export type GrepRequest = { readonly kind: 'work'; readonly items: readonly GrepItem[] } | { readonly kind: 'stop' };
+
+export type GrepMessage =
+  | { readonly kind: 'match'; readonly index: number }
+  | { readonly kind: 'problem'; readonly path: string; readonly message: string }
+  /** A batch is done: the cwds seen in its files' heads (not yet reported by this worker). */
+  | { readonly kind: 'idle'; readonly cwds: readonly string[] };
+
+const CWD_KEY = Buffer.from('"cwd":"');
+const CWD_TAG = Buffer.from('<cwd>');
+const CWD_TAG_END = Buffer.from('</cwd>');
+
+/**
+ * The first cwd a file's head records: a `"cwd":"…"` field (Codex session_meta / turn_context, Claude lines), or
+ * else a `<cwd>…</cwd>` tag (legacy Codex environment context). The catalog reads the same fields when it summarises.
+ */
+export function cwdInHead(head: Buffer): string | null {
+  const key = head.indexOf(CWD_KEY);
+  if (key !== -1) {
+    const start = key + CWD_KEY.length;
+    for (let end = head.indexOf(0x22, start); end !== -1; end = head.indexOf(0x22, end + 1)) {
+      let backslashes = 0;
+      while (head[end - 1 - backslashes] === 0x5c) backslashes++;
+      if (backslashes % 2 === 1) continue;
+      try {
+        const value: unknown = JSON.parse(head.toString('utf8', start - 1, end + 1));
+        return typeof value === 'string' && value.length > 0 ? value : null;
+      } catch {
+        return null;
       }
-    } catch (error) {
-      parentPort!.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
     }
+    return null;
+  }
+  const tag = head.indexOf(CWD_TAG);
+  if (tag === -1) return null;
+  const end = head.indexOf(CWD_TAG_END, tag);
+  // Inside a JSON string: unescape it the way the adapter does after parsing the line.
+  if (end === -1) return null;
+  try {
+    const value: unknown = JSON.parse(`"${head.toString('utf8', tag + CWD_TAG.length, end)}"`);
+    return typeof value === 'string' && value.trim().length > 0 ? value.trim() : null;
+  } catch {
+    return null;
   }
 }
-parentPort!.postMessage({ kind: 'done' } satisfies GrepMessage);
+
+if (parentPort) {
+  const port = parentPort;
+  const job = workerData as GrepWorkerData;
+  const search = compileTextSearch(job.text, { ignoreCase: job.ignoreCase });
+  const buffer = searchBuffer(search);
+  const reported = new Set<string>();
+  port.on('message', (request: GrepRequest) => {
+    if (request.kind === 'stop') {
+      port.close();
+      return;
+    }
+    const cwds: string[] = [];
+    for (const item of request.items) {
+      let wanted = item.sniffCwd;
+      const onHead = (head: Buffer): void => {
+        if (!wanted) return;
+        const cwd = cwdInHead(head);
+        if (cwd === null) return;
+        wanted = false;
+        if (!reported.has(cwd)) {
+          reported.add(cwd);
+          cwds.push(cwd);
+        }
+      };
+      for (const path of item.paths) {
+        try {
+          if (fileContainsSync(path, search, buffer, onHead)) {
+            port.postMessage({ kind: 'match', index: item.index } satisfies GrepMessage);
+            break;
+          }
+        } catch (error) {
+          port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
+        }
+      }
+    }
+    port.postMessage({ kind: 'idle', cwds } satisfies GrepMessage);
+  });
+}

@@ -1,51 +1,241 @@
+import { statSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { jsonNeedles } from '../core/io/contains.js';
-import type { Problem } from '../core/formats/types.js';
-import type { GrepMessage } from './grep-worker.js';
-import type { CatalogSession } from './scan.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import { findClawWorkspaces } from '../core/formats/claw.js';
+import type { Problem, SessionFileGroup } from '../core/formats/types.js';
+import { AGENTS, type Agent } from '../core/model.js';
+import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
+import { selfAndAncestors, type Locations } from './locations.js';
+import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, ScanContext, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
   readonly ignoreCase?: boolean;
-  /** Called as soon as a session is known to match (each worker goes newest first). */
+  /** Only these agents' sessions (default: all). */
+  readonly agents?: readonly Agent[];
+  /** Only report sessions this accepts (it sees the row, e.g. to keep one cwd's sessions). */
+  readonly accept?: (session: CatalogSession) => boolean;
+  /** Called as soon as a session is known to match (files are searched newest first). */
   readonly onMatch: (session: CatalogSession) => void;
+  /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
-  /** Worker threads to read with (default: one per core, at most 4). */
+  /** Worker threads to search with (default: one per core). */
   readonly workers?: number;
 }
 
+export interface GrepResult {
+  /** How many sessions matched (and were accepted). */
+  readonly matched: number;
+  /** What discovery and the summaries of matching sessions ran into. */
+  readonly problems: readonly Problem[];
+}
+
 /**
- * Full-text search over whole transcripts: every file of every session, for the literal `text` (as written
- * in JSON: raw, escaped, or \u-escaped), spread over worker threads; matches are reported as they are found.
- * Resolves to how many sessions matched.
+ * Full-text search over whole transcripts: every file of every session in the locations, for the literal
+ * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: the files are
+ * discovered (directory walks only) and searched at once on worker threads, and only the sessions that match
+ * are summarised, so the first rows arrive while the search goes on.
  */
-export async function grepSessions(sessions: readonly CatalogSession[], text: string, options: GrepOptions): Promise<number> {
-  if (sessions.length === 0) return 0;
-  const ignoreCase = options.ignoreCase ?? false;
-  const needles = jsonNeedles(ignoreCase ? text.toLowerCase() : text);
-  const count = Math.max(1, Math.min(options.workers ?? Math.min(availableParallelism(), 4), sessions.length));
-  const files = sessions.map((session) => session.paths);
+export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
+  const agents = new Set(options.agents ?? AGENTS);
+  const context = new ScanContext();
+  // Workers boot (≈ 30 ms each) while the folders are walked.
+  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), { text, ignoreCase: options.ignoreCase ?? false });
+  const groups: SessionFileGroup[] = [];
+  const sameId = new Map<string, SessionFileGroup[]>();
+  const clawRoots = new Set<string>();
+  // Claw sessions live in project folders: those other agents' sessions ran in are checked too (like the catalog).
+  const sniffCwds = agents.has('claw') && locations.clawFromKnownCwds;
+
+  const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
+    found.map((group) => {
+      context.register(group);
+      if (group.idHint !== null) {
+        const key = `${group.agent}:${group.idHint}`;
+        sameId.set(key, [...(sameId.get(key) ?? []), group]);
+      }
+      groups.push(group);
+      return { index: groups.length - 1, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw' };
+    });
+
+  const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
+    if (!isDirectory(root)) return [];
+    try {
+      return await ADAPTERS[agent].discover(root, context.report);
+    } catch (error) {
+      context.report({ path: root, message: describeError(error) });
+      return [];
+    }
+  };
+  const clawRealPaths = new Set<string>();
+  const discoverClaw = async (root: string): Promise<SessionFileGroup[]> => {
+    if (clawRoots.has(root)) return [];
+    clawRoots.add(root);
+    if (!(await isClawWorkspace(root))) return [];
+    // A workspace reached through a symlink and through its real path is searched once.
+    const real = await realpath(root).catch(() => null);
+    if (real === null || clawRealPaths.has(real)) return [];
+    clawRealPaths.add(real);
+    return discover('claw', root);
+  };
+
+  const tasks: Promise<SessionFileGroup[]>[] = [];
+  if (agents.has('codex')) for (const root of locations.codexHomes) tasks.push(discover('codex', root), context.loadNames(root).then(() => []));
+  if (agents.has('claude')) for (const root of locations.claudeDirs) tasks.push(discover('claude', root));
+  if (agents.has('claw')) {
+    for (const dir of selfAndAncestors(locations.cwd)) tasks.push(discoverClaw(dir));
+    for (const dir of locations.clawDirs) {
+      tasks.push(
+        findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).then(
+          async (workspaces) => (await Promise.all(workspaces.map(discoverClaw))).flat(),
+          (error: unknown) => {
+            context.report({ path: dir, message: describeError(error) });
+            return [];
+          },
+        ),
+      );
+    }
+  }
+  let found: SessionFileGroup[];
+  try {
+    found = (await Promise.all(tasks)).flat();
+  } catch (error) {
+    pool.stop();
+    throw error;
+  }
+  const items = add(found);
+  // Newest first, by the live file's mtime (a stat is cheap next to reading the file).
+  const mtimes = new Map(items.map((item) => [item.index, mtimeOf(item.paths[item.paths.length - 1]!)]));
+  items.sort((a, b) => mtimes.get(b.index)! - mtimes.get(a.index)!);
+
   let matched = 0;
-  // Round robin: every worker starts with the newest sessions of its share.
-  const shares = Array.from({ length: count }, (_, w) => sessions.map((_, i) => i).filter((i) => i % count === w));
-  await Promise.all(
-    shares.map(
-      (indexes) =>
-        new Promise<void>((resolve, reject) => {
-          const worker = new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: { sessions: files, indexes, needles, ignoreCase } });
-          worker.on('message', (message: GrepMessage) => {
-            if (message.kind === 'match') {
-              matched++;
-              options.onMatch(sessions[message.index]!);
-            } else if (message.kind === 'problem') {
-              options.onProblem?.({ path: message.path, message: message.message });
+  const emitted = new Set<string>();
+  const summaries: Promise<void>[] = [];
+  const onMatch = (index: number): void => {
+    summaries.push(
+      rowFor(groups[index]!, context, sameId).then((row) => {
+        if (row === null || emitted.has(`${row.agent}:${row.id}`) || (options.accept && !options.accept(row))) return;
+        emitted.add(`${row.agent}:${row.id}`);
+        matched++;
+        options.onMatch(row);
+      }),
+    );
+  };
+  const onCwds = (cwds: readonly string[]): Promise<GrepItem[]> => Promise.all(cwds.map(discoverClaw)).then((found) => add(found.flat()));
+  await pool.run(items, { onMatch, onCwds, onProblem: (problem) => options.onProblem?.(problem) });
+  await Promise.all(summaries);
+  return { matched, problems: context.problems };
+}
+
+/** The listed row of a matching session: its summary, merged with other files of the same conversation. */
+async function rowFor(group: SessionFileGroup, context: ScanContext, sameId: ReadonlyMap<string, readonly SessionFileGroup[]>): Promise<CatalogSession | null> {
+  const summarise = async (g: SessionFileGroup): Promise<CatalogSession | null> => {
+    try {
+      const summary = await ADAPTERS[g.agent].readSummary(g, context);
+      return summary === null ? null : { ...summary, root: g.root };
+    } catch (error) {
+      context.report({ path: g.paths[g.paths.length - 1] ?? g.root, message: describeError(error) });
+      return null;
+    }
+  };
+  const own = await summarise(group);
+  if (own === null) return null;
+  // Resumed copies and replayed forks carry the same id under another file name: one row, as in `list`.
+  const related = new Set([...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(group.idHint === null ? [] : (sameId.get(`${group.agent}:${group.idHint}`) ?? []))]);
+  related.delete(group);
+  const others = (await Promise.all([...related].map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
+  const rows = conversations([own, ...others]);
+  applyCodexNames(rows, context);
+  return rows.find((row) => row.id === own.id) ?? null;
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+interface PoolEvents {
+  readonly onMatch: (index: number) => void;
+  /** New cwds seen in files' heads: resolves to more work (claw sessions found there). */
+  readonly onCwds: (cwds: readonly string[]) => Promise<GrepItem[]>;
+  readonly onProblem: (problem: Problem) => void;
+}
+
+/** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
+class GrepPool {
+  private readonly workers: Worker[];
+
+  constructor(count: number, data: GrepWorkerData) {
+    this.workers = Array.from({ length: count }, () => new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: data }));
+  }
+
+  stop(): void {
+    for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
+  }
+
+  run(initial: readonly GrepItem[], events: PoolEvents): Promise<void> {
+    const queue = [...initial];
+    const idle = [...this.workers];
+    let busy = 0;
+    let pendingDiscoveries = 0;
+    return new Promise<void>((resolve, reject) => {
+      let finished = false;
+      const finish = (error?: unknown): void => {
+        if (finished) return;
+        finished = true;
+        this.stop();
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const pump = (): void => {
+        while (idle.length > 0 && queue.length > 0) {
+          // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
+          const size = Math.max(1, Math.min(64, Math.ceil(queue.length / (this.workers.length * 4))));
+          idle.pop()!.postMessage({ kind: 'work', items: queue.splice(0, size) } satisfies GrepRequest);
+          busy++;
+        }
+        if (queue.length === 0 && busy === 0 && pendingDiscoveries === 0) finish();
+      };
+      for (const worker of this.workers) {
+        worker.on('message', (message: GrepMessage) => {
+          if (message.kind === 'match') events.onMatch(message.index);
+          else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
+          else {
+            busy--;
+            idle.push(worker);
+            if (message.cwds.length > 0) {
+              pendingDiscoveries++;
+              events
+                .onCwds(message.cwds)
+                .then((more) => queue.push(...more))
+                .catch((error: unknown) => finish(error))
+                .finally(() => {
+                  pendingDiscoveries--;
+                  pump();
+                });
             }
-          });
-          worker.on('error', reject);
-          worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`full-text search worker exited with code ${code}`))));
-        }),
-    ),
-  );
-  return matched;
+            pump();
+          }
+        });
+        worker.on('error', (error) => finish(error));
+        worker.on('exit', (code) => {
+          if (!finished) finish(new Error(`full-text search worker exited with code ${code}`));
+        });
+      }
+      pump();
+    });
+  }
 }
