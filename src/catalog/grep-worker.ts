@@ -7,11 +7,12 @@ export interface GrepWorkerData {
   readonly ignoreCase: boolean;
 }
 
-/** One session's files; `sniffCwd` asks for the cwd its files record (claw workspaces are found through them). */
+/** One session's files, and what to pick out of their heads for the catalog (see `cwdInHead`, `claudeRootInHead`). */
 export interface GrepItem {
   readonly index: number;
   readonly paths: readonly string[];
   readonly sniffCwd: boolean;
+  readonly sniffLineage: boolean;
 }
 
 export type GrepRequest = { readonly kind: 'work'; readonly items: readonly GrepItem[] } | { readonly kind: 'stop' };
@@ -19,8 +20,11 @@ export type GrepRequest = { readonly kind: 'work'; readonly items: readonly Grep
 export type GrepMessage =
   | { readonly kind: 'match'; readonly index: number }
   | { readonly kind: 'problem'; readonly path: string; readonly message: string }
-  /** A batch is done: the cwds seen in its files' heads (not yet reported by this worker). */
-  | { readonly kind: 'idle'; readonly cwds: readonly string[] };
+  /**
+   * A batch is done: the cwds seen in its files' heads (not yet reported by this worker), and the root message
+   * uuid of each item that asked for it (null: not in the head).
+   */
+  | { readonly kind: 'idle'; readonly cwds: readonly string[]; readonly lineages: readonly (readonly [index: number, lineage: string | null])[] };
 
 const CWD_KEY = Buffer.from('"cwd":"');
 const CWD_TAG = Buffer.from('<cwd>');
@@ -60,6 +64,29 @@ export function cwdInHead(head: Buffer): string | null {
   }
 }
 
+const ROOT_KEY = Buffer.from('"parentUuid":null');
+const LOGICAL_PARENT_KEY = Buffer.from('"logicalParentUuid":"');
+const UUID_KEY = Buffer.from('"uuid":"');
+
+/**
+ * The uuid of a Claude file's first root message (`parentUuid` null and no `logicalParentUuid`): the session's
+ * lineage, which forks made by Claude's --fork-session share with their parent. Null when the head does not show it.
+ */
+export function claudeRootInHead(head: Buffer): string | null {
+  for (let at = head.indexOf(ROOT_KEY); at !== -1; at = head.indexOf(ROOT_KEY, at + 1)) {
+    const end = head.indexOf(0x0a, at);
+    if (end === -1) return null;
+    const line = head.subarray(head.lastIndexOf(0x0a, at) + 1, end);
+    if (line.indexOf(LOGICAL_PARENT_KEY) !== -1) continue;
+    // The line's own uuid follows its message (key order of Claude Code's lines): the last one in the line.
+    const key = line.lastIndexOf(UUID_KEY);
+    if (key === -1) continue;
+    const close = line.indexOf(0x22, key + UUID_KEY.length);
+    return close === -1 ? null : line.toString('utf8', key + UUID_KEY.length, close) || null;
+  }
+  return null;
+}
+
 if (parentPort) {
   const port = parentPort;
   const job = workerData as GrepWorkerData;
@@ -72,9 +99,14 @@ if (parentPort) {
       return;
     }
     const cwds: string[] = [];
+    const lineages: [number, string | null][] = [];
     for (const item of request.items) {
       let wanted = item.sniffCwd;
+      let lineage: string | null = null;
+      let first = true;
       const onHead = (head: Buffer): void => {
+        if (first && item.sniffLineage) lineage = claudeRootInHead(head);
+        first = false;
         if (!wanted) return;
         const cwd = cwdInHead(head);
         if (cwd === null) return;
@@ -94,7 +126,8 @@ if (parentPort) {
           port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
         }
       }
+      if (item.sniffLineage) lineages.push([item.index, lineage]);
     }
-    port.postMessage({ kind: 'idle', cwds } satisfies GrepMessage);
+    port.postMessage({ kind: 'idle', cwds, lineages } satisfies GrepMessage);
   });
 }

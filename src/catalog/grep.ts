@@ -57,7 +57,7 @@ export async function grepLocations(locations: Locations, text: string, options:
         sameId.set(key, [...(sameId.get(key) ?? []), group]);
       }
       groups.push(group);
-      return { index: groups.length - 1, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw' };
+      return { index: groups.length - 1, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
     });
 
   const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
@@ -106,40 +106,82 @@ export async function grepLocations(locations: Locations, text: string, options:
     throw error;
   }
   const items = add(found);
-  // Newest first, by the live file's mtime (a stat is cheap next to reading the file).
+  // Newest first by the live file's mtime (a stat is cheap next to reading the file), Claude sessions before
+  // the others: a Claude row waits until every Claude file's lineage is known (see below).
   const mtimes = new Map(items.map((item) => [item.index, mtimeOf(item.paths[item.paths.length - 1]!)]));
-  items.sort((a, b) => mtimes.get(b.index)! - mtimes.get(a.index)!);
+  const claudeFirst = (item: GrepItem): number => (item.sniffLineage ? 0 : 1);
+  items.sort((a, b) => claudeFirst(a) - claudeFirst(b) || mtimes.get(b.index)! - mtimes.get(a.index)!);
+
+  // Claude Code's own --fork-session records no parent: `list` links such a fork to the earliest session of its
+  // lineage (the root message uuid they share). Matching Claude rows wait until every Claude head was seen.
+  const lineages = new Map<number, string | null>();
+  let claudeLeft = items.filter((item) => item.sniffLineage).length;
+  let releaseClaude = (): void => {};
+  const claudeSeen = new Promise<void>((resolve) => (releaseClaude = resolve));
+  if (claudeLeft === 0) releaseClaude();
+  const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
+    let summary = summaries.get(group);
+    if (summary === undefined) summaries.set(group, (summary = summaryOf(group, context)));
+    return summary;
+  };
+  const withLineage = async (row: CatalogSession, group: SessionFileGroup): Promise<CatalogSession> => {
+    await claudeSeen;
+    const candidates = [...lineages].filter(([index, lineage]) => groups[index] !== group && (lineage === row.lineage || lineage === null));
+    const family = (await Promise.all(candidates.map(([index]) => summarise(groups[index]!)))).filter((s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id);
+    return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
+  };
 
   let matched = 0;
   const emitted = new Set<string>();
-  const summaries: Promise<void>[] = [];
+  const rows: Promise<void>[] = [];
   const onMatch = (index: number): void => {
-    summaries.push(
-      rowFor(groups[index]!, context, sameId).then((row) => {
-        if (row === null || emitted.has(`${row.agent}:${row.id}`) || (options.accept && !options.accept(row))) return;
-        emitted.add(`${row.agent}:${row.id}`);
+    const group = groups[index]!;
+    rows.push(
+      (async () => {
+        let row = await rowFor(group, summarise, sameId, context);
+        if (row === null) return;
+        if (row.agent === 'claude' && row.lineage !== undefined) row = await withLineage(row, group);
+        const key = `${row.agent}:${row.id}`;
+        if (emitted.has(key) || (options.accept && !options.accept(row))) return;
+        emitted.add(key);
         matched++;
         options.onMatch(row);
-      }),
+      })(),
     );
   };
-  const onCwds = (cwds: readonly string[]): Promise<GrepItem[]> => Promise.all(cwds.map(discoverClaw)).then((found) => add(found.flat()));
-  await pool.run(items, { onMatch, onCwds, onProblem: (problem) => options.onProblem?.(problem) });
-  await Promise.all(summaries);
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
+    for (const [index, lineage] of seen) lineages.set(index, lineage);
+    claudeLeft -= seen.length;
+    if (claudeLeft === 0) releaseClaude();
+    return cwds.length === 0 ? [] : add((await Promise.all(cwds.map(discoverClaw))).flat());
+  };
+  try {
+    await pool.run(items, { onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
+  } finally {
+    releaseClaude();
+  }
+  await Promise.all(rows);
   return { matched, problems: context.problems };
 }
 
+async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
+  try {
+    const summary = await ADAPTERS[group.agent].readSummary(group, context);
+    return summary === null ? null : { ...summary, root: group.root };
+  } catch (error) {
+    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+    return null;
+  }
+}
+
 /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
-async function rowFor(group: SessionFileGroup, context: ScanContext, sameId: ReadonlyMap<string, readonly SessionFileGroup[]>): Promise<CatalogSession | null> {
-  const summarise = async (g: SessionFileGroup): Promise<CatalogSession | null> => {
-    try {
-      const summary = await ADAPTERS[g.agent].readSummary(g, context);
-      return summary === null ? null : { ...summary, root: g.root };
-    } catch (error) {
-      context.report({ path: g.paths[g.paths.length - 1] ?? g.root, message: describeError(error) });
-      return null;
-    }
-  };
+async function rowFor(
+  group: SessionFileGroup,
+  summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
+  sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
+  context: ScanContext,
+): Promise<CatalogSession | null> {
   const own = await summarise(group);
   if (own === null) return null;
   // Resumed copies and replayed forks carry the same id under another file name: one row, as in `list`.
@@ -169,8 +211,8 @@ function isDirectory(path: string): boolean {
 
 interface PoolEvents {
   readonly onMatch: (index: number) => void;
-  /** New cwds seen in files' heads: resolves to more work (claw sessions found there). */
-  readonly onCwds: (cwds: readonly string[]) => Promise<GrepItem[]>;
+  /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
@@ -216,10 +258,10 @@ class GrepPool {
           else {
             busy--;
             idle.push(worker);
-            if (message.cwds.length > 0) {
+            if (message.cwds.length > 0 || message.lineages.length > 0) {
               pendingDiscoveries++;
               events
-                .onCwds(message.cwds)
+                .onBatch(message.cwds, message.lineages)
                 .then((more) => queue.push(...more))
                 .catch((error: unknown) => finish(error))
                 .finally(() => {
