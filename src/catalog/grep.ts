@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ADAPTERS } from '../core/formats/index.js';
 import { findClawWorkspaces } from '../core/formats/claw.js';
@@ -8,7 +9,7 @@ import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import { selfAndAncestors, type Locations } from './locations.js';
-import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, ScanContext, type CatalogSession } from './scan.js';
+import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -17,7 +18,7 @@ export interface GrepOptions {
   readonly agents?: readonly Agent[];
   /** Only report sessions this accepts (it sees the row, e.g. to keep one cwd's sessions). */
   readonly accept?: (session: CatalogSession) => boolean;
-  /** Called as soon as a session is known to match (files are searched newest first). */
+  /** Called as soon as a session is known to match (see `grepLocations` for the order). */
   readonly onMatch: (session: CatalogSession) => void;
   /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
@@ -34,30 +35,40 @@ export interface GrepResult {
 
 /**
  * Full-text search over whole transcripts: every file of every session in the locations, for the literal
- * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: the files are
- * discovered (directory walks only) and searched at once on worker threads, and only the sessions that match
- * are summarised, so the first rows arrive while the search goes on.
+ * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: files are searched
+ * on worker threads as soon as a folder walk finds them, and only the sessions that match are summarised (the
+ * rows are the ones `list` prints). Rows stream in as found: Claude Code sessions first (searched first, newest
+ * first, reported together once every Claude file was seen: a fork made by Claude's --fork-session is linked to
+ * its lineage root only then), then the other sessions, newest first.
  */
 export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   const agents = new Set(options.agents ?? AGENTS);
   const context = new ScanContext();
-  // Workers boot (≈ 30 ms each) while the folders are walked.
+  // The workers boot (tens of ms) while the folders are walked.
   const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), { text, ignoreCase: options.ignoreCase ?? false });
   const groups: SessionFileGroup[] = [];
   const sameId = new Map<string, SessionFileGroup[]>();
-  const clawRoots = new Set<string>();
-  // Claw sessions live in project folders: those other agents' sessions ran in are checked too (like the catalog).
+  /** Discovery order: merged rows take their path from the later file, as `list` does. */
+  const order = new Map<SessionFileGroup, number>();
+  // Claw sessions live in project folders: those other agents' sessions ran in are searched too (like `list`).
   const sniffCwds = agents.has('claw') && locations.clawFromKnownCwds;
 
-  const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
+  // Claude Code's own --fork-session records no parent: `list` links such a fork to the earliest session of its
+  // lineage (the root message uuid they share), so Claude rows wait until every Claude file's head was seen.
+  const lineages = new Map<number, string | null>();
+  let claudeUnseen = 0;
+  const claudeSeen = new Latch();
+
+  const add = (found: readonly SessionFileGroup[]): QueuedItem[] =>
     found.map((group) => {
       context.register(group);
-      if (group.idHint !== null) {
-        const key = `${group.agent}:${group.idHint}`;
-        sameId.set(key, [...(sameId.get(key) ?? []), group]);
-      }
+      const hint = idHintOf(group);
+      if (hint !== null) sameId.set(`${group.agent}:${hint}`, [...(sameId.get(`${group.agent}:${hint}`) ?? []), group]);
+      order.set(group, groups.length);
       groups.push(group);
-      return { index: groups.length - 1, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
+      if (group.agent === 'claude') claudeUnseen++;
+      const index = groups.length - 1;
+      return { index, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude', order: searchOrder(group) };
     });
 
   const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
@@ -69,6 +80,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       return [];
     }
   };
+  const clawRoots = new Set<string>();
   const clawRealPaths = new Set<string>();
   const discoverClaw = async (root: string): Promise<SessionFileGroup[]> => {
     if (clawRoots.has(root)) return [];
@@ -81,13 +93,15 @@ export async function grepLocations(locations: Locations, text: string, options:
     return discover('claw', root);
   };
 
-  const tasks: Promise<SessionFileGroup[]>[] = [];
-  if (agents.has('codex')) for (const root of locations.codexHomes) tasks.push(discover('codex', root), context.loadNames(root).then(() => []));
-  if (agents.has('claude')) for (const root of locations.claudeDirs) tasks.push(discover('claude', root));
+  // Each walk's files are queued as soon as it ends: the first reads start before the slowest walk is done.
+  const walks: Promise<SessionFileGroup[]>[] = [];
+  const clawWalks: Promise<SessionFileGroup[]>[] = [];
+  if (agents.has('claude')) for (const root of locations.claudeDirs) walks.push(discover('claude', root));
+  if (agents.has('codex')) for (const root of locations.codexHomes) walks.push(context.loadNames(root).then(() => discover('codex', root)));
   if (agents.has('claw')) {
-    for (const dir of selfAndAncestors(locations.cwd)) tasks.push(discoverClaw(dir));
+    clawWalks.push(Promise.all(selfAndAncestors(locations.cwd).map(discoverClaw)).then((found) => found.flat()));
     for (const dir of locations.clawDirs) {
-      tasks.push(
+      clawWalks.push(
         findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).then(
           async (workspaces) => (await Promise.all(workspaces.map(discoverClaw))).flat(),
           (error: unknown) => {
@@ -98,27 +112,15 @@ export async function grepLocations(locations: Locations, text: string, options:
       );
     }
   }
-  let found: SessionFileGroup[];
-  try {
-    found = (await Promise.all(tasks)).flat();
-  } catch (error) {
-    pool.stop();
-    throw error;
-  }
-  const items = add(found);
-  // Newest first by the live file's mtime (a stat is cheap next to reading the file), Claude sessions before
-  // the others: a Claude row waits until every Claude file's lineage is known (see below).
-  const mtimes = new Map(items.map((item) => [item.index, mtimeOf(item.paths[item.paths.length - 1]!)]));
-  const claudeFirst = (item: GrepItem): number => (item.sniffLineage ? 0 : 1);
-  items.sort((a, b) => claudeFirst(a) - claudeFirst(b) || mtimes.get(b.index)! - mtimes.get(a.index)!);
+  walks.push(...clawWalks);
+  for (const walk of walks) pool.expect(walk.then(add));
+  // Workspaces found through cwds come after those of --claw-dir (the first path to a workspace names it, as in `list`).
+  const clawWalked = Promise.all(clawWalks);
+  // Rows are built once every walk is done: a conversation's other files (same id) must be known.
+  const walked = Promise.all(walks).then(() => {
+    if (claudeUnseen === 0) claudeSeen.open();
+  });
 
-  // Claude Code's own --fork-session records no parent: `list` links such a fork to the earliest session of its
-  // lineage (the root message uuid they share). Matching Claude rows wait until every Claude head was seen.
-  const lineages = new Map<number, string | null>();
-  let claudeLeft = items.filter((item) => item.sniffLineage).length;
-  let releaseClaude = (): void => {};
-  const claudeSeen = new Promise<void>((resolve) => (releaseClaude = resolve));
-  if (claudeLeft === 0) releaseClaude();
   const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
   const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
     let summary = summaries.get(group);
@@ -126,43 +128,70 @@ export async function grepLocations(locations: Locations, text: string, options:
     return summary;
   };
   const withLineage = async (row: CatalogSession, group: SessionFileGroup): Promise<CatalogSession> => {
-    await claudeSeen;
+    if (row.lineage === undefined) return row;
+    // Unknown lineages (root line not in the head) are read: they may be family.
     const candidates = [...lineages].filter(([index, lineage]) => groups[index] !== group && (lineage === row.lineage || lineage === null));
-    const family = (await Promise.all(candidates.map(([index]) => summarise(groups[index]!)))).filter((s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id);
+    const family = (await Promise.all(candidates.map(([index]) => summarise(groups[index]!)))).filter(
+      (s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id,
+    );
     return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
   };
 
   let matched = 0;
   const emitted = new Set<string>();
+  const emit = (row: CatalogSession): void => {
+    const key = `${row.agent}:${row.id}`;
+    if (emitted.has(key) || (options.accept && !options.accept(row))) return;
+    emitted.add(key);
+    matched++;
+    options.onMatch(row);
+  };
   const rows: Promise<void>[] = [];
+  const claudeRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number): void => {
     const group = groups[index]!;
-    rows.push(
-      (async () => {
-        let row = await rowFor(group, summarise, sameId, context);
-        if (row === null) return;
-        if (row.agent === 'claude' && row.lineage !== undefined) row = await withLineage(row, group);
-        const key = `${row.agent}:${row.id}`;
-        if (emitted.has(key) || (options.accept && !options.accept(row))) return;
-        emitted.add(key);
-        matched++;
-        options.onMatch(row);
-      })(),
-    );
+    const row = walked.then(() => rowFor(group, summarise, sameId, order, context));
+    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))));
+    else rows.push(row.then((r) => (r === null ? undefined : emit(r))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<QueuedItem[]> => {
     for (const [index, lineage] of seen) lineages.set(index, lineage);
-    claudeLeft -= seen.length;
-    if (claudeLeft === 0) releaseClaude();
-    return cwds.length === 0 ? [] : add((await Promise.all(cwds.map(discoverClaw))).flat());
+    claudeUnseen -= seen.length;
+    if (claudeUnseen === 0) void walked.then(() => claudeUnseen === 0 && claudeSeen.open());
+    if (cwds.length === 0) return [];
+    await clawWalked;
+    return add((await Promise.all(cwds.map(discoverClaw))).flat());
   };
+  // Claude rows go out together, newest first, once every Claude file was seen.
+  const claudeDone = claudeSeen.wait.then(async () => {
+    const found = (await Promise.all(claudeRows)).filter((row): row is CatalogSession => row !== null);
+    for (const row of found.sort(newestFirst)) emit(row);
+  });
   try {
-    await pool.run(items, { onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
+    await pool.run({ onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
   } finally {
-    releaseClaude();
+    claudeSeen.open();
   }
+  await claudeDone;
   await Promise.all(rows);
   return { matched, problems: context.problems };
+}
+
+/** A queued item and its place in the search order (higher first). */
+interface QueuedItem extends GrepItem {
+  readonly order: number;
+}
+
+/** Search order: higher first. Claude files before the others, then the newest first. */
+function searchOrder(group: SessionFileGroup): number {
+  const live = group.paths[group.paths.length - 1]!;
+  if (group.agent === 'codex') {
+    // Rollout names carry their start time: no stat needed for the thousands of them.
+    const stamp = /^rollout-(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)/.exec(basename(live));
+    if (stamp) return Date.parse(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}Z`);
+  }
+  // Claude rows are reported together, sorted: their search order only has to come first.
+  return group.agent === 'claude' ? Number.MAX_SAFE_INTEGER : mtimeOf(live);
 }
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
@@ -180,17 +209,25 @@ async function rowFor(
   group: SessionFileGroup,
   summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
   sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
+  order: ReadonlyMap<SessionFileGroup, number>,
   context: ScanContext,
 ): Promise<CatalogSession | null> {
   const own = await summarise(group);
   if (own === null) return null;
-  // Resumed copies and replayed forks carry the same id under another file name: one row, as in `list`.
-  const related = new Set([...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(group.idHint === null ? [] : (sameId.get(`${group.agent}:${group.idHint}`) ?? []))]);
-  related.delete(group);
-  const others = (await Promise.all([...related].map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
-  const rows = conversations([own, ...others]);
+  // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
+  const hint = idHintOf(group);
+  const related = new Set([group, ...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(hint === null ? [] : (sameId.get(`${group.agent}:${hint}`) ?? []))]);
+  const family = [...related].sort((a, b) => order.get(a)! - order.get(b)!);
+  const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
+  const rows = conversations(summaries);
   applyCodexNames(rows, context);
   return rows.find((row) => row.id === own.id) ?? null;
+}
+
+/** The id a group's file names suggest (claw files are named after their session id too). */
+function idHintOf(group: SessionFileGroup): string | null {
+  if (group.idHint !== null || group.agent !== 'claw') return group.idHint;
+  return basename(group.paths[group.paths.length - 1]!).replace(/(\.rot-\d+)?\.jsonl?$/, '');
 }
 
 function mtimeOf(path: string): number {
@@ -209,75 +246,108 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** A promise opened once, from outside. */
+class Latch {
+  private release: () => void = () => {};
+  readonly wait = new Promise<void>((resolve) => (this.release = resolve));
+  open(): void {
+    this.release();
+  }
+}
+
 interface PoolEvents {
   readonly onMatch: (index: number) => void;
   /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<QueuedItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
 /** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
 class GrepPool {
   private readonly workers: Worker[];
+  /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
+  private readonly inFlight = new Map<Worker, number>();
+  private readonly queue: QueuedItem[] = [];
+  private busy = 0;
+  /** Work that is still being found (folder walks): the pool is not done while any is pending. */
+  private pending = 0;
+  private running = false;
+  private failure: unknown = undefined;
+  private done: ((error?: unknown) => void) | null = null;
 
   constructor(count: number, data: GrepWorkerData) {
     this.workers = Array.from({ length: count }, () => new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: data }));
+    for (const worker of this.workers) this.inFlight.set(worker, 0);
+  }
+
+  /** Queue the items `work` resolves to (in search order, highest first) when it resolves. */
+  expect(work: Promise<readonly QueuedItem[]>): void {
+    this.pending++;
+    work
+      .then((items) => {
+        if (items.length === 0) return;
+        this.queue.push(...items);
+        this.queue.sort((a, b) => b.order - a.order);
+      })
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.pending--;
+        this.pump();
+      });
   }
 
   stop(): void {
     for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
   }
 
-  run(initial: readonly GrepItem[], events: PoolEvents): Promise<void> {
-    const queue = [...initial];
-    const idle = [...this.workers];
-    let busy = 0;
-    let pendingDiscoveries = 0;
+  /** Search until the queue is empty, every worker idle and nothing more is expected. */
+  run(events: PoolEvents): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      let finished = false;
-      const finish = (error?: unknown): void => {
-        if (finished) return;
-        finished = true;
+      this.done = (error?: unknown): void => {
+        if (this.done === null) return;
+        this.done = null;
         this.stop();
         if (error === undefined) resolve();
         else reject(error instanceof Error ? error : new Error(String(error)));
-      };
-      const pump = (): void => {
-        while (idle.length > 0 && queue.length > 0) {
-          // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
-          const size = Math.max(1, Math.min(64, Math.ceil(queue.length / (this.workers.length * 4))));
-          idle.pop()!.postMessage({ kind: 'work', items: queue.splice(0, size) } satisfies GrepRequest);
-          busy++;
-        }
-        if (queue.length === 0 && busy === 0 && pendingDiscoveries === 0) finish();
       };
       for (const worker of this.workers) {
         worker.on('message', (message: GrepMessage) => {
           if (message.kind === 'match') events.onMatch(message.index);
           else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
           else {
-            busy--;
-            idle.push(worker);
-            if (message.cwds.length > 0 || message.lineages.length > 0) {
-              pendingDiscoveries++;
-              events
-                .onBatch(message.cwds, message.lineages)
-                .then((more) => queue.push(...more))
-                .catch((error: unknown) => finish(error))
-                .finally(() => {
-                  pendingDiscoveries--;
-                  pump();
-                });
-            }
-            pump();
+            this.busy--;
+            this.inFlight.set(worker, this.inFlight.get(worker)! - 1);
+            if (message.cwds.length > 0 || message.lineages.length > 0) this.expect(events.onBatch(message.cwds, message.lineages));
+            this.pump();
           }
         });
-        worker.on('error', (error) => finish(error));
-        worker.on('exit', (code) => {
-          if (!finished) finish(new Error(`full-text search worker exited with code ${code}`));
-        });
+        worker.on('error', (error) => this.done?.(error));
+        worker.on('exit', (code) => this.done?.(new Error(`full-text search worker exited with code ${code}`)));
       }
-      pump();
+      this.running = true;
+      this.pump();
     });
+  }
+
+  private pump(): void {
+    if (!this.running || this.done === null) return;
+    if (this.failure !== undefined) {
+      this.done(this.failure);
+      return;
+    }
+    for (let depth = 1; depth <= 2; depth++) {
+      for (const worker of this.workers) {
+        if (this.queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
+        // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
+        const size = Math.max(1, Math.min(64, Math.ceil(this.queue.length / (this.workers.length * 4))));
+        const items = this.queue.splice(0, size).map(({ index, paths, sniffCwd, sniffLineage }) => ({ index, paths, sniffCwd, sniffLineage }));
+        worker.postMessage({ kind: 'work', items } satisfies GrepRequest);
+        this.inFlight.set(worker, this.inFlight.get(worker)! + 1);
+        this.busy++;
+      }
+    }
+    if (this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
   }
 }
