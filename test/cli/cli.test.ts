@@ -391,7 +391,14 @@ describe('sessions grep', () => {
 
   const CODEX_500E = '01a200ed-500e-74e1-88bc-7c2f05604fd8';
   const codexFile = (): string => join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T01-44-42-${CODEX_500E}.jsonl`);
-  const grepRows = (stdout: string): ListRow[] => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as ListRow);
+  // Sorted by id: rows stream in as workers find them, so their order can vary between runs.
+  const grepRows = (stdout: string): ListRow[] =>
+    stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as ListRow)
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
 
   /** Insert a tool output line after the file's 22nd line, with `text` starting at byte `at` of the file. */
   async function insertToolOutput(path: string, text: string, at: number, totalOutput: number): Promise<void> {
