@@ -173,7 +173,7 @@ Examples:
     });
 
   withLocations(program.command('grep'))
-    .description('full-text search inside every transcript (tool outputs included); matches stream in, newest sessions first')
+    .description('full-text search inside every transcript (tool outputs included); matching sessions stream in as they are found')
     .argument('<text>', 'the literal text to find')
     .option('-i, --ignore-case', 'ignore the case of ASCII letters')
     .option('--json', 'one JSON object per matching session per line (the `list --json` fields)')
@@ -182,7 +182,11 @@ Examples:
     .addHelpText(
       'after',
       `
-Exits 0 when something matched, 1 when nothing did (like grep).
+The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
+escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
+\`list\` prints. Claude Code rows arrive together once every Claude file was searched (a fork made by
+Claude's --fork-session is linked to its parent then). Exits 0 when something matched, 1 when nothing
+did (like grep).
 
 Examples:
   sessions grep ECONNREFUSED
