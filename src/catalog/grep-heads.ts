@@ -1,5 +1,8 @@
 // What the full-text search picks out of each file's head for the catalog, without parsing the file.
 
+/** The head a summary reads (the catalog's DEFAULT_HEAD_BYTES): what it finds there, the sniffers find too. */
+export const SUMMARY_HEAD_BYTES = 64 * 1024;
+
 const CWD_KEY = Buffer.from('"cwd":"');
 const CWD_TAG = Buffer.from('<cwd>');
 const CWD_TAG_END = Buffer.from('</cwd>');

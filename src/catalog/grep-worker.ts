@@ -1,7 +1,7 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileTextSearch, fileContainsSync, searchBuffer } from '../core/io/contains.js';
-import { claudeRootInHead, cwdInHead } from './grep-heads.js';
+import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
 
 export interface GrepWorkerData {
   readonly text: string;
@@ -44,7 +44,8 @@ if (parentPort) {
       let wanted = item.sniffCwd;
       let lineage: string | null = null;
       let first = true;
-      const onHead = (head: Buffer): void => {
+      const onHead = (chunk: Buffer): void => {
+        const head = chunk.subarray(0, SUMMARY_HEAD_BYTES);
         if (first && item.sniffLineage) lineage = claudeRootInHead(head);
         first = false;
         if (!wanted) return;

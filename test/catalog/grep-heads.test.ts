@@ -5,14 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeRootInHead, cwdInHead } from '../../src/catalog/grep-heads.js';
-import { ScanContext } from '../../src/catalog/scan.js';
+import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from '../../src/catalog/grep-heads.js';
+import { DEFAULT_HEAD_BYTES, ScanContext } from '../../src/catalog/scan.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 
 const HOME = fileURLToPath(new URL('../fixtures/home/', import.meta.url));
-const HEAD = 256 * 1024;
 
 describe('grep heads', () => {
+  it('look at the head a summary reads', () => {
+    expect(SUMMARY_HEAD_BYTES).toBe(DEFAULT_HEAD_BYTES);
+  });
+
   it('agree with the summaries of every Codex and Claude fixture file', async () => {
     const context = new ScanContext();
     let compared = 0;
@@ -23,7 +26,7 @@ describe('grep heads', () => {
       for (const group of await ADAPTERS[agent].discover(root, context.report)) {
         const summary = await ADAPTERS[agent].readSummary(group, context);
         if (summary === null) continue;
-        const head = (await readFile(group.paths[0]!)).subarray(0, HEAD);
+        const head = (await readFile(group.paths[0]!)).subarray(0, SUMMARY_HEAD_BYTES);
         expect(cwdInHead(head), group.paths[0]).toBe(summary.cwd);
         if (agent === 'claude') expect(claudeRootInHead(head), group.paths[0]).toBe(summary.lineage ?? null);
         compared++;
@@ -46,7 +49,7 @@ describe('grep heads', () => {
       const [group] = await ADAPTERS.codex.discover(dir, scan.report);
       const summary = await ADAPTERS.codex.readSummary(group!, scan);
       expect(summary!.cwd).toBe('/home/dev/src/old "one"');
-      expect(cwdInHead(await readFile(join(day, name)))).toBe(summary!.cwd);
+      expect(cwdInHead((await readFile(join(day, name))).subarray(0, SUMMARY_HEAD_BYTES))).toBe(summary!.cwd);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
