@@ -132,7 +132,7 @@ describe('sessions list', () => {
       ...lines.find((l) => l.type === 'user')!,
       uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
       parentUuid: leaf.uuid,
-      timestamp: '2026-11-22T05:00:00.000Z',
+      timestamp: '2099-01-01T00:00:00.000Z', // later than any file's mtime, whatever today is
       message: { role: 'user', content: 'a second question, added later' },
     };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
