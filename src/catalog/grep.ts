@@ -37,9 +37,9 @@ export interface GrepResult {
  * Full-text search over whole transcripts: every file of every session in the locations, for the literal
  * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: files are searched
  * on worker threads as soon as a folder walk finds them, and only the sessions that match are summarised (the
- * rows are the ones `list` prints). Rows stream in as found: Claude Code sessions first (searched first, newest
- * first, reported together once every Claude file was seen: a fork made by Claude's --fork-session is linked to
- * its lineage root only then), then the other sessions, newest first.
+ * rows are the ones `list` prints). Rows are reported as they are found, except Claude Code's: their files are
+ * searched first and their rows reported together, newest first, once every Claude file was seen (a fork made by
+ * Claude's --fork-session is linked to its lineage root only then).
  */
 export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   const agents = new Set(options.agents ?? AGENTS);
@@ -48,8 +48,8 @@ export async function grepLocations(locations: Locations, text: string, options:
   const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), { text, ignoreCase: options.ignoreCase ?? false });
   const groups: SessionFileGroup[] = [];
   const sameId = new Map<string, SessionFileGroup[]>();
-  /** Discovery order: merged rows take their path from the later file, as `list` does. */
-  const order = new Map<SessionFileGroup, number>();
+  /** Discovery order: a merged row takes its path from the later file, as in `list`. */
+  const discoveryIndex = new Map<SessionFileGroup, number>();
   // Claw sessions live in project folders: those other agents' sessions ran in are searched too (like `list`).
   const sniffCwds = agents.has('claw') && locations.clawFromKnownCwds;
 
@@ -64,7 +64,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       context.register(group);
       const hint = idHintOf(group);
       if (hint !== null) sameId.set(`${group.agent}:${hint}`, [...(sameId.get(`${group.agent}:${hint}`) ?? []), group]);
-      order.set(group, groups.length);
+      discoveryIndex.set(group, groups.length);
       groups.push(group);
       if (group.agent === 'claude') claudeUnseen++;
       const index = groups.length - 1;
@@ -150,7 +150,7 @@ export async function grepLocations(locations: Locations, text: string, options:
   const claudeRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number): void => {
     const group = groups[index]!;
-    const row = walked.then(() => rowFor(group, summarise, sameId, order, context));
+    const row = walked.then(() => rowFor(group, summarise, sameId, discoveryIndex, context));
     if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))));
     else rows.push(row.then((r) => (r === null ? undefined : emit(r))));
   };
@@ -209,7 +209,7 @@ async function rowFor(
   group: SessionFileGroup,
   summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
   sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
-  order: ReadonlyMap<SessionFileGroup, number>,
+  discoveryIndex: ReadonlyMap<SessionFileGroup, number>,
   context: ScanContext,
 ): Promise<CatalogSession | null> {
   const own = await summarise(group);
@@ -217,7 +217,7 @@ async function rowFor(
   // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
   const hint = idHintOf(group);
   const related = new Set([group, ...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(hint === null ? [] : (sameId.get(`${group.agent}:${hint}`) ?? []))]);
-  const family = [...related].sort((a, b) => order.get(a)! - order.get(b)!);
+  const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
   applyCodexNames(rows, context);
