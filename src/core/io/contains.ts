@@ -46,6 +46,8 @@ export interface TextSearch {
   /** The longest spelling: chunks overlap by one byte less, so a match across two reads is found. */
   readonly longest: number;
   readonly ignoreCase: boolean;
+  /** Lower each chunk before searching it (ignoring case with probes that contain letters). */
+  readonly foldChunks: boolean;
 }
 
 /** Lower-case the ASCII letters of a string (what `ignoreCase` folds, in the text and in the files). */
@@ -100,23 +102,16 @@ export function compileTextSearch(text: string, options: { readonly ignoreCase?:
   const all = spellings(folded);
   const distinct = [...new Set(all)].filter((spelling) => spelling.length > 0);
   const longest = Math.max(0, ...distinct.map((spelling) => Buffer.byteLength(spelling)));
-  if (distinct.length === 0) return { probes: [], longest, ignoreCase };
+  if (distinct.length === 0) return { probes: [], longest, ignoreCase, foldChunks: false };
 
-  // The best window over the runs of safe characters, which sit at a computable offset in every spelling.
-  const raw = Buffer.from(folded, 'utf8');
-  let shared: ProbeWindow | null = null;
-  let runStart = -1;
-  for (let i = 0; i <= folded.length; i++) {
-    const safe = i < folded.length && isSafe(folded.charCodeAt(i));
-    if (safe && runStart === -1) runStart = i;
-    if (!safe && runStart !== -1) {
-      // Safe characters are one UTF-8 byte each: the run's bytes start at the UTF-8 length of what precedes it.
-      const byteStart = Buffer.byteLength(folded.slice(0, runStart));
-      const window = bestWindow(raw, byteStart, byteStart + (i - runStart));
-      if (window && isBetterWindow(window, shared)) shared = window;
-      runStart = -1;
+  // Ignoring case, a probe without letters finds every casing as is (hits are compared folded): no chunk is lowered.
+  if (ignoreCase) {
+    const letterFree = sharedWindow(folded, (code) => isSafe(code) && !isAsciiLetter(code));
+    if (letterFree !== null && letterFree.length >= 3 && rarity(Buffer.from(folded)[letterFree.start]!) >= RARE_RANK) {
+      return { probes: [sharedProbe(folded, all, letterFree)], longest, ignoreCase, foldChunks: false };
     }
   }
+  const shared = sharedWindow(folded, isSafe);
   const perSpelling = distinct.map((spelling): Probe & { readonly rarity: number } => {
     const bytes = Buffer.from(spelling, 'utf8');
     const window = bestWindow(bytes, 0, bytes.length)!;
@@ -127,20 +122,53 @@ export function compileTextSearch(text: string, options: { readonly ignoreCase?:
     };
   });
   // One pass with a shared probe, unless every spelling has a rarer byte of its own (e.g. a non-ASCII letter).
-  if (shared !== null && rarity(raw[shared.start]!) >= Math.min(...perSpelling.map((probe) => probe.rarity))) {
-    const charStart = raw.subarray(0, shared.start).toString('utf8').length;
-    const prefix = spellings(folded.slice(0, charStart));
-    const seen = new Set<string>();
-    const withOffsets: Spelling[] = [];
-    all.forEach((spelling, k) => {
-      if (seen.has(spelling) || spelling.length === 0) return;
-      seen.add(spelling);
-      withOffsets.push({ bytes: Buffer.from(spelling, 'utf8'), probeOffset: Buffer.byteLength(prefix[k]!) });
-    });
-    return { probes: [{ bytes: Buffer.from(raw.subarray(shared.start, shared.start + shared.length)), spellings: withOffsets }], longest, ignoreCase };
+  if (shared !== null && rarity(Buffer.from(folded)[shared.start]!) >= Math.min(...perSpelling.map((probe) => probe.rarity))) {
+    return { probes: [sharedProbe(folded, all, shared)], longest, ignoreCase, foldChunks: ignoreCase };
   }
-  const probes = perSpelling.map(({ bytes, spellings }): Probe => ({ bytes, spellings }));
-  return { probes, longest, ignoreCase };
+  return { probes: perSpelling.map(({ bytes, spellings }): Probe => ({ bytes, spellings })), longest, ignoreCase, foldChunks: ignoreCase };
+}
+
+/** Bytes at least this far down COMMON_BYTES (rarer than about 1 % of transcript bytes) make a probe worth it. */
+const RARE_RANK = COMMON_BYTES.indexOf('-');
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/**
+ * The best window over the runs of `text` whose characters pass `keep` (safe characters, which every spelling
+ * writes the same way), as a byte range of its UTF-8 bytes.
+ */
+function sharedWindow(text: string, keep: (code: number) => boolean): ProbeWindow | null {
+  const raw = Buffer.from(text, 'utf8');
+  let shared: ProbeWindow | null = null;
+  let runStart = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const kept = i < text.length && keep(text.charCodeAt(i));
+    if (kept && runStart === -1) runStart = i;
+    if (!kept && runStart !== -1) {
+      // Safe characters are one UTF-8 byte each: the run's bytes start at the UTF-8 length of what precedes it.
+      const byteStart = Buffer.byteLength(text.slice(0, runStart));
+      const window = bestWindow(raw, byteStart, byteStart + (i - runStart));
+      if (window && isBetterWindow(window, shared)) shared = window;
+      runStart = -1;
+    }
+  }
+  return shared;
+}
+
+/** One probe for every spelling: the window sits at a computable offset in each (escaping is per character). */
+function sharedProbe(text: string, all: readonly string[], window: ProbeWindow): Probe {
+  const raw = Buffer.from(text, 'utf8');
+  const prefix = spellings(raw.subarray(0, window.start).toString('utf8'));
+  const seen = new Set<string>();
+  const withOffsets: Spelling[] = [];
+  all.forEach((spelling, k) => {
+    if (seen.has(spelling) || spelling.length === 0) return;
+    seen.add(spelling);
+    withOffsets.push({ bytes: Buffer.from(spelling, 'utf8'), probeOffset: Buffer.byteLength(prefix[k]!) });
+  });
+  return { bytes: Buffer.from(raw.subarray(window.start, window.start + window.length)), spellings: withOffsets };
 }
 
 /** True when `view` holds one of the search's spellings. */
@@ -150,11 +178,22 @@ export function bufferContains(search: TextSearch, view: Buffer): boolean {
       for (const spelling of probe.spellings) {
         const start = hit - spelling.probeOffset;
         const end = start + spelling.bytes.length;
-        if (start >= 0 && end <= view.length && view.compare(spelling.bytes, 0, spelling.bytes.length, start, end) === 0) return true;
+        if (start < 0 || end > view.length) continue;
+        if (search.ignoreCase && !search.foldChunks ? equalsFolded(view, start, spelling.bytes) : view.compare(spelling.bytes, 0, spelling.bytes.length, start, end) === 0) return true;
       }
     }
   }
   return false;
+}
+
+/** `view[start…]` equals the (lower-case) `bytes` once its ASCII letters are lowered. */
+function equalsFolded(view: Buffer, start: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    let byte = view[start + i]!;
+    if (byte >= 0x41 && byte <= 0x5a) byte |= 0x20;
+    if (byte !== bytes[i]) return false;
+  }
+  return true;
 }
 
 /**
@@ -205,7 +244,7 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
       const length = carried + bytesRead;
       if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
       if (search.probes.length === 0) return false;
-      if (search.ignoreCase) lowerAscii(buffer, carried, length);
+      if (search.foldChunks) lowerAscii(buffer, carried, length);
       if (bufferContains(search, buffer.subarray(0, length))) return true;
       position += bytesRead;
       carried = Math.min(overlap, length);
