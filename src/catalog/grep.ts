@@ -59,16 +59,25 @@ export async function grepLocations(locations: Locations, text: string, options:
   let claudeUnseen = 0;
   const claudeSeen = new Latch();
 
-  const add = (found: readonly SessionFileGroup[]): QueuedItem[] =>
+  // Registering every group for the summaries' lookups waits until the walks are done: the main thread's time
+  // goes to feeding the workers first.
+  let unregistered: SessionFileGroup[] | null = [];
+  const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
     found.map((group) => {
-      context.register(group);
+      if (unregistered === null) context.register(group);
+      else unregistered.push(group);
       const hint = idHintOf(group);
-      if (hint !== null) sameId.set(`${group.agent}:${hint}`, [...(sameId.get(`${group.agent}:${hint}`) ?? []), group]);
+      if (hint !== null) {
+        const key = `${group.agent}:${hint}`;
+        const same = sameId.get(key);
+        if (same === undefined) sameId.set(key, [group]);
+        else same.push(group);
+      }
       discoveryIndex.set(group, groups.length);
       groups.push(group);
       if (group.agent === 'claude') claudeUnseen++;
       const index = groups.length - 1;
-      return { index, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude', order: searchOrder(group) };
+      return { index, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
     });
 
   const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
@@ -118,6 +127,8 @@ export async function grepLocations(locations: Locations, text: string, options:
   const clawWalked = Promise.all(clawWalks);
   // Rows are built once every walk is done: a conversation's other files (same id) must be known.
   const walked = Promise.all(walks).then(() => {
+    for (const group of unregistered ?? []) context.register(group);
+    unregistered = null;
     if (claudeUnseen === 0) claudeSeen.open();
   });
 
@@ -127,11 +138,20 @@ export async function grepLocations(locations: Locations, text: string, options:
     if (summary === undefined) summaries.set(group, (summary = summaryOf(group, context)));
     return summary;
   };
+  let byLineage: Map<string | null, number[]> | null = null;
   const withLineage = async (row: CatalogSession, group: SessionFileGroup): Promise<CatalogSession> => {
     if (row.lineage === undefined) return row;
+    if (byLineage === null) {
+      byLineage = new Map();
+      for (const [index, lineage] of lineages) {
+        const same = byLineage.get(lineage);
+        if (same === undefined) byLineage.set(lineage, [index]);
+        else same.push(index);
+      }
+    }
     // Unknown lineages (root line not in the head) are read: they may be family.
-    const candidates = [...lineages].filter(([index, lineage]) => groups[index] !== group && (lineage === row.lineage || lineage === null));
-    const family = (await Promise.all(candidates.map(([index]) => summarise(groups[index]!)))).filter(
+    const candidates = [...(byLineage.get(row.lineage) ?? []), ...(byLineage.get(null) ?? [])].filter((index) => groups[index] !== group);
+    const family = (await Promise.all(candidates.map((index) => summarise(groups[index]!)))).filter(
       (s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id,
     );
     return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
@@ -154,7 +174,7 @@ export async function grepLocations(locations: Locations, text: string, options:
     if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))));
     else rows.push(row.then((r) => (r === null ? undefined : emit(r))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<QueuedItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
     for (const [index, lineage] of seen) lineages.set(index, lineage);
     claudeUnseen -= seen.length;
     if (claudeUnseen === 0) void walked.then(() => claudeUnseen === 0 && claudeSeen.open());
@@ -175,23 +195,6 @@ export async function grepLocations(locations: Locations, text: string, options:
   await claudeDone;
   await Promise.all(rows);
   return { matched, problems: context.problems };
-}
-
-/** A queued item and its place in the search order (higher first). */
-interface QueuedItem extends GrepItem {
-  readonly order: number;
-}
-
-/** Search order: higher first. Claude files before the others, then the newest first. */
-function searchOrder(group: SessionFileGroup): number {
-  const live = group.paths[group.paths.length - 1]!;
-  if (group.agent === 'codex') {
-    // Rollout names carry their start time: no stat needed for the thousands of them.
-    const stamp = /^rollout-(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)/.exec(basename(live));
-    if (stamp) return Date.parse(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}Z`);
-  }
-  // Claude rows are reported together, sorted: their search order only has to come first.
-  return group.agent === 'claude' ? Number.MAX_SAFE_INTEGER : mtimeOf(live);
 }
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
@@ -230,14 +233,6 @@ function idHintOf(group: SessionFileGroup): string | null {
   return basename(group.paths[group.paths.length - 1]!).replace(/(\.rot-\d+)?\.jsonl?$/, '');
 }
 
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -258,7 +253,7 @@ class Latch {
 interface PoolEvents {
   readonly onMatch: (index: number) => void;
   /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<QueuedItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
@@ -267,7 +262,12 @@ class GrepPool {
   private readonly workers: Worker[];
   /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
   private readonly inFlight = new Map<Worker, number>();
-  private readonly queue: QueuedItem[] = [];
+  /**
+   * Work not handed out yet, taken from the end: Claude files first (their rows wait for all of them), then the
+   * others, newest first (the walks list them oldest first). No sort: 100,000 items would cost more than the search.
+   */
+  private readonly claudeQueue: GrepItem[] = [];
+  private readonly queue: GrepItem[] = [];
   private busy = 0;
   /** Work that is still being found (folder walks): the pool is not done while any is pending. */
   private pending = 0;
@@ -280,14 +280,12 @@ class GrepPool {
     for (const worker of this.workers) this.inFlight.set(worker, 0);
   }
 
-  /** Queue the items `work` resolves to (in search order, highest first) when it resolves. */
-  expect(work: Promise<readonly QueuedItem[]>): void {
+  /** Queue the items `work` resolves to when it resolves. */
+  expect(work: Promise<readonly GrepItem[]>): void {
     this.pending++;
     work
       .then((items) => {
-        if (items.length === 0) return;
-        this.queue.push(...items);
-        this.queue.sort((a, b) => b.order - a.order);
+        for (const item of items) (item.sniffLineage ? this.claudeQueue : this.queue).push(item);
       })
       .catch((error: unknown) => {
         this.failure ??= error;
@@ -339,15 +337,17 @@ class GrepPool {
     }
     for (let depth = 1; depth <= 2; depth++) {
       for (const worker of this.workers) {
-        if (this.queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
+        const queue = this.claudeQueue.length > 0 ? this.claudeQueue : this.queue;
+        if (queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
         // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
-        const size = Math.max(1, Math.min(64, Math.ceil(this.queue.length / (this.workers.length * 4))));
-        const items = this.queue.splice(0, size).map(({ index, paths, sniffCwd, sniffLineage }) => ({ index, paths, sniffCwd, sniffLineage }));
+        const left = this.claudeQueue.length + this.queue.length;
+        const size = Math.max(1, Math.min(256, Math.ceil(left / (this.workers.length * 4))));
+        const items = queue.splice(Math.max(0, queue.length - size)).reverse();
         worker.postMessage({ kind: 'work', items } satisfies GrepRequest);
         this.inFlight.set(worker, this.inFlight.get(worker)! + 1);
         this.busy++;
       }
     }
-    if (this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
+    if (this.claudeQueue.length === 0 && this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
   }
 }
