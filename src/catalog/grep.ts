@@ -106,7 +106,8 @@ export async function grepLocations(locations: Locations, text: string, options:
   const walks: Promise<SessionFileGroup[]>[] = [];
   const clawWalks: Promise<SessionFileGroup[]>[] = [];
   if (agents.has('claude')) for (const root of locations.claudeDirs) walks.push(discover('claude', root));
-  if (agents.has('codex')) for (const root of locations.codexHomes) walks.push(context.loadNames(root).then(() => discover('codex', root)));
+  // Thread names are read alongside (rows are built after every walk is done).
+  if (agents.has('codex')) for (const root of locations.codexHomes) walks.push(Promise.all([discover('codex', root), context.loadNames(root)]).then(([found]) => found));
   if (agents.has('claw')) {
     clawWalks.push(Promise.all(selfAndAncestors(locations.cwd).map(discoverClaw)).then((found) => found.flat()));
     for (const dir of locations.clawDirs) {
