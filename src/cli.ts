@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
-import { grepSessions } from './catalog/grep.js';
+import { grepLocations } from './catalog/grep.js';
 import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
@@ -189,7 +189,7 @@ Examples:
     });
 
   withLocations(program.command('grep'))
-    .description('full-text search inside every transcript (tool outputs included); matches stream in, newest sessions first')
+    .description('full-text search inside every transcript (tool outputs included); matching sessions stream in as they are found')
     .argument('<text>', 'the literal text to find')
     .option('-i, --ignore-case', 'ignore the case of ASCII letters')
     .option('--json', 'one JSON object per matching session per line (the `list --json` fields)')
@@ -198,7 +198,11 @@ Examples:
     .addHelpText(
       'after',
       `
-Exits 0 when something matched, 1 when nothing did (like grep).
+The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
+escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
+\`list\` prints. Claude Code rows arrive together once every Claude file was searched (a fork made by
+Claude's --fork-session is linked to its parent then). Exits 0 when something matched, 1 when nothing
+did (like grep).
 
 Examples:
   sessions grep ECONNREFUSED
@@ -206,11 +210,12 @@ Examples:
     )
     .action(async (text: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
-      const { sessions, problems } = await scan(options, { agents: options.agent ? [options.agent] : undefined });
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
-      const candidates = scopeDir === null ? sessions : sessions.filter((s) => isUnder(s.cwd, scopeDir));
-      const matched = await grepSessions(candidates, text, {
+      // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
+      const { matched, problems } = await grepLocations(locationsFrom(options), text, {
         ignoreCase: options.ignoreCase ?? false,
+        agents: options.agent ? [options.agent] : undefined,
+        accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         onMatch: (s) => process.stdout.write(options.json ? `${JSON.stringify(toListJson(s))}\n` : listLine(s)),
         onProblem: (problem) => reportProblems([problem]),
       });

@@ -1,51 +1,354 @@
+import { statSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { jsonNeedles } from '../core/io/contains.js';
-import type { Problem } from '../core/formats/types.js';
-import type { GrepMessage } from './grep-worker.js';
-import type { CatalogSession } from './scan.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import { findClawWorkspaces } from '../core/formats/claw.js';
+import type { Problem, SessionFileGroup } from '../core/formats/types.js';
+import { AGENTS, type Agent } from '../core/model.js';
+import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
+import { selfAndAncestors, type Locations } from './locations.js';
+import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
   readonly ignoreCase?: boolean;
-  /** Called as soon as a session is known to match (each worker goes newest first). */
+  /** Only these agents' sessions (default: all). */
+  readonly agents?: readonly Agent[];
+  /** Only report sessions this accepts (it sees the row, e.g. to keep one cwd's sessions). */
+  readonly accept?: (session: CatalogSession) => boolean;
+  /** Called as soon as a session is known to match (see `grepLocations` for the order). */
   readonly onMatch: (session: CatalogSession) => void;
+  /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
-  /** Worker threads to read with (default: one per core, at most 4). */
+  /** Worker threads to search with (default: one per core). */
   readonly workers?: number;
 }
 
+export interface GrepResult {
+  /** How many sessions matched (and were accepted). */
+  readonly matched: number;
+  /** What discovery and the summaries of matching sessions ran into. */
+  readonly problems: readonly Problem[];
+}
+
 /**
- * Full-text search over whole transcripts: every file of every session, for the literal `text` (as written
- * in JSON: raw, escaped, or \u-escaped), spread over worker threads; matches are reported as they are found.
- * Resolves to how many sessions matched.
+ * Full-text search over whole transcripts: every file of every session in the locations, for the literal
+ * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: files are searched
+ * on worker threads as soon as a folder walk finds them, and only the sessions that match are summarised (the
+ * rows are the ones `list` prints). Rows are reported as they are found, except Claude Code's: their files are
+ * searched first and their rows reported together, newest first, once every Claude file was seen (a fork made by
+ * Claude's --fork-session is linked to its lineage root only then).
  */
-export async function grepSessions(sessions: readonly CatalogSession[], text: string, options: GrepOptions): Promise<number> {
-  if (sessions.length === 0) return 0;
-  const ignoreCase = options.ignoreCase ?? false;
-  const needles = jsonNeedles(ignoreCase ? text.toLowerCase() : text);
-  const count = Math.max(1, Math.min(options.workers ?? Math.min(availableParallelism(), 4), sessions.length));
-  const files = sessions.map((session) => session.paths);
+export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
+  const agents = new Set(options.agents ?? AGENTS);
+  const context = new ScanContext();
+  // The workers boot (tens of ms) while the folders are walked.
+  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), { text, ignoreCase: options.ignoreCase ?? false });
+  const groups: SessionFileGroup[] = [];
+  const sameId = new Map<string, SessionFileGroup[]>();
+  /** Discovery order: a merged row takes its path from the later file, as in `list`. */
+  const discoveryIndex = new Map<SessionFileGroup, number>();
+  // Claw sessions live in project folders: those other agents' sessions ran in are searched too (like `list`).
+  const sniffCwds = agents.has('claw') && locations.clawFromKnownCwds;
+
+  // Claude Code's own --fork-session records no parent: `list` links such a fork to the earliest session of its
+  // lineage (the root message uuid they share), so Claude rows wait until every Claude file's head was seen.
+  const lineages = new Map<number, string | null>();
+  let claudeUnseen = 0;
+  const claudeSeen = new Latch();
+
+  // Registering every group for the summaries' lookups waits until the walks are done: the main thread's time
+  // goes to feeding the workers first.
+  let unregistered: SessionFileGroup[] | null = [];
+  const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
+    found.map((group) => {
+      if (unregistered === null) context.register(group);
+      else unregistered.push(group);
+      const hint = idHintOf(group);
+      if (hint !== null) {
+        const key = `${group.agent}:${hint}`;
+        const same = sameId.get(key);
+        if (same === undefined) sameId.set(key, [group]);
+        else same.push(group);
+      }
+      discoveryIndex.set(group, groups.length);
+      groups.push(group);
+      if (group.agent === 'claude') claudeUnseen++;
+      const index = groups.length - 1;
+      return { index, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
+    });
+
+  const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
+    if (!isDirectory(root)) return [];
+    try {
+      return await ADAPTERS[agent].discover(root, context.report);
+    } catch (error) {
+      context.report({ path: root, message: describeError(error) });
+      return [];
+    }
+  };
+  const clawRoots = new Set<string>();
+  const clawRealPaths = new Set<string>();
+  const discoverClaw = async (root: string): Promise<SessionFileGroup[]> => {
+    if (clawRoots.has(root)) return [];
+    clawRoots.add(root);
+    if (!(await isClawWorkspace(root))) return [];
+    // A workspace reached through a symlink and through its real path is searched once.
+    const real = await realpath(root).catch(() => null);
+    if (real === null || clawRealPaths.has(real)) return [];
+    clawRealPaths.add(real);
+    return discover('claw', root);
+  };
+
+  // Each walk's files are queued as soon as it ends: the first reads start before the slowest walk is done.
+  const walks: Promise<SessionFileGroup[]>[] = [];
+  const clawWalks: Promise<SessionFileGroup[]>[] = [];
+  if (agents.has('claude')) for (const root of locations.claudeDirs) walks.push(discover('claude', root));
+  // Thread names are read alongside (rows are built after every walk is done).
+  if (agents.has('codex')) for (const root of locations.codexHomes) walks.push(Promise.all([discover('codex', root), context.loadNames(root)]).then(([found]) => found));
+  if (agents.has('claw')) {
+    clawWalks.push(Promise.all(selfAndAncestors(locations.cwd).map(discoverClaw)).then((found) => found.flat()));
+    for (const dir of locations.clawDirs) {
+      clawWalks.push(
+        findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).then(
+          async (workspaces) => (await Promise.all(workspaces.map(discoverClaw))).flat(),
+          (error: unknown) => {
+            context.report({ path: dir, message: describeError(error) });
+            return [];
+          },
+        ),
+      );
+    }
+  }
+  walks.push(...clawWalks);
+  for (const walk of walks) pool.expect(walk.then(add));
+  // Workspaces found through cwds come after those of --claw-dir (the first path to a workspace names it, as in `list`).
+  const clawWalked = Promise.all(clawWalks);
+  // Rows are built once every walk is done: a conversation's other files (same id) must be known.
+  const walked = Promise.all(walks).then(() => {
+    for (const group of unregistered ?? []) context.register(group);
+    unregistered = null;
+    if (claudeUnseen === 0) claudeSeen.open();
+  });
+
+  const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
+    let summary = summaries.get(group);
+    if (summary === undefined) summaries.set(group, (summary = summaryOf(group, context)));
+    return summary;
+  };
+  let byLineage: Map<string | null, number[]> | null = null;
+  const withLineage = async (row: CatalogSession, group: SessionFileGroup): Promise<CatalogSession> => {
+    if (row.lineage === undefined) return row;
+    if (byLineage === null) {
+      byLineage = new Map();
+      for (const [index, lineage] of lineages) {
+        const same = byLineage.get(lineage);
+        if (same === undefined) byLineage.set(lineage, [index]);
+        else same.push(index);
+      }
+    }
+    // Unknown lineages (root line not in the head) are read: they may be family.
+    const candidates = [...(byLineage.get(row.lineage) ?? []), ...(byLineage.get(null) ?? [])].filter((index) => groups[index] !== group);
+    const family = (await Promise.all(candidates.map((index) => summarise(groups[index]!)))).filter(
+      (s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id,
+    );
+    return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
+  };
+
   let matched = 0;
-  // Round robin: every worker starts with the newest sessions of its share.
-  const shares = Array.from({ length: count }, (_, w) => sessions.map((_, i) => i).filter((i) => i % count === w));
-  await Promise.all(
-    shares.map(
-      (indexes) =>
-        new Promise<void>((resolve, reject) => {
-          const worker = new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: { sessions: files, indexes, needles, ignoreCase } });
-          worker.on('message', (message: GrepMessage) => {
-            if (message.kind === 'match') {
-              matched++;
-              options.onMatch(sessions[message.index]!);
-            } else if (message.kind === 'problem') {
-              options.onProblem?.({ path: message.path, message: message.message });
-            }
-          });
-          worker.on('error', reject);
-          worker.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`full-text search worker exited with code ${code}`))));
-        }),
-    ),
-  );
-  return matched;
+  const emitted = new Set<string>();
+  const emit = (row: CatalogSession): void => {
+    const key = `${row.agent}:${row.id}`;
+    if (emitted.has(key) || (options.accept && !options.accept(row))) return;
+    emitted.add(key);
+    matched++;
+    options.onMatch(row);
+  };
+  const rows: Promise<void>[] = [];
+  const claudeRows: Promise<CatalogSession | null>[] = [];
+  const onMatch = (index: number): void => {
+    const group = groups[index]!;
+    const row = walked.then(() => rowFor(group, summarise, sameId, discoveryIndex, context));
+    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))));
+    else rows.push(row.then((r) => (r === null ? undefined : emit(r))));
+  };
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
+    for (const [index, lineage] of seen) lineages.set(index, lineage);
+    claudeUnseen -= seen.length;
+    if (claudeUnseen === 0) void walked.then(() => claudeUnseen === 0 && claudeSeen.open());
+    if (cwds.length === 0) return [];
+    await clawWalked;
+    return add((await Promise.all(cwds.map(discoverClaw))).flat());
+  };
+  // Claude rows go out together, newest first, once every Claude file was seen.
+  const claudeDone = claudeSeen.wait.then(async () => {
+    const found = (await Promise.all(claudeRows)).filter((row): row is CatalogSession => row !== null);
+    for (const row of found.sort(newestFirst)) emit(row);
+  });
+  try {
+    await pool.run({ onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
+  } finally {
+    claudeSeen.open();
+  }
+  await claudeDone;
+  await Promise.all(rows);
+  return { matched, problems: context.problems };
+}
+
+async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
+  try {
+    const summary = await ADAPTERS[group.agent].readSummary(group, context);
+    return summary === null ? null : { ...summary, root: group.root };
+  } catch (error) {
+    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+    return null;
+  }
+}
+
+/** The listed row of a matching session: its summary, merged with other files of the same conversation. */
+async function rowFor(
+  group: SessionFileGroup,
+  summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
+  sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
+  discoveryIndex: ReadonlyMap<SessionFileGroup, number>,
+  context: ScanContext,
+): Promise<CatalogSession | null> {
+  const own = await summarise(group);
+  if (own === null) return null;
+  // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
+  const hint = idHintOf(group);
+  const related = new Set([group, ...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(hint === null ? [] : (sameId.get(`${group.agent}:${hint}`) ?? []))]);
+  const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
+  const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
+  const rows = conversations(summaries);
+  applyCodexNames(rows, context);
+  return rows.find((row) => row.id === own.id) ?? null;
+}
+
+/** The id a group's file names suggest (claw files are named after their session id too). */
+function idHintOf(group: SessionFileGroup): string | null {
+  if (group.idHint !== null || group.agent !== 'claw') return group.idHint;
+  return basename(group.paths[group.paths.length - 1]!).replace(/(\.rot-\d+)?\.jsonl?$/, '');
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A promise opened once, from outside. */
+class Latch {
+  private release: () => void = () => {};
+  readonly wait = new Promise<void>((resolve) => (this.release = resolve));
+  open(): void {
+    this.release();
+  }
+}
+
+interface PoolEvents {
+  readonly onMatch: (index: number) => void;
+  /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
+  readonly onProblem: (problem: Problem) => void;
+}
+
+/** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
+class GrepPool {
+  private readonly workers: Worker[];
+  /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
+  private readonly inFlight = new Map<Worker, number>();
+  /**
+   * Work not handed out yet, taken from the end: Claude files first (their rows wait for all of them), then the
+   * others, newest first (the walks list them oldest first). No sort: 100,000 items would cost more than the search.
+   */
+  private readonly claudeQueue: GrepItem[] = [];
+  private readonly queue: GrepItem[] = [];
+  private busy = 0;
+  /** Work that is still being found (folder walks): the pool is not done while any is pending. */
+  private pending = 0;
+  private running = false;
+  private failure: unknown = undefined;
+  private done: ((error?: unknown) => void) | null = null;
+
+  constructor(count: number, data: GrepWorkerData) {
+    this.workers = Array.from({ length: count }, () => new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: data }));
+    for (const worker of this.workers) this.inFlight.set(worker, 0);
+  }
+
+  /** Queue the items `work` resolves to when it resolves. */
+  expect(work: Promise<readonly GrepItem[]>): void {
+    this.pending++;
+    work
+      .then((items) => {
+        for (const item of items) (item.sniffLineage ? this.claudeQueue : this.queue).push(item);
+      })
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.pending--;
+        this.pump();
+      });
+  }
+
+  stop(): void {
+    for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
+  }
+
+  /** Search until the queue is empty, every worker idle and nothing more is expected. */
+  run(events: PoolEvents): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.done = (error?: unknown): void => {
+        if (this.done === null) return;
+        this.done = null;
+        this.stop();
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      for (const worker of this.workers) {
+        worker.on('message', (message: GrepMessage) => {
+          if (message.kind === 'match') events.onMatch(message.index);
+          else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
+          else {
+            this.busy--;
+            this.inFlight.set(worker, this.inFlight.get(worker)! - 1);
+            if (message.cwds.length > 0 || message.lineages.length > 0) this.expect(events.onBatch(message.cwds, message.lineages));
+            this.pump();
+          }
+        });
+        worker.on('error', (error) => this.done?.(error));
+        worker.on('exit', (code) => this.done?.(new Error(`full-text search worker exited with code ${code}`)));
+      }
+      this.running = true;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (!this.running || this.done === null) return;
+    if (this.failure !== undefined) {
+      this.done(this.failure);
+      return;
+    }
+    for (let depth = 1; depth <= 2; depth++) {
+      for (const worker of this.workers) {
+        const queue = this.claudeQueue.length > 0 ? this.claudeQueue : this.queue;
+        if (queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
+        // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
+        const left = this.claudeQueue.length + this.queue.length;
+        const size = Math.max(1, Math.min(256, Math.ceil(left / (this.workers.length * 4))));
+        const items = queue.splice(Math.max(0, queue.length - size)).reverse();
+        worker.postMessage({ kind: 'work', items } satisfies GrepRequest);
+        this.inFlight.set(worker, this.inFlight.get(worker)! + 1);
+        this.busy++;
+      }
+    }
+    if (this.claudeQueue.length === 0 && this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
+  }
 }

@@ -46,7 +46,7 @@ export const DEFAULT_HEAD_BYTES = 64 * 1024;
 export const DEFAULT_TAIL_BYTES = 16 * 1024;
 
 /** How deep below a --claw-dir to look for claw workspaces. */
-const CLAW_SEARCH_DEPTH = 4;
+export const CLAW_SEARCH_DEPTH = 4;
 
 /** The files of a listed session, as its adapter wants them back. */
 export function groupOf(session: CatalogSession): SessionFileGroup {
@@ -289,7 +289,7 @@ function linkLineageForks(sessions: CatalogSession[]): void {
 }
 
 /** Codex names live in session_index.jsonl, not in the rollout: apply them after (cached) summaries. */
-function applyCodexNames(sessions: CatalogSession[], context: ScanContext): void {
+export function applyCodexNames(sessions: CatalogSession[], context: ScanContext): void {
   for (let i = 0; i < sessions.length; i++) {
     const session = sessions[i]!;
     if (session.agent !== 'codex') continue;
@@ -370,7 +370,7 @@ async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   });
 }
 
-async function isClawWorkspace(dir: string): Promise<boolean> {
+export async function isClawWorkspace(dir: string): Promise<boolean> {
   const checks = await Promise.all(
     [join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory),
   );

@@ -390,6 +390,103 @@ describe('sessions grep', () => {
     expect(ids((await run(at('grep', '-i', 'TRY A STRICTER LINT', '--json'))).stdout)).toEqual(['5a1999c3-3fef-4a8c-8969-b584a1892bda']);
   });
 
+  const CODEX_500E = '01a200ed-500e-74e1-88bc-7c2f05604fd8';
+  const codexFile = (): string => join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T01-44-42-${CODEX_500E}.jsonl`);
+  // Sorted by id: rows stream in as workers find them, so their order can vary between runs.
+  const grepRows = (stdout: string): ListRow[] =>
+    stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as ListRow)
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+
+  /** Insert a tool output line after the file's 22nd line, with `text` starting at byte `at` of the file. */
+  async function insertToolOutput(path: string, text: string, at: number, totalOutput: number): Promise<void> {
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const before = `${lines.slice(0, 22).join('\n')}\n`;
+    const record = { timestamp: '2026-11-22T01:44:43.700Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'call_big', output: '@' } };
+    const [head, tail] = JSON.stringify(record).split('@') as [string, string];
+    const lead = at - Buffer.byteLength(before) - Buffer.byteLength(head);
+    expect(lead).toBeGreaterThan(0);
+    const escaped = JSON.stringify(text).slice(1, -1);
+    const output = `${'.'.repeat(lead)}${escaped}${'-'.repeat(Math.max(0, totalOutput - lead - escaped.length))}`;
+    await writeFile(path, `${before}${head}${output}${tail}\n${lines.slice(22).join('\n')}`);
+  }
+
+  it('finds a needle deep in a big tool output, across a 256 KiB read boundary, and prints the row list prints', async () => {
+    await insertToolOutput(codexFile(), 'kumquat-zebra-7781', 256 * 1024 - 7, 3 * 1024 * 1024);
+    const result = await run(at('grep', 'kumquat-zebra-7781', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const rows = grepRows(result.stdout);
+    expect(rows.map((r) => r.id)).toEqual([CODEX_500E]);
+    expect(rows[0]).toEqual((await list('--no-cache')).find((r) => r.id === CODEX_500E));
+    // Text output: one list-style line.
+    const text = await run(at('grep', 'kumquat-zebra-7781'));
+    expect(text.stdout.trim().split('\n')).toHaveLength(1);
+    expect(text.stdout).toMatch(new RegExp(`^codex +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +\\d+\\+?  ${CODEX_500E}  api-health  `));
+    // Deep in the file (past 2 MiB) too; a near miss is no match.
+    await cp(join(FIXTURES, 'home', '.codex'), join(home, '.codex'), { recursive: true });
+    await insertToolOutput(codexFile(), 'deep-needle 42', 2 * 1024 * 1024 + 11, 3 * 1024 * 1024);
+    expect(ids((await run(at('grep', 'deep-needle 42', '--json'))).stdout)).toEqual([CODEX_500E]);
+    expect((await run(at('grep', 'deep-needle 43', '--json'))).code).toBe(1);
+  });
+
+  it('finds text with a backslash, quotes and non-ASCII however the agent escaped it', async () => {
+    const text = 'C:\\Users\\dev "ünï" 项目\ttab';
+    await insertToolOutput(codexFile(), text, 300 * 1024, 400 * 1024);
+    // A Claude file with the same text written with \u escapes (as Python's json.dumps does).
+    const claudePath = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
+    const lines = (await readFile(claudePath, 'utf8')).trimEnd().split('\n');
+    const escaped = JSON.stringify({ type: 'progress', data: { output: `before ${text} after` } }).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    expect(escaped).toContain('\\u00fcn\\u00ef');
+    await writeFile(claudePath, `${lines[0]}\n${escaped}\n${lines.slice(1).join('\n')}\n`);
+    const result = await run(at('grep', text, '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(ids(result.stdout)).toEqual([CODEX_500E, '637c5025-a11d-4fce-bb60-2cbeb9eb07a4']);
+    expect(ids((await run(at('grep', '-i', text.toUpperCase().replace('ÜNÏ', 'ünï'), '--json'))).stdout)).toEqual([CODEX_500E, '637c5025-a11d-4fce-bb60-2cbeb9eb07a4']);
+    expect((await run(at('grep', text.replace('ï', 'i'), '--json'))).code).toBe(1);
+  });
+
+  it('reports no row for files that hold no conversation, even when they contain the text', async () => {
+    const project = join(home, '.claude', 'projects', '-home-dev-src-junk');
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'aaaaaaaa-0000-4000-8000-00000000000a.jsonl'), '{"type":"summary","summary":"orphan-needle-5150","leafUuid":"x"}\n');
+    await writeFile(join(project, 'aaaaaaaa-0000-4000-8000-00000000000b.jsonl'), '\u0000\u0001 garbage orphan-needle-5150 {not json\n');
+    const result = await run(at('grep', 'orphan-needle-5150', '--json'));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect((await list('--no-cache')).map((r) => r.id)).not.toContain('aaaaaaaa-0000-4000-8000-00000000000a');
+  });
+
+  it('links Claude --fork-session forks to their parent and filters by agent and cwd like list', async () => {
+    const rows = grepRows((await run(at('grep', '-i', 'TRY A STRICTER LINT', '--json'))).stdout);
+    expect(rows.map((r) => [r.id, r.forkedFrom])).toEqual([['5a1999c3-3fef-4a8c-8969-b584a1892bda', 'b0304532-bd3a-4d34-9619-62f2487fd2d5']]);
+    const everywhere = grepRows((await run(at('grep', 'src/', '--json'))).stdout);
+    expect(new Set(everywhere.map((r) => r.agent))).toEqual(new Set(['codex', 'claude', 'claw']));
+    const claw = grepRows((await run(at('grep', 'src/', '--agent', 'claw', '--json'))).stdout);
+    expect(claw.length).toBeGreaterThan(0);
+    expect(claw).toEqual(everywhere.filter((r) => r.agent === 'claw'));
+    const rust = join(home, 'src', 'claw-code', 'rust');
+    const scoped = grepRows((await run(at('grep', 'src/', '--cwd', rust, '--json'))).stdout);
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(scoped).toEqual(everywhere.filter((r) => r.cwd === rust || r.cwd?.startsWith(`${rust}/`)));
+  });
+
+  it('searches claw workspaces found only through the cwd another agent recorded', async () => {
+    const workspace = join(sandbox, 'work', 'tool');
+    await cp(join(home, 'src', 'claw-code', 'rust', '.claude', 'sessions', 'session-1775011562247.json'), join(workspace, '.claude', 'sessions', 'session-1775011562247.json'), { recursive: true });
+    await rm(join(home, 'src'), { recursive: true });
+    const claudePath = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
+    await writeFile(claudePath, (await readFile(claudePath, 'utf8')).replaceAll('"cwd":"/home/dev/src/a-web-ui"', `"cwd":${JSON.stringify(workspace)}`));
+    const result = await run(['grep', 'spawn sub-agents', '--json', '--home', home]);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = grepRows(result.stdout);
+    expect(rows.map((r) => r.id)).toEqual(['session-1775011562247']);
+    const listed = await run(['list', '--all', '--json', '--no-cache', '--home', home]);
+    expect(rows[0]).toEqual((JSON.parse(listed.stdout) as ListRow[]).find((r) => r.id === 'session-1775011562247'));
+  });
+
   it('searches claw sessions and legacy JSON too, and exits 1 when nothing matches', async () => {
     expect(ids((await run(at('grep', 'spawn sub-agents', '--json'))).stdout)).toEqual(['session-1775011562247']);
     const none = await run(at('grep', 'no transcript says this 7d1c'));

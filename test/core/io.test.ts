@@ -157,15 +157,52 @@ describe('appendLines', () => {
 
 describe('fileContainsSync', () => {
   it('finds a needle across a chunk boundary, in any of its JSON spellings, case-folded on request', async () => {
-    const { fileContainsSync, jsonNeedles } = await import('../../src/core/io/contains.js');
+    const { compileTextSearch, fileContainsSync, jsonNeedles } = await import('../../src/core/io/contains.js');
     const path = join(dir, 'big.jsonl');
-    const filler = 'x'.repeat((1 << 20) - 5);
-    await writeFile(path, `${filler}NEEDLE-across\n${JSON.stringify({ text: 'say "hi"\nthen é' })}\n`);
-    expect(fileContainsSync(path, jsonNeedles('NEEDLE-across'))).toBe(true);
-    expect(fileContainsSync(path, jsonNeedles('say "hi"\nthen é'))).toBe(true);
-    expect(fileContainsSync(path, jsonNeedles('needle-across'))).toBe(false);
-    expect(fileContainsSync(path, jsonNeedles('needle-across'), { ignoreCase: true })).toBe(true);
-    expect(fileContainsSync(path, jsonNeedles('absent'))).toBe(false);
+    const filler = 'x'.repeat((256 << 10) - 5);
+    await writeFile(path, `${filler}NEEDLE-across\n${JSON.stringify({ text: 'say "hi"\nthen é', id: 'Order-4242-X' })}\n`);
+    const has = (text: string, ignoreCase = false): boolean => fileContainsSync(path, compileTextSearch(text, { ignoreCase }));
+    expect(has('NEEDLE-across')).toBe(true);
+    expect(has('say "hi"\nthen é')).toBe(true);
+    expect(has('needle-across')).toBe(false);
+    expect(has('needle-across', true)).toBe(true);
+    expect(has('absent')).toBe(false);
+    expect(has('order-4242-x', true)).toBe(true);
+    expect(has('order-4242-y', true)).toBe(false);
+    expect(has('ordex-4242-x', true)).toBe(false);
+    expect(has('')).toBe(false);
     expect(jsonNeedles('é"').map((b) => b.toString())).toEqual(['é"', 'é\\"', '\\u00e9\\"']);
+  });
+
+  it('finds every spelling of a needle at every position around the chunk boundaries', async () => {
+    const { compileTextSearch, fileContainsSync, searchBuffer } = await import('../../src/core/io/contains.js');
+    const chunk = 256 << 10;
+    const cases: [text: string, written: string, ignoreCase?: boolean][] = [
+      ['kumquat-zebra-7781', 'kumquat-zebra-7781'],
+      ['C:\\temp "x"', JSON.stringify('C:\\temp "x"').slice(1, -1)],
+      ['grüße, 世界', 'grüße, 世界'],
+      ['grüße, 世界', 'gr\\u00fc\\u00dfe, \\u4e16\\u754c'],
+      ['为什么', '\\u4e3a\\u4ec0\\u4e48'],
+      // Ignoring case: chunks lowered (no letter-free probe) and not (the probe is "7781").
+      ['ECONNRESET', 'econnreset', true],
+      ['Kumquat-Zebra-7781', 'KUMQUAT-zebra-7781', true],
+    ];
+    expect(compileTextSearch('ECONNRESET', { ignoreCase: true }).foldChunks).toBe(true);
+    expect(compileTextSearch('Kumquat-Zebra-7781', { ignoreCase: true }).foldChunks).toBe(false);
+    for (const [text, written, ignoreCase] of cases) {
+      const search = compileTextSearch(text, { ignoreCase });
+      const buffer = searchBuffer(search);
+      for (const at of [0, chunk - written.length, chunk - 3, chunk - 1, chunk, chunk + 5, 2 * chunk - 2]) {
+        const path = join(dir, 'boundary.jsonl');
+        const bytes = Buffer.alloc(at + written.length * 3 + 10, 0x61);
+        const length = bytes.write(written, at, 'utf8');
+        await writeFile(path, bytes.subarray(0, Math.max(at + length + 3, chunk + 10)));
+        expect(fileContainsSync(path, search, buffer), `${text} written as ${written} at ${at}`).toBe(true);
+        // One byte of it changed: no match.
+        bytes[at + length - 1] = 0x0a;
+        await writeFile(path, bytes.subarray(0, Math.max(at + length + 3, chunk + 10)));
+        expect(fileContainsSync(path, search, buffer), `${text} broken at ${at}`).toBe(false);
+      }
+    }
   });
 });
