@@ -1,18 +1,8 @@
 import { Text } from 'ink';
-import type { CatalogSession } from '../../catalog/scan.js';
-import type { SearchHit } from '../../catalog/search.js';
-import type { RowColumns } from '../geometry.js';
-import { sessionRowSegments } from '../row-cells.js';
+import { sessionRowSegments, type RowInput } from '../row-cells.js';
 import { useTheme } from '../theme.js';
 
-export interface SessionRowProps {
-  readonly session: CatalogSession;
-  readonly hit: SearchHit | null;
-  readonly selected: boolean;
-  readonly columns: RowColumns;
-  readonly now: number;
-  readonly homeDir: string;
-}
+export type SessionRowProps = Omit<RowInput, 'theme'>;
 
 /**
  * One conversation on one line: agent, age, title, cwd, branch, turns, fork and live marks. Laid out as text
