@@ -1,7 +1,7 @@
 /**
- * A list row as styled text segments, laid out by hand in fixed-width columns. A row used to be nine flex
- * boxes; with ~45 rows on screen that was most of the first frame's layout work (and of every keystroke's).
- * One <Text> of segments per row draws the same thing.
+ * A list row as styled text segments, laid out by hand in fixed-width columns: one <Text> per row draws what
+ * nine flex boxes did (one layout node instead of nine, ~45 rows a frame), and the same segments are what the
+ * first screen paints as plain ANSI before Ink has loaded (prepaint.ts).
  */
 import stringWidth from 'string-width';
 import type { CatalogSession } from '../catalog/scan.js';

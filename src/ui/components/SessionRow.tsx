@@ -6,7 +6,7 @@ export type SessionRowProps = Omit<RowInput, 'theme'>;
 
 /**
  * One conversation on one line: agent, age, title, cwd, branch, turns, fork and live marks. Laid out as text
- * (row-cells.ts), not as a box per column: one layout node per row keeps the first frame and keystrokes cheap.
+ * (row-cells.ts), not as a box per column: one layout node per row instead of nine.
  */
 export function SessionRow(props: SessionRowProps) {
   const theme = useTheme();
