@@ -29,7 +29,7 @@ export function defaultCachePath(env: Readonly<Record<string, string | undefined
  *
  * On disk it is one JSON value per line (see docs/architecture.md): read and written a line at a time, so
  * neither the whole text nor a second copy of the catalog is ever held, and strings that repeat across
- * sessions (directories, cwds, roots, models, branches) are stored once and shared in memory.
+ * sessions (cwds, roots, models, branches) are stored once and shared in memory.
  */
 export class CatalogCache {
   private readonly byFirstPath = new Map<string, CacheEntry>();
@@ -163,7 +163,8 @@ async function removeOlderVersions(path: string): Promise<void> {
 // Line 1: {"version":2}. Then, in any order, string lines ["s", text] (each appends to a table of shared
 // strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
 // {"end": number of entries} (a file without it was cut short and is not trusted). In an entry:
-//   paths   [[dir, base] or path, ...]   dir: table index; the path is dir + "/" + base
+//   paths   [path, ...]   whole strings: a path built from a shared directory and a name would be a V8 cons
+//           string, flattened into a private copy of its directory part the first time it is compared
 //   path    index into paths, or the string itself
 //   stamps  [[path, size, mtimeMs], ...]   path: index into paths, or the string itself
 //   cwd, root, model, gitBranch   table index or null
@@ -173,7 +174,7 @@ async function removeOlderVersions(path: string): Promise<void> {
 interface EncodedEntry {
   readonly id: string;
   readonly agent: string;
-  readonly paths: readonly (readonly [number, string] | string)[];
+  readonly paths: readonly string[];
   readonly path: number | string;
   readonly stamps: readonly (readonly [number | string, number, number])[];
   readonly cwd: number | null;
@@ -246,14 +247,10 @@ function encodeEntry({ stamps, session: s }: CacheEntry, ref: (text: string) => 
     const at = s.paths.indexOf(path);
     return at === -1 ? path : at;
   };
-  const split = (path: string): readonly [number, string] | string => {
-    const cut = path.lastIndexOf('/');
-    return cut === -1 ? path : [ref(path.slice(0, cut)), path.slice(cut + 1)];
-  };
   return {
     id: s.id,
     agent: s.agent,
-    paths: s.paths.map(split),
+    paths: s.paths,
     path: pathRef(s.path),
     stamps: stamps.map(([path, size, mtime]) => [pathRef(path), size, mtime] as const),
     cwd: s.cwd === null ? null : ref(s.cwd),
@@ -325,18 +322,9 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
   const tableRef = (v: unknown): string | null | undefined => (v === null ? null : typeof v === 'number' && v >= 0 && v < table.length ? table[v] : undefined);
   const promptRef = (v: unknown): string | null | undefined => (v === null || typeof v === 'string' ? v : typeof v === 'number' ? prompts[v] : undefined);
   if (!Array.isArray(e.paths) || e.paths.length === 0) return null;
-  const paths: string[] = [];
-  for (const part of e.paths as unknown[]) {
-    if (typeof part === 'string') {
-      paths.push(part);
-      continue;
-    }
-    if (!Array.isArray(part) || part.length !== 2 || typeof part[1] !== 'string') return null;
-    const dir = tableRef(part[0]);
-    if (typeof dir !== 'string') return null;
-    paths.push(`${dir}/${part[1]}`);
-  }
-  const pathRef = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? paths[v] : undefined);
+  const paths = e.paths as unknown[];
+  if (!paths.every((p) => typeof p === 'string')) return null;
+  const pathRef = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? (paths[v] as string | undefined) : undefined);
   const path = pathRef(e.path);
   if (!Array.isArray(e.stamps) || e.stamps.length === 0) return null;
   const stamps: FileStamp[] = [];
@@ -382,7 +370,7 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
     id: e.id,
     agent,
     path,
-    paths,
+    paths: paths as string[],
     cwd,
     title,
     firstPrompt,
