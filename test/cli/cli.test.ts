@@ -132,7 +132,8 @@ describe('sessions list', () => {
       ...lines.find((l) => l.type === 'user')!,
       uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
       parentUuid: leaf.uuid,
-      timestamp: '2026-11-22T05:00:00.000Z',
+      // Later than anything else, including sessions dated by their file's mtime (the fixture was copied just now).
+      timestamp: new Date(Date.now() + 60_000).toISOString(),
       message: { role: 'user', content: 'a second question, added later' },
     };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
