@@ -53,6 +53,9 @@ export interface ServiceOptions {
 /** Sessions bigger than this keep a lower-bound turn count until opened. */
 const REFINE_MAX_BYTES = 16 * 1024 * 1024;
 
+/** How often exact counts found in the background are written to the cache while the refining goes on. */
+const REFINE_SAVE_MS = 20_000;
+
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
@@ -98,8 +101,27 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const ctx = await scanned;
       const loaded = (await loadCache()) ?? undefined;
       const refined = [...sessions];
+      // A big catalog takes minutes to refine: keep what is counted every so often, so that quitting early
+      // does not mean counting the same files again next time (one save at a time).
+      let saving: Promise<void> | null = null;
+      let savedAt = Date.now();
+      const saveSometimes = (): void => {
+        if (!loaded || saving || Date.now() - savedAt < REFINE_SAVE_MS) return;
+        saving = loaded
+          .save()
+          .catch(() => undefined)
+          .finally(() => {
+            saving = null;
+            savedAt = Date.now();
+          });
+      };
+      const exact = (session: CatalogSession): void => {
+        onExact(session);
+        saveSometimes();
+      };
       // Two at a time and not the giants: this runs while the user browses.
-      await completeTurnCounts(refined, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact, ...(loaded ? { cache: loaded } : {}) });
+      await completeTurnCounts(refined, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact: exact, ...(loaded ? { cache: loaded } : {}) });
+      await saving;
       await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
     },
 
