@@ -101,7 +101,8 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
       // Folders only: chokidar gives every file it tracks an fs.watch of its own (≈ 3 KB of heap each, 300 MB
       // and seconds of setup at 100k files). A folder's watch reports its files' writes anyway (raw events).
       ignored: (path: string, stats?: Stats) => {
-        if (stats?.isFile()) return true;
+        // By name first: chokidar would otherwise stat each of them to learn that it is a file.
+        if (path.endsWith('.jsonl') || path.endsWith('.json') || stats?.isFile()) return true;
         const rel = relative(root.root, path);
         return rel !== '' && !root.wanted(rel.split(sep));
       },
