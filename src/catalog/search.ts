@@ -43,6 +43,8 @@ interface SearchDoc {
   readonly id: string;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
+  /** The last setSessions that saw this session. */
+  generation: number;
 }
 
 /** A fuse.js key read from the document's session (its name is what a match reports). */
@@ -134,6 +136,10 @@ export class SearchIndex {
   private readonly records = new Map<number, FuseRecord>();
   private readonly shortRecords = new Map<number, FuseRecord>();
   private readonly slots = new Map<string, number>();
+  /** The slot of each indexed session object (a slot may have been given to a newer object since: check it). */
+  private slotOf = new WeakMap<CatalogSession, number>();
+  /** Bumped by each setSessions: documents not marked with the current one are gone from the catalog. */
+  private generation = 0;
   /** Folded cwds and branches, shared by the sessions that have them. */
   private readonly foldedShort = new Map<string, string>();
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
@@ -151,21 +157,29 @@ export class SearchIndex {
     return this.slots.size;
   }
 
-  /** Replace the indexed set: only sessions whose object changed are re-indexed. */
+  /**
+   * Replace the indexed set: only sessions whose object changed are re-indexed. Runs on every catalog change
+   * (a batch of refined turn counts at 100k sessions): an unchanged session is found by its object, so no key
+   * string or set of keys is built for the whole catalog each time.
+   */
   setSessions(sessions: readonly CatalogSession[]): void {
-    const seen = new Set<string>();
+    const generation = ++this.generation;
     const fresh: SearchDoc[] = [];
     sessions.forEach((session, order) => {
-      const key = sessionKey(session);
-      seen.add(key);
-      const slot = this.slots.get(key);
-      if (slot !== undefined && this.docs[slot]!.session === session) {
-        this.docs[slot]!.order = order;
+      const known = this.slotOf.get(session);
+      const knownDoc = known === undefined ? null : this.docs[known];
+      if (knownDoc && knownDoc.session === session) {
+        knownDoc.order = order;
+        knownDoc.generation = generation;
         return;
       }
+      const key = sessionKey(session);
+      const slot = this.slots.get(key);
       const doc = toDoc(session, key, order, this.foldedShort);
+      doc.generation = generation;
       if (slot !== undefined) {
         this.docs[slot] = doc;
+        this.slotOf.set(session, slot);
         this.records.delete(slot);
         this.shortRecords.delete(slot);
       } else {
@@ -173,7 +187,7 @@ export class SearchIndex {
       }
     });
     for (const [key, slot] of this.slots) {
-      if (seen.has(key)) continue;
+      if (this.docs[slot]!.generation === generation) continue;
       this.slots.delete(key);
       this.docs[slot] = null;
       this.records.delete(slot);
@@ -181,6 +195,7 @@ export class SearchIndex {
     }
     for (const doc of fresh) {
       this.slots.set(doc.key, this.docs.length);
+      this.slotOf.set(doc.session, this.docs.length);
       this.docs.push(doc);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
@@ -246,7 +261,11 @@ export class SearchIndex {
   private compact(): void {
     const docs = this.docs.filter((doc): doc is SearchDoc => doc !== null);
     this.slots.clear();
-    docs.forEach((doc, i) => this.slots.set(doc.key, i));
+    this.slotOf = new WeakMap();
+    docs.forEach((doc, i) => {
+      this.slots.set(doc.key, i);
+      this.slotOf.set(doc.session, i);
+    });
     this.docs = docs;
     // Records carry their slot: let them be made again.
     this.records.clear();
@@ -441,6 +460,7 @@ function toDoc(session: CatalogSession, key: string, order: number, shared: Map<
     gitBranch: foldShared(session.gitBranch),
     id: foldOrSame(session.id),
     order,
+    generation: 0,
   };
 }
 
