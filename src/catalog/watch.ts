@@ -43,6 +43,8 @@ interface WatchRoot {
 
 const DEFAULT_DEBOUNCE_MS = 150;
 const DEFAULT_MAX_WAIT_MS = 600;
+/** When a new folder is listed a second time (its files written before its watch was armed). */
+const NEW_FOLDER_RELIST_MS = 500;
 
 /**
  * Watch the agents' session folders with chokidar's native events (no polling) and report sessions that appear,
@@ -60,6 +62,7 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
   let flushing: Promise<void> = Promise.resolve();
   let closed = false;
   const watchers: FSWatcher[] = [];
+  const relisting = new Set<NodeJS.Timeout>();
 
   const schedule = (): void => {
     const now = Date.now();
@@ -121,12 +124,21 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
       const folder = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
       if (name && typeof folder === 'string') onEvent(join(folder, name));
     });
-    // A new folder (a new day of Codex sessions, a new Claude project) may hold files before its watch starts.
-    watcher.on('addDir', (dir: string) => {
+    // A new folder (a new day of Codex sessions, a new Claude project) may get files before its own watch is
+    // armed (chokidar reports the folder first): list it now, and once more when the watch surely is.
+    const listFolder = (dir: string): void => {
       readdir(dir, { withFileTypes: true }).then(
         (entries) => entries.filter((entry) => entry.isFile()).forEach((entry) => onEvent(join(dir, entry.name))),
         () => undefined,
       );
+    };
+    watcher.on('addDir', (dir: string) => {
+      listFolder(dir);
+      const again = setTimeout(() => {
+        relisting.delete(again);
+        if (!closed) listFolder(dir);
+      }, NEW_FOLDER_RELIST_MS);
+      relisting.add(again);
     });
     watcher.on('error', () => undefined); // an unreadable folder is reported by the scan; watching goes on
     readies.push(new Promise((resolve) => watcher.once('ready', () => resolve())));
@@ -138,6 +150,7 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
     async close() {
       closed = true;
       if (timer !== null) clearTimeout(timer);
+      for (const again of relisting) clearTimeout(again);
       await Promise.all(watchers.map((watcher) => watcher.close()));
     },
   };
