@@ -125,18 +125,30 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
       if (name && typeof folder === 'string') onEvent(join(folder, name));
     });
     // A new folder (a new day of Codex sessions, a new Claude project) may get files before its own watch is
-    // armed (chokidar reports the folder first): list it now, and once more when the watch surely is.
-    const listFolder = (dir: string): void => {
+    // armed (chokidar reports the folder first): list it now, and once more when the watch surely is. A
+    // subfolder made between chokidar's listing and its watch (`mkdir -p`) is never reported: the second
+    // listing hands it to chokidar.
+    const listFolder = (dir: string, second: boolean): void => {
       readdir(dir, { withFileTypes: true }).then(
-        (entries) => entries.filter((entry) => entry.isFile()).forEach((entry) => onEvent(join(dir, entry.name))),
+        (entries) => {
+          const watched = second ? watcher.getWatched() : {};
+          for (const entry of entries) {
+            const path = join(dir, entry.name);
+            if (entry.isFile()) onEvent(path);
+            else if (second && entry.isDirectory() && !Object.hasOwn(watched, path) && !closed) {
+              watcher.add(path);
+              listFolder(path, true);
+            }
+          }
+        },
         () => undefined,
       );
     };
     watcher.on('addDir', (dir: string) => {
-      listFolder(dir);
+      listFolder(dir, false);
       const again = setTimeout(() => {
         relisting.delete(again);
-        if (!closed) listFolder(dir);
+        if (!closed) listFolder(dir, true);
       }, NEW_FOLDER_RELIST_MS);
       relisting.add(again);
     });
