@@ -1,10 +1,13 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { readLines } from '../core/io/lines.js';
+import { AGENTS, type Agent, type ForkOrigin, type Usage } from '../core/model.js';
 import { isUnder } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
-/** Bump when SessionSummary or the adapters' reading changes meaning: old caches are then ignored. */
-export const CACHE_VERSION = 1;
+/** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
+export const CACHE_VERSION = 2;
 
 /** One file's identity for the cache: a changed size or mtime means the summary must be read again. */
 export type FileStamp = readonly [path: string, size: number, mtimeMs: number];
@@ -14,20 +17,19 @@ interface CacheEntry {
   readonly session: CatalogSession;
 }
 
-interface CacheFile {
-  readonly version: number;
-  readonly entries: readonly CacheEntry[];
-}
-
 export function defaultCachePath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
   const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
-  return join(base, 'sessions', `catalog-v${CACHE_VERSION}.json`);
+  return join(base, 'sessions', `catalog-v${CACHE_VERSION}.jsonl`);
 }
 
 /**
  * The persisted catalog: summaries keyed by their files' path + size + mtime. Never trusted blindly:
  * an entry is used only when every one of its files still has the recorded size and mtime; a cache that
- * does not parse or has another version is dropped and rebuilt.
+ * does not parse, is cut short or has another version is dropped and rebuilt.
+ *
+ * On disk it is one JSON value per line (see docs/architecture.md): read and written a line at a time, so
+ * neither the whole text nor a second copy of the catalog is ever held, and strings that repeat across
+ * sessions (cwds, roots, models, branches) are stored once and shared in memory.
  */
 export class CatalogCache {
   private readonly byFirstPath = new Map<string, CacheEntry>();
@@ -40,24 +42,16 @@ export class CatalogCache {
   static async load(path: string | null): Promise<CatalogCache> {
     const cache = new CatalogCache(path);
     if (path === null) return cache;
-    let text: string;
     try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      cache.rejected = 'no cache yet';
-      return cache;
-    }
-    try {
-      const parsed = JSON.parse(text) as CacheFile;
-      if (parsed.version !== CACHE_VERSION || !Array.isArray(parsed.entries)) throw new Error(`cache version ${String(parsed.version)}`);
-      for (const entry of parsed.entries) {
-        if (!isEntry(entry)) throw new Error('malformed cache entry');
-        cache.byFirstPath.set(entry.stamps[0]![0], entry);
-      }
+      for await (const entry of readEntries(path)) cache.byFirstPath.set(entry.stamps[0]![0], entry);
     } catch (error) {
       cache.byFirstPath.clear();
-      cache.rejected = `cache ignored and rebuilt: ${(error as Error).message}`;
-      cache.dirty = true;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        cache.rejected = 'no cache yet';
+      } else {
+        cache.rejected = `cache ignored and rebuilt: ${(error as Error).message}`;
+        cache.dirty = true;
+      }
     }
     return cache;
   }
@@ -81,7 +75,9 @@ export class CatalogCache {
 
   store(stamps: readonly FileStamp[], session: CatalogSession): void {
     if (stamps.length === 0) return;
-    this.byFirstPath.set(stamps[0]![0], { stamps, session });
+    // The stamps' paths are usually the session's own: share those strings rather than keep two copies.
+    const shared = stamps.map(([path, size, mtime]): FileStamp => [session.paths.find((p) => p === path) ?? path, size, mtime]);
+    this.byFirstPath.set(shared[0]![0], { stamps: shared, session });
     this.dirty = true;
   }
 
@@ -96,23 +92,25 @@ export class CatalogCache {
   }
 
   /**
-   * Write the cache atomically (temp + rename: a reader never sees half a file), and beside it the first
-   * screen: the newest conversations overall and under `scopeDir`, already merged and sorted, small enough
-   * to paint the browser's first frame before the whole cache is parsed.
+   * Write the cache atomically (temp + rename: a reader never sees half a file), a line at a time, and
+   * beside it the first screen: the newest conversations overall and under `scopeDir`, already merged and
+   * sorted, small enough to paint the browser's first frame before the whole cache is read.
    */
   async save(head?: { readonly sessions: readonly CatalogSession[]; readonly scopeDir: string }): Promise<void> {
     if (this.path === null) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     if (this.dirty) {
-      const body: CacheFile = { version: CACHE_VERSION, entries: [...this.byFirstPath.values()] };
-      await writeAtomically(this.path, JSON.stringify(body));
+      await writeEntries(this.path, this.byFirstPath.values());
       this.dirty = false;
+      await removeOlderVersions(this.path);
     }
     if (head) {
       const under = head.sessions.filter((s) => isUnder(s.cwd, head.scopeDir));
       const picked = new Set([...head.sessions.slice(0, HEAD_ROWS), ...under.slice(0, HEAD_ROWS)]);
       const body: CacheHead = { version: CACHE_VERSION, scopeDir: head.scopeDir, total: head.sessions.length, sessions: head.sessions.filter((s) => picked.has(s)) };
-      await writeAtomically(headPath(this.path), JSON.stringify(body));
+      const temp = `${headPath(this.path)}.tmp-${process.pid}`;
+      await writeFile(temp, JSON.stringify(body), { mode: 0o600 });
+      await rename(temp, headPath(this.path));
     }
   }
 }
@@ -128,7 +126,7 @@ interface CacheHead {
 }
 
 function headPath(path: string): string {
-  return path.replace(/\.json$/, '') + '.head.json';
+  return path.replace(/\.jsonl?$/, '') + '.head.json';
 }
 
 /** The first screen saved by the last run (unvalidated, newest first), or null. Cheap: a few hundred rows. */
@@ -136,28 +134,275 @@ export async function loadCacheHead(path: string | null): Promise<readonly Catal
   if (path === null) return null;
   try {
     const head = JSON.parse(await readFile(headPath(path), 'utf8')) as CacheHead;
-    if (head.version !== CACHE_VERSION || !Array.isArray(head.sessions) || !head.sessions.every((s) => isEntry({ stamps: [['', 0, 0]], session: s }))) return null;
+    if (head.version !== CACHE_VERSION || !Array.isArray(head.sessions) || !head.sessions.every(isHeadSession)) return null;
     return head.sessions;
   } catch {
     return null;
   }
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+function isHeadSession(value: unknown): value is CatalogSession {
+  if (!value || typeof value !== 'object') return false;
+  const session = value as Partial<CatalogSession>;
+  return typeof session.id === 'string' && AGENTS.includes(session.agent as Agent) && Array.isArray(session.paths);
+}
+
+/** Earlier versions' files beside the current one: dead weight once the current one is written. */
+async function removeOlderVersions(path: string): Promise<void> {
+  const match = /^catalog-v(\d+)\.jsonl$/.exec(basename(path));
+  if (!match) return;
+  for (let version = 1; version < Number(match[1]); version++) {
+    for (const name of [`catalog-v${version}.json`, `catalog-v${version}.jsonl`, `catalog-v${version}.head.json`]) {
+      await unlink(join(dirname(path), name)).catch(() => undefined);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the file format
+//
+// Line 1: {"version":2}. Then, in any order, string lines ["s", text] (each appends to a table of shared
+// strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
+// {"end": number of entries} (a file without it was cut short and is not trusted). In an entry:
+//   paths   [path, ...]   whole strings: a path built from a shared directory and a name would be a V8 cons
+//           string, flattened into a private copy of its directory part the first time it is compared
+//   path    index into paths, or the string itself
+//   stamps  [[path, size, mtimeMs], ...]   path: index into paths, or the string itself
+//   cwd, root, model, gitBranch   table index or null
+//   title, firstPrompt, lastPrompt   index into prompts, -1 (title only) for name, or a string / null
+// and every other field of CatalogSession as it is.
+
+interface EncodedEntry {
+  readonly id: string;
+  readonly agent: string;
+  readonly paths: readonly string[];
+  readonly path: number | string;
+  readonly stamps: readonly (readonly [number | string, number, number])[];
+  readonly cwd: number | null;
+  readonly root: number;
+  readonly model: number | null;
+  readonly gitBranch: number | null;
+  readonly title: number | string;
+  readonly firstPrompt: number | string | null;
+  readonly lastPrompt: number | string | null;
+  readonly name: string | null;
+  readonly prompts: readonly string[];
+  readonly userTurns: number;
+  readonly userTurnsExact: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly forkedFrom: string | null;
+  readonly fork: ForkOrigin | null;
+  readonly lineage?: string;
+  readonly archived: boolean;
+  readonly usage: Usage | null;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** Bytes gathered before a write: big enough for few system calls, small enough to never matter. */
+const WRITE_CHUNK = 1 << 20;
+
+async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promise<void> {
   const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, text, { mode: 0o600 });
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    const table = new Map<string, number>();
+    let buffered = `${JSON.stringify({ version: CACHE_VERSION })}\n`;
+    const ref = (text: string): number => {
+      let index = table.get(text);
+      if (index === undefined) {
+        index = table.size;
+        table.set(text, index);
+        buffered += `${JSON.stringify(['s', text])}\n`;
+      }
+      return index;
+    };
+    let count = 0;
+    for (const entry of entries) {
+      const line = JSON.stringify(encodeEntry(entry, ref)); // after the string lines it adds
+      buffered += `${line}\n`;
+      count++;
+      if (buffered.length >= WRITE_CHUNK) {
+        await handle.write(buffered);
+        buffered = '';
+      }
+    }
+    await handle.write(`${buffered}${JSON.stringify({ end: count })}\n`);
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
   await rename(temp, path);
 }
 
-function isEntry(value: unknown): value is CacheEntry {
+function encodeEntry({ stamps, session: s }: CacheEntry, ref: (text: string) => number): EncodedEntry {
+  const promptRef = (text: string | null): number | string | null => {
+    if (text === null) return null;
+    const at = s.prompts.indexOf(text);
+    return at === -1 ? text : at;
+  };
+  const pathRef = (path: string): number | string => {
+    const at = s.paths.indexOf(path);
+    return at === -1 ? path : at;
+  };
+  return {
+    id: s.id,
+    agent: s.agent,
+    paths: s.paths,
+    path: pathRef(s.path),
+    stamps: stamps.map(([path, size, mtime]) => [pathRef(path), size, mtime] as const),
+    cwd: s.cwd === null ? null : ref(s.cwd),
+    root: ref(s.root),
+    model: s.model === null ? null : ref(s.model),
+    gitBranch: s.gitBranch === null ? null : ref(s.gitBranch),
+    title: s.name !== null && s.title === s.name ? -1 : (promptRef(s.title) ?? ''),
+    firstPrompt: promptRef(s.firstPrompt),
+    lastPrompt: promptRef(s.lastPrompt),
+    name: s.name,
+    prompts: s.prompts,
+    userTurns: s.userTurns,
+    userTurnsExact: s.userTurnsExact,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    forkedFrom: s.forkedFrom,
+    fork: s.fork,
+    ...(s.lineage !== undefined ? { lineage: s.lineage } : {}),
+    archived: s.archived,
+    usage: s.usage,
+    size: s.size,
+    mtimeMs: s.mtimeMs,
+  };
+}
+
+/** The entries of a cache file, in order; throws on anything malformed, on another version, or on a file cut short. */
+async function* readEntries(path: string): AsyncGenerator<CacheEntry> {
+  const table: string[] = [];
+  let lineNo = 0;
+  let count = 0;
+  let ended = false;
+  for await (const line of readLines(path)) {
+    lineNo++;
+    if (ended) throw new Error('data after the end line');
+    let value: unknown;
+    try {
+      value = JSON.parse(line.bytes.toString('utf8'));
+    } catch {
+      throw new Error(`line ${lineNo} is not JSON`);
+    }
+    if (lineNo === 1) {
+      const version = (value as { version?: unknown } | null)?.version;
+      if (version !== CACHE_VERSION) throw new Error(`cache version ${String(version)}`);
+    } else if (Array.isArray(value)) {
+      if (value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') throw new Error(`line ${lineNo}: malformed string`);
+      table.push(value[1]);
+    } else if (value && typeof value === 'object' && 'end' in value) {
+      if ((value as { end: unknown }).end !== count) throw new Error(`line ${lineNo}: ${count} entries, end line says ${String((value as { end: unknown }).end)}`);
+      ended = true;
+    } else {
+      const entry = decodeEntry(value, table);
+      if (!entry) throw new Error(`line ${lineNo}: malformed cache entry`);
+      count++;
+      yield entry;
+    }
+  }
+  if (lineNo === 0) throw new Error('empty file');
+  if (!ended) throw new Error('cut short (no end line)');
+}
+
+const AGENT_BY_NAME = new Map<unknown, Agent>(AGENTS.map((agent) => [agent, agent]));
+
+function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | null {
+  if (!value || typeof value !== 'object') return null;
+  const e = value as Partial<Record<keyof EncodedEntry, unknown>>;
+  const agent = AGENT_BY_NAME.get(e.agent);
+  const prompts = e.prompts;
+  if (agent === undefined || typeof e.id !== 'string' || !Array.isArray(prompts) || !prompts.every((p) => typeof p === 'string')) return null;
+  const tableRef = (v: unknown): string | null | undefined => (v === null ? null : typeof v === 'number' && v >= 0 && v < table.length ? table[v] : undefined);
+  const promptRef = (v: unknown): string | null | undefined => (v === null || typeof v === 'string' ? v : typeof v === 'number' ? prompts[v] : undefined);
+  if (!Array.isArray(e.paths) || e.paths.length === 0) return null;
+  const paths = e.paths as unknown[];
+  if (!paths.every((p) => typeof p === 'string')) return null;
+  const pathRef = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? (paths[v] as string | undefined) : undefined);
+  const path = pathRef(e.path);
+  if (!Array.isArray(e.stamps) || e.stamps.length === 0) return null;
+  const stamps: FileStamp[] = [];
+  for (const stamp of e.stamps as unknown[]) {
+    if (!Array.isArray(stamp) || stamp.length !== 3 || typeof stamp[1] !== 'number' || typeof stamp[2] !== 'number') return null;
+    const stampPath = pathRef(stamp[0]);
+    if (stampPath === undefined) return null;
+    stamps.push([stampPath, stamp[1], stamp[2]]);
+  }
+  const cwd = tableRef(e.cwd);
+  const root = tableRef(e.root);
+  const model = tableRef(e.model);
+  const gitBranch = tableRef(e.gitBranch);
+  const name = e.name;
+  const title = e.title === -1 ? name : promptRef(e.title);
+  const firstPrompt = promptRef(e.firstPrompt);
+  const lastPrompt = promptRef(e.lastPrompt);
+  if (
+    path === undefined ||
+    cwd === undefined ||
+    typeof root !== 'string' ||
+    model === undefined ||
+    gitBranch === undefined ||
+    !(name === null || typeof name === 'string') ||
+    typeof title !== 'string' ||
+    firstPrompt === undefined ||
+    lastPrompt === undefined ||
+    typeof e.userTurns !== 'number' ||
+    typeof e.userTurnsExact !== 'boolean' ||
+    typeof e.createdAt !== 'string' ||
+    typeof e.updatedAt !== 'string' ||
+    !(e.forkedFrom === null || typeof e.forkedFrom === 'string') ||
+    !(e.fork === null || isForkOrigin(e.fork)) ||
+    !(e.lineage === undefined || typeof e.lineage === 'string') ||
+    typeof e.archived !== 'boolean' ||
+    !(e.usage === null || isUsage(e.usage)) ||
+    typeof e.size !== 'number' ||
+    typeof e.mtimeMs !== 'number'
+  ) {
+    return null;
+  }
+  const session: CatalogSession = {
+    id: e.id,
+    agent,
+    path,
+    paths: paths as string[],
+    cwd,
+    title,
+    firstPrompt,
+    lastPrompt,
+    name,
+    userTurns: e.userTurns,
+    userTurnsExact: e.userTurnsExact,
+    prompts: prompts as string[],
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    forkedFrom: e.forkedFrom,
+    fork: e.fork,
+    ...(e.lineage !== undefined ? { lineage: e.lineage } : {}),
+    gitBranch,
+    model,
+    archived: e.archived,
+    usage: e.usage,
+    size: e.size,
+    mtimeMs: e.mtimeMs,
+    root,
+  };
+  return { stamps, session };
+}
+
+function isForkOrigin(value: unknown): value is ForkOrigin {
   if (!value || typeof value !== 'object') return false;
-  const entry = value as Partial<CacheEntry>;
-  return (
-    Array.isArray(entry.stamps) &&
-    entry.stamps.length > 0 &&
-    entry.stamps.every((s) => Array.isArray(s) && typeof s[0] === 'string' && typeof s[1] === 'number' && typeof s[2] === 'number') &&
-    !!entry.session &&
-    typeof entry.session.id === 'string' &&
-    typeof entry.session.agent === 'string'
-  );
+  const fork = value as Partial<Record<keyof ForkOrigin, unknown>>;
+  return typeof fork.id === 'string' && (fork.atTurn === undefined || typeof fork.atTurn === 'number') && (fork.branchName === undefined || typeof fork.branchName === 'string');
+}
+
+function isUsage(value: unknown): value is Usage {
+  if (!value || typeof value !== 'object') return false;
+  const usage = value as Partial<Record<keyof Usage, unknown>>;
+  return typeof usage.input === 'number' && typeof usage.output === 'number' && typeof usage.cacheRead === 'number' && typeof usage.cacheWrite === 'number';
 }

@@ -27,34 +27,41 @@ export interface SearchHit {
 
 interface SearchDoc {
   readonly key: string;
-  readonly title: string;
+  /** fuse.js reads the fields from here (see FIELD_KEYS): the document holds no copies of them. */
+  readonly session: CatalogSession;
+  /**
+   * The title (unless it is the first prompt) and the prompts, folded (lower case, no diacritics) and joined
+   * by '\n': the prefilter's haystack for substrings. One copy of the long text per session, nothing more.
+   */
+  readonly folded: string;
+  /** Where the title ends in `folded` (a first occurrence before it is a title match). */
+  readonly titleEnd: number;
+  /** The short fields folded: shared between sessions (cwds and branches repeat), or the field itself when folding changes nothing. */
   readonly name: string;
-  readonly prompts: readonly string[];
   readonly cwd: string;
   readonly gitBranch: string;
   readonly id: string;
-  /** Every field folded (lower case, no diacritics) and joined: the prefilter's haystack for substrings. */
-  readonly folded: string;
-  /** Where title and name end in `folded` (a match before it is the strongest prefilter tier)... */
-  readonly titleEnd: number;
-  /** ...and where the other short fields end (then come the prompts). */
-  readonly shortEnd: number;
-  /** Each short field folded on its own: a subsequence must fall inside one field, as fuse.js matches. */
-  readonly foldedFields: readonly string[];
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
+  /** The last setSessions that saw this session. */
+  generation: number;
+}
+
+/** A fuse.js key read from the document's session (its name is what a match reports). */
+function fuseKey(name: SearchField, weight: number, get: (session: CatalogSession) => string | readonly string[] | null) {
+  return { name, weight, getFn: (doc: SearchDoc) => get(doc.session) };
 }
 
 const SHORT_KEYS = [
-  { name: 'title', weight: 3 },
-  { name: 'name', weight: 3 },
-  { name: 'cwd', weight: 1 },
-  { name: 'gitBranch', weight: 1 },
-  { name: 'id', weight: 1 },
+  fuseKey('title', 3, (s) => s.title),
+  fuseKey('name', 3, (s) => s.name ?? ''),
+  fuseKey('cwd', 1, (s) => s.cwd ?? ''),
+  fuseKey('gitBranch', 1, (s) => s.gitBranch ?? ''),
+  fuseKey('id', 1, (s) => s.id),
 ];
 
 const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
-  keys: [...SHORT_KEYS, { name: 'prompts', weight: 1.5 }],
+  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (s) => s.prompts)],
   includeMatches: true,
   includeScore: true,
   // Prompts are long: where in them a match sits must not matter.
@@ -129,7 +136,12 @@ export class SearchIndex {
   private readonly records = new Map<number, FuseRecord>();
   private readonly shortRecords = new Map<number, FuseRecord>();
   private readonly slots = new Map<string, number>();
-  private readonly sessions = new Map<string, CatalogSession>();
+  /** The slot of each indexed session object (a slot may have been given to a newer object since: check it). */
+  private slotOf = new WeakMap<CatalogSession, number>();
+  /** Bumped by each setSessions: documents not marked with the current one are gone from the catalog. */
+  private generation = 0;
+  /** Folded cwds and branches, shared by the sessions that have them. */
+  private readonly foldedShort = new Map<string, string>();
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
   private readonly shortKeysTemplate = Fuse.createIndex(SHORT_KEYS, [] as SearchDoc[]);
   /** The last query's candidates, in catalog order: a query that extends it only narrows them. */
@@ -145,22 +157,29 @@ export class SearchIndex {
     return this.slots.size;
   }
 
-  /** Replace the indexed set: only sessions whose object changed are re-indexed. */
+  /**
+   * Replace the indexed set: only sessions whose object changed are re-indexed. Runs on every catalog change
+   * (a batch of refined turn counts at 100k sessions): an unchanged session is found by its object, so no key
+   * string or set of keys is built for the whole catalog each time.
+   */
   setSessions(sessions: readonly CatalogSession[]): void {
-    const seen = new Set<string>();
+    const generation = ++this.generation;
     const fresh: SearchDoc[] = [];
     sessions.forEach((session, order) => {
-      const key = sessionKey(session);
-      seen.add(key);
-      const slot = this.slots.get(key);
-      if (slot !== undefined && this.sessions.get(key) === session) {
-        this.docs[slot]!.order = order;
+      const known = this.slotOf.get(session);
+      const knownDoc = known === undefined ? null : this.docs[known];
+      if (knownDoc && knownDoc.session === session) {
+        knownDoc.order = order;
+        knownDoc.generation = generation;
         return;
       }
-      this.sessions.set(key, session);
-      const doc = toDoc(session, key, order);
+      const key = sessionKey(session);
+      const slot = this.slots.get(key);
+      const doc = toDoc(session, key, order, this.foldedShort);
+      doc.generation = generation;
       if (slot !== undefined) {
         this.docs[slot] = doc;
+        this.slotOf.set(session, slot);
         this.records.delete(slot);
         this.shortRecords.delete(slot);
       } else {
@@ -168,15 +187,15 @@ export class SearchIndex {
       }
     });
     for (const [key, slot] of this.slots) {
-      if (seen.has(key)) continue;
+      if (this.docs[slot]!.generation === generation) continue;
       this.slots.delete(key);
-      this.sessions.delete(key);
       this.docs[slot] = null;
       this.records.delete(slot);
       this.shortRecords.delete(slot);
     }
     for (const doc of fresh) {
       this.slots.set(doc.key, this.docs.length);
+      this.slotOf.set(doc.session, this.docs.length);
       this.docs.push(doc);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
@@ -242,7 +261,11 @@ export class SearchIndex {
   private compact(): void {
     const docs = this.docs.filter((doc): doc is SearchDoc => doc !== null);
     this.slots.clear();
-    docs.forEach((doc, i) => this.slots.set(doc.key, i));
+    this.slotOf = new WeakMap();
+    docs.forEach((doc, i) => {
+      this.slots.set(doc.key, i);
+      this.slotOf.set(doc.session, i);
+    });
     this.docs = docs;
     // Records carry their slot: let them be made again.
     this.records.clear();
@@ -263,18 +286,28 @@ export const FIRST_PAGE = 150;
 function matchTier(doc: SearchDoc, tokens: readonly string[]): number {
   let tier = 0;
   for (const token of tokens) {
-    // `folded` is title, name, other short fields, prompts, in that order: where the first occurrence
-    // falls gives the tier in one scan.
+    // `folded` is the title then the prompts: where the first occurrence falls tells which.
     const at = doc.folded.indexOf(token);
+    if (at !== -1 && at < doc.titleEnd) continue;
+    if (doc.name.includes(token)) continue;
+    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token)) {
+      tier = Math.max(tier, 1);
+      continue;
+    }
     if (at !== -1) {
-      if (at >= doc.titleEnd) tier = Math.max(tier, at < doc.shortEnd ? 1 : 2);
+      tier = 2;
       continue;
     }
     // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
-    if (token.length > 2 && doc.foldedFields.some((field) => isCompactSubsequence(token, field))) tier = 3;
+    if (token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) tier = 3;
     else return -1;
   }
   return tier;
+}
+
+/** The short fields, folded, for the subsequence test (the title is cut from `folded` only when needed). */
+function shortFields(doc: SearchDoc): string[] {
+  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id];
 }
 
 interface RunParts {
@@ -401,21 +434,40 @@ function recordFor(options: IFuseOptions<SearchDoc>, doc: SearchDoc, slot: numbe
   return record;
 }
 
-function toDoc(session: CatalogSession, key: string, order: number): SearchDoc {
-  const fields = {
-    title: session.title,
-    name: session.name ?? '',
-    prompts: session.prompts,
-    cwd: session.cwd ?? '',
-    gitBranch: session.gitBranch ?? '',
-    id: session.id,
+function toDoc(session: CatalogSession, key: string, order: number, shared: Map<string, string>): SearchDoc {
+  const foldShared = (text: string | null): string => {
+    if (!text) return '';
+    let folded = shared.get(text);
+    if (folded === undefined) {
+      folded = foldOrSame(text);
+      shared.set(text, folded);
+    }
+    return folded;
   };
-  const foldedFields = [fields.title, fields.name, fields.cwd, fields.gitBranch, fields.id].map(fold);
-  const foldedShort = foldedFields.join('\n');
-  // A match may not span two fields: '\n' never occurs in a token (queries are split on whitespace).
-  const folded = `${foldedShort}\n${fold(fields.prompts.join('\n'))}`;
-  const titleEnd = foldedFields[0]!.length + 1 + foldedFields[1]!.length;
-  return { key, ...fields, folded, titleEnd, shortEnd: foldedShort.length, foldedFields, order };
+  const { title, prompts } = session;
+  // A title that is the first prompt (most are) is not stored twice: it is the start of the folded prompts.
+  const titleIsPrompt = prompts.length > 0 && prompts[0] === title;
+  const foldedPrompts = fold(prompts.join('\n'));
+  const titleEnd = titleIsPrompt ? fold(title).length : 0;
+  const folded = titleIsPrompt ? foldedPrompts : `${fold(title)}\n${foldedPrompts}`;
+  return {
+    key,
+    session,
+    folded,
+    titleEnd: titleIsPrompt ? titleEnd : folded.length - foldedPrompts.length - 1,
+    name: session.name ? foldOrSame(session.name) : '',
+    cwd: foldShared(session.cwd),
+    gitBranch: foldShared(session.gitBranch),
+    id: foldOrSame(session.id),
+    order,
+    generation: 0,
+  };
+}
+
+/** `fold(text)`, or `text` itself when folding does not change it (no second copy of an id that is already lower case). */
+function foldOrSame(text: string): string {
+  const folded = fold(text);
+  return folded === text ? text : folded;
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { basename, relative, sep } from 'node:path';
+import { existsSync, type Stats } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
@@ -43,6 +43,8 @@ interface WatchRoot {
 
 const DEFAULT_DEBOUNCE_MS = 150;
 const DEFAULT_MAX_WAIT_MS = 600;
+/** When a new folder is listed a second time (its files written before its watch was armed). */
+const NEW_FOLDER_RELIST_MS = 500;
 
 /**
  * Watch the agents' session folders with chokidar's native events (no polling) and report sessions that appear,
@@ -60,6 +62,7 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
   let flushing: Promise<void> = Promise.resolve();
   let closed = false;
   const watchers: FSWatcher[] = [];
+  const relisting = new Set<NodeJS.Timeout>();
 
   const schedule = (): void => {
     const now = Date.now();
@@ -98,19 +101,57 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
       ignoreInitial: true,
       depth: root.depth,
       ignorePermissionErrors: true,
-      ignored: (path: string) => {
+      // Folders only: chokidar gives every file it tracks an fs.watch of its own (≈ 3 KB of heap each, 300 MB
+      // and seconds of setup at 100k files). A folder's watch reports its files' writes anyway (raw events).
+      ignored: (path: string, stats?: Stats) => {
+        // By name first: chokidar would otherwise stat each of them to learn that it is a file.
+        if (path.endsWith('.jsonl') || path.endsWith('.json') || stats?.isFile()) return true;
         const rel = relative(root.root, path);
         return rel !== '' && !root.wanted(rel.split(sep));
       },
     });
     const onEvent = (path: string): void => {
       if (!path.endsWith('.jsonl') && !path.endsWith('.json')) return;
+      const rel = relative(root.root, path);
+      if (rel.startsWith('..') || !root.wanted(rel.split(sep))) return;
       let set = pending.get(root);
       if (!set) pending.set(root, (set = new Set()));
       set.add(path);
       schedule();
     };
-    watcher.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+    // A created, appended, renamed or deleted file: a raw event of its folder's watch, naming the file.
+    watcher.on('raw', (_event, name, details) => {
+      const folder = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+      if (name && typeof folder === 'string') onEvent(join(folder, name));
+    });
+    // A new folder (a new day of Codex sessions, a new Claude project) may get files before its own watch is
+    // armed (chokidar reports the folder first): list it now, and once more when the watch surely is. A
+    // subfolder made between chokidar's listing and its watch (`mkdir -p`) is never reported: the second
+    // listing hands it to chokidar.
+    const listFolder = (dir: string, second: boolean): void => {
+      readdir(dir, { withFileTypes: true }).then(
+        (entries) => {
+          const watched = second ? watcher.getWatched() : {};
+          for (const entry of entries) {
+            const path = join(dir, entry.name);
+            if (entry.isFile()) onEvent(path);
+            else if (second && entry.isDirectory() && !Object.hasOwn(watched, path) && !closed) {
+              watcher.add(path);
+              listFolder(path, true);
+            }
+          }
+        },
+        () => undefined,
+      );
+    };
+    watcher.on('addDir', (dir: string) => {
+      listFolder(dir, false);
+      const again = setTimeout(() => {
+        relisting.delete(again);
+        if (!closed) listFolder(dir, true);
+      }, NEW_FOLDER_RELIST_MS);
+      relisting.add(again);
+    });
     watcher.on('error', () => undefined); // an unreadable folder is reported by the scan; watching goes on
     readies.push(new Promise((resolve) => watcher.once('ready', () => resolve())));
     watchers.push(watcher);
@@ -121,6 +162,7 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
     async close() {
       closed = true;
       if (timer !== null) clearTimeout(timer);
+      for (const again of relisting) clearTimeout(again);
       await Promise.all(watchers.map((watcher) => watcher.close()));
     },
   };

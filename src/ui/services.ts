@@ -57,6 +57,9 @@ const REFINE_MAX_BYTES = 16 * 1024 * 1024;
 /** Sessions counted between two checks that no transcript is being read (the transcript the user opened comes first). */
 const REFINE_BATCH = 4;
 
+/** How often exact counts found in the background are written to the cache while the refining goes on. */
+const REFINE_SAVE_MS = 20_000;
+
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
@@ -112,15 +115,34 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const ctx = await scanned;
       const loaded = (await loadCache()) ?? undefined;
       const refined = [...sessions];
+      // A big catalog takes minutes to refine: keep what is counted every so often, so that quitting early
+      // does not mean counting the same files again next time (one save at a time).
+      let saving: Promise<void> | null = null;
+      let savedAt = Date.now();
+      const saveSometimes = (): void => {
+        if (!loaded || saving || Date.now() - savedAt < REFINE_SAVE_MS) return;
+        saving = loaded
+          .save()
+          .catch(() => undefined)
+          .finally(() => {
+            saving = null;
+            savedAt = Date.now();
+          });
+      };
+      const exact = (session: CatalogSession): void => {
+        onExact(session);
+        saveSometimes();
+      };
       const pending = refined.flatMap((session, index) => (!session.userTurnsExact && session.size <= REFINE_MAX_BYTES ? [index] : []));
       // Two at a time, not the giants, and paused while a transcript is read: this runs while the user browses.
       for (let at = 0; at < pending.length; at += REFINE_BATCH) {
         await noTranscriptReading();
         const indexes = pending.slice(at, at + REFINE_BATCH);
         const batch = indexes.map((index) => refined[index]!);
-        await completeTurnCounts(batch, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact, ...(loaded ? { cache: loaded } : {}) });
+        await completeTurnCounts(batch, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact: exact, ...(loaded ? { cache: loaded } : {}) });
         indexes.forEach((index, k) => (refined[index] = batch[k]!));
       }
+      await saving;
       await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
     },
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogCache, loadCacheHead } from '../../src/catalog/cache.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
-import { scanCatalog } from '../../src/catalog/scan.js';
+import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 let dir: string;
@@ -58,10 +58,20 @@ describe('CatalogCache', () => {
     expect(again.result.sessions.find((s) => s.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4')!.firstPrompt).toContain('foldable');
   });
 
+  const entry = (fields: Record<string, unknown>) =>
+    JSON.stringify({
+      id: 'x', agent: 'codex', paths: [[0, 'a.jsonl']], path: 0, stamps: [[0, 1, 2]], cwd: null, root: 0, model: null, gitBranch: null,
+      title: 'hi', firstPrompt: null, lastPrompt: null, name: null, prompts: [], userTurns: 0, userTurnsExact: true,
+      createdAt: '', updatedAt: '', forkedFrom: null, fork: null, archived: false, usage: null, size: 1, mtimeMs: 2, ...fields,
+    });
   it.each([
-    ['not json', '{"version":1,"entries":['],
-    ['another version', JSON.stringify({ version: 999, entries: [] })],
-    ['a malformed entry', JSON.stringify({ version: 1, entries: [{ stamps: 'x', session: {} }] })],
+    ['not json', '{"version":2}\n{"id":'],
+    ['another version', `${JSON.stringify({ version: 1, entries: [] })}\n{"end":0}\n`],
+    ['a malformed entry', `{"version":2}\n["s","/d"]\n${entry({ stamps: 'x' })}\n{"end":1}\n`],
+    ['an entry naming a string it never defined', `{"version":2}\n["s","/d"]\n${entry({ cwd: 7 })}\n{"end":1}\n`],
+    ['cut short', `{"version":2}\n["s","/d"]\n${entry({})}\n`],
+    ['missing an entry', `{"version":2}\n["s","/d"]\n${entry({})}\n{"end":2}\n`],
+    ['empty', ''],
   ])('drops a cache that is %s and rebuilds it', async (_what, text) => {
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'cache'), { recursive: true });
@@ -72,6 +82,37 @@ describe('CatalogCache', () => {
     const reloaded = await CatalogCache.load(cachePath);
     expect(reloaded.rejected).toBeNull();
     expect(reloaded.sessions()).toHaveLength(13);
+  });
+
+  it('reads back exactly what it stored, whatever refers to what', async () => {
+    const base = (await scanWithCache()).result.sessions[0]!;
+    const odd: CatalogSession[] = [
+      { ...base, id: 'named', name: 'my name', title: 'my name', firstPrompt: 'not among the prompts', lastPrompt: null, prompts: ['a', 'b'], cwd: null, model: null, gitBranch: null },
+      { ...base, id: 'relative', path: 'relative.jsonl', paths: ['relative.jsonl', '/abs/seg 2.jsonl'], title: 'b', firstPrompt: 'a', lastPrompt: 'b', prompts: ['a', 'b'], fork: { id: 'p', atTurn: 3, branchName: 'x' }, forkedFrom: 'p', usage: null, mtimeMs: 1.5 },
+    ];
+    const cache = await CatalogCache.load(cachePath);
+    cache.store([['/elsewhere/named.jsonl', 10, 20.25]], odd[0]!);
+    cache.store([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 4]], odd[1]!);
+    await cache.save();
+    const reloaded = await CatalogCache.load(cachePath);
+    expect(reloaded.rejected).toBeNull();
+    for (const session of odd) expect(reloaded.sessions().find((s) => s.id === session.id)).toEqual(session);
+    expect(reloaded.lookup([['/elsewhere/named.jsonl', 10, 20.25]])?.id).toBe('named');
+    expect(reloaded.lookup([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 4]])?.id).toBe('relative');
+    expect(reloaded.lookup([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 5]])).toBeUndefined();
+  });
+
+  it('removes the files of older cache versions once it has written its own', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    const current = join(dir, 'cache', 'catalog-v2.jsonl');
+    await mkdir(join(dir, 'cache'), { recursive: true });
+    await writeFile(join(dir, 'cache', 'catalog-v1.json'), '{"version":1,"entries":[]}');
+    await writeFile(join(dir, 'cache', 'catalog-v1.head.json'), '{}');
+    const cache = await CatalogCache.load(current);
+    await scanCatalog(locations(), { cache });
+    await cache.save();
+    const { readdir } = await import('node:fs/promises');
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v2.jsonl']);
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

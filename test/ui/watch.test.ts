@@ -1,5 +1,5 @@
 // The catalog watcher on a copy of the fixture home: native file events in, sessions added, updated, removed out.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/catalog/locations.js';
@@ -64,4 +64,45 @@ it('reports a Codex rename in session_index.jsonl without re-reading rollouts', 
     return session;
   });
   expect(renamed).toMatchObject({ id: '01a200ed-8253-74d3-b561-f652765d4d59', title: 'unicode-notes' });
+});
+
+it('reports a turn appended to an existing session (folders are watched, not each file)', async () => {
+  const { sessions, changes } = await watching();
+  const web = sessions.find((session) => session.id === '637c5025-a11d-4fce-bb60-2cbeb9eb07a4')!;
+  const line = {
+    parentUuid: '56cde33e-1035-4f69-a36c-5586fc9fb2fa',
+    isSidechain: false,
+    type: 'user',
+    message: { role: 'user', content: 'one more thing: add a keyboard shortcut' },
+    uuid: '0b1e2c3d-0000-4000-8000-00000000beef',
+    timestamp: '2026-11-22T02:00:00.000Z',
+    userType: 'external',
+    cwd: '/home/dev/src/a-web-ui',
+    sessionId: web.id,
+    version: '2.1.197',
+  };
+  await appendFile(web.path, `${JSON.stringify(line)}\n`);
+  const grown = await waitFor(() => {
+    const session = changes.flatMap((change) => change.upserted).find((one) => one.id === web.id);
+    if (!session) throw new Error('not reported yet');
+    return session;
+  });
+  expect(grown.userTurns).toBe(web.userTurns + 1);
+  expect(grown.lastPrompt).toBe('one more thing: add a keyboard shortcut');
+});
+
+it('reports a rollout written into a folder created at the same moment (a new day)', async () => {
+  const { changes } = await watching();
+  const source = join(day(), 'rollout-2026-11-22T01-44-55-01a200ed-8253-74d3-b561-f652765d4d59.jsonl');
+  const id = '01a200ed-9999-7000-8000-0000000000bb';
+  const text = (await readFile(source, 'utf8')).replaceAll('01a200ed-8253-74d3-b561-f652765d4d59', id);
+  const newDay = join(home, '.codex', 'sessions', '2026', '12', '01');
+  await mkdir(newDay, { recursive: true });
+  await writeFile(join(newDay, `rollout-2026-12-01T09-00-00-${id}.jsonl`), text);
+  const added = await waitFor(() => {
+    const session = changes.flatMap((change) => change.upserted).find((one) => one.id === id);
+    if (!session) throw new Error('not reported yet');
+    return session;
+  });
+  expect(added).toMatchObject({ agent: 'codex', userTurns: 4 });
 });

@@ -6,8 +6,11 @@ import type { TuiServices } from '../services.js';
 /** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
 const PROGRESS_INTERVAL_MS = 50;
 
-/** Exact counts arrive one file at a time: hand them to the reducer in batches. */
-const REFINE_BATCH_MS = 200;
+/**
+ * Exact counts arrive one file at a time: hand them to the reducer in batches. Each batch re-sorts the whole
+ * catalog and re-indexes it for search (a 100k catalog: tens of MB of garbage), so not too often.
+ */
+const REFINE_BATCH_MS = 1000;
 
 function refineTurnCounts(services: TuiServices, sessions: readonly CatalogSession[], dispatch: Dispatch<Action>, cancelled: () => boolean): void {
   if (!services.refineTurns || sessions.every((session) => session.userTurnsExact)) return;
