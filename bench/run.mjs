@@ -500,17 +500,19 @@ if (want('replay')) {
       // scroll to the end and back: the whole file must be indexed for that
       tmux.sendKeys('G');
       const endShown = tmux.waitFor((s) => s !== shown.screen, { timeoutMs: 30000, pollMs: 20 });
+      // the peak counts only once the whole file is read (a big transcript shows its start first, "reading…")
+      const whole = tmux.waitFor((s) => !s.includes('reading…'), { since, timeoutMs: 60000, pollMs: 20 });
       sleepSync(500);
       const mem2 = procMemory(p.pid);
       tmux.idle();
-      return { ok: shown.ok && filtered.ok, ms: shown.ms, screen: shown.screen, hwmKB: Math.max(mem?.hwmKB ?? 0, mem2?.hwmKB ?? 0), endMs: endShown.ms, why: !filtered.ok ? 'search did not show the row' : !shown.ok ? 'transcript text not seen' : null };
+      return { ok: shown.ok && filtered.ok && whole.ok, ms: shown.ms, screen: shown.screen, hwmKB: Math.max(mem?.hwmKB ?? 0, mem2?.hwmKB ?? 0), endMs: endShown.ms, wholeMs: whole.ms, why: !whole.ok ? 'the whole transcript was never read' : !filtered.ok ? 'search did not show the row' : !shown.ok ? 'transcript text not seen' : null };
     }, Math.min(RUNS, 3));
     const ok = attempts.filter((a) => a.ok);
     writeFileSync(join(WORK, 'replay-screen.txt'), (ok[0] ?? attempts[0]).screen ?? '');
     if (ok.length) {
       const first = ms(ok.map((a) => a.ms));
       const rss = Math.round(Math.max(...ok.map((a) => a.hwmKB)) / 1024);
-      figure({ id: 'replay-tui', label: `replay the largest session in the TUI (${(largest.bytes / 2 ** 20).toFixed(0)} MiB): Enter → first transcript screen; peak RSS (VmHWM) after jumping to the end`, value: first, unit: 'ms', runs: ok.length, peakRssMB: rss, endMs: ms(ok.map((a) => a.endMs)), peer: null, target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: first <= 1000 && rss <= 250 });
+      figure({ id: 'replay-tui', label: `replay the largest session in the TUI (${(largest.bytes / 2 ** 20).toFixed(0)} MiB): Enter → first transcript screen; peak RSS (VmHWM) once the whole file is read`, value: first, unit: 'ms', runs: ok.length, peakRssMB: rss, endMs: ms(ok.map((a) => a.endMs)), wholeMs: ms(ok.map((a) => a.wholeMs)), peer: null, target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: first <= 1000 && rss <= 250 });
     } else {
       figure({ id: 'replay-tui', label: 'replay the largest session in the TUI', value: null, status: `not measurable: ${attempts[0]?.why} (screen in bench/.work/replay-screen.txt)`, target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: null });
     }
