@@ -131,7 +131,10 @@ export function messageText(message: Pick<Message, 'blocks'>): string {
 
 /** The opening of a prompt as one line: whitespace collapsed, cut at `max` characters. */
 export function promptOpening(text: string, max = 200): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  // A pasted log can be megabytes: collapse only as much as the opening can need, unless that is all blanks.
+  const head = text.length > max * 8 ? text.slice(0, max * 8) : text;
+  const line = head.replace(/\s+/g, ' ').trim();
+  if (line.length < max && head !== text) return text.replace(/\s+/g, ' ').trim().slice(0, max);
   return line.length > max ? line.slice(0, max) : line;
 }
 
