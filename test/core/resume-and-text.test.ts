@@ -3,6 +3,7 @@ import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from 
 import { oneLine, stripControl } from '../../src/core/text.js';
 import { checkForkTurn, ForkRangeError } from '../../src/core/errors.js';
 import { uuidv4, uuidv7 } from '../../src/core/ids.js';
+import { promptOpening } from '../../src/core/model.js';
 
 const codex = { id: '01a200ed-500e-74e1-88bc-7c2f05604fd8', agent: 'codex' as const, path: '/h/.codex/r.jsonl', cwd: '/src/api' };
 const claude = { id: '5a1999c3-3fef-4a8c-8969-b584a1892bda', agent: 'claude' as const, path: '/h/.claude/p/x.jsonl', cwd: '/src/api' };
@@ -68,5 +69,23 @@ describe('ids', () => {
 
   it('uuidv4 has version 4', () => {
     expect(uuidv4()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('promptOpening', () => {
+  const reference = (text: string, max = 200): string => {
+    const line = text.replace(/\s+/g, ' ').trim();
+    return line.length > max ? line.slice(0, max) : line;
+  };
+  it.each([
+    ['short text with  runs\n\nof blanks'],
+    [`${' '.repeat(5000)}hello   world`],
+    ['x'.repeat(3000)],
+    ['word '.repeat(1000)],
+    [`${'\n'.repeat(1599)}z${' y'.repeat(300)}`],
+    [`${'a'.repeat(1599)} ${'b'.repeat(10)}`],
+    [''],
+  ])('collapses blanks and cuts at 200 characters, reading only the opening of long texts (%#)', (text) => {
+    expect(promptOpening(text)).toBe(reference(text));
   });
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { dropLastUserTurns, indexOfUserTurn, truncateBeforeUserTurn } from '../../src/core/truncate.js';
-import { promptOpening } from '../../src/core/model.js';
 
 interface Item {
   readonly name: string;
@@ -60,23 +59,5 @@ describe('indexOfUserTurn', () => {
     expect(indexOfUserTurn(withContext, 0)).toBe(2);
     expect(indexOfUserTurn(withContext, 2)).toBe(8);
     expect(indexOfUserTurn(withContext, 3)).toBe(-1);
-  });
-});
-
-describe('promptOpening', () => {
-  const reference = (text: string, max = 200): string => {
-    const line = text.replace(/\s+/g, ' ').trim();
-    return line.length > max ? line.slice(0, max) : line;
-  };
-  it.each([
-    ['short text with  runs\n\nof blanks'],
-    [`${' '.repeat(5000)}hello   world`],
-    ['x'.repeat(3000)],
-    ['word '.repeat(1000)],
-    [`${'\n'.repeat(1599)}z${' y'.repeat(300)}`],
-    [`${'a'.repeat(1599)} ${'b'.repeat(10)}`],
-    [''],
-  ])('collapses blanks and cuts at 200 characters, reading only the opening of long texts (%#)', (text) => {
-    expect(promptOpening(text)).toBe(reference(text));
   });
 });
