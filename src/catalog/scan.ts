@@ -7,7 +7,7 @@ import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import { findClawWorkspaces } from '../core/formats/claw.js';
 import { readCodexNames } from '../core/formats/codex.js';
-import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
+import { COUNT_CLIP_LIMITS } from '../core/io/clip.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { countUserTurns, type Agent, type Session, type SessionSummary } from '../core/model.js';
 import { selfAndAncestors, type Locations } from './locations.js';
@@ -321,8 +321,8 @@ export async function completeTurnCounts(sessions: CatalogSession[], context: Sc
   await forEachLimited(inexact, options.concurrency, async ({ session, index }) => {
     try {
       const stamps = cache ? stampsOf(session.paths) : null;
-      // Counting turns needs no tool output: a clipped read holds a few KiB of each (same turns, tested).
-      const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context, { clip: DISPLAY_CLIP_LIMITS });
+      // Counting turns needs no tool output and only the openings of prompts (same turns, tested).
+      const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context, { clip: COUNT_CLIP_LIMITS });
       const exact: CatalogSession = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
       sessions[index] = exact;
       if (stamps && cache!.lookup(stamps)) cache!.store(stamps, exact);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../../src/catalog/scan.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
-import { DISPLAY_CLIP_LIMITS, type ClipLimits } from '../../src/core/io/clip.js';
+import { COUNT_CLIP_LIMITS, DISPLAY_CLIP_LIMITS, type ClipLimits } from '../../src/core/io/clip.js';
 import type { SessionFileGroup } from '../../src/core/formats/types.js';
 import type { Block, Message, Session } from '../../src/core/model.js';
 
@@ -68,6 +68,7 @@ describe('a clipped read (display) against the full read, on every fixture sessi
   it.each([
     ['small limits', SMALL],
     ['the TUI limits', DISPLAY_CLIP_LIMITS],
+    ['the turn-count limits', COUNT_CLIP_LIMITS],
   ])('gives the same turns, roles, order and sources with %s', async (_name, limits) => {
     const { sessions, context } = await fixtureSessions();
     expect(sessions.length).toBeGreaterThan(20);

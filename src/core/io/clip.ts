@@ -81,6 +81,13 @@ export const PARTIAL_AFTER_BYTES = 1024 * 1024;
 /** What the TUI reads: answers of a few pages whole, a few KiB of each tool output. */
 export const DISPLAY_CLIP_LIMITS: ClipLimits = { text: 32 * 1024, other: 4 * 1024 };
 
+/**
+ * What counting user turns reads: which lines are prompts is decided by their openings (injected context,
+ * commands, tool results), so every long string can be cut short. Less to allocate than a display read: the
+ * TUI counts big sessions in the background while the user browses.
+ */
+export const COUNT_CLIP_LIMITS: ClipLimits = { text: 1024, other: 256 };
+
 const TEXT_KEY = Buffer.from('"text":', 'latin1');
 
 function isTextValue(bytes: Buffer, open: number): boolean {
