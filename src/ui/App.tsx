@@ -40,7 +40,10 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   });
   const { exit } = useApp();
 
-  useInput((input, key) => dispatch({ type: 'key', input, key }));
+  useInput((input, key) => {
+    services.noteActivity?.();
+    dispatch({ type: 'key', input, key });
+  });
 
   useEffect(() => {
     dispatch({ type: 'resize', size: { columns, rows } });

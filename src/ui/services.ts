@@ -31,6 +31,8 @@ export interface TuiServices {
   scan(onProgress: (done: number, total: number) => void): Promise<{ readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }>;
   /** Replace lower-bound turn counts (files larger than head+tail) by exact ones, in the background, after the scan. */
   refineTurns?(sessions: readonly CatalogSession[], onExact: (session: CatalogSession) => void): Promise<void>;
+  /** The user pressed a key (background work waits for a pause). */
+  noteActivity?(): void;
   /** Start reporting changes (after the scan); `onReady` once events are being delivered. Returns a stop function. */
   watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
   /** The transcript, clipped for display; `onPartial` may get its first messages before the rest is read. */
@@ -54,8 +56,12 @@ export interface ServiceOptions {
 
 /** Sessions bigger than this keep a lower-bound turn count until opened. */
 const REFINE_MAX_BYTES = 16 * 1024 * 1024;
-/** Sessions counted between two checks that no transcript is being read (the transcript the user opened comes first). */
-const REFINE_BATCH = 4;
+/**
+ * Background counting waits for the user to leave the keyboard this long, and for no transcript to be being
+ * read: what the user does comes first, and the counting's reads (files of up to 16 MB) do not add their
+ * memory and CPU to a search or a transcript being opened.
+ */
+const REFINE_IDLE_MS = 1_500;
 
 /** How often exact counts found in the background are written to the cache while the refining goes on. */
 const REFINE_SAVE_MS = 20_000;
@@ -70,15 +76,18 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     resolveContext = resolve;
   });
   let context: ScanContext | null = null;
-  // Transcripts being read, and who waits for there to be none.
+  // Transcripts being read, and when the user last pressed a key: background counting waits for both to settle.
   let reading = 0;
-  let waiting: (() => void)[] = [];
-  const noTranscriptReading = (): Promise<void> => (reading === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
+  let lastActivity = 0;
+  const userIdle = async (): Promise<void> => {
+    for (;;) {
+      const wait = lastActivity + REFINE_IDLE_MS - Date.now();
+      if (reading === 0 && wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 100)));
+    }
+  };
   const readingDone = (): void => {
-    if (--reading > 0) return;
-    const resume = waiting;
-    waiting = [];
-    for (const wake of resume) wake();
+    reading--;
   };
   let cache: Promise<CatalogCache> | null = null;
   const loadCache = (): Promise<CatalogCache> | null => {
@@ -134,16 +143,19 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         saveSometimes();
       };
       const pending = refined.flatMap((session, index) => (!session.userTurnsExact && session.size <= REFINE_MAX_BYTES ? [index] : []));
-      // Two at a time, not the giants, and paused while a transcript is read: this runs while the user browses.
-      for (let at = 0; at < pending.length; at += REFINE_BATCH) {
-        await noTranscriptReading();
-        const indexes = pending.slice(at, at + REFINE_BATCH);
-        const batch = indexes.map((index) => refined[index]!);
-        await completeTurnCounts(batch, ctx, { concurrency: 2, maxBytes: REFINE_MAX_BYTES, onExact: exact, ...(loaded ? { cache: loaded } : {}) });
-        indexes.forEach((index, k) => (refined[index] = batch[k]!));
+      // One file at a time, not the giants, and only while the user is idle: this runs while the user browses.
+      for (const index of pending) {
+        await userIdle();
+        const one = [refined[index]!];
+        await completeTurnCounts(one, ctx, { concurrency: 1, maxBytes: REFINE_MAX_BYTES, onExact: exact, ...(loaded ? { cache: loaded } : {}) });
+        refined[index] = one[0]!;
       }
       await saving;
       await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
+    },
+
+    noteActivity() {
+      lastActivity = Date.now();
     },
 
     watch(sessions, onChange, onReady) {
