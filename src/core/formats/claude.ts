@@ -11,9 +11,10 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
-import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
@@ -93,16 +94,6 @@ function usageOf(message: JsonObject): Usage | null {
     cacheRead: count(usage.cache_read_input_tokens),
     cacheWrite: count(usage.cache_creation_input_tokens),
   };
-}
-
-/** Already in the form toISOString writes (what Claude Code records): nothing to convert. */
-const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-function isoTimestamp(value: unknown): string | null {
-  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const ms = typeof value === 'number' ? value : Date.parse(value);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
 /** What a pass over a file's lines (all of them, or head and tail) learns; messages are built from the nodes. */
@@ -346,11 +337,10 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
  * most of a Claude file's bytes: long strings of big lines are clipped before parsing (a third of the parse
  * time of a cold scan). Clipped strings end with a mark (clip.ts), taken out of what a summary shows.
  */
-const SUMMARY_CLIP: ClipLimits = { text: 1024, other: 1024 };
 const SUMMARY_CLIP_FROM_BYTES = 4096;
 
 function clipForSummary(line: RawLine): RawLine {
-  return line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? line : { ...line, bytes: clipJsonStrings(line.bytes, SUMMARY_CLIP) };
+  return line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? line : { ...line, bytes: clipJsonStrings(line.bytes, SUMMARY_CLIP_LIMITS) };
 }
 
 function userTurnText(value: JsonObject): string {

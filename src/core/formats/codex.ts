@@ -4,10 +4,11 @@ import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
-import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
+import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
@@ -458,7 +459,7 @@ function parseLines(path: string, raw: readonly RawLine[], stats: LineStats, for
         continue;
       }
       if (CLIPPED_IN_SUMMARY.test(opening)) {
-        const value = parseJsonLine(clipJsonStrings(rawLine.bytes, SUMMARY_CLIP));
+        const value = parseJsonLine(clipJsonStrings(rawLine.bytes, SUMMARY_CLIP_LIMITS));
         if (isRecord(value)) {
           lines.push(classify(path, rawLine.offset, rawLine.bytes, value, first && rawLine.offset === 0));
           first = false;
@@ -488,7 +489,6 @@ const SKIPPED_IN_SUMMARY =
  */
 const CLIPPED_IN_SUMMARY =
   /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta"|response_item","payload":\{"type":"(?:reasoning"|function_call"|custom_tool_call"|local_shell_call"|message","role":"assistant"))/;
-const SUMMARY_CLIP: ClipLimits = { text: 1024, other: 1024 };
 
 function timestampOnlyLine(path: string, raw: RawLine, timestamp: string | undefined): CodexLine {
   return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal: undefined, fromBase: false, userTurn: false };
@@ -1072,13 +1072,8 @@ function timeOf(value: unknown): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-/** Already in the form toISOString writes (what Codex records): nothing to convert. */
-const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
 function isoOrUndefined(value: unknown): string | undefined {
-  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
-  const time = timeOf(value);
-  return time === undefined ? undefined : new Date(time).toISOString();
+  return isoTimestamp(value) ?? undefined;
 }
 
 

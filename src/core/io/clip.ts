@@ -88,6 +88,12 @@ export const DISPLAY_CLIP_LIMITS: ClipLimits = { text: 32 * 1024, other: 4 * 102
  */
 export const COUNT_CLIP_LIMITS: ClipLimits = { text: 1024, other: 256 };
 
+/**
+ * What a summary reads of a big line: it shows 200 characters of a prompt and nothing of tool results,
+ * thinking, reasoning or instructions, which are most of a session file's bytes.
+ */
+export const SUMMARY_CLIP_LIMITS: ClipLimits = { text: 1024, other: 1024 };
+
 const TEXT_KEY = Buffer.from('"text":', 'latin1');
 
 function isTextValue(bytes: Buffer, open: number): boolean {
