@@ -196,7 +196,7 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
 
   const workers = options.workers ?? (todo.length >= PARALLEL_MIN_FILES && availableParallelism() >= PARALLEL_MIN_CORES ? availableParallelism() : 0);
   const finished = new Set<number>();
-  if (workers > 1 || (workers === 1 && todo.length > 0)) {
+  if (workers > 0 && todo.length > 0) {
     try {
       await summarizeOnWorkers(groups, todo, {
         workers,

@@ -86,9 +86,6 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 100)));
     }
   };
-  const readingDone = (): void => {
-    reading--;
-  };
   let cache: Promise<CatalogCache> | null = null;
   const loadCache = (): Promise<CatalogCache> | null => {
     if (!options.cachePath) return null;
@@ -173,7 +170,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         try {
           return await ADAPTERS[session.agent].readSession(groupOf(session), await scanned, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
         } finally {
-          readingDone();
+          reading--;
         }
       });
     },
