@@ -4,16 +4,13 @@ import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveLocations } from '../../src/catalog/locations.js';
-import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 import { countUserTurns } from '../../src/core/model.js';
 import { ScanContext } from '../../src/catalog/scan.js';
 import { App } from '../../src/ui/App.js';
-import { createTuiServices } from '../../src/ui/services.js';
 import type { TuiDecision } from '../../src/ui/state.js';
 import { themeFor } from '../../src/ui/theme.js';
-import { fixtureHome, waitFor } from './helpers.js';
+import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
 const API_CWD = '/home/dev/src/a-api-server';
 const ENTER = '\r';
@@ -32,13 +29,7 @@ afterEach(async () => {
 
 function start(options: { cwd?: string; columns?: number; rows?: number } = {}) {
   const cwd = options.cwd ?? '/nowhere/in/particular';
-  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd });
-  const services = createTuiServices({
-    locations,
-    config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null },
-    homeDir: home,
-    env: { PATH: '/usr/bin:/bin' },
-  });
+  const services = fixtureServices(home, { cwd, env: { PATH: '/usr/bin:/bin' } });
   const decisions: TuiDecision[] = [];
   const rows = options.rows ?? 30;
   const app = render(

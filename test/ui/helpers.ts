@@ -3,8 +3,11 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveLocations } from '../../src/catalog/locations.js';
 import type { CatalogSession } from '../../src/catalog/scan.js';
 import type { Message, Session } from '../../src/core/model.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
+import { createTuiServices, type TuiServices } from '../../src/ui/services.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const FIXTURE_HOME = join(ROOT, 'test', 'fixtures', 'home');
@@ -72,4 +75,10 @@ export async function fixtureHome(): Promise<{ readonly home: string; readonly d
   const home = join(dir, 'home');
   await cp(FIXTURE_HOME, home, { recursive: true });
   return { home, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The real services over a fixture home (claw workspaces under its src/), default resume templates, no config file. */
+export function fixtureServices(home: string, options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}): TuiServices {
+  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
+  return createTuiServices({ locations, config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null }, homeDir: home, env: options.env ?? {} });
 }

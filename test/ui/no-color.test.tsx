@@ -1,14 +1,10 @@
 // NO_COLOR (https://no-color.org): no colour codes at all, while bold and inverse still show the selection.
 import chalk from 'chalk';
-import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { resolveLocations } from '../../src/catalog/locations.js';
-import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { App } from '../../src/ui/App.js';
-import { createTuiServices } from '../../src/ui/services.js';
 import { themeFor } from '../../src/ui/theme.js';
-import { fixtureHome, waitFor } from './helpers.js';
+import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
 // The test stdout is not a terminal, so chalk would drop colours anyway: force them, or this test could not fail.
 const level = chalk.level;
@@ -29,8 +25,7 @@ afterEach(async () => {
 });
 
 async function screenWith(env: Record<string, string>): Promise<string> {
-  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: '/nowhere' });
-  const services = createTuiServices({ locations, config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null }, homeDir: home, env: {} });
+  const services = fixtureServices(home);
   const app = render(<App services={services} cwd="/nowhere" homeDir={home} columns={100} rows={30} theme={themeFor(env)} onDecision={() => undefined} />);
   return waitFor(() => {
     const frame = app.lastFrame() ?? '';

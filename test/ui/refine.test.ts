@@ -2,11 +2,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { resolveLocations } from '../../src/catalog/locations.js';
 import type { CatalogSession } from '../../src/catalog/scan.js';
-import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
-import { createTuiServices } from '../../src/ui/services.js';
-import { fixtureHome, waitFor } from './helpers.js';
+import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
 let home: string;
 let dispose: () => Promise<void>;
@@ -27,8 +24,7 @@ it('counts a big session exactly in the background, once the user has left the k
   const lines = original.trimEnd().split('\n');
   await writeFile(path, `${[lines[0], output, ...lines.slice(1)].join('\n')}\n`);
 
-  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: '/nowhere' });
-  const services = createTuiServices({ locations, config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null }, homeDir: home, env: {} });
+  const services = fixtureServices(home);
   const { sessions } = await services.scan(() => undefined);
   const big = sessions.find((session) => session.id === id)!;
   expect(big.userTurnsExact).toBe(false);
