@@ -9,9 +9,9 @@ import { usePreviewLoader } from './hooks/use-preview-loader.js';
 import { useResumeCheck } from './hooks/use-resume-check.js';
 import { useSearch } from './hooks/use-search.js';
 import { useTranscriptLoader } from './hooks/use-transcript-loader.js';
-import { browserReducer } from './reducer.js';
+import { browserReducer, firstState } from './reducer.js';
 import type { TuiServices } from './services.js';
-import { initialState, type Scope, type TuiDecision } from './state.js';
+import type { Scope, TuiDecision } from './state.js';
 import { ThemeContext, type Theme } from './theme.js';
 
 export interface AppProps {
@@ -32,12 +32,9 @@ const CLOCK_INTERVAL_MS = 5_000;
 
 /** The container: one reducer, one useInput, the hooks that talk to the outside world, and the pure Screen. */
 export function App({ services, cwd, homeDir, columns, rows, theme, initialScope, onDecision, now = Date.now }: AppProps) {
-  const [state, dispatch] = useReducer(browserReducer, undefined, () => {
-    const first = initialState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd' });
-    // The remembered first screen is in the very first frame: nothing to wait for before rows show.
-    const cached = services.cached();
-    return cached.length > 0 ? browserReducer(first, { type: 'cachedCatalog', sessions: cached }) : first;
-  });
+  const [state, dispatch] = useReducer(browserReducer, undefined, () =>
+    firstState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd' }, services.cached()),
+  );
   const { exit } = useApp();
 
   useInput((input, key) => {

@@ -7,9 +7,9 @@
 import type { CatalogSession } from '../catalog/scan.js';
 import { listGeometry, noticeRows, rowColumns } from './geometry.js';
 import { themeFor } from './palette.js';
-import { browserReducer } from './reducer.js';
+import { firstState } from './reducer.js';
 import { sessionRowSegments, type Segment } from './row-cells.js';
-import { initialState, type Scope } from './state.js';
+import type { Scope } from './state.js';
 
 export interface FirstScreenOptions {
   readonly sessions: readonly CatalogSession[];
@@ -46,8 +46,7 @@ function styled(segment: Segment): string {
 export function firstScreen(options: FirstScreenOptions): string | null {
   if (options.sessions.length === 0 || options.columns < 20 || options.rows < 5) return null;
   const size = { columns: options.columns, rows: options.rows };
-  const empty = initialState({ size, cwd: options.cwd, homeDir: options.homeDir, now: options.now, scope: options.scope });
-  const state = browserReducer(empty, { type: 'cachedCatalog', sessions: options.sessions });
+  const state = firstState({ size, cwd: options.cwd, homeDir: options.homeDir, now: options.now, scope: options.scope }, options.sessions);
   if (state.rows.length === 0) return null;
   const geometry = listGeometry(state.size, noticeRows(state.notice));
   const columns = rowColumns(geometry.listWidth);

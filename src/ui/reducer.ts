@@ -5,7 +5,7 @@ import type { Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { searchSettled, type BrowserState, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
+import { initialState, searchSettled, type BrowserState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
@@ -72,6 +72,15 @@ export type Action =
   | { readonly type: 'dismissNotice' };
 
 /** The one reducer of the browser: list selection and window, query, mode, transcript scroll, prompts. */
+/**
+ * The browser's first state: with the remembered first screen already in it, so the very first frame has rows
+ * (and the plain-text first screen painted before Ink loads, prepaint.ts, shows the same ones).
+ */
+export function firstState(options: InitialOptions, cached: readonly CatalogSession[]): BrowserState {
+  const empty = initialState(options);
+  return cached.length > 0 ? browserReducer(empty, { type: 'cachedCatalog', sessions: cached }) : empty;
+}
+
 export function browserReducer(state: BrowserState, action: Action): BrowserState {
   switch (action.type) {
     case 'key': {
