@@ -22,6 +22,8 @@ export interface CatalogSession extends SessionSummary {
 export interface ScanResult {
   /** Newest first (by updatedAt). */
   readonly sessions: readonly CatalogSession[];
+  /** Sub-agent sessions listed under their parent (its `subagents`) instead of as rows: still found by id. */
+  readonly subagentSessions: readonly CatalogSession[];
   readonly problems: readonly Problem[];
 }
 
@@ -153,10 +155,10 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyCodexNames(summaries, context);
-  const merged = conversations(summaries);
+  const { rows: merged, nested } = catalogRows(summaries);
   if (options.exactTurns) await completeTurnCounts(merged, context, { concurrency: options.concurrency ?? 8, cache: options.cache });
   merged.sort(newestFirst);
-  return { sessions: merged, problems: context.problems, context };
+  return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
 }
 
 async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
@@ -247,9 +249,65 @@ const PARALLEL_MIN_CORES = 3;
 
 /** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
 export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
+  return catalogRows(summaries).rows;
+}
+
+/** The rows (newest first), and the sub-agent sessions nested under a row instead. */
+export function catalogRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
   const merged = mergeById(summaries);
   linkLineageForks(merged);
-  return merged.sort(newestFirst);
+  const { rows, nested } = nestSubagents(merged);
+  return { rows: rows.sort(newestFirst), nested };
+}
+
+/**
+ * Sub-agent sessions (a Codex review, a spawned thread) belong to their parent, as Claude's subagents do: the
+ * parent lists their ids in `subagents` and they are not rows. The parent is the one the sub-agent's file
+ * names; a review names none (Codex links it only in memory), so it is the session of the same agent and cwd
+ * that was running when the review started (created before it, updated after), the latest such. A sub-agent
+ * whose parent is not found stays a row: a session is never hidden for want of a parent.
+ */
+export function nestSubagents(sessions: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
+  const byKey = new Map(sessions.map((s) => [`${s.agent}:${s.id}`, s]));
+  const children = new Map<CatalogSession, CatalogSession[]>();
+  const nested = new Map<CatalogSession, string>();
+  for (const session of sessions) {
+    if (!session.subagent) continue;
+    const parent = subagentParent(session, sessions, byKey);
+    if (!parent) continue;
+    nested.set(session, parent.id);
+    children.set(parent, [...(children.get(parent) ?? []), session]);
+  }
+  const rows: CatalogSession[] = [];
+  const nestedOut: CatalogSession[] = [];
+  for (const session of sessions) {
+    const own = children.get(session);
+    let listed = own ? { ...session, subagents: [...own].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1)).map((s) => s.id) } : session;
+    const parentId = nested.get(session);
+    if (parentId === undefined) rows.push(listed);
+    else {
+      // The parent found (by cwd and time when the file names none) is what `show` of the sub-agent says.
+      if (listed.subagent && listed.subagent.parentId !== parentId) listed = { ...listed, subagent: { ...listed.subagent, parentId } };
+      nestedOut.push(listed);
+    }
+  }
+  return { rows, nested: nestedOut };
+}
+
+function subagentParent(child: CatalogSession, sessions: readonly CatalogSession[], byKey: ReadonlyMap<string, CatalogSession>): CatalogSession | undefined {
+  const named = child.subagent?.parentId;
+  if (named) {
+    const parent = byKey.get(`${child.agent}:${named}`);
+    return parent !== child ? parent : undefined;
+  }
+  if (child.cwd === null) return undefined;
+  let best: CatalogSession | undefined;
+  for (const other of sessions) {
+    if (other === child || other.subagent || other.agent !== child.agent || other.cwd !== child.cwd) continue;
+    if (other.createdAt > child.createdAt || other.updatedAt < child.createdAt) continue;
+    if (!best || other.createdAt > best.createdAt) best = other;
+  }
+  return best;
 }
 
 /** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
