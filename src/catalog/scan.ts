@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { realpath, stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
-import { findClawWorkspaces } from '../core/formats/claw.js';
+import { clawWorkspaceOfSessionFolder, findClawWorkspaces } from '../core/formats/claw.js';
 import { readCodexNames } from '../core/formats/codex.js';
 import { COUNT_CLIP_LIMITS } from '../core/io/clip.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
@@ -121,14 +121,25 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   const clawRoots = new Set<string>();
   if (agents.has('claw')) {
     for (const dir of locations.clawDirs) {
-      for (const workspace of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
+      // A session folder names its workspace; any other directory is searched for workspaces.
+      const workspace = clawWorkspaceOfSessionFolder(dir);
+      if (workspace !== null) {
+        clawRoots.add(workspace);
+        continue;
+      }
+      for (const found of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
         context.report({ path: dir, message: describeError(error) });
         return [] as string[];
       })) {
-        clawRoots.add(workspace);
+        clawRoots.add(found);
       }
     }
     for (const dir of selfAndAncestors(locations.cwd)) clawRoots.add(dir);
+    // The current directory's sessions include its subfolders' (README): workspaces below it count too. Not
+    // below the filesystem root, where that walk would be every mounted disk (and /proc).
+    if (dirname(locations.cwd) !== locations.cwd) {
+      for (const found of await findClawWorkspaces(locations.cwd, CLAW_SEARCH_DEPTH).catch(() => [] as string[])) clawRoots.add(found);
+    }
   }
 
   for (const group of groups) context.register(group);
