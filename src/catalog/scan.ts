@@ -135,9 +135,10 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
       }
     }
     for (const dir of selfAndAncestors(locations.cwd)) clawRoots.add(dir);
-    // The current directory's sessions include its subfolders' (README): workspaces below it count too. Not
-    // below the filesystem root, where that walk would be every mounted disk (and /proc).
-    if (dirname(locations.cwd) !== locations.cwd) {
+    // The current directory's sessions include its subfolders' (README): by default workspaces below it count
+    // too. An explicit --claw-dir says where claw sessions are instead (as every explicit location replaces a
+    // default); and never below the filesystem root, where that walk would be every mounted disk (and /proc).
+    if (locations.clawDirs.length === 0 && dirname(locations.cwd) !== locations.cwd) {
       for (const found of await findClawWorkspaces(locations.cwd, CLAW_SEARCH_DEPTH).catch(() => [] as string[])) clawRoots.add(found);
     }
   }

@@ -72,4 +72,9 @@ describe('the current directory', () => {
     expect(below).toEqual(await clawRows([demo, code]));
     expect(await clawRows([], elsewhere)).toEqual([]);
   });
+
+  it('leaves its subfolders to --claw-dir when one is given (an explicit location replaces the default)', async () => {
+    const rows = await clawRows([join(demo, '.claw')], join(temp, 'work'));
+    expect(new Set(rows.map((row) => row.root))).toEqual(new Set([demo]));
+  });
 });

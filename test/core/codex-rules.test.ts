@@ -88,6 +88,7 @@ describe('rules as pure functions', () => {
     expect(isReviewResult('<user_action>\n  <action>review</action>\n</user_action>')).toBe(true);
     expect(isReviewResult('please explain <user_action> tags')).toBe(false);
     expect([reviewModeChange('entered_review_mode'), reviewModeChange('exited_review_mode'), reviewModeChange('user_message')]).toEqual(['enter', 'exit', null]);
+    expect([reviewModeChange('task_complete'), reviewModeChange('turn_aborted'), reviewModeChange('task_started')]).toEqual(['exit', 'exit', null]);
   });
 
   it('reads every SessionSource shape: only sub-agents are sub-agents, with the parent their file names', () => {
@@ -193,6 +194,14 @@ describe('transcripts and exports', () => {
     const text = transcriptToText(session);
     expect(text).toContain('── user · turn 2');
     expect(text).not.toContain('── user · turn 3');
+  });
+
+  it('a review cut short (no exited_review_mode: Codex stopped mid-review) hides no later prompt', async () => {
+    const path = join(root, 'sessions', '2026', '03', '10', `rollout-2026-03-10T12-00-00-${REVIEW}.jsonl`);
+    const kept = (await readFile(path, 'utf8')).split('\n').filter((line) => !line.includes('exited_review_mode'));
+    await writeFile(path, kept.join('\n'));
+    const { session } = await open(REVIEW);
+    expect(userTurns(session)).toEqual(['add input validation to the signup form', 'fix the empty password finding']);
   });
 
   it('a <user_action> message outside review mode is still not a turn', async () => {

@@ -53,13 +53,17 @@ export function isReviewResult(text: string): boolean {
   return text.trimStart().slice(0, 16).toLowerCase().startsWith('<user_action>');
 }
 
+/** Events that end a task: a review is one task, so review mode never outlasts one. */
+const TASK_ENDS = new Set(['task_complete', 'turn_complete', 'turn_aborted']);
+
 /**
  * `event_msg` types that open and close review mode: user-role messages between them are the review's own
- * (Codex records them; the user typed `/review`, not them).
+ * (Codex records them; the user typed `/review`, not them). The end of the task closes it too (Codex writes
+ * `exited_review_mode` before it), so a file cut mid-review, or read only in part, hides no later prompt.
  */
 export function reviewModeChange(eventType: string): 'enter' | 'exit' | null {
   if (eventType === 'entered_review_mode') return 'enter';
-  if (eventType === 'exited_review_mode') return 'exit';
+  if (eventType === 'exited_review_mode' || TASK_ENDS.has(eventType)) return 'exit';
   return null;
 }
 
