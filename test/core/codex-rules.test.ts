@@ -10,6 +10,7 @@ import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { UnsupportedForkError } from '../../src/core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
 import { codexAdapter } from '../../src/core/formats/codex.js';
+import { DISPLAY_CLIP_LIMITS } from '../../src/core/io/clip.js';
 import {
   codexUserPromptText,
   isImageTag,
@@ -176,6 +177,19 @@ describe('transcripts and exports', () => {
       expect(text).not.toContain('Context from my IDE setup');
       expect(text).not.toContain('<image name=');
     }
+  });
+
+  it('shows the request of an IDE prompt whose context is longer than a display read keeps of a text', async () => {
+    const path = join(root, 'sessions', '2026', '03', '10', `rollout-2026-03-10T10-00-00-${IDE}.jsonl`);
+    const tabs = Array.from({ length: 2000 }, (_, i) => `- file${i}.ts: src/file${i}.ts`).join('\\n');
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replaceAll('## Open tabs:\\n', `## Open tabs:\\n${tabs}\\n`));
+    expect((await readFile(path)).length).toBeGreaterThan(DISPLAY_CLIP_LIMITS.text * 2);
+    const { row } = await open(IDE);
+    const result = await scan();
+    const shown = await codexAdapter.readSession({ agent: 'codex', paths: row.paths, idHint: row.id, root: row.root, archived: false }, result.context, { clip: DISPLAY_CLIP_LIMITS });
+    expect(userTurns(shown)[0]).toBe('Explain what parseHeader does with an empty line');
+    expect(row.firstPrompt).toBe('Explain what parseHeader does with an empty line');
   });
 
   it('shows the sub-agents the catalog found under a session', async () => {

@@ -52,6 +52,7 @@ describe('Codex reading rules in the browser', () => {
     const screen = await ui.see('Explain what parseHeader does with an empty line');
     expect(screen).not.toContain('Context from my IDE setup');
     expect(screen).not.toContain('<image name=');
+    expect(screen).toContain('sub-agents: 0199d1e0-0000-7000-8000-000000000105');
   });
 
   it('counts the turns of a reviewed session as the user typed them', async () => {

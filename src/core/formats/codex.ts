@@ -443,7 +443,9 @@ async function readPathStreamed(path: string, stats: LineStats, end: number | un
   const options = { ...(end === undefined ? {} : { end: Math.min(end, info.size) }), reuseChunk: clip !== undefined };
   for await (const line of readLines(path, options)) {
     // One line at a time: parseLines's only cross-line state (the legacy header) is the line at offset 0.
-    for (const parsed of parseLines(path, [clip === undefined ? line : clipRawLine(line, clip)], stats)) {
+    // A user message is read whole, as a summary reads it: an IDE prompt's request is at its end.
+    const clipped = clip === undefined || isUserMessageLine(line) ? line : clipRawLine(line, clip);
+    for (const parsed of parseLines(path, [clipped], stats)) {
       lines.push(clip !== undefined && !digestReads(parsed) ? { ...parsed, payload: {} } : parsed);
     }
     if (onStart !== undefined && (lines.length >= PARTIAL_AFTER_LINES || line.offset >= PARTIAL_AFTER_BYTES)) {
@@ -504,6 +506,14 @@ function parseLines(path: string, raw: readonly RawLine[], stats: LineStats, for
   }
   return lines;
 }
+
+/** A user-role message item (modern or legacy), known by its opening bytes. */
+function isUserMessageLine(line: RawLine): boolean {
+  return USER_MESSAGE_OPENING.test(line.bytes.subarray(0, 240).toString('latin1'));
+}
+
+const USER_MESSAGE_OPENING =
+  /^\{(?:"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"response_item","payload":\{)?(?:"id":(?:"[^"]*"|null),)?"type":"message",(?:"id":(?:"[^"]*"|null),)?"role":"user"/;
 
 /** Lines shorter than this are parsed whole even for a summary: recognising them would not save much. */
 const SUMMARY_SKIM_BYTES = 1024;
