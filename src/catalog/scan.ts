@@ -281,12 +281,42 @@ export function catalogRows(summaries: readonly CatalogSession[]): { rows: Catal
  */
 export function nestSubagents(sessions: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
   const byKey = new Map(sessions.map((s) => [`${s.agent}:${s.id}`, s]));
-  const children = new Map<CatalogSession, CatalogSession[]>();
-  const nested = new Map<CatalogSession, string>();
+  // Candidate parents by agent and cwd, built only when a sub-agent names no parent (a home of 100k rows).
+  let byCwd: Map<string, CatalogSession[]> | null = null;
+  const sameCwd = (child: CatalogSession): readonly CatalogSession[] => {
+    if (byCwd === null) {
+      byCwd = new Map();
+      for (const s of sessions) {
+        if (s.subagent || s.cwd === null) continue;
+        const key = `${s.agent}\0${s.cwd}`;
+        const list = byCwd.get(key);
+        if (list) list.push(s);
+        else byCwd.set(key, [s]);
+      }
+    }
+    return byCwd.get(`${child.agent}\0${child.cwd}`) ?? [];
+  };
+  const parentOf = new Map<CatalogSession, CatalogSession>();
   for (const session of sessions) {
     if (!session.subagent) continue;
-    const parent = subagentParent(session, sessions, byKey);
-    if (!parent) continue;
+    const parent = subagentParent(session, sameCwd, byKey);
+    if (parent) parentOf.set(session, parent);
+  }
+  // Named parents that loop (damaged or hand-edited files) would hide every session of the loop: they stay rows.
+  const inLoop = new Set<CatalogSession>();
+  for (const start of parentOf.keys()) {
+    const path = new Set<CatalogSession>();
+    let at: CatalogSession | undefined = start;
+    while (at !== undefined && !path.has(at) && !inLoop.has(at)) {
+      path.add(at);
+      at = parentOf.get(at);
+    }
+    if (at !== undefined && path.has(at)) for (let loop: CatalogSession | undefined = at; loop !== undefined && !inLoop.has(loop); loop = parentOf.get(loop)) inLoop.add(loop);
+  }
+  const children = new Map<CatalogSession, CatalogSession[]>();
+  const nested = new Map<CatalogSession, string>();
+  for (const [session, parent] of parentOf) {
+    if (inLoop.has(session)) continue;
     nested.set(session, parent.id);
     children.set(parent, [...(children.get(parent) ?? []), session]);
   }
@@ -306,7 +336,11 @@ export function nestSubagents(sessions: readonly CatalogSession[]): { rows: Cata
   return { rows, nested: nestedOut };
 }
 
-function subagentParent(child: CatalogSession, sessions: readonly CatalogSession[], byKey: ReadonlyMap<string, CatalogSession>): CatalogSession | undefined {
+function subagentParent(
+  child: CatalogSession,
+  sameCwd: (child: CatalogSession) => readonly CatalogSession[],
+  byKey: ReadonlyMap<string, CatalogSession>,
+): CatalogSession | undefined {
   const named = child.subagent?.parentId;
   if (named) {
     const parent = byKey.get(`${child.agent}:${named}`);
@@ -314,8 +348,7 @@ function subagentParent(child: CatalogSession, sessions: readonly CatalogSession
   }
   if (child.cwd === null) return undefined;
   let best: CatalogSession | undefined;
-  for (const other of sessions) {
-    if (other === child || other.subagent || other.agent !== child.agent || other.cwd !== child.cwd) continue;
+  for (const other of sameCwd(child)) {
     if (other.createdAt > child.createdAt || other.updatedAt < child.createdAt) continue;
     if (!best || other.createdAt > best.createdAt) best = other;
   }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
+import { nestSubagents, scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { UnsupportedForkError } from '../../src/core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
 import { codexAdapter } from '../../src/core/formats/codex.js';
@@ -274,5 +274,60 @@ describe('fork', () => {
       codexAdapter.fork({ agent: 'codex', paths: row.paths, idHint: row.id, root: row.root, archived: false }, { atTurn: 2 }, result.context),
     ).rejects.toThrow(UnsupportedForkError);
     expect(await files(root)).toEqual(before);
+  });
+});
+
+describe('nesting sub-agents (catalog)', () => {
+  const row = (id: string, extra: Partial<CatalogSession> = {}): CatalogSession => ({
+    id,
+    agent: 'codex',
+    path: `/s/${id}.jsonl`,
+    paths: [`/s/${id}.jsonl`],
+    cwd: '/w',
+    title: id,
+    firstPrompt: id,
+    lastPrompt: id,
+    name: null,
+    userTurns: 1,
+    userTurnsExact: true,
+    prompts: [id],
+    createdAt: '2026-03-10T10:00:00.000Z',
+    updatedAt: '2026-03-10T11:00:00.000Z',
+    forkedFrom: null,
+    fork: null,
+    gitBranch: null,
+    model: null,
+    archived: false,
+    usage: null,
+    size: 1,
+    mtimeMs: 0,
+    root: '/s',
+    ...extra,
+  });
+
+  it('nests a chain under its row, keeps a loop of named parents as rows, and picks the running session by cwd and time', () => {
+    const sessions = [
+      row('a'),
+      row('b', { subagent: { kind: 'thread_spawn', parentId: 'a' } }),
+      row('c', { subagent: { kind: 'thread_spawn', parentId: 'b' } }),
+      row('x', { subagent: { kind: 'thread_spawn', parentId: 'y' } }),
+      row('y', { subagent: { kind: 'thread_spawn', parentId: 'x' } }),
+      row('early', { createdAt: '2026-03-10T08:00:00.000Z', updatedAt: '2026-03-10T09:00:00.000Z' }),
+      row('review', { createdAt: '2026-03-10T10:30:00.000Z', subagent: { kind: 'review', parentId: null } }),
+      row('elsewhere', { cwd: '/other', createdAt: '2026-03-10T10:30:00.000Z', subagent: { kind: 'review', parentId: null } }),
+    ];
+    const { rows, nested } = nestSubagents(sessions);
+    expect(rows.map((r) => [r.id, r.subagents ?? []])).toEqual([
+      ['a', ['b', 'review']],
+      ['x', []],
+      ['y', []],
+      ['early', []],
+      ['elsewhere', []],
+    ]);
+    expect(nested.map((n) => [n.id, n.subagent?.parentId, n.subagents ?? []])).toEqual([
+      ['b', 'a', ['c']],
+      ['c', 'b', []],
+      ['review', 'a', []],
+    ]);
   });
 });
