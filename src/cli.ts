@@ -354,7 +354,7 @@ export async function launchResume(
 function listLine(s: CatalogSession): string {
   const fork = s.forkedFrom ? ' [fork]' : '';
   const archived = s.archived ? ' [archived]' : '';
-  const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : '';
+  const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
   return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
 }
@@ -386,6 +386,7 @@ export function toListJson(s: CatalogSession) {
     archived: s.archived,
     usage: s.usage,
     subagents: s.subagents ?? [],
+    subagent: s.subagent ?? null,
   };
 }
 

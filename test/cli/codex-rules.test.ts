@@ -66,6 +66,21 @@ describe('sessions list', () => {
   });
 });
 
+describe('sessions grep', () => {
+  it('finds text in a sub-agent and says whose sub-agent it is', async () => {
+    const result = await run('grep', '--json', 'overall_explanation');
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; subagent: unknown });
+    // The parent holds the review's output too.
+    expect(rows.map((r) => [r.id, r.subagent]).sort()).toEqual([
+      [REVIEW, null],
+      [REVIEWER, { kind: 'review', parentId: null }],
+    ]);
+    const text = await run('grep', 'overall_explanation');
+    expect(text.stdout).toMatch(new RegExp(`${REVIEWER}.*\\[sub-agent\\]`));
+  });
+});
+
 describe('sessions show', () => {
   it('names the sub-agents of a parent, and shows a sub-agent by its id, naming its parent', async () => {
     const parent = await run('show', IDE);
