@@ -1,10 +1,13 @@
 // The browser on Codex files that need the real-world reading rules (test/fixtures/codex-rules): sub-agent
 // rollouts are not rows, an IDE prompt reads as its request in the transcript, a review is not a turn.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog } from '../../src/catalog/scan.js';
+import { watchCatalog, type CatalogChange, type CatalogWatcher } from '../../src/catalog/watch.js';
 import { App } from '../../src/ui/App.js';
 import { themeFor } from '../../src/ui/theme.js';
 import { fixtureServices, ROOT, waitFor } from './helpers.js';
@@ -60,5 +63,34 @@ describe('Codex reading rules in the browser', () => {
     await ui.see('4 in all directories');
     await ui.press('\r', /turn 1\/2/);
     expect(ui.frame()).toContain('add input validation to the signup form');
+  });
+});
+
+describe('a sub-agent rollout written while the browser is open', () => {
+  let watcher: CatalogWatcher | null = null;
+  afterEach(async () => {
+    await watcher?.close();
+    watcher = null;
+  });
+
+  it('updates its parent row (subagents) and adds no row of its own', async () => {
+    const day = join(home, '.codex', 'sessions', '2026', '03', '10');
+    const reviewer = join(day, 'rollout-2026-03-10T12-02-00-0199d1e0-0000-7000-8000-000000000104.jsonl');
+    const text = await readFile(reviewer, 'utf8');
+    await rm(reviewer);
+    const locations = resolveLocations({ home }, { env: {}, homeDir: home, cwd: '/nowhere' });
+    const { sessions, context } = await scanCatalog(locations);
+    expect(sessions.find((s) => s.id === '0199d1e0-0000-7000-8000-000000000103')?.subagents).toBeUndefined();
+    const changes: CatalogChange[] = [];
+    watcher = watchCatalog(locations, sessions, { context, onChange: (change) => changes.push(change) });
+    await watcher.ready;
+    await writeFile(reviewer, text);
+    const parent = await waitFor(() => {
+      const found = changes.flatMap((change) => change.upserted).find((one) => one.id === '0199d1e0-0000-7000-8000-000000000103');
+      if (!found) throw new Error('not reported yet');
+      return found;
+    });
+    expect(parent.subagents).toEqual(['0199d1e0-0000-7000-8000-000000000104']);
+    expect(changes.flatMap((change) => change.upserted).map((one) => one.id)).not.toContain('0199d1e0-0000-7000-8000-000000000104');
   });
 });
