@@ -60,6 +60,9 @@ describe('sessions list', () => {
       [IDE, 'Explain what parseHeader does with an empty line', 3, [SPAWNED]],
       [TYPESCRIPT, 'write a haiku about rollouts', 2, []],
     ]);
+    // A warm start reads the rows from the cache: the same rows.
+    const warm = await run('list', '--all', '--json');
+    expect(JSON.parse(warm.stdout)).toEqual(rows);
     const text = await run('list', '--all');
     expect(text.stdout).toMatch(new RegExp(`${REVIEW}.*\\[1 sub-agent\\]`));
     expect(text.stdout).not.toContain(REVIEWER);
