@@ -70,8 +70,8 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
     items.push({ kind: 'fork', turn, text: `forked from ${parent}${at}${branch}` });
   }
   // Sub-agents are not rows of the list: their parent's transcript says where they are.
-  if (session.subagent) items.push({ kind: 'fork', turn, text: `sub-agent (${oneLine(session.subagent.kind)}) of ${session.subagent.parentId ?? 'an unknown session'}` });
-  if (session.subagents?.length) items.push({ kind: 'fork', turn, text: `sub-agents: ${session.subagents.join(', ')}` });
+  if (session.subagent) items.push({ kind: 'fork', turn, text: `sub-agent (${oneLine(session.subagent.kind)}) of ${oneLine(session.subagent.parentId ?? 'an unknown session')}` });
+  if (session.subagents?.length) items.push({ kind: 'fork', turn, text: `sub-agents: ${session.subagents.map(oneLine).join(', ')}` });
   for (const message of session.messages) {
     if (message.userTurn) {
       turn++;

@@ -235,6 +235,15 @@ describe('transcripts and exports', () => {
     expect(transcriptToText({ ...session, subagent: row.subagent })).toContain(`sub-agent (review) of: ${REVIEW}`);
   });
 
+  it('strips control sequences from the sub-agent ids and kinds it prints (they come from the files)', async () => {
+    const { session } = await open(REVIEWER);
+    const hostile = { ...session, subagent: { kind: 'review\u001b[31m', parentId: 'p\u001b]0;owned\u0007' }, subagents: ['c\u001b[2J'] };
+    for (const text of [transcriptToText(hostile), transcriptToMarkdown(hostile)]) {
+      expect(text).not.toContain('\u001b');
+      expect(text).toContain('sub-agent (review) of');
+    }
+  });
+
   it('reads a TypeScript-era rollout: prompts, answers, tool call and output', async () => {
     const { session } = await open(TYPESCRIPT);
     expect(session).toMatchObject({ id: TYPESCRIPT, createdAt: '2025-04-20T08:15:30.123Z', userTurns: 2, cwd: null });
