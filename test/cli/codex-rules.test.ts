@@ -96,6 +96,11 @@ describe('sessions show', () => {
     const json = JSON.parse((await run('show', IDE, '--format', 'json')).stdout) as { subagents: string[] };
     expect(json.subagents).toEqual([SPAWNED]);
 
+    const typescript = await run('show', TYPESCRIPT, '--format', 'md');
+    expect(typescript.code, typescript.stderr).toBe(0);
+    expect(typescript.stdout).toContain('## Turn 2');
+    expect(typescript.stdout).toContain('Lines fall into place');
+
     const child = await run('show', REVIEWER);
     expect(child.code, child.stderr).toBe(0);
     expect(child.stdout).toContain(`sub-agent (review) of: ${REVIEW}`);
