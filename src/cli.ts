@@ -80,8 +80,9 @@ async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cach
 }
 
 async function findOne(query: string, options: CommonOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
-  const { sessions, context, problems } = await scan(options);
-  const found = resolveSession(sessions, query, cwd);
+  const { sessions, subagentSessions, context, problems } = await scan(options);
+  // A sub-agent is not a row of its own, but `show`/`fork` of its id still find it.
+  const found = resolveSession([...sessions, ...subagentSessions], query, cwd);
   if (found.kind !== 'found') {
     reportProblems(problems);
     throw new CliError(found.message);
@@ -240,7 +241,7 @@ Examples:
       const options = command.optsWithGlobals<CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }>();
       const { session, context, problems } = await findOne(id, options);
       const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
-      const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom };
+      const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom, subagent: session.subagent ?? full.subagent, subagents: session.subagents };
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(withFork, null, 2)}\n`);
       else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(withFork, { includeSystem: options.system }));
       else process.stdout.write(transcriptToText(withFork, { includeSystem: options.system }));
@@ -353,8 +354,9 @@ export async function launchResume(
 function listLine(s: CatalogSession): string {
   const fork = s.forkedFrom ? ' [fork]' : '';
   const archived = s.archived ? ' [archived]' : '';
+  const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
 }
 
 function describeLocations(locations: Locations): string {
@@ -383,6 +385,8 @@ export function toListJson(s: CatalogSession) {
     model: s.model,
     archived: s.archived,
     usage: s.usage,
+    subagents: s.subagents ?? [],
+    subagent: s.subagent ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLines } from '../core/io/lines.js';
-import { AGENTS, type Agent, type ForkOrigin, type Usage } from '../core/model.js';
+import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
 import { isUnder } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
@@ -193,6 +193,7 @@ interface EncodedEntry {
   readonly forkedFrom: string | null;
   readonly fork: ForkOrigin | null;
   readonly lineage?: string;
+  readonly subagent?: SubagentOrigin;
   readonly archived: boolean;
   readonly usage: Usage | null;
   readonly size: number;
@@ -269,6 +270,7 @@ function encodeEntry({ stamps, session: s }: CacheEntry, ref: (text: string) => 
     forkedFrom: s.forkedFrom,
     fork: s.fork,
     ...(s.lineage !== undefined ? { lineage: s.lineage } : {}),
+    ...(s.subagent !== undefined ? { subagent: s.subagent } : {}),
     archived: s.archived,
     usage: s.usage,
     size: s.size,
@@ -359,6 +361,7 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
     !(e.forkedFrom === null || typeof e.forkedFrom === 'string') ||
     !(e.fork === null || isForkOrigin(e.fork)) ||
     !(e.lineage === undefined || typeof e.lineage === 'string') ||
+    !(e.subagent === undefined || isSubagentOrigin(e.subagent)) ||
     typeof e.archived !== 'boolean' ||
     !(e.usage === null || isUsage(e.usage)) ||
     typeof e.size !== 'number' ||
@@ -384,6 +387,7 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
     forkedFrom: e.forkedFrom,
     fork: e.fork,
     ...(e.lineage !== undefined ? { lineage: e.lineage } : {}),
+    ...(e.subagent !== undefined ? { subagent: e.subagent } : {}),
     gitBranch,
     model,
     archived: e.archived,
@@ -399,6 +403,12 @@ function isForkOrigin(value: unknown): value is ForkOrigin {
   if (!value || typeof value !== 'object') return false;
   const fork = value as Partial<Record<keyof ForkOrigin, unknown>>;
   return typeof fork.id === 'string' && (fork.atTurn === undefined || typeof fork.atTurn === 'number') && (fork.branchName === undefined || typeof fork.branchName === 'string');
+}
+
+function isSubagentOrigin(value: unknown): value is SubagentOrigin {
+  if (!value || typeof value !== 'object') return false;
+  const origin = value as Partial<Record<keyof SubagentOrigin, unknown>>;
+  return typeof origin.kind === 'string' && (origin.parentId === null || typeof origin.parentId === 'string');
 }
 
 function isUsage(value: unknown): value is Usage {

@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { realpath, stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
-import { findClawWorkspaces } from '../core/formats/claw.js';
+import { clawWorkspaceOfSessionFolder, findClawWorkspaces } from '../core/formats/claw.js';
 import { readCodexNames } from '../core/formats/codex.js';
 import { COUNT_CLIP_LIMITS } from '../core/io/clip.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
@@ -22,6 +22,8 @@ export interface CatalogSession extends SessionSummary {
 export interface ScanResult {
   /** Newest first (by updatedAt). */
   readonly sessions: readonly CatalogSession[];
+  /** Sub-agent sessions listed under their parent (its `subagents`) instead of as rows: still found by id. */
+  readonly subagentSessions: readonly CatalogSession[];
   readonly problems: readonly Problem[];
 }
 
@@ -119,14 +121,26 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   const clawRoots = new Set<string>();
   if (agents.has('claw')) {
     for (const dir of locations.clawDirs) {
-      for (const workspace of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
+      // A session folder names its workspace; any other directory is searched for workspaces.
+      const workspace = clawWorkspaceOfSessionFolder(dir);
+      if (workspace !== null) {
+        clawRoots.add(workspace);
+        continue;
+      }
+      for (const found of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
         context.report({ path: dir, message: describeError(error) });
         return [] as string[];
       })) {
-        clawRoots.add(workspace);
+        clawRoots.add(found);
       }
     }
     for (const dir of selfAndAncestors(locations.cwd)) clawRoots.add(dir);
+    // The current directory's sessions include its subfolders' (README): by default workspaces below it count
+    // too. An explicit --claw-dir says where claw sessions are instead (as every explicit location replaces a
+    // default); and never below the filesystem root, where that walk would be every mounted disk (and /proc).
+    if (locations.clawDirs.length === 0 && dirname(locations.cwd) !== locations.cwd) {
+      for (const found of await findClawWorkspaces(locations.cwd, CLAW_SEARCH_DEPTH).catch(() => [] as string[])) clawRoots.add(found);
+    }
   }
 
   for (const group of groups) context.register(group);
@@ -153,10 +167,10 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyCodexNames(summaries, context);
-  const merged = conversations(summaries);
+  const { rows: merged, nested } = catalogRows(summaries);
   if (options.exactTurns) await completeTurnCounts(merged, context, { concurrency: options.concurrency ?? 8, cache: options.cache });
   merged.sort(newestFirst);
-  return { sessions: merged, problems: context.problems, context };
+  return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
 }
 
 async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
@@ -247,9 +261,98 @@ const PARALLEL_MIN_CORES = 3;
 
 /** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
 export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
+  return catalogRows(summaries).rows;
+}
+
+/** The rows (newest first), and the sub-agent sessions nested under a row instead. */
+export function catalogRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
   const merged = mergeById(summaries);
   linkLineageForks(merged);
-  return merged.sort(newestFirst);
+  const { rows, nested } = nestSubagents(merged);
+  return { rows: rows.sort(newestFirst), nested };
+}
+
+/**
+ * Sub-agent sessions (a Codex review, a spawned thread) belong to their parent, as Claude's subagents do: the
+ * parent lists their ids in `subagents` and they are not rows. The parent is the one the sub-agent's file
+ * names; a review names none (Codex links it only in memory), so it is the session of the same agent and cwd
+ * that was running when the review started (created before it, updated after), the latest such. A sub-agent
+ * whose parent is not found stays a row: a session is never hidden for want of a parent.
+ */
+export function nestSubagents(sessions: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
+  const byKey = new Map(sessions.map((s) => [`${s.agent}:${s.id}`, s]));
+  // Candidate parents by agent and cwd, built only when a sub-agent names no parent (a home of 100k rows).
+  let byCwd: Map<string, CatalogSession[]> | null = null;
+  const sameCwd = (child: CatalogSession): readonly CatalogSession[] => {
+    if (byCwd === null) {
+      byCwd = new Map();
+      for (const s of sessions) {
+        if (s.subagent || s.cwd === null) continue;
+        const key = `${s.agent}\0${s.cwd}`;
+        const list = byCwd.get(key);
+        if (list) list.push(s);
+        else byCwd.set(key, [s]);
+      }
+    }
+    return byCwd.get(`${child.agent}\0${child.cwd}`) ?? [];
+  };
+  const parentOf = new Map<CatalogSession, CatalogSession>();
+  for (const session of sessions) {
+    if (!session.subagent) continue;
+    const parent = subagentParent(session, sameCwd, byKey);
+    if (parent) parentOf.set(session, parent);
+  }
+  // Named parents that loop (damaged or hand-edited files) would hide every session of the loop: they stay rows.
+  const inLoop = new Set<CatalogSession>();
+  for (const start of parentOf.keys()) {
+    const path = new Set<CatalogSession>();
+    let at: CatalogSession | undefined = start;
+    while (at !== undefined && !path.has(at) && !inLoop.has(at)) {
+      path.add(at);
+      at = parentOf.get(at);
+    }
+    if (at !== undefined && path.has(at)) for (let loop: CatalogSession | undefined = at; loop !== undefined && !inLoop.has(loop); loop = parentOf.get(loop)) inLoop.add(loop);
+  }
+  const children = new Map<CatalogSession, CatalogSession[]>();
+  const nested = new Map<CatalogSession, string>();
+  for (const [session, parent] of parentOf) {
+    if (inLoop.has(session)) continue;
+    nested.set(session, parent.id);
+    children.set(parent, [...(children.get(parent) ?? []), session]);
+  }
+  const rows: CatalogSession[] = [];
+  const nestedOut: CatalogSession[] = [];
+  for (const session of sessions) {
+    const own = children.get(session);
+    let listed = own ? { ...session, subagents: [...own].sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1)).map((s) => s.id) } : session;
+    const parentId = nested.get(session);
+    if (parentId === undefined) rows.push(listed);
+    else {
+      // The parent found (by cwd and time when the file names none) is what `show` of the sub-agent says.
+      if (listed.subagent && listed.subagent.parentId !== parentId) listed = { ...listed, subagent: { ...listed.subagent, parentId } };
+      nestedOut.push(listed);
+    }
+  }
+  return { rows, nested: nestedOut };
+}
+
+function subagentParent(
+  child: CatalogSession,
+  sameCwd: (child: CatalogSession) => readonly CatalogSession[],
+  byKey: ReadonlyMap<string, CatalogSession>,
+): CatalogSession | undefined {
+  const named = child.subagent?.parentId;
+  if (named) {
+    const parent = byKey.get(`${child.agent}:${named}`);
+    return parent !== child ? parent : undefined;
+  }
+  if (child.cwd === null) return undefined;
+  let best: CatalogSession | undefined;
+  for (const other of sameCwd(child)) {
+    if (other.createdAt > child.createdAt || other.updatedAt < child.createdAt) continue;
+    if (!best || other.createdAt > best.createdAt) best = other;
+  }
+  return best;
 }
 
 /** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */

@@ -6,7 +6,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { Locations } from './locations.js';
-import { conversations, describeError, type CatalogSession, type ScanContext } from './scan.js';
+import { conversations, describeError, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from './search.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
@@ -226,6 +226,7 @@ async function refreshRoot(
     const key = sessionKey(summary);
     seen.add(key);
     const merged = mergeInto(current.get(key), summary, current);
+    if (merged.subagent && nestUnderParent(merged, current, upserted)) continue;
     current.set(key, merged);
     upserted.set(key, merged);
   }
@@ -254,6 +255,20 @@ async function readSummary(group: SessionFileGroup, context: ScanContext): Promi
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
   }
+}
+
+/** A sub-agent whose parent is a row is not a row: the parent lists it (as the scan does). True when nested. */
+function nestUnderParent(child: CatalogSession, current: Map<string, CatalogSession>, upserted: Map<string, CatalogSession>): boolean {
+  const parentId = nestSubagents([...current.values(), child]).nested.find((s) => s.id === child.id && s.agent === child.agent)?.subagent?.parentId;
+  const parentKey = parentId ? sessionKey({ agent: child.agent, id: parentId }) : undefined;
+  const parent = parentKey === undefined ? undefined : current.get(parentKey);
+  if (parentKey === undefined || !parent) return false;
+  if (!parent.subagents?.includes(child.id)) {
+    const updated = { ...parent, subagents: [...(parent.subagents ?? []), child.id] };
+    current.set(parentKey, updated);
+    upserted.set(parentKey, updated);
+  }
+  return true;
 }
 
 /** One row per conversation, as the scan does it: other files of the same id stay merged; forks find their family. */

@@ -42,3 +42,11 @@ export function describeError(error: unknown): string {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** A session this tool can read but cannot fork (a format no agent release resumes): nothing is written. */
+export class UnsupportedForkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedForkError';
+  }
+}

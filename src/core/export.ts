@@ -9,6 +9,9 @@ export function transcriptToText(session: Session, options: { readonly includeSy
   if (session.cwd) out.push(`cwd: ${stripControl(session.cwd)}`);
   out.push(`path: ${session.path}`);
   if (session.forkedFrom) out.push(`forked from: ${session.forkedFrom}`);
+  // Ids come from the files: untrusted like every other field.
+  if (session.subagent) out.push(`sub-agent (${oneLine(session.subagent.kind)}) of: ${oneLine(session.subagent.parentId ?? 'unknown')}`);
+  if (session.subagents?.length) out.push(`sub-agents: ${session.subagents.map(oneLine).join(', ')}`);
   out.push(`created: ${session.createdAt}  updated: ${session.updatedAt}  user turns: ${session.userTurns}`);
   out.push('');
   let turn = 0;
@@ -51,6 +54,8 @@ export function transcriptToMarkdown(session: Session, options: { readonly inclu
   if (session.cwd) out.push(`- cwd: \`${stripControl(session.cwd)}\``);
   out.push(`- path: \`${session.path}\``);
   if (session.forkedFrom) out.push(`- forked from: \`${session.forkedFrom}\``);
+  if (session.subagent) out.push(`- sub-agent (${escapeMarkdownLine(oneLine(session.subagent.kind))}) of: \`${oneLine(session.subagent.parentId ?? 'unknown')}\``);
+  if (session.subagents?.length) out.push(`- sub-agents: ${session.subagents.map((id) => `\`${oneLine(id)}\``).join(', ')}`);
   if (session.model) out.push(`- model: ${session.model}`);
   out.push(`- created: ${session.createdAt}`);
   out.push(`- updated: ${session.updatedAt}`);

@@ -77,6 +77,14 @@ export interface ForkOrigin {
   readonly branchName?: string;
 }
 
+/** Where a sub-agent session came from. */
+export interface SubagentOrigin {
+  /** `review`, `compact`, `thread_spawn`, … as the agent recorded it. */
+  readonly kind: string;
+  /** The parent session's id when the sub-agent's file names it; else the catalog finds it by cwd and time. */
+  readonly parentId: string | null;
+}
+
 /** What the catalog lists: read from a file's head and tail, never from a full read. */
 export interface SessionSummary {
   readonly id: string;
@@ -105,6 +113,13 @@ export interface SessionSummary {
    * forks record no parent; the catalog links them (the earliest-created other session with it is the parent).
    */
   readonly lineage?: string;
+  /**
+   * Set on a sub-agent's own session (a Codex review or spawned thread): what started it and the parent thread
+   * when its file names one. The catalog lists it under its parent, not as a row.
+   */
+  readonly subagent?: SubagentOrigin;
+  /** Ids of the sub-agent sessions the catalog found under this one, oldest first. */
+  readonly subagents?: readonly string[];
   readonly gitBranch: string | null;
   readonly model: string | null;
   readonly archived: boolean;

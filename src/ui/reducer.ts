@@ -371,7 +371,13 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session, pa
   if (!t || t.key !== key) return state;
   // A re-read's start must not replace a transcript already shown whole.
   if (partial && t.status === 'ready' && !t.partial) return state;
-  const items = buildTranscriptItems({ ...session, fork: session.fork ?? t.session.fork, forkedFrom: session.forkedFrom ?? t.session.forkedFrom });
+  const items = buildTranscriptItems({
+    ...session,
+    fork: session.fork ?? t.session.fork,
+    forkedFrom: session.forkedFrom ?? t.session.forkedFrom,
+    subagent: t.session.subagent ?? session.subagent,
+    subagents: t.session.subagents,
+  });
   const reloaded = t.status === 'ready' && t.layout !== null;
   const base: TranscriptState = { ...t, status: 'ready', error: null, items, partial };
   const layout = layoutOf(base, state.size);

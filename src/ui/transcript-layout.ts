@@ -60,7 +60,7 @@ export const COLLAPSED_OUTPUT_LINES = 3;
 export const GUTTER_WIDTH = 2;
 
 /** The transcript as a flat list of items: user turns numbered, tool calls and outputs, reasoning, markers. */
-export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' | 'forkedFrom'>): TranscriptItem[] {
+export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' | 'forkedFrom' | 'subagent' | 'subagents'>): TranscriptItem[] {
   const items: TranscriptItem[] = [];
   let turn = 0;
   const parent = session.fork?.id ?? session.forkedFrom;
@@ -69,6 +69,9 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
     const branch = session.fork?.branchName ? ` (branch "${oneLine(session.fork.branchName)}")` : '';
     items.push({ kind: 'fork', turn, text: `forked from ${parent}${at}${branch}` });
   }
+  // Sub-agents are not rows of the list: their parent's transcript says where they are.
+  if (session.subagent) items.push({ kind: 'fork', turn, text: `sub-agent (${oneLine(session.subagent.kind)}) of ${oneLine(session.subagent.parentId ?? 'an unknown session')}` });
+  if (session.subagents?.length) items.push({ kind: 'fork', turn, text: `sub-agents: ${session.subagents.map(oneLine).join(', ')}` });
   for (const message of session.messages) {
     if (message.userTurn) {
       turn++;

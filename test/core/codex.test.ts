@@ -704,7 +704,8 @@ describe('synthetic rollouts', () => {
     expect(session.prompts).toEqual(['Refactor the app entry point', '[image]']);
     const blocks = session.messages.flatMap((m) => m.blocks.map((b) => ({ role: m.role, turn: m.userTurn, ...b })));
     expect(blocks.filter((b) => b.role !== 'system')).toEqual([
-      { role: 'user', turn: true, type: 'text', text: expect.stringContaining('## My request for Codex:\nRefactor the app entry point') },
+      // The IDE context is left out: the turn is the request, in rows and in the transcript alike.
+      { role: 'user', turn: true, type: 'text', text: 'Refactor the app entry point' },
       { role: 'assistant', turn: false, type: 'reasoning', summary: '', encrypted: true },
       { role: 'assistant', turn: false, type: 'tool_use', id: 'call_patch', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' },
       { role: 'tool', turn: false, type: 'tool_result', toolUseId: 'call_patch', output: 'Success. Updated the following files:\nM src/app.ts\n', isError: false },

@@ -197,8 +197,9 @@ describe('transcript', () => {
     await ui.see(`id     ${id}`);
     expect(ui.lines().find((line) => line.startsWith('›'))).toMatch(/codex/);
     // and the file holds exactly the first two user turns
-    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
-    const files = (await readdir(day)).filter((name) => name.includes(id));
+    // The fork is filed under the day it was made (today), not the fixture's day.
+    const day = join(home, '.codex', 'sessions');
+    const files = (await readdir(day, { recursive: true })).filter((name) => name.includes(id));
     expect(files).toHaveLength(1);
     const context = new ScanContext();
     const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [join(day, files[0]!)], idHint: id, root: join(home, '.codex'), archived: false }, context);
@@ -207,13 +208,13 @@ describe('transcript', () => {
 
   it('Esc cancels the fork prompt and writes nothing', async () => {
     const ui = await openApiHealth();
-    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
-    const before = await readdir(day);
+    const day = join(home, '.codex', 'sessions');
+    const before = await readdir(day, { recursive: true });
     await ui.press(['n'], 'turn 2/5');
     await ui.press(['f'], 'Fork before turn 2');
     await ui.press([ESC], 'n/p turn');
     expect(ui.frame()).not.toContain('Fork before');
-    expect(await readdir(day)).toEqual(before);
+    expect(await readdir(day, { recursive: true })).toEqual(before);
   });
 });
 

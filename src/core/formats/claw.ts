@@ -156,6 +156,21 @@ export async function findClawWorkspaces(dir: string, maxDepth: number): Promise
   return found.sort(compare);
 }
 
+/**
+ * The workspace whose session folder `dir` is (`<ws>/.claw`, `<ws>/.claw/sessions`, a per-workspace hash folder
+ * `<ws>/.claw/sessions/<hash>`, `<ws>/.claude/sessions`, `<ws>/.port_sessions`), or null when `dir` is not one:
+ * `--claw-dir` may name any of them, and claw's files are read (and watched) from their workspace.
+ */
+export function clawWorkspaceOfSessionFolder(dir: string): string | null {
+  const name = basename(dir);
+  const parent = dirname(dir);
+  const parentName = basename(parent);
+  if (name === '.claw' || name === '.port_sessions') return parent;
+  if (name === 'sessions' && (parentName === '.claw' || parentName === '.claude')) return dirname(parent);
+  if (parentName === 'sessions' && basename(dirname(parent)) === '.claw') return dirname(dirname(parent));
+  return null;
+}
+
 async function hasSessionsDir(dir: string, names: ReadonlySet<string>): Promise<boolean> {
   for (const name of ['.claw', '.claude']) {
     if (!names.has(name)) continue;

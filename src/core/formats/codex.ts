@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
+import { checkForkTurn, errorCode, errorMessage, isRecord, UnsupportedForkError } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
 import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
@@ -56,15 +57,7 @@ export function isInjectedContext(text: string): boolean {
   return INJECTED_OPENINGS.some((marker) => opening.startsWith(marker));
 }
 
-const IDE_CONTEXT_OPENING = '# Context from my IDE setup:';
-const IDE_REQUEST_HEADING = '## My request for Codex:';
-
-/** The prompt a user typed: for IDE-extension prompts, the part after `## My request for Codex:`. */
-export function codexUserPromptText(text: string): string {
-  if (!text.trimStart().startsWith(IDE_CONTEXT_OPENING)) return text;
-  const at = text.indexOf(IDE_REQUEST_HEADING);
-  return at === -1 ? text : text.slice(at + IDE_REQUEST_HEADING.length).trim();
-}
+export { codexUserPromptText };
 
 // ---------------------------------------------------------------------------------------------------------
 // Names
@@ -124,7 +117,17 @@ interface FoundFile {
 }
 
 function isRolloutFile(name: string): boolean {
-  return name.startsWith('rollout-') && name.endsWith('.jsonl');
+  return name.startsWith('rollout-') && (name.endsWith('.jsonl') || isTypeScriptRollout(name));
+}
+
+function isTypeScriptRollout(path: string): boolean {
+  return parseTypeScriptRolloutName(basename(path)) !== null;
+}
+
+/** The thread a rollout's name says, for both the Rust CLI's names and the TypeScript CLI's `rollout-<date>-<id>.json`. */
+function rolloutNameOf(name: string): RolloutName | null {
+  const legacy = parseRolloutName(name) ? null : parseTypeScriptRolloutName(name);
+  return legacy ? { timestamp: legacy.date, threadId: legacy.id, segment: null } : parseRolloutName(name);
 }
 
 async function walkRollouts(
@@ -165,7 +168,7 @@ async function walkRollouts(
     }
     if (isDirectory) await walkRollouts(path, archived, report, out, visited, false);
     else if (isFile && isRolloutFile(entry.name)) {
-      out.push({ path, name: entry.name, archived, parsed: parseRolloutName(entry.name) });
+      out.push({ path, name: entry.name, archived, parsed: rolloutNameOf(entry.name) });
     }
   }
 }
@@ -202,7 +205,7 @@ function groupCodexFiles(root: string, paths: readonly string[]): SessionFileGro
     const rel = relative(root, path).split(sep);
     const name = basename(path);
     if ((rel[0] !== 'sessions' && rel[0] !== 'archived_sessions') || !isRolloutFile(name)) continue;
-    found.push({ path, name, archived: rel[0] === 'archived_sessions', parsed: parseRolloutName(name) });
+    found.push({ path, name, archived: rel[0] === 'archived_sessions', parsed: rolloutNameOf(name) });
   }
   return groupFound(root, found);
 }
@@ -302,8 +305,9 @@ function classify(path: string, offset: number, bytes: Buffer, value: Record<str
 function isUserPromptItem(line: CodexLine): boolean {
   if (line.kind !== 'item' || line.type !== 'message' || line.payload.role !== 'user') return false;
   const parts = contentParts(line.payload.content);
-  // Codex treats a message as context when any of its text parts is a context fragment.
-  return !parts.some((part) => part.kind === 'text' && isInjectedContext(part.text));
+  // Codex treats a message as context when any of its text parts is a context fragment; a review's result
+  // (`<user_action>`) is Codex's own message too.
+  return !parts.some((part) => part.kind === 'text' && (isInjectedContext(part.text) || isReviewResult(part.text)));
 }
 
 interface ContentPart {
@@ -347,6 +351,7 @@ interface Header {
   readonly forkedFromId: string | null;
   readonly historyBase: HistoryBase | null;
   readonly gitBranch: string | null;
+  readonly subagent: SubagentSource | null;
 }
 
 function headerOf(line: CodexLine): Header {
@@ -369,6 +374,7 @@ function headerOf(line: CodexLine): Header {
           }
         : null,
     gitBranch: git ? stringField(git, 'branch') : null,
+    subagent: subagentSourceOf(p),
   };
 }
 
@@ -394,12 +400,36 @@ interface PathRead {
 type OnStart = (lines: readonly CodexLine[]) => void;
 
 async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: LineStats, end?: number, clip?: ClipLimits, onStart?: OnStart): Promise<PathRead> {
+  if (isTypeScriptRollout(path)) return readTypeScriptRollout(path, stats);
   if (mode === 'summary') return readPathHeadTail(path, budgets, stats, end);
   if (clip !== undefined || onStart !== undefined) return readPathStreamed(path, stats, end, clip, onStart);
   const info = await stat(path);
   const raw: RawLine[] = [];
   for await (const line of readLines(path, end === undefined ? {} : { end: Math.min(end, info.size) })) raw.push(line);
   return { lines: parseLines(path, raw, stats), exact: true, size: info.size, mtimeMs: info.mtimeMs };
+}
+
+/**
+ * A TypeScript-era rollout: one (pretty-printed) JSON object `{session: {id, timestamp, instructions, …}, items}`
+ * whose items are Responses API items, like the legacy Rust files' bare items. Read whole (the CLI rewrote the
+ * file whole on every save); the session object stands for the header line. Its lines have no offsets of
+ * their own: every one is at 0, and such a file is never forked (forkCodex).
+ */
+async function readTypeScriptRollout(path: string, stats: LineStats): Promise<PathRead> {
+  const data = await readFile(path);
+  const info = await stat(path);
+  const lines: CodexLine[] = [];
+  const value = parseJsonLine(data);
+  if (!isRecord(value) || !isRecord(value.session) || !Array.isArray(value.items)) {
+    stats.malformed++;
+    return { lines, exact: true, size: info.size, mtimeMs: info.mtimeMs };
+  }
+  const { instructions: _instructions, ...session } = value.session;
+  lines.push(classify(path, 0, Buffer.from(JSON.stringify(value.session)), session, true));
+  for (const item of value.items) {
+    if (isRecord(item)) lines.push(classify(path, 0, Buffer.from(JSON.stringify(item)), item, false));
+  }
+  return { lines, exact: true, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 /**
@@ -413,7 +443,9 @@ async function readPathStreamed(path: string, stats: LineStats, end: number | un
   const options = { ...(end === undefined ? {} : { end: Math.min(end, info.size) }), reuseChunk: clip !== undefined };
   for await (const line of readLines(path, options)) {
     // One line at a time: parseLines's only cross-line state (the legacy header) is the line at offset 0.
-    for (const parsed of parseLines(path, [clip === undefined ? line : clipRawLine(line, clip)], stats)) {
+    // A user message is read whole, as a summary reads it: an IDE prompt's request is at its end.
+    const clipped = clip === undefined || isUserMessageLine(line) ? line : clipRawLine(line, clip);
+    for (const parsed of parseLines(path, [clipped], stats)) {
       lines.push(clip !== undefined && !digestReads(parsed) ? { ...parsed, payload: {} } : parsed);
     }
     if (onStart !== undefined && (lines.length >= PARTIAL_AFTER_LINES || line.offset >= PARTIAL_AFTER_BYTES)) {
@@ -474,6 +506,14 @@ function parseLines(path: string, raw: readonly RawLine[], stats: LineStats, for
   }
   return lines;
 }
+
+/** A user-role message item (modern or legacy), known by its opening bytes. */
+function isUserMessageLine(line: RawLine): boolean {
+  return USER_MESSAGE_OPENING.test(line.bytes.subarray(0, 240).toString('latin1'));
+}
+
+const USER_MESSAGE_OPENING =
+  /^\{(?:"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"response_item","payload":\{)?(?:"id":(?:"[^"]*"|null),)?"type":"message",(?:"id":(?:"[^"]*"|null),)?"role":"user"/;
 
 /** Lines shorter than this are parsed whole even for a summary: recognising them would not save much. */
 const SUMMARY_SKIM_BYTES = 1024;
@@ -654,7 +694,8 @@ function cutLines(lines: CodexLine[], previousPath: string, base: HistoryBase): 
 interface Turn {
   readonly line: CodexLine;
   readonly messageIndex: number;
-  readonly text: string;
+  /** What the prompt shows (promptTextOf): null when it holds neither text nor an image. */
+  readonly text: string | null;
 }
 
 interface Digest {
@@ -680,6 +721,7 @@ function digest(lines: readonly CodexLine[], id: string | null): Digest {
   let environmentCwd: string | null = null;
   let threadName: string | null = null;
   let newestOwn: number | null = null;
+  let inReview = false;
 
   const push = (line: CodexLine, role: Role, blocks: Block[], userTurn = false): void => {
     const timestamp = isoOrUndefined(line.timestamp);
@@ -709,6 +751,8 @@ function digest(lines: readonly CodexLine[], id: string | null): Digest {
         break;
       }
       case 'event': {
+        const review = reviewModeChange(line.type);
+        if (review !== null) inReview = review === 'enter';
         if (line.type === 'token_count') {
           const info = isRecord(p.info) ? p.info : null;
           const total = info && isRecord(info.total_token_usage) ? info.total_token_usage : null;
@@ -737,11 +781,13 @@ function digest(lines: readonly CodexLine[], id: string | null): Digest {
         break;
       }
       case 'item': {
+        // What Codex writes in review mode (the review's prompt, its findings) is not the user's.
+        if (inReview && line.userTurn) line.userTurn = false;
         const item = itemMessage(line);
         if (!item) break;
         if (item.role === 'assistant') assistantSeen = true;
         if (line.userTurn) {
-          turns.push({ line, messageIndex: messages.length, text: messageTextOf(p) });
+          turns.push({ line, messageIndex: messages.length, text: promptTextOf(contentParts(p.content)) });
         } else if (line.type === 'message' && p.role === 'user' && environmentCwd === null) {
           const match = /<cwd>([\s\S]*?)<\/cwd>/.exec(messageTextOf(p));
           if (match) environmentCwd = match[1]!.trim();
@@ -780,9 +826,10 @@ function itemMessage(line: CodexLine): { role: Role; blocks: Block[] } | null {
   const type = line.type;
   if (type === 'message') {
     const role = p.role;
-    const blocks: Block[] = contentParts(p.content).map((part) => ({ type: 'text', text: part.text }));
+    const parts = contentParts(p.content);
+    const blocks: Block[] = parts.map((part) => ({ type: 'text', text: part.text }));
     if (role === 'assistant') return { role: 'assistant', blocks };
-    if (role === 'user') return { role: line.userTurn ? 'user' : 'system', blocks };
+    if (role === 'user') return line.userTurn ? { role: 'user', blocks: promptBlocks(parts) } : { role: 'system', blocks };
     return { role: 'system', blocks }; // developer / system instructions
   }
   if (type === 'reasoning') {
@@ -802,6 +849,16 @@ function itemMessage(line: CodexLine): { role: Role; blocks: Block[] } | null {
     return { role: 'assistant', blocks: [{ type: 'tool_use', id: callId(p), name: toolName(type, p), input: toolInput(p) }] };
   }
   return null;
+}
+
+/** A prompt as the user typed it: the request of an IDE-context prompt, images without the tags around them. */
+function promptBlocks(parts: readonly ContentPart[]): Block[] {
+  const blocks: Block[] = [];
+  for (const part of parts) {
+    if (part.kind === 'image') blocks.push({ type: 'text', text: part.text });
+    else if (!isImageTag(part.text)) blocks.push({ type: 'text', text: codexUserPromptText(part.text) });
+  }
+  return blocks;
 }
 
 function callId(p: Record<string, unknown>): string {
@@ -873,7 +930,7 @@ function buildSummary(
   d: Digest,
   exact: boolean,
 ): SessionSummary {
-  const prompts = d.turns.map((turn) => promptOpening(codexUserPromptText(turn.text)));
+  const prompts = d.turns.flatMap((turn) => (turn.text === null ? [] : [promptOpening(turn.text)]));
   const firstPrompt = prompts[0] ?? null;
   const lastPrompt = prompts[prompts.length - 1] ?? null;
   const name = context.names(group.root).get(id) ?? d.threadName;
@@ -901,6 +958,7 @@ function buildSummary(
     updatedAt,
     forkedFrom,
     fork: forkedFrom ? { id: forkedFrom } : null,
+    ...(c.header?.subagent ? { subagent: c.header.subagent } : {}),
     gitBranch: c.header?.gitBranch ?? null,
     model: d.model,
     archived: group.archived,
@@ -975,6 +1033,12 @@ export function codexRolloutPath(root: string, id: string, now: Date): string {
 }
 
 async function forkCodex(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult> {
+  const typescript = group.paths.find(isTypeScriptRollout);
+  if (typescript !== undefined) {
+    throw new UnsupportedForkError(
+      `${typescript}: a rollout of the TypeScript Codex CLI (one JSON object, before the Rust rewrite) cannot be forked: no Codex release that reads it can resume it`,
+    );
+  }
   const stats = newLineStats();
   const collected = await collect(group, context, 'full', stats, undefined, new Set());
   const d = digest(collected.lines, collected.id);
