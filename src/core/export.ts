@@ -1,14 +1,14 @@
 import type { Block, Message, Session } from './model.js';
-import { oneLine, stripControl } from './text.js';
+import { oneLine, safeLine, stripControl } from './text.js';
 
 /** Plain-text transcript: numbered user turns, assistant text, tool calls and results, markers. */
 export function transcriptToText(session: Session, options: { readonly includeSystem?: boolean } = {}): string {
   const out: string[] = [];
-  out.push(`${session.agent} session ${session.id}`);
+  out.push(`${session.agent} session ${safeLine(session.id)}`);
   out.push(`title: ${oneLine(session.title)}`);
-  if (session.cwd) out.push(`cwd: ${stripControl(session.cwd)}`);
-  out.push(`path: ${session.path}`);
-  if (session.forkedFrom) out.push(`forked from: ${session.forkedFrom}`);
+  if (session.cwd) out.push(`cwd: ${safeLine(session.cwd)}`);
+  out.push(`path: ${safeLine(session.path)}`);
+  if (session.forkedFrom) out.push(`forked from: ${safeLine(session.forkedFrom)}`);
   out.push(`created: ${session.createdAt}  updated: ${session.updatedAt}  user turns: ${session.userTurns}`);
   out.push('');
   let turn = 0;
@@ -41,17 +41,25 @@ function blockToText(block: Block): string {
   }
 }
 
+/** An untrusted field as inline Markdown code: sanitised, on one line, in a fence longer than any backtick run in it. */
+function code(text: string): string {
+  const clean = safeLine(text);
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return clean.startsWith('`') || clean.endsWith('`') ? `${fence} ${clean} ${fence}` : `${fence}${clean}${fence}`;
+}
+
 /** Markdown export: one section per user turn, tool calls and outputs in fenced blocks. */
 export function transcriptToMarkdown(session: Session, options: { readonly includeSystem?: boolean } = {}): string {
   const out: string[] = [];
   out.push(`# ${escapeMarkdownLine(oneLine(session.title))}`);
   out.push('');
   out.push(`- agent: ${session.agent}`);
-  out.push(`- id: \`${session.id}\``);
-  if (session.cwd) out.push(`- cwd: \`${stripControl(session.cwd)}\``);
-  out.push(`- path: \`${session.path}\``);
-  if (session.forkedFrom) out.push(`- forked from: \`${session.forkedFrom}\``);
-  if (session.model) out.push(`- model: ${session.model}`);
+  out.push(`- id: ${code(session.id)}`);
+  if (session.cwd) out.push(`- cwd: ${code(session.cwd)}`);
+  out.push(`- path: ${code(session.path)}`);
+  if (session.forkedFrom) out.push(`- forked from: ${code(session.forkedFrom)}`);
+  if (session.model) out.push(`- model: ${escapeMarkdownLine(oneLine(session.model))}`);
   out.push(`- created: ${session.createdAt}`);
   out.push(`- updated: ${session.updatedAt}`);
   out.push(`- user turns: ${session.userTurns}`);

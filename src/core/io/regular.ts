@@ -1,0 +1,82 @@
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+/*
+ * Files named by something we read (a session folder, an index, a cache, a config) may be a FIFO or a device:
+ * opening a FIFO for reading blocks until a writer appears, so `sessions` would hang. Every read opens with
+ * O_NONBLOCK (a FIFO then opens at once) and checks with fstat that what it opened is a regular file; the
+ * check and the read are on the same descriptor, so a file swapped in between cannot race it.
+ */
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** A FIFO, device, socket or directory where a file was expected (code `EFTYPE`, as BSD names it). */
+export class NotRegularFileError extends Error {
+  readonly code = 'EFTYPE';
+  constructor(readonly path: string, stats: Stats) {
+    super(`${path}: not a regular file (${kindOf(stats)}); not read`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isDirectory()) return 'a directory';
+  return 'not a file';
+}
+
+/** Open a regular file for reading without ever blocking on a FIFO; throws NotRegularFileError for anything else. */
+export async function openRegular(path: string): Promise<FileHandle> {
+  const handle = await open(path, READ_FLAGS);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** The synchronous openRegular: a file descriptor the caller closes. */
+export function openRegularSync(path: string): number {
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** A whole regular file's bytes (FIFOs and devices refused, never opened blocking). */
+export async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await openRegular(path);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** readRegularFile, synchronous, decoded as UTF-8. */
+export function readRegularFileSync(path: string): string {
+  const fd = openRegularSync(path);
+  try {
+    const chunks: Buffer[] = [];
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
