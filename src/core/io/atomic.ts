@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errorCode } from '../errors.js';
+import { describeError, errorCode } from '../errors.js';
 import { NotRegularFileError } from './regular.js';
 
 /** Our temp names: `.<final name>.tmp-<pid>-<12 hex>` (only files of exactly this shape are ever cleaned up). */
@@ -120,6 +120,46 @@ export async function appendLines(path: string, lines: readonly string[]): Promi
       if (bytesWritten !== bytes.length) throw new Error(`${path}: short write (${bytesWritten} of ${bytes.length} bytes)`);
     }
     await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A write that cannot happen, with the path it concerns (checked before a command writes anything). */
+export class WriteCheckError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`cannot write ${path}: ${reason}`);
+    this.name = 'WriteCheckError';
+  }
+}
+
+/**
+ * Check, without writing, that appendLines(path) can succeed: the file is a regular file open for writing, or
+ * (`mayCreate`) it does not exist and its folder is writable. Throws WriteCheckError naming the path.
+ */
+export async function checkAppendable(path: string, options: { readonly mayCreate: boolean }): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' && options.mayCreate) {
+      try {
+        await access(dirname(path), constants.W_OK);
+        return;
+      } catch (dirError) {
+        throw new WriteCheckError(dirname(path), describeError(dirError));
+      }
+    }
+    // ENXIO: a FIFO nobody reads.
+    throw new WriteCheckError(path, code === 'ENXIO' ? 'not a regular file (a FIFO)' : describeError(error));
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new WriteCheckError(path, new NotRegularFileError(path, stats).message);
   } finally {
     await handle.close();
   }

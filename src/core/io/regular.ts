@@ -14,7 +14,7 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 export class NotRegularFileError extends Error {
   readonly code = 'EFTYPE';
   constructor(readonly path: string, stats: Stats) {
-    super(`${path}: not a regular file (${kindOf(stats)}); not read`);
+    super(`not a regular file (${kindOf(stats)})`);
     this.name = 'NotRegularFileError';
   }
 }
