@@ -286,10 +286,11 @@ Examples:
       if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
+      const config = readConfig(); // a config that cannot be read fails the command before anything is written
       try {
         const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
         const forked = { ...session, id: result.id, path: result.path };
-        const resume = resumeCommand(forked, readConfig().resume);
+        const resume = resumeCommand(forked, config.resume);
         if (options.json) {
           process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd } }, null, 2)}\n`);
         } else {

@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLines, createFileAtomic, removeStaleTemps, STALE_TEMP_MS } from '../../src/core/io/atomic.js';
 import { readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
+import { startCodexLikeAppender } from '../hostile/home.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -15,47 +15,20 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A child process that appends `count` index lines the way Codex does (O_APPEND, one write per line). */
-export const CODEX_LIKE_APPENDER = `
-const fs = require('node:fs');
-const [path, count] = [process.argv[1], Number(process.argv[2])];
-const fd = fs.openSync(path, 'a');
-for (let i = 0; i < count; i++) {
-  fs.writeSync(fd, JSON.stringify({ id: 'agent-' + i, thread_name: 'agent name ' + i, updated_at: '2026-11-22T01:00:00Z' }) + '\\n');
-  if (i === 20) fs.writeFileSync(path + '.started', '');
-  for (let spin = Date.now(); Date.now() - spin < 1;);
-}
-`;
-
-function waitForFile(path: string, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  return new Promise((resolve, reject) => {
-    const poll = (): void => {
-      readFile(path).then(
-        () => resolve(),
-        () => (Date.now() > deadline ? reject(new Error(`${path} never appeared`)) : setTimeout(poll, 5)),
-      );
-    };
-    poll();
-  });
-}
-
 describe('appendLines with another process appending', () => {
   it('keeps every line of both writers whole: O_APPEND, one write per line', async () => {
     const index = join(dir, 'session_index.jsonl');
     await writeFile(index, '');
-    const child = spawn(process.execPath, ['-e', CODEX_LIKE_APPENDER, index, '400'], { stdio: 'inherit' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await waitForFile(`${index}.started`);
+    const stop = await startCodexLikeAppender(index, 100);
     const ours = Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: `fork-${i}`, thread_name: `fork name ${i}`, updated_at: '2026-11-22T02:00:00Z' }));
     // In parallel, as 60 concurrent `fork --name` runs would: each reads the size, then writes.
     await Promise.all(ours.map((line, i) => (i % 3 === 0 ? appendLines(index, [line, line.replace('fork-', 'twin-')]) : appendLines(index, [line]))));
-    expect(await exited).toBe(0);
+    const appended = await stop();
     const lines = (await readFile(index, 'utf8')).split('\n').filter((line) => line !== '');
     const parsed = lines.map((line) => JSON.parse(line) as { id: string });
-    expect(parsed).toHaveLength(400 + 60 + 20);
+    expect(parsed).toHaveLength(appended + 60 + 20);
     const ids = new Set(parsed.map((value) => value.id));
-    for (let i = 0; i < 400; i++) expect(ids.has(`agent-${i}`)).toBe(true);
+    for (let i = 0; i < appended; i++) expect(ids.has(`agent-${i}`)).toBe(true);
     for (let i = 0; i < 60; i++) expect(ids.has(`fork-${i}`)).toBe(true);
   });
 

@@ -1,8 +1,8 @@
 // A generator of hostile homes: session files and names written to attack a terminal, an argv, the reader or
 // the writer. Every case here is one that was tried on the built CLI and TUI (issue 10): some broke it, some
 // already held. The home is written fresh per test; nothing is read from the machine's own agent folders.
-import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { access, chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const ESC = '\u001b';
@@ -194,4 +194,41 @@ export async function buildHostileHome(root: string, options: { readonly fifos: 
     special.push(...fifos);
   }
   return { root, home, clawDir, cacheHome, configHome, work, special };
+}
+
+/**
+ * A child process that appends index lines the way Codex does (O_APPEND, one write per line), one every `gap`
+ * microseconds, until `<path>.stop` exists (or `max` lines); it creates `<path>.started` after its 20th line and
+ * prints how many lines it wrote.
+ */
+export const CODEX_LIKE_APPENDER = `
+const fs = require('node:fs');
+const [path, gap, max] = [process.argv[1], BigInt(process.argv[2]), Number(process.argv[3] ?? 1e9)];
+const fd = fs.openSync(path, 'a');
+let i = 0;
+for (; i < max && !(i % 100 === 0 && fs.existsSync(path + '.stop')); i++) {
+  fs.writeSync(fd, JSON.stringify({ id: 'agent-' + i, thread_name: 'agent name ' + i, updated_at: '2026-11-22T01:00:00Z' }) + '\\n');
+  if (i === 20) fs.writeFileSync(path + '.started', '');
+  for (const spin = process.hrtime.bigint(); process.hrtime.bigint() - spin < gap * 1000n;);
+}
+process.stdout.write(String(i));
+`;
+
+/** Start CODEX_LIKE_APPENDER on `path`; resolves once it is appending, with a function that stops it and returns its count. */
+export async function startCodexLikeAppender(path: string, gapMicros: number, max?: number): Promise<() => Promise<number>> {
+  const child = spawn(process.execPath, ['-e', CODEX_LIKE_APPENDER, path, String(gapMicros), ...(max === undefined ? [] : [String(max)])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const deadline = Date.now() + 10_000;
+  while (!(await access(`${path}.started`).then(() => true, () => false))) {
+    if (Date.now() > deadline) throw new Error('the appender never started');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return async () => {
+    await writeFile(`${path}.stop`, '');
+    const code = await exited;
+    if (code !== 0) throw new Error(`the appender exited with ${String(code)}`);
+    return Number(out);
+  };
 }
