@@ -13,8 +13,9 @@ import { sessionIdProblem, UnsafeSessionIdError } from '../../src/core/session-i
 import { oneLine, safeLine, stripControl } from '../../src/core/text.js';
 import { shellQuote } from '../../src/launch.js';
 import { firstScreen } from '../../src/ui/prepaint.js';
-import { startCodexLikeAppender } from './home.js';
 import { sha256File } from '../helpers/files.js';
+import { catalogSession } from '../ui/helpers.js';
+import { EVIL_BRANCH, EVIL_CWD, EVIL_PROMPT, startCodexLikeAppender } from './home.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -112,6 +113,22 @@ describe('session ids', () => {
     const session = { agent: 'codex' as const, id: CODEX_ID, path: '/h/{id}.jsonl', cwd: '/src/{path}' };
     const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'] };
     expect(resumeCommand(session, templates, { prompt: '{cwd}' }).argv).toEqual(['codex', '--cd=/src/{path}', 'resume', CODEX_ID, '--file=/h/{id}.jsonl', 'say={cwd}']);
+  });
+});
+
+describe('the pre-painted first screen', () => {
+  it('writes only its own cursor moves and colors, whatever the rows hold, and keeps the columns', () => {
+    const sessions = [
+      catalogSession({ id: '\u001b]0;ID\u0007x', title: EVIL_PROMPT, cwd: EVIL_CWD, gitBranch: EVIL_BRANCH, updatedAt: '2026-11-22T11:00:00.000Z' }),
+      catalogSession({ id: 'plain', title: 'fix the exe.png bug', cwd: '/tmp/xy', gitBranch: 'main', updatedAt: '2026-11-22T10:00:00.000Z' }),
+    ];
+    const ansi = firstScreen({ sessions, columns: 120, rows: 30, cwd: '/elsewhere', homeDir: '/home/dev', now: Date.parse('2026-11-22T12:00:00Z'), scope: 'all', env: { NO_COLOR: '1' } })!;
+    // eslint-disable-next-line no-control-regex
+    const ours = /\u001b\[(?:\d+;1H|[0-9;]*m|H)/g;
+    expect(ansi.replace(ours, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u200b-\u200d]/); // eslint-disable-line no-control-regex
+    const rows = ansi.split(/\u001b\[\d+;1H/).slice(1).map((row) => row.replace(ours, '')); // eslint-disable-line no-control-regex
+    expect(rows[0]!.indexOf('/tmp/xy')).toBe(rows[1]!.indexOf('/tmp/xy'));
+    expect(rows[0]).toContain('fix the \ufffdgnp.exe bug');
   });
 });
 

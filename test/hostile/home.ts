@@ -232,3 +232,37 @@ export async function startCodexLikeAppender(path: string, gapMicros: number, ma
     return Number(out);
   };
 }
+
+/**
+ * A file that changes while it is read: a child process rewrites `path` over and over with a growing prefix of
+ * `content` (truncated to nothing, then a line at a time, cut mid-line too) until stopped.
+ */
+export async function startChurningFile(path: string, content: string): Promise<() => Promise<void>> {
+  const script = `
+const fs = require('node:fs');
+const [path, content] = [process.argv[1], process.argv[2]];
+let n = 0;
+fs.writeFileSync(path + '.churning', '');
+while (!fs.existsSync(path + '.stop')) {
+  fs.writeFileSync(path, content.slice(0, n));
+  n = n >= content.length ? 0 : n + 97;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); // sleep 2 ms
+}
+`;
+  const child = spawn(process.execPath, ['-e', script, path, content], { stdio: 'inherit' });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const deadline = Date.now() + 10_000;
+  while (!(await access(`${path}.churning`).then(() => true, () => false))) {
+    if (Date.now() > deadline) throw new Error('the churning writer never started');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return async () => {
+    await writeFile(`${path}.stop`, '');
+    await exited;
+  };
+}
+
+/** Lines of a small valid Codex session, for a file that changes while read. */
+export function churnContent(): string {
+  return text(codexLines('0aa00000-0000-7000-8000-0000000000cc', { cwd: '/tmp/churn', prompts: [`churn one ${EVIL.title}`, 'churn two', 'churn three'] }));
+}

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Terminal } from '../e2e/tmux.js';
-import { buildHostileHome, EVIL_BRANCH, EVIL_CWD, IDS, type HostileHome } from './home.js';
+import { buildHostileHome, churnContent, EVIL_BRANCH, EVIL_CWD, IDS, startChurningFile, type HostileHome } from './home.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -24,6 +24,7 @@ interface Run {
 
 let sandbox: string;
 let terminal: Terminal | null = null;
+let stopChurning: (() => Promise<void>) | null = null;
 
 beforeEach(async () => {
   sandbox = await mkdtemp(join(tmpdir(), 'sessions-hostile-'));
@@ -31,6 +32,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await terminal?.stop();
   terminal = null;
+  await stopChurning?.();
+  stopChurning = null;
   await rm(sandbox, { recursive: true, force: true });
 });
 
@@ -84,7 +87,11 @@ describe('a hostile home', () => {
     const rollout = (time: string, id: string): string => join(h.home, '.codex', 'sessions', '2026', '11', '20', `rollout-2026-11-20T${time}-${id}.jsonl`);
     // The cache is ours to rewrite (the TUI saves it, replacing the FIFOs put there); everything else must stay.
     const skip = new Set([h.cacheHome, join(sandbox, 'tmux.sock'), join(sandbox, 'launch.sh'), join(sandbox, 'tmux.conf'), join(sandbox, 'exit-code')]);
+    // A rollout rewritten (truncated, cut mid-line, regrown) the whole time the commands run: theirs, not ours.
+    const churning = join(h.home, '.codex', 'sessions', '2026', '11', '20', 'rollout-2026-11-20T10-00-10-0aa00000-0000-7000-8000-0000000000cc.jsonl');
+    for (const path of [churning, `${churning}.churning`, `${churning}.stop`]) skip.add(path);
     const before = await snapshot(sandbox, skip);
+    stopChurning = await startChurningFile(churning, churnContent());
 
     const runs: Run[] = [];
     const expectRun = async (args: readonly string[], code: number, check?: (r: Run) => void): Promise<Run> => {
@@ -169,9 +176,27 @@ describe('a hostile home', () => {
     expect(await terminal.buffers()).toBe('');
     await terminal.key('Escape');
     await terminal.key('q');
-    await terminal.waitFor(() => true);
-    const exit = await waitForExit(terminal.exitFile);
-    expect(exit).toBe('0');
+    expect(await waitForExit(terminal.exitFile)).toBe('0');
+    await terminal.stop();
+
+    // A warm start paints the first screen from the cache the first run saved (over its FIFOs): no escapes either.
+    await rm(join(sandbox, 'exit-code'), { force: true });
+    terminal = await Terminal.start({
+      dir: sandbox,
+      cwd: h.work,
+      env: environment(h),
+      argv: [process.execPath, BIN, '--all', '--home', h.home, '--claw-dir', h.clawDir],
+      columns: 120,
+      rows: 30,
+      tmuxConfig: ['set -g set-clipboard on'],
+    });
+    await terminal.waitFor((screen) => /^sessions · /.test(screen) && screen.includes('ambiguous B'), HANG_MS);
+    expect(await terminal.title()).not.toContain('PWNED');
+    expect(await terminal.buffers()).toBe('');
+    await terminal.key('q');
+    expect(await waitForExit(terminal.exitFile)).toBe('0');
+    await stopChurning();
+    stopChurning = null;
 
     // Nothing written but the fork asked for; originals byte-identical (FIFOs and links untouched).
     const after = await snapshot(sandbox, skip);
