@@ -13,8 +13,9 @@ import { sessionIdProblem, UnsafeSessionIdError } from '../../src/core/session-i
 import { oneLine, safeLine, stripControl } from '../../src/core/text.js';
 import { shellQuote } from '../../src/launch.js';
 import { firstScreen } from '../../src/ui/prepaint.js';
+import { browserReducer, firstState } from '../../src/ui/reducer.js';
 import { sha256File } from '../helpers/files.js';
-import { catalogSession } from '../ui/helpers.js';
+import { catalogSession, fixtureHome, fixtureServices } from '../ui/helpers.js';
 import { EVIL_BRANCH, EVIL_CWD, EVIL_PROMPT, startCodexLikeAppender } from './home.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -166,6 +167,9 @@ describe('the first-screen file', () => {
     expect(await loadCacheHead(cachePath)).toBeNull();
     await writeFile(join(sandbox, 'cache', 'catalog-v2.head.json'), '{"version":2,"sessions":[{"id":"x","agent":"codex","paths":["/p"]}]}');
     expect(await loadCacheHead(cachePath)).toBeNull();
+    await rm(join(sandbox, 'cache', 'catalog-v2.head.json'), { force: true }); // the bad one was deleted already
+    await new Promise<void>((resolve, reject) => execFile('mkfifo', [join(sandbox, 'cache', 'catalog-v2.head.json')], (error) => (error ? reject(error) : resolve())));
+    expect(await loadCacheHead(cachePath)).toBeNull(); // at once: a FIFO is never opened blocking
   });
 });
 
@@ -213,6 +217,26 @@ describe('a FIFO as the config file', () => {
       const result = await run([...args, '--home', home]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cannot read config ${fifo}: not a regular file (a FIFO)`);
+    }
+  });
+});
+
+describe('the browser with a session whose id is an option', () => {
+  it('refuses r with the reason on the notice line, and f with the reason in the fork prompt, writing nothing', async () => {
+    const { home, dispose } = await fixtureHome();
+    try {
+      const services = fixtureServices(home);
+      const bad = catalogSession({ id: '--dangerously-skip-permissions', agent: 'claude', cwd: sandbox });
+      const outcome = services.checkResume(bad);
+      expect(outcome).toEqual({ kind: 'refuse', message: expect.stringContaining('its id is not a UUID') as string });
+      let state = firstState({ size: { columns: 100, rows: 30 }, cwd: sandbox, homeDir: home, now: 0, scope: 'all' }, [bad]);
+      state = browserReducer(state, { type: 'resume' });
+      state = browserReducer(state, { type: 'resumeChecked', session: bad, outcome });
+      expect(state.decision).toBeNull();
+      expect(state.notice).toMatchObject({ tone: 'error', text: expect.stringContaining('cannot resume: its id is not a UUID') as string });
+      await expect(services.fork(bad, 2, '')).rejects.toThrow(/not resumed or forked/);
+    } finally {
+      await dispose();
     }
   });
 });
