@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLines } from '../core/io/lines.js';
 import { readRegularFile } from '../core/io/regular.js';
+import { removeStaleTemps } from '../core/io/atomic.js';
 import { errorCode } from '../core/errors.js';
 import { AGENTS, type Agent, type ForkOrigin, type Usage } from '../core/model.js';
 import { isUnder } from './locations.js';
@@ -101,6 +102,7 @@ export class CatalogCache {
   async save(head?: { readonly sessions: readonly CatalogSession[]; readonly scopeDir: string }): Promise<void> {
     if (this.path === null) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await removeStaleTemps(dirname(this.path), Date.now(), CACHE_TEMP_NAME);
     if (this.dirty) {
       await writeEntries(this.path, this.byFirstPath.values());
       this.dirty = false;
@@ -117,6 +119,9 @@ export class CatalogCache {
     }
   }
 }
+
+/** The temp names save() writes (`<file>.tmp-<pid>`): what a killed run leaves behind. */
+const CACHE_TEMP_NAME = /^catalog-v\d+\.(?:jsonl|head\.json)\.tmp-(\d+)$/;
 
 /** Rows kept in the first-screen file (per slice: overall, and under the directory it was saved for). */
 const HEAD_ROWS = 200;

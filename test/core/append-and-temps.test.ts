@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogCache } from '../../src/catalog/cache.js';
 import { appendLines, createFileAtomic, removeStaleTemps, STALE_TEMP_MS } from '../../src/core/io/atomic.js';
 import { readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
 import { startCodexLikeAppender } from '../hostile/home.js';
@@ -70,5 +71,21 @@ describe('stale temp files', () => {
     expect(left.has(names.stale)).toBe(false);
     for (const name of [names.young, names.live, names.other, names.agent, 'new.jsonl']) expect(left.has(name)).toBe(true);
     expect(await removeStaleTemps(dir)).toEqual([]);
+  });
+});
+
+describe('stale cache temp files', () => {
+  it('are removed when the cache is saved: a dead PID, over an hour old', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const old = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+    const stale = join(dir, `catalog-v2.jsonl.tmp-${dead}`);
+    const young = join(dir, `catalog-v2.head.json.tmp-${dead}`);
+    await writeFile(stale, 'partial');
+    await utimes(stale, old, old);
+    await writeFile(young, 'partial');
+    await new CatalogCache(join(dir, 'catalog-v2.jsonl')).save();
+    const left = await readdir(dir);
+    expect(left).not.toContain(`catalog-v2.jsonl.tmp-${dead}`);
+    expect(left).toContain(`catalog-v2.head.json.tmp-${dead}`);
   });
 });

@@ -42,10 +42,11 @@ export async function createFileAtomic(path: string, data: Buffer | string | rea
 }
 
 /**
- * Remove the temp files a `kill -9` left behind in `dir`: only names of our exact temp shape, regular files
- * last modified more than an hour ago, whose writer's PID is no longer running. Best effort: never throws.
+ * Remove the temp files a `kill -9` left behind in `dir`: only names of our exact temp shape (`pattern`, whose
+ * first group is the writer's PID), regular files last modified more than an hour ago, whose writer's PID is no
+ * longer running. Best effort: never throws.
  */
-export async function removeStaleTemps(dir: string, now: number = Date.now()): Promise<string[]> {
+export async function removeStaleTemps(dir: string, now: number = Date.now(), pattern: RegExp = TEMP_NAME): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -54,7 +55,7 @@ export async function removeStaleTemps(dir: string, now: number = Date.now()): P
     return removed;
   }
   for (const name of names) {
-    const match = TEMP_NAME.exec(name);
+    const match = pattern.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
     if (pid === process.pid || isRunning(pid)) continue;
