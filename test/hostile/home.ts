@@ -180,6 +180,11 @@ export async function buildHostileHome(root: string, options: { readonly fifos: 
   );
   await writeFile(join(clawSessions, 'session-1776000000001-0.jsonl'), text([JSON.stringify({ session_id: '-rf', type: 'session_meta', version: 1 }), JSON.stringify({ message: { blocks: [{ text: 'dash id', type: 'text' }], role: 'user' }, type: 'message' })]));
 
+  // Devices behind session-shaped names: reading /dev/zero never ends.
+  await symlink('/dev/zero', rollout('10-00-11', '0aa00000-0000-7000-8000-0000000000dd'));
+  await symlink('/dev/zero', join(project, '0bb00000-0000-4000-8000-0000000000dd.jsonl'));
+  await symlink('/dev/zero', join(clawSessions, 'session-1776000000002-0.jsonl'));
+
   if (options.fifos) {
     const fifos = [
       rollout('10-00-09', '0aa00000-0000-7000-8000-000000000009'),

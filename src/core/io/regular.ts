@@ -1,11 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 
 /*
  * Files named by something we read (a session folder, an index, a cache, a config) may be a FIFO or a device:
- * opening a FIFO for reading blocks until a writer appears, so `sessions` would hang. Every read opens with
- * O_NONBLOCK (a FIFO then opens at once) and checks with fstat that what it opened is a regular file; the
- * check and the read are on the same descriptor, so a file swapped in between cannot race it.
+ * opening a FIFO for reading blocks until a writer appears, so `sessions` would hang, and opening some devices
+ * has effects of its own. Every read first checks with stat that the path is a regular file (symlinks to
+ * files are fine), then opens with O_NONBLOCK (a FIFO swapped in after the check still opens at once) and
+ * checks again with fstat on the descriptor it reads from, so nothing swapped in between can race it.
  */
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -29,6 +30,8 @@ function kindOf(stats: Stats): string {
 
 /** Open a regular file for reading without ever blocking on a FIFO; throws NotRegularFileError for anything else. */
 export async function openRegular(path: string): Promise<FileHandle> {
+  const before = await stat(path);
+  if (!before.isFile()) throw new NotRegularFileError(path, before);
   const handle = await open(path, READ_FLAGS);
   try {
     const stats = await handle.stat();
@@ -42,6 +45,8 @@ export async function openRegular(path: string): Promise<FileHandle> {
 
 /** The synchronous openRegular: a file descriptor the caller closes. */
 export function openRegularSync(path: string): number {
+  const before = statSync(path);
+  if (!before.isFile()) throw new NotRegularFileError(path, before);
   const fd = openSync(path, READ_FLAGS);
   try {
     const stats = fstatSync(fd);
