@@ -13,7 +13,8 @@ import { ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
-import { oneLine } from './core/text.js';
+import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
+import { oneLine, safeLine, stripControl } from './core/text.js';
 import { checkLaunch, formatCommand, runInherited } from './launch.js';
 import { tildePath } from './ui/time.js';
 
@@ -63,8 +64,16 @@ function readConfig(): Config {
   return loadConfig(configPath(env, homedir()));
 }
 
+/**
+ * Everything written to stderr: paths, ids, titles and messages can come from files, so control sequences are
+ * stripped here, once (one field per line stays on its line: see safeLine where a field is put together).
+ */
+function warn(text: string): void {
+  process.stderr.write(stripControl(text));
+}
+
 function reportProblems(problems: readonly Problem[]): void {
-  for (const problem of problems) process.stderr.write(`sessions: warning: ${problem.path}: ${problem.message}\n`);
+  for (const problem of problems) warn(`sessions: warning: ${safeLine(problem.path)}: ${safeLine(problem.message)}\n`);
 }
 
 async function openCache(options: CommonOptions): Promise<CatalogCache | undefined> {
@@ -75,7 +84,7 @@ async function openCache(options: CommonOptions): Promise<CatalogCache | undefin
 async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
   const cache = await openCache(options);
   const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache });
-  await cache?.save().catch((error: unknown) => process.stderr.write(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
+  await cache?.save().catch((error: unknown) => warn(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
   return result;
 }
 
@@ -96,7 +105,7 @@ function shortDate(iso: string): string {
 }
 
 function shortenHome(path: string | null): string {
-  return path ? tildePath(path, homedir()) : '-';
+  return path ? safeLine(tildePath(path, homedir())) : '-';
 }
 
 export function buildProgram(): Command {
@@ -178,13 +187,13 @@ Examples:
         const scopeDir = resolve(cwd, options.cwd ?? '.');
         const scoped = sessions.filter((s) => isUnder(s.cwd, scopeDir));
         if (scoped.length > 0 || options.cwd) shown = scoped;
-        else if (sessions.length > 0) process.stderr.write(`sessions: no sessions ran in ${scopeDir}; listing all ${sessions.length}\n`);
+        else if (sessions.length > 0) warn(`sessions: no sessions ran in ${scopeDir}; listing all ${sessions.length}\n`);
       }
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
         for (const s of shown) process.stdout.write(listLine(s));
-        if (shown.length === 0) process.stderr.write(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
+        if (shown.length === 0) warn(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
       }
       reportProblems(problems);
     });
@@ -245,7 +254,7 @@ Examples:
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(withFork, null, 2)}\n`);
       else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(withFork, { includeSystem: options.system }));
       else process.stdout.write(transcriptToText(withFork, { includeSystem: options.system }));
-      if (full.malformedLines > 0) process.stderr.write(`sessions: warning: ${session.path}: skipped ${full.malformedLines} malformed line(s)\n`);
+      if (full.malformedLines > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${full.malformedLines} malformed line(s)\n`);
       reportProblems(problems);
     });
 
@@ -270,6 +279,7 @@ Examples:
       const options = command.optsWithGlobals<CommonOptions & { at?: number; dropLast?: number; name?: string }>();
       if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
       const { session, context } = await findOne(id, options);
+      assertSessionId(session);
       const adapter = ADAPTERS[session.agent];
       let turns = session.userTurns;
       if (!session.userTurnsExact) turns = (await adapter.readSession(groupOf(session), context)).userTurns;
@@ -277,15 +287,16 @@ Examples:
       if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
+      const config = readConfig(); // a config that cannot be read fails the command before anything is written
       try {
         const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
         const forked = { ...session, id: result.id, path: result.path };
-        const resume = resumeCommand(forked, readConfig().resume);
+        const resume = resumeCommand(forked, config.resume);
         if (options.json) {
           process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd } }, null, 2)}\n`);
         } else {
-          process.stdout.write(`${result.id}\n${result.path}\n`);
-          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
+          process.stdout.write(`${result.id}\n${safeLine(result.path)}\n`);
+          warn(`forked ${session.agent} session ${safeLine(session.id)} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
         }
       } catch (error) {
         if (error instanceof ForkRangeError) throw new CliError(error.message);
@@ -343,8 +354,8 @@ export async function launchResume(
   const command = buildResume(session, config, options.prompt, options.extraArgs ?? [], options.here);
   const check = checkLaunch(command, env, null);
   if (!check.ok) {
-    process.stderr.write(`sessions: cannot resume ${session.agent} session ${session.id}: ${check.message}\n`);
-    if (check.reason !== 'not-found') process.stderr.write(`the command would be:\n  ${formatCommand(command)}\n`);
+    warn(`sessions: cannot resume ${session.agent} session ${safeLine(session.id)}: ${check.message}\n`);
+    if (check.reason !== 'not-found') warn(`the command would be:\n  ${formatCommand(command)}\n`);
     return check.reason === 'not-found' ? 127 : 1;
   }
   return runInherited(check.executable, command.argv.slice(1), check.cwd, process.env);
@@ -356,7 +367,7 @@ function listLine(s: CatalogSession): string {
   const archived = s.archived ? ' [archived]' : '';
   const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${safeLine(s.id)}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
 }
 
 function describeLocations(locations: Locations): string {
@@ -399,12 +410,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (error) {
-    if (error instanceof CliError) {
-      process.stderr.write(`sessions: ${error.message}\n`);
-      process.exitCode = error.exitCode;
+    if (error instanceof CliError || error instanceof UnsafeSessionIdError) {
+      warn(`sessions: ${error.message}\n`);
+      process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
     }
-    process.stderr.write(`sessions: ${describeError(error)}\n`);
+    warn(`sessions: ${describeError(error)}\n`);
     process.exitCode = 1;
   }
 }

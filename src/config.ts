@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from './core/io/regular.js';
 import { join } from 'node:path';
 import { AGENTS, type Agent } from './core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, type ResumeTemplates } from './core/resume.js';
@@ -23,7 +23,7 @@ export function configPath(env: Readonly<Record<string, string | undefined>>, ho
 export function loadConfig(path: string): Config {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularFileSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null };
     throw new Error(`cannot read config ${path}: ${(error as Error).message}`);

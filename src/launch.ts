@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { ResumeCommand } from './core/resume.js';
+import { safeLine } from './core/text.js';
 
 /** Find an executable the way a shell would: a path as given, else each PATH entry. */
 export function findExecutable(command: string, env: Readonly<Record<string, string | undefined>>, cwd: string): string | null {
@@ -20,9 +21,26 @@ export function findExecutable(command: string, env: Readonly<Record<string, str
   return null;
 }
 
-/** Quote one argument for a POSIX shell, so a printed command can be copied and pasted. */
+/** Characters a terminal would act on or hide: written as `$'\xNN'` / `$'\uNNNN'` escapes instead. */
+// eslint-disable-next-line no-control-regex -- control characters are what this is about
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/**
+ * Quote one argument for a shell, so a printed command can be copied and pasted: plain words as they are,
+ * others in single quotes, and any with control, zero-width or bidi characters as bash's `$'…'` with escapes
+ * (exact, and nothing in it reaches the terminal as a control).
+ */
 export function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  if (!UNPRINTABLE.test(arg)) return `'${arg.replaceAll("'", `'\\''`)}'`;
+  let out = '';
+  for (const char of arg) {
+    const code = char.codePointAt(0)!;
+    if (char === "'" || char === '\\') out += `\\${char}`;
+    else if (UNPRINTABLE.test(char)) out += code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += char;
+  }
+  return `$'${out}'`;
 }
 
 export function formatCommand(command: ResumeCommand): string {
@@ -45,7 +63,7 @@ export function checkLaunch(
     return { ok: false, reason: 'no-cwd', message: 'the session recorded no working directory; run it from the project directory with --here' };
   }
   if (!isDirectory(cwd)) {
-    return { ok: false, reason: 'cwd-missing', message: `the session's directory ${cwd} no longer exists; use --here to run in the current directory` };
+    return { ok: false, reason: 'cwd-missing', message: `the session's directory ${safeLine(cwd)} no longer exists; use --here to run in the current directory` };
   }
   const executable = findExecutable(command.argv[0] ?? '', env, cwd);
   if (executable === null) {

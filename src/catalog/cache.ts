@@ -1,7 +1,10 @@
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLines } from '../core/io/lines.js';
+import { readRegularFile } from '../core/io/regular.js';
+import { removeStaleTemps } from '../core/io/atomic.js';
+import { errorCode } from '../core/errors.js';
 import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
 import { isUnder } from './locations.js';
 import type { CatalogSession } from './scan.js';
@@ -99,6 +102,7 @@ export class CatalogCache {
   async save(head?: { readonly sessions: readonly CatalogSession[]; readonly scopeDir: string }): Promise<void> {
     if (this.path === null) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await removeStaleTemps(dirname(this.path), Date.now(), CACHE_TEMP_NAME);
     if (this.dirty) {
       await writeEntries(this.path, this.byFirstPath.values());
       this.dirty = false;
@@ -109,11 +113,15 @@ export class CatalogCache {
       const picked = new Set([...head.sessions.slice(0, HEAD_ROWS), ...under.slice(0, HEAD_ROWS)]);
       const body: CacheHead = { version: CACHE_VERSION, scopeDir: head.scopeDir, total: head.sessions.length, sessions: head.sessions.filter((s) => picked.has(s)) };
       const temp = `${headPath(this.path)}.tmp-${process.pid}`;
-      await writeFile(temp, JSON.stringify(body), { mode: 0o600 });
+      await unlink(temp).catch(() => undefined);
+      await writeFile(temp, JSON.stringify(body), { mode: 0o600, flag: 'wx' });
       await rename(temp, headPath(this.path));
     }
   }
 }
+
+/** The temp names save() writes (`<file>.tmp-<pid>`): what a killed run leaves behind. */
+const CACHE_TEMP_NAME = /^catalog-v\d+\.(?:jsonl|head\.json)\.tmp-(\d+)$/;
 
 /** Rows kept in the first-screen file (per slice: overall, and under the directory it was saved for). */
 const HEAD_ROWS = 200;
@@ -129,22 +137,70 @@ function headPath(path: string): string {
   return path.replace(/\.jsonl?$/, '') + '.head.json';
 }
 
-/** The first screen saved by the last run (unvalidated, newest first), or null. Cheap: a few hundred rows. */
+/**
+ * The first screen saved by the last run (newest first), or null. Cheap: a few hundred rows. Every row is checked
+ * field by field (the file is painted before anything else runs): a file that is not regular, does not parse, or
+ * holds one bad row is deleted and null returned, and the next save writes it anew.
+ */
 export async function loadCacheHead(path: string | null): Promise<readonly CatalogSession[] | null> {
   if (path === null) return null;
+  const file = headPath(path);
+  let head: unknown;
   try {
-    const head = JSON.parse(await readFile(headPath(path), 'utf8')) as CacheHead;
-    if (head.version !== CACHE_VERSION || !Array.isArray(head.sessions) || !head.sessions.every(isHeadSession)) return null;
-    return head.sessions;
-  } catch {
+    head = JSON.parse((await readRegularFile(file)).toString('utf8'));
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'EFTYPE') await unlink(file).catch(() => undefined);
     return null;
   }
+  const record = head !== null && typeof head === 'object' ? (head as Partial<Record<keyof CacheHead, unknown>>) : null;
+  // Another version's file is left for that version (removeOlderVersions cleans up once ours is written).
+  if (record !== null && typeof record.version === 'number' && record.version !== CACHE_VERSION) return null;
+  if (record === null || !Array.isArray(record.sessions) || !record.sessions.every(isHeadSession)) {
+    await unlink(file).catch(() => undefined);
+    return null;
+  }
+  return record.sessions;
 }
 
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+const isTime = (value: unknown): value is string => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+
+/** Every field a row, the preview and search read, with its type: a first-screen row is used only when all hold. */
 function isHeadSession(value: unknown): value is CatalogSession {
-  if (!value || typeof value !== 'object') return false;
-  const session = value as Partial<CatalogSession>;
-  return typeof session.id === 'string' && AGENTS.includes(session.agent as Agent) && Array.isArray(session.paths);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const s = value as Partial<Record<keyof CatalogSession, unknown>>;
+  return (
+    isString(s.id) &&
+    AGENTS.includes(s.agent as Agent) &&
+    isString(s.path) &&
+    Array.isArray(s.paths) &&
+    s.paths.length > 0 &&
+    s.paths.every(isString) &&
+    isString(s.root) &&
+    isStringOrNull(s.cwd) &&
+    isString(s.title) &&
+    isStringOrNull(s.firstPrompt) &&
+    isStringOrNull(s.lastPrompt) &&
+    isStringOrNull(s.name) &&
+    isCount(s.userTurns) &&
+    typeof s.userTurnsExact === 'boolean' &&
+    Array.isArray(s.prompts) &&
+    s.prompts.every(isString) &&
+    isTime(s.createdAt) &&
+    isTime(s.updatedAt) &&
+    isStringOrNull(s.forkedFrom) &&
+    (s.fork === null || isForkOrigin(s.fork)) &&
+    (s.lineage === undefined || isString(s.lineage)) &&
+    isStringOrNull(s.gitBranch) &&
+    isStringOrNull(s.model) &&
+    typeof s.archived === 'boolean' &&
+    (s.usage === null || isUsage(s.usage)) &&
+    isFiniteNumber(s.size) &&
+    isFiniteNumber(s.mtimeMs)
+  );
 }
 
 /** Earlier versions' files beside the current one: dead weight once the current one is written. */
@@ -205,7 +261,9 @@ const WRITE_CHUNK = 1 << 20;
 
 async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promise<void> {
   const temp = `${path}.tmp-${process.pid}`;
-  const handle = await open(temp, 'w', 0o600);
+  // Exclusive create (after removing a leftover of this PID): never opens a FIFO or follows a symlink put there.
+  await unlink(temp).catch(() => undefined);
+  const handle = await open(temp, 'wx', 0o600);
   try {
     const table = new Map<string, number>();
     let buffered = `${JSON.stringify({ version: CACHE_VERSION })}\n`;

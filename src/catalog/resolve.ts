@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { CatalogSession } from './scan.js';
+import { oneLine, safeLine } from '../core/text.js';
 
 export type Resolution =
   | { readonly kind: 'found'; readonly session: CatalogSession }
@@ -31,14 +32,14 @@ export function resolveSession(sessions: readonly CatalogSession[], query: strin
   if (byName.length === 1) return { kind: 'found', session: byName[0]! };
   if (byName.length > 1) return ambiguous(query, byName);
 
-  return { kind: 'none', message: `no session matches "${query}"` };
+  return { kind: 'none', message: `no session matches "${safeLine(query)}"` };
 }
 
 function ambiguous(query: string, candidates: readonly CatalogSession[]): Resolution {
-  const lines = candidates.map((s) => `  ${s.id}  ${s.agent}  ${s.title}`);
+  const lines = candidates.map((s) => `  ${safeLine(s.id)}  ${s.agent}  ${oneLine(s.title)}`);
   return {
     kind: 'ambiguous',
-    message: `"${query}" matches ${candidates.length} sessions; give more of the id:\n${lines.join('\n')}`,
+    message: `"${safeLine(query)}" matches ${candidates.length} sessions; give more of the id:\n${lines.join('\n')}`,
     candidates,
   };
 }

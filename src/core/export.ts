@@ -1,17 +1,17 @@
 import type { Block, Message, Session } from './model.js';
-import { oneLine, stripControl } from './text.js';
+import { oneLine, safeLine, stripControl } from './text.js';
 
 /** Plain-text transcript: numbered user turns, assistant text, tool calls and results, markers. */
 export function transcriptToText(session: Session, options: { readonly includeSystem?: boolean } = {}): string {
   const out: string[] = [];
-  out.push(`${session.agent} session ${session.id}`);
+  out.push(`${session.agent} session ${safeLine(session.id)}`);
   out.push(`title: ${oneLine(session.title)}`);
-  if (session.cwd) out.push(`cwd: ${stripControl(session.cwd)}`);
-  out.push(`path: ${session.path}`);
-  if (session.forkedFrom) out.push(`forked from: ${session.forkedFrom}`);
+  if (session.cwd) out.push(`cwd: ${safeLine(session.cwd)}`);
+  out.push(`path: ${safeLine(session.path)}`);
+  if (session.forkedFrom) out.push(`forked from: ${safeLine(session.forkedFrom)}`);
   // Ids come from the files: untrusted like every other field.
-  if (session.subagent) out.push(`sub-agent (${oneLine(session.subagent.kind)}) of: ${oneLine(session.subagent.parentId ?? 'unknown')}`);
-  if (session.subagents?.length) out.push(`sub-agents: ${session.subagents.map(oneLine).join(', ')}`);
+  if (session.subagent) out.push(`sub-agent (${oneLine(session.subagent.kind)}) of: ${safeLine(session.subagent.parentId ?? 'unknown')}`);
+  if (session.subagents?.length) out.push(`sub-agents: ${session.subagents.map((id) => safeLine(id)).join(', ')}`);
   out.push(`created: ${session.createdAt}  updated: ${session.updatedAt}  user turns: ${session.userTurns}`);
   out.push('');
   let turn = 0;
@@ -44,19 +44,27 @@ function blockToText(block: Block): string {
   }
 }
 
+/** An untrusted field as inline Markdown code: sanitised, on one line, in a fence longer than any backtick run in it. */
+function code(text: string): string {
+  const clean = safeLine(text);
+  const longest = Math.max(0, ...(clean.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return clean.startsWith('`') || clean.endsWith('`') ? `${fence} ${clean} ${fence}` : `${fence}${clean}${fence}`;
+}
+
 /** Markdown export: one section per user turn, tool calls and outputs in fenced blocks. */
 export function transcriptToMarkdown(session: Session, options: { readonly includeSystem?: boolean } = {}): string {
   const out: string[] = [];
   out.push(`# ${escapeMarkdownLine(oneLine(session.title))}`);
   out.push('');
   out.push(`- agent: ${session.agent}`);
-  out.push(`- id: \`${session.id}\``);
-  if (session.cwd) out.push(`- cwd: \`${stripControl(session.cwd)}\``);
-  out.push(`- path: \`${session.path}\``);
-  if (session.forkedFrom) out.push(`- forked from: \`${session.forkedFrom}\``);
-  if (session.subagent) out.push(`- sub-agent (${escapeMarkdownLine(oneLine(session.subagent.kind))}) of: \`${oneLine(session.subagent.parentId ?? 'unknown')}\``);
-  if (session.subagents?.length) out.push(`- sub-agents: ${session.subagents.map((id) => `\`${oneLine(id)}\``).join(', ')}`);
-  if (session.model) out.push(`- model: ${session.model}`);
+  out.push(`- id: ${code(session.id)}`);
+  if (session.cwd) out.push(`- cwd: ${code(session.cwd)}`);
+  out.push(`- path: ${code(session.path)}`);
+  if (session.forkedFrom) out.push(`- forked from: ${code(session.forkedFrom)}`);
+  if (session.subagent) out.push(`- sub-agent (${escapeMarkdownLine(oneLine(session.subagent.kind))}) of: ${code(session.subagent.parentId ?? 'unknown')}`);
+  if (session.subagents?.length) out.push(`- sub-agents: ${session.subagents.map((id) => code(id)).join(', ')}`);
+  if (session.model) out.push(`- model: ${escapeMarkdownLine(oneLine(session.model))}`);
   out.push(`- created: ${session.createdAt}`);
   out.push(`- updated: ${session.updatedAt}`);
   out.push(`- user turns: ${session.userTurns}`);

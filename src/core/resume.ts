@@ -1,4 +1,5 @@
 import type { Agent, SessionSummary } from './model.js';
+import { assertSessionId } from './session-id.js';
 
 export interface ResumeCommand {
   readonly argv: readonly string[];
@@ -26,13 +27,20 @@ export const DEFAULT_EXEC_TEMPLATES: ResumeTemplates = {
   claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
 };
 
-/** Fill an argv template for one session; extra arguments go last. */
+const PLACEHOLDER = /\{(id|path|cwd|prompt)\}/g;
+
+/**
+ * Fill an argv template for one session; extra arguments go last. Throws UnsafeSessionIdError for an id without
+ * its agent's shape. Placeholders are replaced in one pass: a value that contains `{path}` stays as it is.
+ */
 export function resumeCommand(
   session: Pick<SessionSummary, 'id' | 'agent' | 'path' | 'cwd'>,
   templates: ResumeTemplates = DEFAULT_RESUME_TEMPLATES,
   options: { readonly prompt?: string; readonly extraArgs?: readonly string[] } = {},
 ): ResumeCommand {
+  assertSessionId(session);
   const template = templates[session.agent];
+  const values: Readonly<Record<string, string>> = { id: session.id, path: session.path, cwd: session.cwd ?? '', prompt: options.prompt ?? '' };
   const extraArgs = options.extraArgs ?? [];
   const argv: string[] = [];
   for (const part of template) {
@@ -44,13 +52,7 @@ export function resumeCommand(
       if (options.prompt !== undefined) argv.push(options.prompt);
       continue;
     }
-    argv.push(
-      part
-        .replaceAll('{id}', session.id)
-        .replaceAll('{path}', session.path)
-        .replaceAll('{cwd}', session.cwd ?? '')
-        .replaceAll('{prompt}', options.prompt ?? ''),
-    );
+    argv.push(part.replace(PLACEHOLDER, (_, name: string) => values[name]!));
   }
   if (!template.includes('{args}')) argv.push(...extraArgs);
   return { argv, cwd: session.cwd };

@@ -1,17 +1,43 @@
+/*
+ * The one sanitiser: every string that comes from a session file or a file name goes through one of these
+ * before it reaches a terminal (CLI text, Markdown, stderr, the TUI, the pre-painted first screen). JSON
+ * output is never sanitised: it must stay exact, and JSON escapes control characters itself.
+ */
+
+/* eslint-disable no-control-regex -- control characters are exactly what these patterns are about */
+const CSI = /\u001b\[[0-?]*[ -/]*[@-~]/g;
+/** OSC, DCS, SOS, PM, APC: up to BEL or ST, or to the end when never terminated. */
+const STRING_SEQUENCE = /\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)/g;
+const ESCAPE = /\u001b[ -/]*[0-~]?/g;
+/** C0 and C1 controls but tab and newline (CR is handled first). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/* eslint-enable no-control-regex */
+/** Bidi controls (embeddings, overrides, isolates, marks): they reorder the rest of a terminal line. */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Zero-width characters: invisible, and a terminal may give them a column that string-width does not. */
+const ZERO_WIDTH = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g;
+/** Shown instead of each bidi control, so a spoofed line is visibly marked and keeps its columns. */
+export const BIDI_MARK = '\ufffd';
+
 /**
- * Transcript text is untrusted: remove terminal control sequences (CSI, OSC, DCS, other ESC sequences)
- * and C0/C1 control characters except newline and tab before it reaches a terminal.
+ * Untrusted text with line breaks kept: terminal control sequences (CSI, OSC, DCS, other ESC sequences) and
+ * C0/C1 control characters except newline and tab removed, CR/CRLF made newlines, zero-width characters
+ * dropped, bidi controls replaced by U+FFFD.
  */
 export function stripControl(text: string): string {
-  // Control characters are exactly what these patterns are about.
-  /* eslint-disable no-control-regex */
   return text
-    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
-    .replace(/\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)/g, '')
-    .replace(/\u001b[@-Z\\-_]/g, '')
-    .replace(/\r\n?/g, '\n')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-  /* eslint-enable no-control-regex */
+    .replace(CSI, '')
+    .replace(STRING_SEQUENCE, '')
+    .replace(ESCAPE, '')
+    .replace(/\r\n?|[\u2028\u2029]/g, '\n')
+    .replace(CONTROL, '')
+    .replace(ZERO_WIDTH, '')
+    .replace(BIDI, BIDI_MARK);
+}
+
+/** One field on one line (an id, a path, a cwd, a branch): sanitised, each line break or tab a space, not trimmed. */
+export function safeLine(text: string): string {
+  return stripControl(text).replace(/[\n\t]/g, ' ');
 }
 
 /** One line for a list row or a tool call: control characters stripped, whitespace collapsed. */

@@ -10,7 +10,10 @@ import { tildePath } from './time.js';
 import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
 
-export type ResumeOutcome = { readonly kind: 'go' } | { readonly kind: 'ask'; readonly message: string };
+export type ResumeOutcome =
+  | { readonly kind: 'go' }
+  | { readonly kind: 'ask'; readonly message: string }
+  | { readonly kind: 'refuse'; readonly message: string };
 
 export type Action =
   /** A key press, resolved against the mode of the state it lands in (never a stale one). */
@@ -165,6 +168,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     }
     case 'resumeChecked':
       if (action.outcome.kind === 'go') return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session } };
+      if (action.outcome.kind === 'refuse') return { ...state, resumeRequest: null, notice: { text: action.outcome.message, tone: 'error' } };
       return {
         ...state,
         resumeRequest: null,

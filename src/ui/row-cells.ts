@@ -6,7 +6,7 @@
 import stringWidth from 'string-width';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { MatchRanges, SearchHit } from '../catalog/search.js';
-import { oneLine } from '../core/text.js';
+import { oneLine, safeLine } from '../core/text.js';
 import type { RowColumns } from './geometry.js';
 import type { Theme } from './palette.js';
 import { isLive, relativeTime, tildePath } from './time.js';
@@ -116,7 +116,7 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
   };
 
   push(cell([{ text: fit(selected ? '›' : ' ', columns.marker).text, color: theme.accent, bold: true }], 1, columns.marker));
-  const badge = fit(session.agent, columns.badge);
+  const badge = fit(safeLine(session.agent), columns.badge);
   push(cell([{ text: badge.text, color: theme.agents[session.agent], inverse: selected }], badge.width, columns.badge));
   const age = fit(relativeTime(session.updatedAt, now), columns.age);
   push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
@@ -128,13 +128,13 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
   push(cell(highlight(titleCell, titleRanges, titleStyle, match), titleCell.width, columns.title));
 
   if (columns.cwd > 0) {
-    const cwd = tildePath(session.cwd, homeDir);
+    const cwd = safeLine(tildePath(session.cwd, homeDir));
     const shift = session.cwd ? session.cwd.length - cwd.length : 0;
     const cwdCell = fit(cwd, columns.cwd - 1, 'start');
     push(cell(highlight(cwdCell, hit?.cwd, { color: theme.dim }, match, shift), cwdCell.width, columns.cwd));
   }
   if (columns.branch > 0) {
-    const branch = fit(session.gitBranch ?? '', columns.branch - 1);
+    const branch = fit(safeLine(session.gitBranch ?? ''), columns.branch - 1);
     push(cell(highlight(branch, hit?.gitBranch, { color: theme.dim }, match), branch.width, columns.branch));
   }
   const turns = fit(`${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);

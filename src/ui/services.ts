@@ -9,6 +9,7 @@ import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Message, Session } from '../core/model.js';
 import { resumeCommand } from '../core/resume.js';
+import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import { tildePath } from './time.js';
@@ -176,6 +177,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     },
 
     async fork(session, atTurn, branchName) {
+      assertSessionId(session);
       const ctx = await scanned;
       const name = branchName.trim();
       const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, ...(name ? { branchName: name } : {}) }, ctx);
@@ -199,6 +201,8 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     },
 
     checkResume(session) {
+      const problem = sessionIdProblem(session);
+      if (problem !== null) return { kind: 'refuse', message: `cannot resume: ${problem}` };
       const check = checkLaunch(resumeCommand(session, config.resume), env, null);
       if (check.ok || check.reason === 'not-found') return { kind: 'go' }; // the CLI prints the command when the agent is missing
       if (check.reason === 'no-cwd') return { kind: 'ask', message: 'This session recorded no working directory.' };

@@ -15,6 +15,8 @@ export interface TerminalOptions {
   readonly argv: readonly string[];
   readonly columns?: number;
   readonly rows?: number;
+  /** tmux configuration lines for the server (default: none), e.g. `set -g set-clipboard on`. */
+  readonly tmuxConfig?: readonly string[];
 }
 
 export class Terminal {
@@ -42,12 +44,32 @@ export class Terminal {
       ].join('\n'),
     );
     await chmod(script, 0o755);
-    await exec('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script]);
+    const config = join(options.dir, 'tmux.conf');
+    await writeFile(config, (options.tmuxConfig ?? []).map((line) => `${line}\n`).join(''));
+    await exec('tmux', ['-S', socket, '-f', config, 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script]);
     return new Terminal(socket, exitFile);
   }
 
   async screen(): Promise<string> {
     const { stdout } = await exec('tmux', ['-S', this.socket, 'capture-pane', '-p', '-t', 'main']);
+    return stdout;
+  }
+
+  /** The screen with its styling, as tmux re-renders it (`capture-pane -e`). */
+  async styledScreen(): Promise<string> {
+    const { stdout } = await exec('tmux', ['-S', this.socket, 'capture-pane', '-p', '-e', '-t', 'main']);
+    return stdout;
+  }
+
+  /** The pane's title (what an OSC 0/2 sequence written to the terminal would set). */
+  async title(): Promise<string> {
+    const { stdout } = await exec('tmux', ['-S', this.socket, 'display-message', '-p', '-t', 'main', '#{pane_title}']);
+    return stdout.trim();
+  }
+
+  /** tmux paste buffers (with `set-clipboard on`, an OSC 52 sequence written to the terminal makes one). */
+  async buffers(): Promise<string> {
+    const { stdout } = await exec('tmux', ['-S', this.socket, 'list-buffers']);
     return stdout;
   }
 

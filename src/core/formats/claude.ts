@@ -5,12 +5,13 @@
  * from the active leaf back to the root, crossing `/compact` boundaries through `logicalParentUuid`.
  */
 import type { Dirent } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
+import { openRegular } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
@@ -550,7 +551,7 @@ export function rewriteSessionId(line: Buffer, id: string): Buffer {
 }
 
 async function readSpans(path: string, nodes: readonly ClaudeNode[]): Promise<Buffer[]> {
-  const handle = await open(path, 'r');
+  const handle = await openRegular(path);
   try {
     const out: Buffer[] = [];
     for (const node of nodes) {

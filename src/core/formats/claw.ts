@@ -6,11 +6,12 @@
  * and the Python port's `<ws>/.port_sessions/*.json` `{session_id, messages: [strings], …}`.
  */
 import type { Dirent } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { openRegular } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
 import {
@@ -606,7 +607,7 @@ export async function readClawSummary(group: SessionFileGroup, context: AdapterC
  * Returns null when the file is not a legacy object after all (claw falls back to JSONL for those; so do we).
  */
 async function readLegacyHeadTail(path: string, doc: ClawDoc, headBytes: number, tailBytes: number): Promise<{ exact: boolean; size: number; mtimeMs: number } | null> {
-  const handle = await open(path, 'r');
+  const handle = await openRegular(path);
   try {
     const { size, mtimeMs } = await handle.stat();
     if (size <= headBytes + tailBytes) {
@@ -650,7 +651,7 @@ async function readLiveFile(path: string, keepRecords: boolean, clip?: ClipLimit
   const doc = new ClawDoc();
   const stats = newLineStats();
   if (path.endsWith('.json')) {
-    const handle = await open(path, 'r');
+    const handle = await openRegular(path);
     let buf: Buffer;
     try {
       buf = await readAt(handle, 0, (await handle.stat()).size);

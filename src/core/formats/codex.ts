@@ -1,9 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { checkForkTurn, errorCode, errorMessage, isRecord, UnsupportedForkError } from '../errors.js';
+import { checkForkTurn, describeError, errorCode, errorMessage, isRecord, UnsupportedForkError } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
-import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { appendLines, checkAppendable, createFileAtomic, WriteCheckError } from '../io/atomic.js';
+import { readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
 import { reportSkippedLines } from './problems.js';
@@ -66,7 +67,7 @@ export { codexUserPromptText };
 export async function readCodexNames(root: string): Promise<Map<string, string>> {
   let data: Buffer;
   try {
-    data = await readFile(join(root, 'session_index.jsonl'));
+    data = await readRegularFile(join(root, 'session_index.jsonl'));
   } catch (error) {
     if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return new Map();
     throw error;
@@ -416,7 +417,7 @@ async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: L
  * their own: every one is at 0, and such a file is never forked (forkCodex).
  */
 async function readTypeScriptRollout(path: string, stats: LineStats): Promise<PathRead> {
-  const data = await readFile(path);
+  const data = await readRegularFile(path);
   const info = await stat(path);
   const lines: CodexLine[] = [];
   const value = parseJsonLine(data);
@@ -973,7 +974,10 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
   const collected = await collect(group, context, 'summary', stats, undefined, new Set());
   const d = digest(collected.lines, collected.id);
   // Header-only and context-only files are not conversations (yet): not listed.
-  const listed = collected.id !== null && !(collected.exact && d.turns.length === 0 && !d.assistantSeen);
+  // Decided by content, not size: a file no line of which is a Codex line (head and tail of a big one) is not a
+  // session, however big it is.
+  const noCodexLine = collected.header === null && collected.lines.length === 0;
+  const listed = collected.id !== null && !noCodexLine && !(collected.exact && d.turns.length === 0 && !d.assistantSeen);
   reportSkippedLines(context.report, group.paths[group.paths.length - 1]!, stats, listed);
   if (!listed || collected.id === null) return null;
   return buildSummary(collected.id, group, context, collected, d, collected.exact);
@@ -1055,18 +1059,31 @@ async function forkCodex(group: SessionFileGroup, request: ForkRequest, context:
   const now = request.now ?? new Date();
   const id = uuidv7(now.getTime());
   const path = codexRolloutPath(group.root, id, now);
+  const name = request.branchName?.trim();
+  // The name goes in session_index.jsonl: check it can be written before the fork is, so a failure writes nothing.
+  if (name) await checkAppendable(codexIndexPath(group.root), { mayCreate: true });
   const chunks: Buffer[] = [Buffer.from(`${JSON.stringify(forkHeader(header, sourceId, id, now, collected.rootHeaderOrdinal))}\n`, 'utf8')];
   const newline = Buffer.from('\n');
   for (const line of collected.lines.slice(0, cut)) chunks.push(line.bytes, newline);
   await createFileAtomic(path, chunks);
-  const name = request.branchName?.trim();
-  if (name) await nameCodexThread(group.root, id, name, now);
+  if (name) {
+    try {
+      await nameCodexThread(group.root, id, name, now);
+    } catch (error) {
+      await unlink(path).catch(() => undefined); // a fork without its name is not what was asked for
+      throw error instanceof WriteCheckError ? error : new WriteCheckError(codexIndexPath(group.root), describeError(error));
+    }
+  }
   return { agent: 'codex', id, path, parentId: sourceId, keptUserTurns: request.atTurn - 1 };
 }
 
 /** Name a thread the way `codex` does: one more `{id, thread_name, updated_at}` line in session_index.jsonl. */
+function codexIndexPath(root: string): string {
+  return join(root, 'session_index.jsonl');
+}
+
 async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
-  const index = join(root, 'session_index.jsonl');
+  const index = codexIndexPath(root);
   const line = JSON.stringify({ id, thread_name: name, updated_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
   try {
     await appendLines(index, [line]);

@@ -1,15 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, link, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { describeError, errorCode } from '../errors.js';
+import { NotRegularFileError } from './regular.js';
+
+/** Our temp names: `.<final name>.tmp-<pid>-<12 hex>` (only files of exactly this shape are ever cleaned up). */
+const TEMP_NAME = /^\..+\.tmp-(\d+)-[0-9a-f]{12}$/;
+/** A temp file younger than this may belong to a write still running on another machine sharing the folder. */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
  * Create `path` with `data`, atomically and without ever replacing an existing file:
  * write a temp file in the same directory (mode 0600), fsync it, then hard-link it into place
  * (link fails with EEXIST where rename would overwrite), fsync the directory, remove the temp name.
+ * Temp files a killed run left in the folder are removed first (see removeStaleTemps).
  */
 export async function createFileAtomic(path: string, data: Buffer | string | readonly Buffer[], mode = 0o600): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  await removeStaleTemps(dir);
   const temp = join(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, 'wx', mode);
   try {
@@ -31,6 +41,47 @@ export async function createFileAtomic(path: string, data: Buffer | string | rea
   await syncDirectory(dir);
 }
 
+/**
+ * Remove the temp files a `kill -9` left behind in `dir`: only names of our exact temp shape (`pattern`, whose
+ * first group is the writer's PID), regular files last modified more than an hour ago, whose writer's PID is no
+ * longer running. Best effort: never throws.
+ */
+export async function removeStaleTemps(dir: string, now: number = Date.now(), pattern: RegExp = TEMP_NAME): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const match = pattern.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || isRunning(pid)) continue;
+    const path = join(dir, name);
+    try {
+      const stats = await lstat(path);
+      if (!stats.isFile() || now - stats.mtimeMs < STALE_TEMP_MS) continue;
+      await unlink(path);
+      removed.push(path);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'EPERM'; // alive, someone else's
+  }
+}
+
 async function syncDirectory(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
@@ -44,20 +95,72 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Append one or more complete lines to an existing file (resume in place); never creates the file. */
+/**
+ * Append complete lines to an existing regular file that other programs may be appending to at the same time
+ * (Codex's session_index.jsonl, a session being resumed). Opened with O_APPEND, so each write lands at the
+ * file's end as it is at that moment, never at an offset read earlier; one write(2) per whole line, so lines
+ * are never interleaved or overwritten. Never creates the file; refuses FIFOs and devices (EFTYPE).
+ */
 export async function appendLines(path: string, lines: readonly string[]): Promise<void> {
-  const handle = await open(path, 'r+');
+  for (const line of lines) if (line.includes('\n')) throw new Error('appendLines: a line must not contain a newline');
+  const handle = await open(path, constants.O_RDWR | constants.O_APPEND | constants.O_NONBLOCK);
   try {
-    const { size } = await handle.stat();
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
     let prefix = '';
-    if (size > 0) {
+    if (stats.size > 0) {
       const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, size - 1);
-      // A file whose last line has no newline (interrupted writer) must not get our line glued to it.
+      await handle.read(last, 0, 1, stats.size - 1);
+      // A file whose last line has no newline (interrupted writer) must not get our line glued to it. If another
+      // writer ends that line first, the cost is one blank line, which every reader skips.
       if (last[0] !== 0x0a) prefix = '\n';
     }
-    await handle.write(prefix + lines.map((line) => `${line}\n`).join(''), size);
+    for (const [i, line] of lines.entries()) {
+      const bytes = Buffer.from(`${i === 0 ? prefix : ''}${line}\n`, 'utf8');
+      const { bytesWritten } = await handle.write(bytes, 0, bytes.length, null);
+      if (bytesWritten !== bytes.length) throw new Error(`${path}: short write (${bytesWritten} of ${bytes.length} bytes)`);
+    }
     await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A write that cannot happen, with the path it concerns (checked before a command writes anything). */
+export class WriteCheckError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`cannot write ${path}: ${reason}`);
+    this.name = 'WriteCheckError';
+  }
+}
+
+/**
+ * Check, without writing, that appendLines(path) can succeed: the file is a regular file open for writing, or
+ * (`mayCreate`) it does not exist and its folder is writable. Throws WriteCheckError naming the path.
+ */
+export async function checkAppendable(path: string, options: { readonly mayCreate: boolean }): Promise<void> {
+  let handle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' && options.mayCreate) {
+      try {
+        await access(dirname(path), constants.W_OK);
+        return;
+      } catch (dirError) {
+        throw new WriteCheckError(dirname(path), describeError(dirError));
+      }
+    }
+    // ENXIO: a FIFO nobody reads.
+    throw new WriteCheckError(path, code === 'ENXIO' ? 'not a regular file (a FIFO)' : describeError(error));
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new WriteCheckError(path, new NotRegularFileError(path, stats).message);
   } finally {
     await handle.close();
   }

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularSync } from './regular.js';
 
 /** Bytes per read: a chunk that stays in the CPU cache between the read and the search is searched fastest. */
 const CHUNK = 256 * 1024;
@@ -234,7 +235,7 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   const overlap = Math.max(0, search.longest - 1);
   const chunk = buffer.length - overlap;
   if (chunk <= 0) throw new RangeError('search buffer too small');
-  const fd = openSync(path, 'r');
+  const fd = openRegularSync(path);
   try {
     let carried = 0;
     let position = 0;

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegular, openRegularSync } from './regular.js';
 
 /** One line of a file, without its line terminator (LF or CRLF). */
 export interface RawLine {
@@ -37,7 +38,7 @@ function stripCr(bytes: Buffer): Buffer {
  */
 export async function* readLines(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine> {
   const chunkSize = options.chunkSize ?? 1 << 20;
-  const handle = await open(path, 'r');
+  const handle = await openRegular(path);
   try {
     const end = options.end ?? (await handle.stat()).size;
     let position = options.start ?? 0;
@@ -116,7 +117,7 @@ export async function readAt(handle: FileHandle, position: number, length: numbe
  * handles cost more main-thread time than the reading itself.
  */
 export async function readHeadTail(path: string, headBytes: number, tailBytes: number): Promise<HeadTail> {
-  const fd = openSync(path, 'r');
+  const fd = openRegularSync(path);
   try {
     const stat = fstatSync(fd);
     const size = stat.size;

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import type { ForkState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { keptTurns } from './TranscriptView.js';
+import { safeLine } from '../../core/text.js';
 
 export interface ForkPromptProps {
   readonly fork: ForkState;
@@ -26,11 +27,11 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
       </Text>
       <Text wrap="truncate-end">
         {'Branch name (optional): '}
-        <Text bold>{fork.branchName}</Text>
+        <Text bold>{safeLine(fork.branchName)}</Text>
         {fork.status === 'editing' ? <Text inverse> </Text> : ''}
       </Text>
       <Text wrap="truncate-end" color={fork.status === 'error' ? theme.error : theme.dim}>
-        {fork.status === 'working' ? 'forking…' : fork.status === 'error' ? `fork failed: ${fork.error ?? ''} (Esc)` : 'Enter forks · Esc cancels'}
+        {fork.status === 'working' ? 'forking…' : fork.status === 'error' ? `fork failed: ${safeLine(fork.error ?? '')} (Esc)` : 'Enter forks · Esc cancels'}
       </Text>
     </Box>
   );

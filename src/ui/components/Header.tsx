@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { oneLine } from '../../core/text.js';
+import { oneLine, safeLine } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { searchSettled, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
@@ -40,7 +40,7 @@ export function Header({ state, width }: HeaderProps) {
       </Box>
     );
   }
-  const place = state.scope === 'all' ? 'all directories' : tildePath(state.cwd, state.homeDir);
+  const place = state.scope === 'all' ? 'all directories' : safeLine(tildePath(state.cwd, state.homeDir));
   const query = state.query.trim();
   return (
     <Box width={width} height={1} flexShrink={0}>

@@ -1,6 +1,7 @@
 import { Text } from 'ink';
 import type { MatchRanges } from '../../catalog/search.js';
 import { useTheme } from '../theme.js';
+import { safeLine } from '../../core/text.js';
 
 export interface HighlightedProps {
   readonly text: string;
@@ -11,8 +12,9 @@ export interface HighlightedProps {
 }
 
 /** Text with matched characters highlighted; meant to sit inside a truncating <Text>. */
-export function Highlighted({ text, ranges, shift = 0 }: HighlightedProps) {
+export function Highlighted({ text: raw, ranges, shift = 0 }: HighlightedProps) {
   const theme = useTheme();
+  const text = safeLine(raw);
   if (!ranges || ranges.length === 0) return <>{text}</>;
   const parts: { text: string; matched: boolean }[] = [];
   let at = 0;

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { noticeRows } from '../geometry.js';
 import type { BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
+import { safeLine } from '../../core/text.js';
 
 export interface NoticeLineProps {
   readonly state: BrowserState;
@@ -27,11 +28,11 @@ export function NoticeLine({ state, width }: NoticeLineProps) {
   return (
     <Box width={width} height={noticeRows(state.notice)} flexShrink={0} flexDirection="column">
       <Text wrap="truncate-middle" color={color}>
-        {text}
+        {safeLine(text)}
       </Text>
       {state.notice?.detail && (
         <Text wrap="truncate-end" bold>
-          {state.notice.detail}
+          {safeLine(state.notice.detail)}
         </Text>
       )}
     </Box>

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { Problem } from '../../core/formats/types.js';
 import { useTheme } from '../theme.js';
+import { safeLine } from '../../core/text.js';
 
 export interface ProblemsViewProps {
   readonly problems: readonly Problem[];
@@ -18,8 +19,8 @@ export function ProblemsView({ problems, width, height }: ProblemsViewProps) {
       {shown.map((problem, i) => (
         <Box key={i} height={1} flexShrink={0}>
           <Text wrap="truncate-start">
-            <Text color={theme.error}>{problem.message}</Text>
-            {`  ${problem.path}`}
+            <Text color={theme.error}>{safeLine(problem.message)}</Text>
+            {`  ${safeLine(problem.path)}`}
           </Text>
         </Box>
       ))}

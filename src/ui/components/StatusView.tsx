@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { useTheme } from '../theme.js';
+import { safeLine } from '../../core/text.js';
 
 export interface StatusViewProps {
   readonly lines: readonly string[];
@@ -14,7 +15,7 @@ export function StatusView({ lines, width, height }: StatusViewProps) {
     <Box width={width} height={height} flexDirection="column" overflow="hidden" paddingLeft={2} paddingTop={1}>
       {lines.map((line, i) => (
         <Text key={i} wrap="truncate-end" color={i === 0 ? undefined : theme.dim} bold={i === 0}>
-          {line}
+          {safeLine(line)}
         </Text>
       ))}
     </Box>

@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import type { TranscriptState } from '../state.js';
 import { useTheme, type Theme } from '../theme.js';
 import { GUTTER_WIDTH, type TranscriptLine } from '../transcript-layout.js';
+import { safeLine } from '../../core/text.js';
 
 export interface TranscriptViewProps {
   readonly transcript: TranscriptState;
@@ -17,7 +18,7 @@ export function TranscriptView({ transcript, width, height }: TranscriptViewProp
     return (
       <Box width={width} height={height} paddingLeft={2} paddingTop={1}>
         <Text color={transcript.status === 'error' ? theme.error : theme.dim} wrap="wrap">
-          {transcript.status === 'error' ? `cannot read this session: ${transcript.error ?? 'unknown error'}` : 'reading the transcript…'}
+          {transcript.status === 'error' ? `cannot read this session: ${safeLine(transcript.error ?? 'unknown error')}` : 'reading the transcript…'}
         </Text>
       </Box>
     );

@@ -1,0 +1,87 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+
+/*
+ * Files named by something we read (a session folder, an index, a cache, a config) may be a FIFO or a device:
+ * opening a FIFO for reading blocks until a writer appears, so `sessions` would hang, and opening some devices
+ * has effects of its own. Every read first checks with stat that the path is a regular file (symlinks to
+ * files are fine), then opens with O_NONBLOCK (a FIFO swapped in after the check still opens at once) and
+ * checks again with fstat on the descriptor it reads from, so nothing swapped in between can race it.
+ */
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** A FIFO, device, socket or directory where a file was expected (code `EFTYPE`, as BSD names it). */
+export class NotRegularFileError extends Error {
+  readonly code = 'EFTYPE';
+  constructor(readonly path: string, stats: Stats) {
+    super(`not a regular file (${kindOf(stats)})`);
+    this.name = 'NotRegularFileError';
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isDirectory()) return 'a directory';
+  return 'not a file';
+}
+
+/** Open a regular file for reading without ever blocking on a FIFO; throws NotRegularFileError for anything else. */
+export async function openRegular(path: string): Promise<FileHandle> {
+  const before = await stat(path);
+  if (!before.isFile()) throw new NotRegularFileError(path, before);
+  const handle = await open(path, READ_FLAGS);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** The synchronous openRegular: a file descriptor the caller closes. */
+export function openRegularSync(path: string): number {
+  const before = statSync(path);
+  if (!before.isFile()) throw new NotRegularFileError(path, before);
+  const fd = openSync(path, READ_FLAGS);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** A whole regular file's bytes (FIFOs and devices refused, never opened blocking). */
+export async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await openRegular(path);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** readRegularFile, synchronous, decoded as UTF-8. */
+export function readRegularFileSync(path: string): string {
+  const fd = openRegularSync(path);
+  try {
+    const chunks: Buffer[] = [];
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
