@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
+import { agentDefaultHomes, isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
@@ -57,6 +57,11 @@ function withLocations(command: Command): Command {
 
 function locationsFrom(options: LocationOptions): Locations {
   return resolveLocations(options, { env, homeDir: homedir(), cwd });
+}
+
+/** The homes the agents look in by themselves here: a session found elsewhere is resumed with its home's variable. */
+function defaultHomes() {
+  return agentDefaultHomes({ env, homeDir: homedir(), cwd });
 }
 
 function readConfig(): Config {
@@ -254,7 +259,7 @@ Examples:
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
     .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
-    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume} as JSON')
+    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(
       'after',
       `
@@ -279,9 +284,9 @@ Examples:
       try {
         const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
         const forked = { ...session, id: result.id, path: result.path };
-        const resume = resumeCommand(forked, readConfig().resume);
+        const resume = resumeCommand(forked, readConfig().resume, { defaultHomes: defaultHomes() });
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
         } else {
           process.stdout.write(`${result.id}\n${result.path}\n`);
           process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
@@ -297,7 +302,7 @@ Examples:
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .argument('[agentArgs...]', 'extra arguments for the agent, after --')
     .option('--dry-run', 'print the command and directory instead of running it')
-    .option('--json', 'with --dry-run: print {argv, cwd} as JSON')
+    .option('--json', 'with --dry-run: print {argv, cwd, env} as JSON')
     .option('--prompt <text>', "run one non-interactive turn with this prompt (e.g. `codex exec resume`, `claude -p --resume`)")
     .option('--here', "run in the current directory instead of the session's recorded one")
     .addHelpText(
@@ -317,8 +322,11 @@ Examples:
       const config = readConfig();
       if (options.dryRun) {
         const resume = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
-        if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd }, null, 2)}\n`);
+        if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd, env: resume.env }, null, 2)}\n`);
         else process.stdout.write(`${formatCommand(resume)}\n`);
+        // What the real run would refuse, said now (the agent missing from PATH is not: a dry run may be for elsewhere).
+        const check = checkLaunch(resume, env, null);
+        if (!check.ok && check.reason !== 'not-found') process.stderr.write(`sessions: warning: ${check.message}\n`);
         return;
       }
       process.exitCode = await launchResume(session, config, { prompt: options.prompt, extraArgs: agentArgs, here: options.here ?? false });
@@ -329,7 +337,7 @@ Examples:
 
 function buildResume(session: CatalogSession, config: Config, prompt: string | undefined, extraArgs: readonly string[], here: boolean) {
   const templates = prompt === undefined ? config.resume : config.exec;
-  const command = resumeCommand(session, templates, { prompt, extraArgs });
+  const command = resumeCommand(session, templates, { prompt, extraArgs, defaultHomes: defaultHomes() });
   return here ? { ...command, cwd } : command;
 }
 
@@ -346,7 +354,7 @@ export async function launchResume(
     if (check.reason !== 'not-found') process.stderr.write(`the command would be:\n  ${formatCommand(command)}\n`);
     return check.reason === 'not-found' ? 127 : 1;
   }
-  return runInherited(check.executable, command.argv.slice(1), check.cwd, process.env);
+  return runInherited(check.executable, command.argv.slice(1), check.cwd, { ...process.env, ...command.env });
 }
 
 /** One row of `list` / `grep` text output. */

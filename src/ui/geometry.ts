@@ -1,4 +1,5 @@
 /** Screen arithmetic shared by the reducer (scroll windows) and the views (what to render where). */
+import { wrapText } from './wrap-text.js';
 
 export interface ScreenSize {
   readonly columns: number;
@@ -32,9 +33,17 @@ export function bodyHeight(size: ScreenSize, notice = 1): number {
   return Math.max(1, size.rows - 1 - CHROME_ROWS - notice);
 }
 
-/** Rows of the notice line: always one (so the layout does not jump), two when it carries a detail. */
-export function noticeRows(notice: { readonly detail?: string | undefined } | null): number {
-  return notice?.detail ? 2 : 1;
+/** A notice's detail (a command to copy) wraps to at most this many rows rather than being cut. */
+const NOTICE_DETAIL_MAX_ROWS = 3;
+
+/** The rows of a notice's detail at this width: whole words, as many as it takes up to the cap. */
+export function noticeDetailRows(detail: string, columns: number): string[] {
+  return wrapText(detail, Math.max(1, columns)).slice(0, NOTICE_DETAIL_MAX_ROWS);
+}
+
+/** Rows of the notice line: always one (so the layout does not jump), more when it carries a detail. */
+export function noticeRows(notice: { readonly detail?: string | undefined } | null, columns: number): number {
+  return notice?.detail ? 1 + noticeDetailRows(notice.detail, columns).length : 1;
 }
 
 export function listGeometry(size: ScreenSize, notice = 1): ListGeometry {

@@ -48,7 +48,7 @@ export function firstScreen(options: FirstScreenOptions): string | null {
   const size = { columns: options.columns, rows: options.rows };
   const state = firstState({ size, cwd: options.cwd, homeDir: options.homeDir, now: options.now, scope: options.scope }, options.sessions);
   if (state.rows.length === 0) return null;
-  const geometry = listGeometry(state.size, noticeRows(state.notice));
+  const geometry = listGeometry(state.size, noticeRows(state.notice, state.size.columns));
   const columns = rowColumns(geometry.listWidth);
   const theme = themeFor(options.env);
   let out = '';

@@ -1,5 +1,5 @@
 import { CatalogCache } from '../catalog/cache.js';
-import type { Locations } from '../catalog/locations.js';
+import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
@@ -52,6 +52,8 @@ export interface ServiceOptions {
   readonly cachePath?: string | null;
   /** Its first-screen file, read before the UI started. */
   readonly cacheHead?: readonly CatalogSession[] | null;
+  /** The clock forks are dated by (Codex files them under the day's folder); tests pass their own. */
+  readonly now?: () => Date;
 }
 
 /** Sessions bigger than this keep a lower-bound turn count until opened. */
@@ -70,6 +72,8 @@ const REFINE_SAVE_MS = 20_000;
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
   const transcripts = options.transcripts ?? new TranscriptCache();
+  // A fork of a session under another home is resumed with that home's variable (the hint printed says so).
+  const defaultHomes = agentDefaultHomes({ env, homeDir, cwd: locations.cwd });
   // Transcripts and forks need the scan's context (id lookups, names): requests made before it exists wait for it.
   let resolveContext: (context: ScanContext) => void = () => undefined;
   const scanned = new Promise<ScanContext>((resolve) => {
@@ -178,7 +182,8 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     async fork(session, atTurn, branchName) {
       const ctx = await scanned;
       const name = branchName.trim();
-      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, ...(name ? { branchName: name } : {}) }, ctx);
+      const now = options.now?.() ?? new Date();
+      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);
       const summary = await ADAPTERS[session.agent].readSummary(group, ctx);
@@ -195,7 +200,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
             archived: false,
           };
-      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume)) };
+      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume, { defaultHomes })) };
     },
 
     checkResume(session) {

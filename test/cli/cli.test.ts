@@ -287,7 +287,36 @@ describe('sessions fork', () => {
 describe('sessions resume', () => {
   it('prints argv and cwd with --dry-run --json', async () => {
     const result = await run(['resume', 'b0304532', '--dry-run', '--json', '--home', home, '--', '--model', 'opus']);
-    expect(JSON.parse(result.stdout)).toEqual({ argv: ['claude', '--model', 'opus', '--resume', 'b0304532-bd3a-4d34-9619-62f2487fd2d5'], cwd: '/home/dev/src/a-api-server' });
+    expect(JSON.parse(result.stdout)).toEqual({
+      argv: ['claude', '--model', 'opus', '--resume', 'b0304532-bd3a-4d34-9619-62f2487fd2d5'],
+      cwd: '/home/dev/src/a-api-server',
+      // --home is not where claude looks by itself: the agent is pointed at it
+      env: { CLAUDE_CONFIG_DIR: join(home, '.claude') },
+    });
+  });
+
+  it('prints the home variable in the command, only when the home is not the default', async () => {
+    const codex = await run(['resume', 'api-health', '--dry-run', '--home', home]);
+    expect(codex.stdout).toBe(`cd /home/dev/src/a-api-server && CODEX_HOME=${join(home, '.codex')} codex resume 01a200ed-500e-74e1-88bc-7c2f05604fd8\n`);
+    // The same home as the agent's own (CODEX_HOME given to both): nothing to add.
+    const same = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        [BIN, 'resume', 'api-health', '--dry-run'],
+        { cwd: sandbox, env: { PATH: process.env.PATH, HOME: sandbox, CODEX_HOME: join(home, '.codex'), XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config') } },
+        (_error, stdout) => resolve(stdout),
+      ),
+    );
+    expect(same).toBe('cd /home/dev/src/a-api-server && codex resume 01a200ed-500e-74e1-88bc-7c2f05604fd8\n');
+  });
+
+  it('--dry-run warns when the recorded directory is gone, as the real run refuses, and suggests --here', async () => {
+    const result = await run(at('resume', 'b0304532', '--dry-run'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('/home/dev/src/a-api-server no longer exists; use --here');
+    const here = await run(at('resume', 'b0304532', '--dry-run', '--here'));
+    expect(here.stderr).toBe('');
+    expect(here.stdout).toContain(`cd ${sandbox} && `);
   });
 
   it('runs the agent in the recorded cwd with the terminal inherited and exits with its code', async () => {
