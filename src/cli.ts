@@ -124,6 +124,8 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     )
     .option('--all', 'start the browser with every session, not only the current directory\'s')
     .action(async (_options: unknown, command: Command) => {
+      // `sessions lst`: a word that is no command reaches the browser's action; say so, as commander does.
+      if (command.args.length > 0) (command as Command & CommanderUnknownCommand).unknownCommand();
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
       const cachePath = options.cache === false ? null : defaultCachePath(env, homedir());
       // The UI code (Ink, React) loads while the cache's first screen is read and painted as plain text.
@@ -332,7 +334,14 @@ Examples:
       process.exitCode = await launchResume(session, config, { prompt: options.prompt, extraArgs: agentArgs, here: options.here ?? false });
     });
 
+  // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.
+  program.allowExcessArguments();
   return program;
+}
+
+/** Commander's own "unknown command 'x' (Did you mean y?)" error, which its typings do not declare. */
+interface CommanderUnknownCommand {
+  unknownCommand(): never;
 }
 
 function buildResume(session: CatalogSession, config: Config, prompt: string | undefined, extraArgs: readonly string[], here: boolean) {

@@ -105,6 +105,22 @@ const SAMPLE_TABLE: readonly (readonly [string, string, string | null, number, s
   ['claw', 'b035f648d5b549aa836ea01f6727ec62', '<home>/src/claw-code', 1, 'review MCP tool', null, 'review MCP tool'],
 ];
 
+describe('command words', () => {
+  it.each([[['lst']], [['--all', 'lst']], [['lst', '--home', '/nowhere']]])('%j: an unknown command, with the one meant', async (args) => {
+    const result = await run(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("unknown command 'lst'");
+    expect(result.stderr).toContain('Did you mean list?');
+    expect(result.stdout).toBe('');
+  });
+
+  it('a command given a word too many still says so', async () => {
+    const result = await run(at('list', 'extra'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("too many arguments for 'list'");
+  });
+});
+
 describe('sessions list', () => {
   it('lists every conversation of the sample home, one row each, as written by hand from the files', async () => {
     await rm(join(home, 'src', 'demo'), { recursive: true });
