@@ -73,7 +73,7 @@ function reportProblems(problems: readonly Problem[]): void {
 }
 
 async function openCache(options: CommonOptions): Promise<CatalogCache | undefined> {
-  return options.cache === false ? undefined : CatalogCache.load(defaultCachePath(env, homedir()));
+  return options.cache === false ? undefined : CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options)));
 }
 
 /** Scan with the persisted cache (when enabled), saving what was learnt. */
@@ -127,7 +127,8 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
       // `sessions lst`: a word that is no command reaches the browser's action; say so, as commander does.
       if (command.args.length > 0) (command as Command & CommanderUnknownCommand).unknownCommand();
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
-      const cachePath = options.cache === false ? null : defaultCachePath(env, homedir());
+      const locations = locationsFrom(options);
+      const cachePath = options.cache === false ? null : defaultCachePath(env, homedir(), locations);
       // The UI code (Ink, React) loads while the cache's first screen is read and painted as plain text.
       const ui = import('./ui/run.js');
       ui.catch(() => undefined); // awaited below; a failure is reported there
@@ -147,7 +148,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
         throw error;
       }
       const config = readConfig();
-      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
+      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
       if (decision.kind === 'resume') {
         process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
       }

@@ -187,6 +187,18 @@ describe('sessions list', () => {
     expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
   });
 
+  it('keeps one cache per set of locations: listing another home neither shows these rows nor loses their exact counts', async () => {
+    const pipeline = '01a200ed-60a4-7f10-a53c-15a9ecf122f3'; // 97 KB: more than head + tail
+    expect((await list('--exact-turns')).find((r) => r.id === pipeline)).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    const other = join(sandbox, 'other-home');
+    await cp(join(home, '.claude'), join(other, '.claude'), { recursive: true });
+    const elsewhere = await run(['list', '--all', '--json', '--home', other]);
+    expect((JSON.parse(elsewhere.stdout) as ListRow[]).map((r) => r.agent)).toEqual(['claude', 'claude', 'claude', 'claude']);
+    const remembered = (await list('--all')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
+    expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    expect((await readdir(join(sandbox, 'cache', 'sessions'))).filter((name) => name.endsWith('.jsonl'))).toHaveLength(2);
+  });
+
   it('filters by agent', async () => {
     const result = await run(at('list', '--all', '--json', '--agent', 'claude'));
     expect((JSON.parse(result.stdout) as ListRow[]).map((r) => r.agent)).toEqual(['claude', 'claude', 'claude', 'claude']);
