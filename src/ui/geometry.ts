@@ -10,6 +10,7 @@ export interface ScreenSize {
 const CHROME_ROWS = 2;
 /** Side-by-side preview from this many columns on; below it the preview sits under the list. */
 export const SIDE_PREVIEW_MIN_COLUMNS = 150;
+const SIDE_PREVIEW_MIN_WIDTH = 60;
 /** A bottom preview only when the body has room for it and a useful list. */
 const BOTTOM_PREVIEW_MIN_BODY = 14;
 
@@ -49,7 +50,8 @@ export function noticeRows(notice: { readonly detail?: string | undefined } | nu
 export function listGeometry(size: ScreenSize, notice = 1): ListGeometry {
   const body = bodyHeight(size, notice);
   if (size.columns >= SIDE_PREVIEW_MIN_COLUMNS) {
-    const previewWidth = Math.min(90, Math.floor(size.columns * 0.4));
+    // The preview reads well at 60 columns: more screen goes to the list's titles and cwds first.
+    const previewWidth = Math.min(90, Math.max(SIDE_PREVIEW_MIN_WIDTH, Math.floor(size.columns * 0.3)));
     return { listWidth: size.columns - previewWidth, listHeight: body, preview: { placement: 'side', width: previewWidth, height: body } };
   }
   if (body >= BOTTOM_PREVIEW_MIN_BODY) {

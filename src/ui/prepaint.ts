@@ -53,7 +53,7 @@ export function firstScreen(options: FirstScreenOptions): string | null {
   const theme = themeFor(options.env);
   let out = '';
   state.rows.slice(0, geometry.listHeight).forEach((row, i) => {
-    const segments = sessionRowSegments({ session: row.session, hit: null, selected: i === state.selected, columns, now: options.now, homeDir: options.homeDir, theme });
+    const segments = sessionRowSegments({ session: row.session, hit: null, selected: i === state.selected, columns, now: options.now, homeDir: options.homeDir, theme, sort: state.sort });
     out += `\u001b[${i + 2};1H${segments.map(styled).join('')}`;
   });
   return `${out}\u001b[H`;

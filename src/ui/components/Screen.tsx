@@ -88,6 +88,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
           height={listHeight}
           now={state.now}
           homeDir={state.homeDir}
+          sort={state.sort}
           emptyText={emptyText}
         />
         {prompt && geometry.preview.placement === 'bottom' ? prompt : preview}
