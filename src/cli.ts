@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -15,6 +16,7 @@ import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { oneLine } from './core/text.js';
 import { checkLaunch, formatCommand, runInherited } from './launch.js';
+import { fit } from './ui/row-cells.js';
 import { tildePath } from './ui/time.js';
 
 interface CommonOptions extends LocationOptions {
@@ -59,6 +61,27 @@ function locationsFrom(options: LocationOptions): Locations {
   return resolveLocations(options, { env, homeDir: homedir(), cwd });
 }
 
+/** A folder named on the command line that is not there is a typo or a missing mount, not an empty home: say so. */
+function warnMissingLocations(options: LocationOptions): void {
+  const named = [
+    ...(options.home === undefined ? [] : [['--home', options.home] as const]),
+    ...(options.codexHome ?? []).map((dir) => ['--codex-home', dir] as const),
+    ...(options.claudeDir ?? []).map((dir) => ['--claude-dir', dir] as const),
+    ...(options.clawDir ?? []).map((dir) => ['--claw-dir', dir] as const),
+  ];
+  for (const [option, dir] of named) {
+    if (!isDirectory(resolve(cwd, dir))) process.stderr.write(`sessions: warning: ${option} ${dir} does not exist\n`);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The homes the agents look in by themselves here: a session found elsewhere is resumed with its home's variable. */
 function defaultHomes() {
   return agentDefaultHomes({ env, homeDir: homedir(), cwd });
@@ -78,6 +101,7 @@ async function openCache(options: CommonOptions): Promise<CatalogCache | undefin
 
 /** Scan with the persisted cache (when enabled), saving what was learnt. */
 async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
+  warnMissingLocations(options);
   const cache = await openCache(options);
   const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache });
   await cache?.save().catch((error: unknown) => process.stderr.write(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
@@ -128,6 +152,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
       if (command.args.length > 0) (command as Command & CommanderUnknownCommand).unknownCommand();
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
       const locations = locationsFrom(options);
+      warnMissingLocations(options); // before the browser takes the screen: seen again when it quits
       const cachePath = options.cache === false ? null : defaultCachePath(env, homedir(), locations);
       // The UI code (Ink, React) loads while the cache's first screen is read and painted as plain text.
       const ui = import('./ui/run.js');
@@ -190,6 +215,7 @@ Examples:
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
+        if (process.stdout.isTTY && shown.length > 0) process.stdout.write(LIST_HEADER);
         for (const s of shown) process.stdout.write(listLine(s));
         if (shown.length === 0) process.stderr.write(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
       }
@@ -219,6 +245,7 @@ Examples:
     .action(async (text: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
+      warnMissingLocations(options);
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
       const { matched, problems } = await grepLocations(locationsFrom(options), text, {
         ignoreCase: options.ignoreCase ?? false,
@@ -266,8 +293,12 @@ Examples:
     .addHelpText(
       'after',
       `
-The original session is never modified. The new file is written atomically with mode 0600,
-next to the original, in the agent's own format, so the agent can resume it.
+The original session is never modified. The new file is written atomically with mode 0600, in the
+agent's own format, where the agent looks for its sessions, so the agent can resume it:
+  Codex: under today's date, <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl
+         (of the home the original is in; a name given with --name goes to its session_index.jsonl)
+  Claude Code: in the same project folder as the original, <new id>.jsonl
+  claw: in the same sessions folder as the original, <new id>.jsonl
 
 Examples:
   sessions fork 01a200ed --at 3          keep user turns 1-2
@@ -292,7 +323,7 @@ Examples:
           process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
         } else {
           process.stdout.write(`${result.id}\n${result.path}\n`);
-          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
+          process.stderr.write(`forked ${session.agent} session ${session.id} before turn ${atTurn} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`);
         }
       } catch (error) {
         if (error instanceof ForkRangeError) throw new CliError(error.message);
@@ -367,16 +398,23 @@ export async function launchResume(
   return runInherited(check.executable, command.argv.slice(1), check.cwd, { ...process.env, ...command.env });
 }
 
+/** Columns of a title in text rows; a longer one is cut with `…`. */
+const LIST_TITLE_COLUMNS = 60;
+
 /** One row of `list` / `grep` text output. */
 function listLine(s: CatalogSession): string {
   const fork = s.forkedFrom ? ' [fork]' : '';
   const archived = s.archived ? ' [archived]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${s.id}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${s.id}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}  ${shortenHome(s.cwd)}\n`;
 }
 
+/** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
+const LIST_HEADER = `${'agent'.padEnd(6)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(36)}  title  cwd\n`;
+
 function describeLocations(locations: Locations): string {
-  return [...locations.codexHomes, ...locations.claudeDirs, ...locations.clawDirs, `${locations.cwd} (claw)`].join(', ');
+  const place = (dir: string): string => (isDirectory(dir) ? dir : `${dir} (does not exist)`);
+  return [...locations.codexHomes.map(place), ...locations.claudeDirs.map(place), ...locations.clawDirs.map(place), `${locations.cwd} (claw)`].join(', ');
 }
 
 /** The `list --json` contract (README): stable field names and types. */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
@@ -214,10 +215,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
 function describeLocations(locations: Locations, homeDir: string): string[] {
   const home = (path: string): string => tildePath(path, homeDir);
+  // A home that is not there is not an empty one: said apart (a typo in --home, a missing mount).
+  const missing = (dir: string): string => (existsSync(dir) ? '' : ' — does not exist');
   return [
-    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)`),
-    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)`),
-    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}`),
+    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)${missing(dir)}`),
+    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)${missing(dir)}`),
+    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}${missing(dir)}`),
     `claw workspaces at ${home(locations.cwd)} and its parents, and at the directories other sessions ran in`,
   ];
 }

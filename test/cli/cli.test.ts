@@ -199,6 +199,26 @@ describe('sessions list', () => {
     expect((await readdir(join(sandbox, 'cache', 'sessions'))).filter((name) => name.endsWith('.jsonl'))).toHaveLength(2);
   });
 
+  it('prints rows only to a pipe (no header), and marks a cut title with …', async () => {
+    const result = await run(at('list', '--all'));
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^(codex |claude|claw  ) {2}\d{4}-\d\d-\d\d /);
+    const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
+    expect(scroll).toContain('  [a] The scroll position jumps when new messages arrive — 为… [archived]');
+  });
+
+  it('says that a home which is not there does not exist (not that it is empty)', async () => {
+    const result = await run(['list', '--all', '--home', join(sandbox, 'no-such-home')]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`warning: --home ${join(sandbox, 'no-such-home')} does not exist`);
+    expect(result.stderr).toContain(`${join(sandbox, 'no-such-home', '.codex')} (does not exist)`);
+    const empty = join(sandbox, 'empty-home');
+    await mkdir(join(empty, '.codex'), { recursive: true });
+    const quiet = await run(['list', '--all', '--home', empty]);
+    expect(quiet.stderr).not.toContain('warning');
+    expect(quiet.stderr).toContain(`looked in ${join(empty, '.codex')}, ${join(empty, '.claude')} (does not exist)`);
+  });
+
   it('filters by agent', async () => {
     const result = await run(at('list', '--all', '--json', '--agent', 'claude'));
     expect((JSON.parse(result.stdout) as ListRow[]).map((r) => r.agent)).toEqual(['claude', 'claude', 'claude', 'claude']);
@@ -273,6 +293,22 @@ describe('sessions fork', () => {
     const after = await list();
     expect(after).toHaveLength(before.length + 1);
     expect(after.find((r) => r.id === fork.id)).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+  });
+
+  it('says what it kept in words, one turn or more', async () => {
+    const one = await run(at('fork', '01a200ed-60a4', '--at', '2'));
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toContain('(kept 1 user turn)');
+    const two = await run(at('fork', '01a200ed-60a4', '--at', '3'));
+    expect(two.stderr).toContain('(kept 2 user turns)');
+  });
+
+  it('--help says where each agent\'s fork is written', async () => {
+    const help = await run(['fork', '--help']);
+    expect(help.stdout).toContain("Codex: under today's date");
+    expect(help.stdout).toContain('Claude Code: in the same project folder');
+    expect(help.stdout).toContain('claw: in the same sessions folder');
+    expect(help.stdout).not.toContain('next to the original,');
   });
 
   it('drops the last turn with --drop-last', async () => {

@@ -95,6 +95,16 @@ afterEach(async () => {
   await rm(sandbox, { recursive: true, force: true });
 });
 
+describe('sessions list in a terminal', () => {
+  it('starts with a header line naming the columns (a pipe gets rows only)', async () => {
+    terminal = await Terminal.start({ dir: sandbox, cwd: work, env: environment(), argv: [process.execPath, BIN, 'list', '--all', '--home', home], columns: 220, rows: 40 });
+    const screen = await terminal.see(/^agent +updated +turns +id +title +cwd$/m);
+    const lines = screen.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('agent '));
+    expect(lines[header + 1]).toMatch(/^(codex|claude|claw) +\d{4}-\d\d-\d\d \d\d:\d\d +\d+\+? +\S+ {2}/);
+  });
+});
+
 describe('sessions (the browser) in a terminal', () => {
   it('search, open, fork before turn 3, quit: the fork holds exactly the first two turns and their answers', async () => {
     const t = await open();

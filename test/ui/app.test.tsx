@@ -297,9 +297,11 @@ describe('states', () => {
     await rm(join(home, '.codex'), { recursive: true });
     await rm(join(home, '.claude'), { recursive: true });
     await rm(join(home, 'src'), { recursive: true });
+    await mkdir(join(home, '.codex')); // an empty home, beside one that is not there
     const ui = start();
     await ui.see('No sessions found. Looked in:');
-    expect(ui.frame()).toContain('~/.codex/sessions and archived_sessions (Codex)');
-    expect(ui.frame()).toContain('~/.claude/projects (Claude Code)');
+    const lines = ui.lines().map((line) => line.trimEnd());
+    expect(lines).toContain('    ~/.codex/sessions and archived_sessions (Codex)');
+    expect(lines).toContain('    ~/.claude/projects (Claude Code) — does not exist');
   });
 });
