@@ -472,7 +472,9 @@ function startFork(state: BrowserState): BrowserState {
 function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {
   const key = sessionKey(session);
   const byKey = new Map(state.byKey);
-  byKey.set(key, byKey.get(key) ?? session);
+  // The watcher may have listed the new file first, before knowing it is a fork: the fork's own row says so.
+  const listed = byKey.get(key);
+  byKey.set(key, listed?.forkedFrom ? listed : session);
   const sessions = sortSessions([...byKey.values()], state.sort);
   const scope = state.scope === 'cwd' && !isUnder(session.cwd, state.cwd) ? 'all' : state.scope;
   const kept = state.fork?.atTurn ? state.fork.atTurn - 1 : 0;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
-import { completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { asLineageFork, completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
@@ -188,8 +188,11 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);
       const summary = await ADAPTERS[session.agent].readSummary(group, ctx);
+      // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
       const forked: CatalogSession = summary
-        ? { ...summary, root: session.root, forkedFrom: summary.forkedFrom ?? session.id, fork: summary.fork ?? { id: session.id, atTurn } }
+        ? summary.forkedFrom
+          ? { ...summary, root: session.root, fork: summary.fork ?? { id: session.id, atTurn } }
+          : asLineageFork({ ...summary, root: session.root, fork: { id: session.id, atTurn } }, session)
         : {
             ...session,
             id: result.id,
@@ -197,6 +200,8 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             paths: [result.path],
             userTurns: result.keptUserTurns,
             userTurnsExact: true,
+            createdAt: now.toISOString(),
+            updatedAt: now.toISOString(),
             forkedFrom: session.id,
             fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
             archived: false,

@@ -292,7 +292,12 @@ describe('sessions fork', () => {
 
     const after = await list();
     expect(after).toHaveLength(before.length + 1);
-    expect(after.find((r) => r.id === fork.id)).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+    const row = after.find((r) => r.id === fork.id)!;
+    expect(row).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+    // Dated when it was made, for every agent: newer than anything in the fixture home, so listed first.
+    expect(after[0]!.id).toBe(fork.id);
+    expect(row.createdAt > source.updatedAt).toBe(true);
+    expect(row.updatedAt >= row.createdAt).toBe(true);
   });
 
   it('says what it kept in words, one turn or more', async () => {

@@ -217,6 +217,23 @@ describe('transcript', () => {
     expect(countUserTurns(forked.messages)).toBe(2);
   });
 
+  it('a Claude fork shows as a fork at once (⋔, "from" in the preview) and sorts as new', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/']);
+    await ui.type('b0304532');
+    await ui.press([ENTER], 'turn 1/3');
+    await ui.press(['n', 'n'], 'turn 3/3');
+    await ui.press(['f'], 'Fork before turn 3');
+    await ui.press([ENTER], 'forked before turn 3 (kept 2 turns)');
+    const id = /claude --resume ([0-9a-f-]{36})/.exec(ui.frame())![1]!;
+    await ui.see(`id     ${id}`);
+    await ui.see('fork   from b0304532-bd3a-4d34-9619-62f2487fd2d5');
+    const lines = ui.lines();
+    // the top row (newer than every fixture session: dated when it was made), selected, marked as a fork
+    expect(lines[1]).toMatch(/^› claude .*⋔/);
+  });
+
   it('Esc cancels the fork prompt and writes nothing', async () => {
     const ui = await openApiHealth();
     const before = await sessionFiles();

@@ -106,3 +106,23 @@ it('reports a rollout written into a folder created at the same moment (a new da
   });
   expect(added).toMatchObject({ agent: 'codex', userTurns: 4 });
 });
+
+it('reports a Claude fork written by sessions as a fork of its parent, dated when it was made', async () => {
+  const { sessions, changes } = await watching();
+  const parent = sessions.find((session) => session.id === 'b0304532-bd3a-4d34-9619-62f2487fd2d5')!;
+  const { ADAPTERS } = await import('../../src/core/formats/index.js');
+  const { groupOf, ScanContext } = await import('../../src/catalog/scan.js');
+  const before = Date.now();
+  // Its lines keep the parent's times, the first of them the parent's first.
+  const fork = await ADAPTERS.claude.fork(groupOf(parent), { atTurn: 3 }, new ScanContext());
+  const added = await waitFor(() => {
+    const session = changes.flatMap((change) => change.upserted).find((one) => one.id === fork.id);
+    if (!session) throw new Error('not reported yet');
+    return session;
+  });
+  expect(added).toMatchObject({ forkedFrom: parent.id, userTurns: 2 });
+  expect(Date.parse(added.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+  expect(Date.parse(added.updatedAt)).toBeGreaterThanOrEqual(before - 1000);
+  // the parent stays the parent
+  expect(changes.flatMap((change) => change.upserted).filter((one) => one.id === parent.id && one.forkedFrom)).toEqual([]);
+});
