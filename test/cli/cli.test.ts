@@ -148,8 +148,9 @@ describe('sessions list', () => {
       ...lines.find((l) => l.type === 'user')!,
       uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
       parentUuid: leaf.uuid,
-      // Newer than every file of the copy (a claw port session is dated by its mtime: the copy's time).
-      timestamp: new Date(Date.now() + 60_000).toISOString(),
+      // Newer than every row listed (a claw port session is dated by its mtime: the copy's time), whatever this
+      // test's clock says.
+      timestamp: new Date(Math.max(...cold.map((r) => Date.parse(r.updatedAt))) + 60_000).toISOString(),
       message: { role: 'user', content: 'a second question, added later' },
     };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
