@@ -24,7 +24,7 @@ const { SearchIndex } = await load('catalog/search.js');
 const { watchCatalog } = await load('catalog/watch.js');
 
 const locations = resolveLocations({ home, clawDir: [clawDir ?? join(home, 'src')] }, { env: {}, homeDir: home, cwd: home });
-const cachePath = defaultCachePath({ XDG_CACHE_HOME: xdg }, home);
+const cachePath = defaultCachePath({ XDG_CACHE_HOME: xdg }, home, locations);
 const mb = (bytes) => Number((bytes / 2 ** 20).toFixed(1));
 const status = () => {
   const text = readFileSync('/proc/self/status', 'utf8');

@@ -1,7 +1,8 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
+import { agentDefaultHomes, isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
@@ -16,6 +17,7 @@ import { resumeCommand } from './core/resume.js';
 import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
 import { oneLine, safeLine, stripControl } from './core/text.js';
 import { checkLaunch, formatCommand, runInherited } from './launch.js';
+import { fit } from './ui/row-cells.js';
 import { tildePath } from './ui/time.js';
 
 interface CommonOptions extends LocationOptions {
@@ -60,6 +62,32 @@ function locationsFrom(options: LocationOptions): Locations {
   return resolveLocations(options, { env, homeDir: homedir(), cwd });
 }
 
+/** A folder named on the command line that is not there is a typo or a missing mount, not an empty home: say so. */
+function warnMissingLocations(options: LocationOptions): void {
+  const named = [
+    ...(options.home === undefined ? [] : [['--home', options.home] as const]),
+    ...(options.codexHome ?? []).map((dir) => ['--codex-home', dir] as const),
+    ...(options.claudeDir ?? []).map((dir) => ['--claude-dir', dir] as const),
+    ...(options.clawDir ?? []).map((dir) => ['--claw-dir', dir] as const),
+  ];
+  for (const [option, dir] of named) {
+    if (!isDirectory(resolve(cwd, dir))) process.stderr.write(`sessions: warning: ${option} ${dir} does not exist\n`);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The homes the agents look in by themselves here: a session found elsewhere is resumed with its home's variable. */
+function defaultHomes() {
+  return agentDefaultHomes({ env, homeDir: homedir(), cwd });
+}
+
 function readConfig(): Config {
   return loadConfig(configPath(env, homedir()));
 }
@@ -77,11 +105,12 @@ function reportProblems(problems: readonly Problem[]): void {
 }
 
 async function openCache(options: CommonOptions): Promise<CatalogCache | undefined> {
-  return options.cache === false ? undefined : CatalogCache.load(defaultCachePath(env, homedir()));
+  return options.cache === false ? undefined : CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options)));
 }
 
 /** Scan with the persisted cache (when enabled), saving what was learnt. */
 async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
+  warnMissingLocations(options);
   const cache = await openCache(options);
   const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache });
   await cache?.save().catch((error: unknown) => warn(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
@@ -129,8 +158,12 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     )
     .option('--all', 'start the browser with every session, not only the current directory\'s')
     .action(async (_options: unknown, command: Command) => {
+      // `sessions lst`: a word that is no command reaches the browser's action; say so, as commander does.
+      if (command.args.length > 0) (command as Command & CommanderUnknownCommand).unknownCommand();
       const options = command.optsWithGlobals<CommonOptions & { all?: boolean }>();
-      const cachePath = options.cache === false ? null : defaultCachePath(env, homedir());
+      const locations = locationsFrom(options);
+      warnMissingLocations(options); // before the browser takes the screen: seen again when it quits
+      const cachePath = options.cache === false ? null : defaultCachePath(env, homedir(), locations);
       // The UI code (Ink, React) loads while the cache's first screen is read and painted as plain text.
       const ui = import('./ui/run.js');
       ui.catch(() => undefined); // awaited below; a failure is reported there
@@ -150,7 +183,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
         throw error;
       }
       const config = readConfig();
-      const decision = await runTui({ locations: locationsFrom(options), config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
+      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
       if (decision.kind === 'resume') {
         process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
       }
@@ -192,6 +225,7 @@ Examples:
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
+        if (process.stdout.isTTY && shown.length > 0) process.stdout.write(LIST_HEADER);
         for (const s of shown) process.stdout.write(listLine(s));
         if (shown.length === 0) warn(`sessions: no sessions found (looked in ${describeLocations(locationsFrom(options))})\n`);
       }
@@ -221,6 +255,7 @@ Examples:
     .action(async (text: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
+      warnMissingLocations(options);
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
       const { matched, problems } = await grepLocations(locationsFrom(options), text, {
         ignoreCase: options.ignoreCase ?? false,
@@ -264,12 +299,16 @@ Examples:
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
     .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
-    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume} as JSON')
+    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(
       'after',
       `
-The original session is never modified. The new file is written atomically with mode 0600,
-next to the original, in the agent's own format, so the agent can resume it.
+The original session is never modified. The new file is written atomically with mode 0600, in the
+agent's own format, where the agent looks for its sessions, so the agent can resume it:
+  Codex: under today's date, <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl
+         (of the home the original is in; a name given with --name goes to its session_index.jsonl)
+  Claude Code: in the same project folder as the original, <new id>.jsonl
+  claw: in the same sessions folder as the original, <new id>.jsonl
 
 Examples:
   sessions fork 01a200ed --at 3          keep user turns 1-2
@@ -291,12 +330,12 @@ Examples:
       try {
         const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
         const forked = { ...session, id: result.id, path: result.path };
-        const resume = resumeCommand(forked, config.resume);
+        const resume = resumeCommand(forked, config.resume, { defaultHomes: defaultHomes() });
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
         } else {
           process.stdout.write(`${result.id}\n${safeLine(result.path)}\n`);
-          warn(`forked ${session.agent} session ${safeLine(session.id)} before turn ${atTurn} (kept ${result.keptUserTurns} user turns)\nresume it with: ${formatCommand(resume)}\n`);
+          warn(`forked ${session.agent} session ${safeLine(session.id)} before turn ${atTurn} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`);
         }
       } catch (error) {
         if (error instanceof ForkRangeError) throw new CliError(error.message);
@@ -309,7 +348,7 @@ Examples:
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .argument('[agentArgs...]', 'extra arguments for the agent, after --')
     .option('--dry-run', 'print the command and directory instead of running it')
-    .option('--json', 'with --dry-run: print {argv, cwd} as JSON')
+    .option('--json', 'with --dry-run: print {argv, cwd, env} as JSON')
     .option('--prompt <text>', "run one non-interactive turn with this prompt (e.g. `codex exec resume`, `claude -p --resume`)")
     .option('--here', "run in the current directory instead of the session's recorded one")
     .addHelpText(
@@ -329,19 +368,29 @@ Examples:
       const config = readConfig();
       if (options.dryRun) {
         const resume = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
-        if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd }, null, 2)}\n`);
+        if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd, env: resume.env }, null, 2)}\n`);
         else process.stdout.write(`${formatCommand(resume)}\n`);
+        // What the real run would refuse, said now (the agent missing from PATH is not: a dry run may be for elsewhere).
+        const check = checkLaunch(resume, env, null);
+        if (!check.ok && check.reason !== 'not-found') process.stderr.write(`sessions: warning: ${check.message}\n`);
         return;
       }
       process.exitCode = await launchResume(session, config, { prompt: options.prompt, extraArgs: agentArgs, here: options.here ?? false });
     });
 
+  // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.
+  program.allowExcessArguments();
   return program;
+}
+
+/** Commander's own "unknown command 'x' (Did you mean y?)" error, which its typings do not declare. */
+interface CommanderUnknownCommand {
+  unknownCommand(): never;
 }
 
 function buildResume(session: CatalogSession, config: Config, prompt: string | undefined, extraArgs: readonly string[], here: boolean) {
   const templates = prompt === undefined ? config.resume : config.exec;
-  const command = resumeCommand(session, templates, { prompt, extraArgs });
+  const command = resumeCommand(session, templates, { prompt, extraArgs, defaultHomes: defaultHomes() });
   return here ? { ...command, cwd } : command;
 }
 
@@ -358,8 +407,11 @@ export async function launchResume(
     if (check.reason !== 'not-found') warn(`the command would be:\n  ${formatCommand(command)}\n`);
     return check.reason === 'not-found' ? 127 : 1;
   }
-  return runInherited(check.executable, command.argv.slice(1), check.cwd, process.env);
+  return runInherited(check.executable, command.argv.slice(1), check.cwd, { ...process.env, ...command.env });
 }
+
+/** Columns of a title in text rows; a longer one is cut with `…`. */
+const LIST_TITLE_COLUMNS = 60;
 
 /** One row of `list` / `grep` text output. */
 function listLine(s: CatalogSession): string {
@@ -367,11 +419,15 @@ function listLine(s: CatalogSession): string {
   const archived = s.archived ? ' [archived]' : '';
   const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(4)}  ${safeLine(s.id)}  ${oneLine(s.title).slice(0, 60)}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
 }
 
+/** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
+const LIST_HEADER = `${'agent'.padEnd(6)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(36)}  title  cwd\n`;
+
 function describeLocations(locations: Locations): string {
-  return [...locations.codexHomes, ...locations.claudeDirs, ...locations.clawDirs, `${locations.cwd} (claw)`].join(', ');
+  const place = (dir: string): string => (isDirectory(dir) ? dir : `${dir} (does not exist)`);
+  return [...locations.codexHomes.map(place), ...locations.claudeDirs.map(place), ...locations.clawDirs.map(place), `${locations.cwd} (claw)`].join(', ');
 }
 
 /** The `list --json` contract (README): stable field names and types. */

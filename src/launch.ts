@@ -43,8 +43,10 @@ export function shellQuote(arg: string): string {
   return `$'${out}'`;
 }
 
-export function formatCommand(command: ResumeCommand): string {
-  const argv = command.argv.map(shellQuote).join(' ');
+/** The command as a shell line to copy: `cd DIR && VAR=value agent args` (only the display is a shell string). */
+export function formatCommand(command: Pick<ResumeCommand, 'argv' | 'cwd'> & { readonly env?: ResumeCommand['env'] }): string {
+  const assignments = Object.entries(command.env ?? {}).map(([name, value]) => `${name}=${shellQuote(value)} `);
+  const argv = assignments.join('') + command.argv.map(shellQuote).join(' ');
   return command.cwd ? `cd ${shellQuote(command.cwd)} && ${argv}` : argv;
 }
 
@@ -54,7 +56,7 @@ export type LaunchCheck =
 
 /** Check that a resume command can run: the agent is on PATH and the recorded cwd exists. */
 export function checkLaunch(
-  command: ResumeCommand,
+  command: Pick<ResumeCommand, 'argv' | 'cwd'> & { readonly env?: ResumeCommand['env'] },
   env: Readonly<Record<string, string | undefined>>,
   fallbackCwd: string | null,
 ): LaunchCheck {

@@ -1,4 +1,5 @@
-import { open, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLines } from '../core/io/lines.js';
@@ -6,7 +7,7 @@ import { readRegularFile } from '../core/io/regular.js';
 import { removeStaleTemps } from '../core/io/atomic.js';
 import { errorCode } from '../core/errors.js';
 import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
-import { isUnder } from './locations.js';
+import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
@@ -20,9 +21,23 @@ interface CacheEntry {
   readonly session: CatalogSession;
 }
 
-export function defaultCachePath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
+/**
+ * The cache file for one set of locations (and its first-screen file beside it): a run on another `--home`
+ * neither paints this set's rows nor replaces its entries (and the exact turn counts they hold) with its own.
+ */
+export function defaultCachePath(
+  env: Readonly<Record<string, string | undefined>>,
+  homeDir: string,
+  locations: Pick<Locations, 'codexHomes' | 'claudeDirs' | 'clawDirs'>,
+): string {
   const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
-  return join(base, 'sessions', `catalog-v${CACHE_VERSION}.jsonl`);
+  return join(base, 'sessions', `catalog-v${CACHE_VERSION}-${locationsKey(locations)}.jsonl`);
+}
+
+/** A short name for a set of locations: the same folders in any order give the same key. */
+export function locationsKey(locations: Pick<Locations, 'codexHomes' | 'claudeDirs' | 'clawDirs'>): string {
+  const set = [locations.codexHomes, locations.claudeDirs, locations.clawDirs].map((dirs) => [...new Set(dirs)].sort());
+  return createHash('sha256').update(JSON.stringify(set)).digest('hex').slice(0, 16);
 }
 
 /**
@@ -203,12 +218,21 @@ function isHeadSession(value: unknown): value is CatalogSession {
   );
 }
 
-/** Earlier versions' files beside the current one: dead weight once the current one is written. */
+/**
+ * Earlier versions' files beside the current one (and, for a cache keyed by its locations, the one shared file
+ * of this version that came before the keys): dead weight once the current one is written.
+ */
 async function removeOlderVersions(path: string): Promise<void> {
-  const match = /^catalog-v(\d+)\.jsonl$/.exec(basename(path));
+  const match = /^catalog-v(\d+)(-[0-9a-f]+)?\.jsonl$/.exec(basename(path));
   if (!match) return;
-  for (let version = 1; version < Number(match[1]); version++) {
-    for (const name of [`catalog-v${version}.json`, `catalog-v${version}.jsonl`, `catalog-v${version}.head.json`]) {
+  const current = Number(match[1]);
+  const keyed = match[2] !== undefined;
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  for (const name of names) {
+    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(?:json|jsonl|head\.json)$/.exec(name);
+    if (!other) continue;
+    const version = Number(other[1]);
+    if (version < current || (keyed && version === current && other[2] === undefined)) {
       await unlink(join(dirname(path), name)).catch(() => undefined);
     }
   }

@@ -49,6 +49,12 @@ export function resolveLocations(options: LocationOptions, environment: Location
   };
 }
 
+/** Where Codex and Claude Code look for sessions when run in this environment (no options given). */
+export function agentDefaultHomes(environment: LocationEnvironment): { readonly codex: string; readonly claude: string } {
+  const defaults = resolveLocations({}, environment);
+  return { codex: defaults.codexHomes[0]!, claude: defaults.claudeDirs[0]! };
+}
+
 /** True when `dir` is `root` or below it (the "sessions of this directory" scope). */
 export function isUnder(dir: string | null, root: string): boolean {
   if (dir === null) return false;

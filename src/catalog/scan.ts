@@ -389,13 +389,43 @@ function linkLineageForks(sessions: CatalogSession[]): void {
   }
   for (const family of byLineage.values()) {
     if (family.length < 2) continue;
-    const root = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
+    const root = lineageParent(family);
     for (let i = 0; i < sessions.length; i++) {
       const session = sessions[i]!;
       if (session === root || session.forkedFrom || !family.includes(session)) continue;
-      sessions[i] = { ...session, forkedFrom: root.id, fork: { id: root.id } };
+      sessions[i] = asLineageFork(session, root);
     }
   }
+}
+
+/**
+ * Which of two sessions of one lineage came first. A fork copies its parent's lines, and a fork written by
+ * `sessions` keeps their timestamps, so both can start at the same time: then the parent is the one with more
+ * turns (a fork keeps fewer), then the older file.
+ */
+export function lineageOrder(a: CatalogSession, b: CatalogSession): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  if (a.userTurns !== b.userTurns) return b.userTurns - a.userTurns;
+  if (a.mtimeMs !== b.mtimeMs) return a.mtimeMs - b.mtimeMs;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The first session of a lineage: the parent of the others. */
+export function lineageParent(family: readonly CatalogSession[]): CatalogSession {
+  return family.reduce((a, b) => (lineageOrder(b, a) < 0 ? b : a));
+}
+
+/**
+ * A session linked to its parent by their shared lineage, dated from when the fork was made (as Codex and claw
+ * forks are, by the header they are written with). A fork whose first line is older than its parent's last holds
+ * copies of the parent's lines with their times (forks written by `sessions`; Claude Code's own forks begin
+ * with lines of their own): the file records no fork time, so its modification time stands for it.
+ */
+export function asLineageFork(session: CatalogSession, parent: CatalogSession): CatalogSession {
+  const linked = { ...session, forkedFrom: parent.id, fork: session.fork ?? { id: parent.id } };
+  if (!(session.createdAt < parent.updatedAt) || !(session.mtimeMs > Date.parse(session.updatedAt))) return linked;
+  const made = new Date(session.mtimeMs).toISOString();
+  return { ...linked, createdAt: made, updatedAt: made };
 }
 
 /** Codex names live in session_index.jsonl, not in the rollout: apply them after (cached) summaries. */

@@ -6,7 +6,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { Locations } from './locations.js';
-import { conversations, describeError, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
+import { asLineageFork, conversations, describeError, lineageOrder, lineageParent, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from './search.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
@@ -281,10 +281,10 @@ function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, 
     const family = [...current.values()].filter(
       (other) => other.agent === session.agent && other.lineage === session.lineage && sessionKey(other) !== sessionKey(session),
     );
-    if (family.length > 0) {
-      const parent = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
-      if (parent.createdAt < session.createdAt) session = { ...session, forkedFrom: parent.id, fork: { id: parent.id } };
-    }
+    // The rows already listed are dated (a fork's time is when it was made): compare on what the files say.
+    const linked = existing?.forkedFrom ? family.find((other) => other.id === existing.forkedFrom) : undefined;
+    const parent = linked ?? (family.length > 0 ? lineageParent(family) : undefined);
+    if (parent && (linked || lineageOrder(parent, session) < 0)) session = asLineageFork(session, parent);
   }
   return session;
 }

@@ -5,7 +5,15 @@ export interface ResumeCommand {
   readonly argv: readonly string[];
   /** The recorded cwd the agent must run in (Claude looks sessions up by it), or null when unknown. */
   readonly cwd: string | null;
+  /** Variables to set for the agent: its home, when the session's is not the one it would look in by itself. */
+  readonly env: Readonly<Record<string, string>>;
 }
+
+/** The variable that points each agent at another home (claw resumes a path and needs none). */
+export const HOME_VARIABLES: Readonly<Partial<Record<Agent, string>>> = { codex: 'CODEX_HOME', claude: 'CLAUDE_CONFIG_DIR' };
+
+/** The home each agent looks in when its variable is not changed (the caller knows the environment). */
+export type AgentHomes = Readonly<Partial<Record<Agent, string>>>;
 
 /**
  * argv templates per agent; placeholders `{id}`, `{path}`, `{cwd}`; an element that is exactly `{prompt}`
@@ -31,12 +39,14 @@ const PLACEHOLDER = /\{(id|path|cwd|prompt)\}/g;
 
 /**
  * Fill an argv template for one session; extra arguments go last. Throws UnsafeSessionIdError for an id without
- * its agent's shape. Placeholders are replaced in one pass: a value that contains `{path}` stays as it is.
+ * its agent's shape. Placeholders are replaced in one pass: a value that contains `{path}` stays as it is. A
+ * session found under a home that is not the agent's default (`defaultHomes`) gets the variable that points the
+ * agent there, or it would not find it.
  */
 export function resumeCommand(
-  session: Pick<SessionSummary, 'id' | 'agent' | 'path' | 'cwd'>,
+  session: Pick<SessionSummary, 'id' | 'agent' | 'path' | 'cwd'> & { readonly root?: string },
   templates: ResumeTemplates = DEFAULT_RESUME_TEMPLATES,
-  options: { readonly prompt?: string; readonly extraArgs?: readonly string[] } = {},
+  options: { readonly prompt?: string; readonly extraArgs?: readonly string[]; readonly defaultHomes?: AgentHomes } = {},
 ): ResumeCommand {
   assertSessionId(session);
   const template = templates[session.agent];
@@ -55,5 +65,8 @@ export function resumeCommand(
     argv.push(part.replace(PLACEHOLDER, (_, name: string) => values[name]!));
   }
   if (!template.includes('{args}')) argv.push(...extraArgs);
-  return { argv, cwd: session.cwd };
+  const variable = HOME_VARIABLES[session.agent];
+  const home = session.root;
+  const env = variable !== undefined && home !== undefined && home !== options.defaultHomes?.[session.agent] ? { [variable]: home } : {};
+  return { argv, cwd: session.cwd, env };
 }

@@ -15,7 +15,9 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** Bidi controls (embeddings, overrides, isolates, marks): they reorder the rest of a terminal line. */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Zero-width characters: invisible, and a terminal may give them a column that string-width does not. */
-const ZERO_WIDTH = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g;
+const ZERO_WIDTH = /[\u00ad\u180e\u200b\u200c\u2060-\u2064\ufeff]/g;
+/** A zero-width joiner that does not join two pictographs (one emoji, e.g. 👩‍💻, keeps its joiner and its width). */
+const LONE_JOINER = /(?<!\p{Extended_Pictographic}\ufe0f?)\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
 /** Shown instead of each bidi control, so a spoofed line is visibly marked and keeps its columns. */
 export const BIDI_MARK = '\ufffd';
 
@@ -32,6 +34,7 @@ export function stripControl(text: string): string {
     .replace(/\r\n?|[\u2028\u2029]/g, '\n')
     .replace(CONTROL, '')
     .replace(ZERO_WIDTH, '')
+    .replace(LONE_JOINER, '')
     .replace(BIDI, BIDI_MARK);
 }
 

@@ -1,4 +1,6 @@
 /** Screen arithmetic shared by the reducer (scroll windows) and the views (what to render where). */
+import { safeLine } from '../core/text.js';
+import { wrapText } from './wrap-text.js';
 
 export interface ScreenSize {
   readonly columns: number;
@@ -9,6 +11,7 @@ export interface ScreenSize {
 const CHROME_ROWS = 2;
 /** Side-by-side preview from this many columns on; below it the preview sits under the list. */
 export const SIDE_PREVIEW_MIN_COLUMNS = 150;
+const SIDE_PREVIEW_MIN_WIDTH = 60;
 /** A bottom preview only when the body has room for it and a useful list. */
 const BOTTOM_PREVIEW_MIN_BODY = 14;
 
@@ -32,15 +35,24 @@ export function bodyHeight(size: ScreenSize, notice = 1): number {
   return Math.max(1, size.rows - 1 - CHROME_ROWS - notice);
 }
 
-/** Rows of the notice line: always one (so the layout does not jump), two when it carries a detail. */
-export function noticeRows(notice: { readonly detail?: string | undefined } | null): number {
-  return notice?.detail ? 2 : 1;
+/** A notice's detail (a command to copy) wraps to at most this many rows rather than being cut. */
+const NOTICE_DETAIL_MAX_ROWS = 3;
+
+/** The rows of a notice's detail at this width: whole words, as many as it takes up to the cap. */
+export function noticeDetailRows(detail: string, columns: number): string[] {
+  return wrapText(safeLine(detail), Math.max(1, columns)).slice(0, NOTICE_DETAIL_MAX_ROWS);
+}
+
+/** Rows of the notice line: always one (so the layout does not jump), more when it carries a detail. */
+export function noticeRows(notice: { readonly detail?: string | undefined } | null, columns: number): number {
+  return notice?.detail ? 1 + noticeDetailRows(notice.detail, columns).length : 1;
 }
 
 export function listGeometry(size: ScreenSize, notice = 1): ListGeometry {
   const body = bodyHeight(size, notice);
   if (size.columns >= SIDE_PREVIEW_MIN_COLUMNS) {
-    const previewWidth = Math.min(90, Math.floor(size.columns * 0.4));
+    // The preview reads well at 60 columns: more screen goes to the list's titles and cwds first.
+    const previewWidth = Math.min(90, Math.max(SIDE_PREVIEW_MIN_WIDTH, Math.floor(size.columns * 0.3)));
     return { listWidth: size.columns - previewWidth, listHeight: body, preview: { placement: 'side', width: previewWidth, height: body } };
   }
   if (body >= BOTTOM_PREVIEW_MIN_BODY) {

@@ -48,12 +48,12 @@ export function firstScreen(options: FirstScreenOptions): string | null {
   const size = { columns: options.columns, rows: options.rows };
   const state = firstState({ size, cwd: options.cwd, homeDir: options.homeDir, now: options.now, scope: options.scope }, options.sessions);
   if (state.rows.length === 0) return null;
-  const geometry = listGeometry(state.size, noticeRows(state.notice));
+  const geometry = listGeometry(state.size, noticeRows(state.notice, state.size.columns));
   const columns = rowColumns(geometry.listWidth);
   const theme = themeFor(options.env);
   let out = '';
   state.rows.slice(0, geometry.listHeight).forEach((row, i) => {
-    const segments = sessionRowSegments({ session: row.session, hit: null, selected: i === state.selected, columns, now: options.now, homeDir: options.homeDir, theme });
+    const segments = sessionRowSegments({ session: row.session, hit: null, selected: i === state.selected, columns, now: options.now, homeDir: options.homeDir, theme, sort: state.sort });
     out += `\u001b[${i + 2};1H${segments.map(styled).join('')}`;
   });
   return `${out}\u001b[H`;

@@ -128,7 +128,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'move':
       return select(state, state.selected + action.delta);
     case 'movePage':
-      return select(state, state.selected + action.direction * Math.max(1, listGeometry(state.size, noticeRows(state.notice)).listHeight - 1));
+      return select(state, state.selected + action.direction * Math.max(1, listGeometry(state.size, noticeRows(state.notice, state.size.columns)).listHeight - 1));
     case 'moveFirst':
       return select(state, 0);
     case 'moveLast':
@@ -295,7 +295,7 @@ function select(state: BrowserState, index: number): BrowserState {
 
 /** Set the selection and move the list window just enough to keep it visible. */
 function windowed(state: BrowserState, selected: number, top: number): BrowserState {
-  const height = listGeometry(state.size, noticeRows(state.notice)).listHeight;
+  const height = listGeometry(state.size, noticeRows(state.notice, state.size.columns)).listHeight;
   const count = state.rows.length;
   let listTop = Math.min(top, Math.max(0, count - height));
   if (selected < listTop) listTop = selected;
@@ -359,7 +359,7 @@ function layoutOf(t: TranscriptState, size: ScreenSize): TranscriptLayout {
 
 /** Rows of transcript on screen in this state. */
 function viewHeight(state: BrowserState): number {
-  return transcriptHeight(state.size, noticeRows(state.notice));
+  return transcriptHeight(state.size, noticeRows(state.notice, state.size.columns));
 }
 
 function maxTop(layout: TranscriptLayout, state: BrowserState): number {
@@ -482,7 +482,9 @@ function startFork(state: BrowserState): BrowserState {
 function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {
   const key = sessionKey(session);
   const byKey = new Map(state.byKey);
-  byKey.set(key, byKey.get(key) ?? session);
+  // The watcher may have listed the new file first, before knowing it is a fork: the fork's own row says so.
+  const listed = byKey.get(key);
+  byKey.set(key, listed?.forkedFrom ? listed : session);
   const sessions = sortSessions([...byKey.values()], state.sort);
   const scope = state.scope === 'cwd' && !isUnder(session.cwd, state.cwd) ? 'all' : state.scope;
   const kept = state.fork?.atTurn ? state.fork.atTurn - 1 : 0;

@@ -9,6 +9,7 @@ import type { MatchRanges, SearchHit } from '../catalog/search.js';
 import { oneLine, safeLine } from '../core/text.js';
 import type { RowColumns } from './geometry.js';
 import type { Theme } from './palette.js';
+import type { SortKey } from './state.js';
 import { isLive, relativeTime, tildePath } from './time.js';
 
 export interface Style {
@@ -24,6 +25,16 @@ export interface Segment extends Style {
 
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 const ELLIPSIS = '…';
+
+const graphemes = new Intl.Segmenter();
+
+/**
+ * What a terminal draws as one character: a code point for ASCII text, else a grapheme cluster (a ZWJ emoji
+ * such as 👩‍💻 is three code points and two columns), each measured by string-width as Ink measures the row.
+ */
+function characters(text: string): Iterable<string> {
+  return PLAIN_ASCII.test(text) ? text : Array.from(graphemes.segment(text), (part) => part.segment);
+}
 
 function charWidth(char: string): number {
   return PLAIN_ASCII.test(char) ? 1 : stringWidth(char);
@@ -49,7 +60,7 @@ export function fit(text: string, width: number, cutAt: 'end' | 'start' = 'end')
   if (cutAt === 'end') {
     let used = 0;
     let end = 0;
-    for (const char of text) {
+    for (const char of characters(text)) {
       const w = charWidth(char);
       if (used + w > room) break;
       used += w;
@@ -57,7 +68,7 @@ export function fit(text: string, width: number, cutAt: 'end' | 'start' = 'end')
     }
     return { text: text.slice(0, end) + ELLIPSIS, width: used + 1, from: 0, kept: end, cut: 'end' };
   }
-  const chars = [...text];
+  const chars = [...characters(text)];
   let used = 0;
   let start = text.length;
   for (let i = chars.length - 1; i >= 0; i--) {
@@ -105,10 +116,12 @@ export interface RowInput {
   readonly now: number;
   readonly homeDir: string;
   readonly theme: Theme;
+  /** The list's sort: the age shown is that of the time the rows are sorted by. */
+  readonly sort: SortKey;
 }
 
 /** One conversation on one line: marker, agent, age, title, cwd, branch, turns, fork and live marks. */
-export function sessionRowSegments({ session, hit, selected, columns, now, homeDir, theme }: RowInput): Segment[] {
+export function sessionRowSegments({ session, hit, selected, columns, now, homeDir, theme, sort }: RowInput): Segment[] {
   const match: Style = { color: theme.match, bold: true, underline: !theme.color };
   const out: Segment[] = [];
   const push = (segments: Segment[]): void => {
@@ -118,7 +131,7 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
   push(cell([{ text: fit(selected ? '›' : ' ', columns.marker).text, color: theme.accent, bold: true }], 1, columns.marker));
   const badge = fit(safeLine(session.agent), columns.badge);
   push(cell([{ text: badge.text, color: theme.agents[session.agent], inverse: selected }], badge.width, columns.badge));
-  const age = fit(relativeTime(session.updatedAt, now), columns.age);
+  const age = fit(relativeTime(sort === 'created' ? session.createdAt : session.updatedAt, now), columns.age);
   push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
 
   const title = oneLine(session.title) || '(untitled)';

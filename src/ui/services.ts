@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
-import type { Locations } from '../catalog/locations.js';
-import { completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
+import { asLineageFork, completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
@@ -53,6 +54,8 @@ export interface ServiceOptions {
   readonly cachePath?: string | null;
   /** Its first-screen file, read before the UI started. */
   readonly cacheHead?: readonly CatalogSession[] | null;
+  /** The clock forks are dated by (Codex files them under the day's folder); tests pass their own. */
+  readonly now?: () => Date;
 }
 
 /** Sessions bigger than this keep a lower-bound turn count until opened. */
@@ -71,6 +74,8 @@ const REFINE_SAVE_MS = 20_000;
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
   const transcripts = options.transcripts ?? new TranscriptCache();
+  // A fork of a session under another home is resumed with that home's variable (the hint printed says so).
+  const defaultHomes = agentDefaultHomes({ env, homeDir, cwd: locations.cwd });
   // Transcripts and forks need the scan's context (id lookups, names): requests made before it exists wait for it.
   let resolveContext: (context: ScanContext) => void = () => undefined;
   const scanned = new Promise<ScanContext>((resolve) => {
@@ -180,12 +185,16 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       assertSessionId(session);
       const ctx = await scanned;
       const name = branchName.trim();
-      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, ...(name ? { branchName: name } : {}) }, ctx);
+      const now = options.now?.() ?? new Date();
+      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);
       const summary = await ADAPTERS[session.agent].readSummary(group, ctx);
+      // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
       const forked: CatalogSession = summary
-        ? { ...summary, root: session.root, forkedFrom: summary.forkedFrom ?? session.id, fork: summary.fork ?? { id: session.id, atTurn } }
+        ? summary.forkedFrom
+          ? { ...summary, root: session.root, fork: summary.fork ?? { id: session.id, atTurn } }
+          : asLineageFork({ ...summary, root: session.root, fork: { id: session.id, atTurn } }, session)
         : {
             ...session,
             id: result.id,
@@ -193,11 +202,13 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             paths: [result.path],
             userTurns: result.keptUserTurns,
             userTurnsExact: true,
+            createdAt: now.toISOString(),
+            updatedAt: now.toISOString(),
             forkedFrom: session.id,
             fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
             archived: false,
           };
-      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume)) };
+      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume, { defaultHomes })) };
     },
 
     checkResume(session) {
@@ -213,10 +224,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
 function describeLocations(locations: Locations, homeDir: string): string[] {
   const home = (path: string): string => tildePath(path, homeDir);
+  // A home that is not there is not an empty one: said apart (a typo in --home, a missing mount).
+  const missing = (dir: string): string => (existsSync(dir) ? '' : ' — does not exist');
   return [
-    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)`),
-    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)`),
-    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}`),
+    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)${missing(dir)}`),
+    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)${missing(dir)}`),
+    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}${missing(dir)}`),
     `claw workspaces at ${home(locations.cwd)} and its parents, and at the directories other sessions ran in`,
   ];
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CatalogCache, loadCacheHead } from '../../src/catalog/cache.js';
+import { CatalogCache, defaultCachePath, loadCacheHead } from '../../src/catalog/cache.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 
@@ -113,6 +113,31 @@ describe('CatalogCache', () => {
     await cache.save();
     const { readdir } = await import('node:fs/promises');
     expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v2.jsonl']);
+  });
+
+  it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
+    const env = { XDG_CACHE_HOME: '/c' };
+    const one = { codexHomes: ['/a/.codex', '/b/.codex'], claudeDirs: ['/a/.claude'], clawDirs: [] };
+    const path = defaultCachePath(env, '/me', one);
+    expect(path).toMatch(/^\/c\/sessions\/catalog-v2-[0-9a-f]{16}\.jsonl$/);
+    expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/b/.codex', '/a/.codex'] })).toBe(path);
+    expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/a/.codex'] })).not.toBe(path);
+    expect(defaultCachePath(env, '/me', { ...one, clawDirs: ['/a/.codex'] })).not.toBe(path);
+    expect(defaultCachePath({}, '/me', one)).toBe(path.replace('/c/', '/me/.cache/'));
+  });
+
+  it('a keyed cache removes the one shared file of its version that came before keys', async () => {
+    const { mkdir, readdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'cache'), { recursive: true });
+    await writeFile(join(dir, 'cache', 'catalog-v2.jsonl'), '{"version":2}\n');
+    await writeFile(join(dir, 'cache', 'catalog-v2.head.json'), '{}');
+    await writeFile(join(dir, 'cache', 'catalog-v2-0123456789abcdef.jsonl'), '{"version":2}\n'); // another home's: kept
+    const path = defaultCachePath({ XDG_CACHE_HOME: dir }, dir, locations()).replace(join(dir, 'sessions'), join(dir, 'cache'));
+    const cache = await CatalogCache.load(path);
+    await scanCatalog(locations(), { cache });
+    await cache.save({ sessions: [], scopeDir: dir });
+    const name = path.slice(join(dir, 'cache').length + 1);
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v2-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

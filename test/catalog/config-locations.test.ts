@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveLocations, selfAndAncestors } from '../../src/catalog/locations.js';
+import { agentDefaultHomes, resolveLocations, selfAndAncestors } from '../../src/catalog/locations.js';
 import { configPath, loadConfig } from '../../src/config.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { checkLaunch, findExecutable, formatCommand, shellQuote } from '../../src/launch.js';
@@ -28,6 +28,11 @@ describe('resolveLocations', () => {
     expect(locations.codexHomes).toEqual(codexHomes);
     expect(locations.claudeDirs).toEqual(claudeDirs);
     expect(locations.cwd).toBe('/work/proj');
+  });
+
+  it('knows the homes the agents use by themselves: their variables, else ~', () => {
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude' });
+    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' } })).toEqual({ codex: '/c', claude: '/d' });
   });
 
   it('lists a directory and its ancestors', () => {
@@ -92,5 +97,6 @@ describe('launch checks', () => {
     expect(shellQuote('plain-arg_1.0')).toBe('plain-arg_1.0');
     expect(shellQuote("it's here")).toBe(`'it'\\''s here'`);
     expect(formatCommand({ argv: ['claude', '--resume', 'x y'], cwd: '/a b' })).toBe(`cd '/a b' && claude --resume 'x y'`);
+    expect(formatCommand({ argv: ['codex', 'resume', 'id'], cwd: '/src', env: { CODEX_HOME: '/h o/.codex' } })).toBe(`cd /src && CODEX_HOME='/h o/.codex' codex resume id`);
   });
 });

@@ -105,6 +105,22 @@ const SAMPLE_TABLE: readonly (readonly [string, string, string | null, number, s
   ['claw', 'b035f648d5b549aa836ea01f6727ec62', '<home>/src/claw-code', 1, 'review MCP tool', null, 'review MCP tool'],
 ];
 
+describe('command words', () => {
+  it.each([[['lst']], [['--all', 'lst']], [['lst', '--home', '/nowhere']]])('%j: an unknown command, with the one meant', async (args) => {
+    const result = await run(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("unknown command 'lst'");
+    expect(result.stderr).toContain('Did you mean list?');
+    expect(result.stdout).toBe('');
+  });
+
+  it('a command given a word too many still says so', async () => {
+    const result = await run(at('list', 'extra'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("too many arguments for 'list'");
+  });
+});
+
 describe('sessions list', () => {
   it('lists every conversation of the sample home, one row each, as written by hand from the files', async () => {
     await rm(join(home, 'src', 'demo'), { recursive: true });
@@ -132,8 +148,9 @@ describe('sessions list', () => {
       ...lines.find((l) => l.type === 'user')!,
       uuid: 'aaaaaaaa-0000-4000-8000-000000000001',
       parentUuid: leaf.uuid,
-      // Newer than every file of the copy (a claw port session is dated by its mtime: the copy's time).
-      timestamp: new Date(Date.now() + 60_000).toISOString(),
+      // Newer than every row listed (a claw port session is dated by its mtime: the copy's time), whatever this
+      // test's clock says.
+      timestamp: new Date(Math.max(...cold.map((r) => Date.parse(r.updatedAt))) + 60_000).toISOString(),
       message: { role: 'user', content: 'a second question, added later' },
     };
     await writeFile(claude.path, `${original}${JSON.stringify(prompt)}\n`);
@@ -169,6 +186,41 @@ describe('sessions list', () => {
     expect(exact).toMatchObject({ userTurns: 7, userTurnsExact: true });
     const remembered = (await list('--all')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
     expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
+  });
+
+  it('keeps one cache per set of locations: listing another home neither shows these rows nor loses their exact counts', async () => {
+    const pipeline = '01a200ed-60a4-7f10-a53c-15a9ecf122f3'; // 97 KB: more than head + tail
+    expect((await list('--exact-turns')).find((r) => r.id === pipeline)).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    const other = join(sandbox, 'other-home');
+    await cp(join(home, '.claude'), join(other, '.claude'), { recursive: true });
+    // Run outside the sandbox: claw workspaces below the working directory are found too.
+    const elsewhere = await run(['list', '--all', '--json', '--home', other], { cwd: other });
+    expect((JSON.parse(elsewhere.stdout) as ListRow[]).map((r) => r.agent)).toEqual(['claude', 'claude', 'claude', 'claude']);
+    const remembered = (await list('--all')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
+    expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    expect((await readdir(join(sandbox, 'cache', 'sessions'))).filter((name) => name.endsWith('.jsonl'))).toHaveLength(2);
+  });
+
+  it('prints rows only to a pipe (no header), and marks a cut title with …', async () => {
+    const result = await run(at('list', '--all'));
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^(codex |claude|claw {2}) {2}\d{4}-\d\d-\d\d /);
+    const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
+    expect(scroll).toContain('  [a] The scroll position jumps when new messages arrive — 为… [archived]');
+  });
+
+  it('says that a home which is not there does not exist (not that it is empty)', async () => {
+    const nowhere = join(sandbox, 'nowhere');
+    await mkdir(nowhere, { recursive: true });
+    const result = await run(['list', '--all', '--home', join(sandbox, 'no-such-home')], { cwd: nowhere });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`warning: --home ${join(sandbox, 'no-such-home')} does not exist`);
+    expect(result.stderr).toContain(`${join(sandbox, 'no-such-home', '.codex')} (does not exist)`);
+    const empty = join(sandbox, 'empty-home');
+    await mkdir(join(empty, '.codex'), { recursive: true });
+    const quiet = await run(['list', '--all', '--home', empty], { cwd: nowhere });
+    expect(quiet.stderr).not.toContain('warning');
+    expect(quiet.stderr).toContain(`looked in ${join(empty, '.codex')}, ${join(empty, '.claude')} (does not exist)`);
   });
 
   it('filters by agent', async () => {
@@ -244,7 +296,28 @@ describe('sessions fork', () => {
 
     const after = await list();
     expect(after).toHaveLength(before.length + 1);
-    expect(after.find((r) => r.id === fork.id)).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+    const row = after.find((r) => r.id === fork.id)!;
+    expect(row).toMatchObject({ forkedFrom: source.id, userTurns: 2 });
+    // Dated when it was made, for every agent: newer than anything in the fixture home, so listed first.
+    expect(after[0]!.id).toBe(fork.id);
+    expect(row.createdAt > source.updatedAt).toBe(true);
+    expect(row.updatedAt >= row.createdAt).toBe(true);
+  });
+
+  it('says what it kept in words, one turn or more', async () => {
+    const one = await run(at('fork', '01a200ed-60a4', '--at', '2'));
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toContain('(kept 1 user turn)');
+    const two = await run(at('fork', '01a200ed-60a4', '--at', '3'));
+    expect(two.stderr).toContain('(kept 2 user turns)');
+  });
+
+  it('--help says where each agent\'s fork is written', async () => {
+    const help = await run(['fork', '--help']);
+    expect(help.stdout).toContain("Codex: under today's date");
+    expect(help.stdout).toContain('Claude Code: in the same project folder');
+    expect(help.stdout).toContain('claw: in the same sessions folder');
+    expect(help.stdout).not.toContain('next to the original,');
   });
 
   it('drops the last turn with --drop-last', async () => {
@@ -287,7 +360,36 @@ describe('sessions fork', () => {
 describe('sessions resume', () => {
   it('prints argv and cwd with --dry-run --json', async () => {
     const result = await run(['resume', 'b0304532', '--dry-run', '--json', '--home', home, '--', '--model', 'opus']);
-    expect(JSON.parse(result.stdout)).toEqual({ argv: ['claude', '--model', 'opus', '--resume', 'b0304532-bd3a-4d34-9619-62f2487fd2d5'], cwd: '/home/dev/src/a-api-server' });
+    expect(JSON.parse(result.stdout)).toEqual({
+      argv: ['claude', '--model', 'opus', '--resume', 'b0304532-bd3a-4d34-9619-62f2487fd2d5'],
+      cwd: '/home/dev/src/a-api-server',
+      // --home is not where claude looks by itself: the agent is pointed at it
+      env: { CLAUDE_CONFIG_DIR: join(home, '.claude') },
+    });
+  });
+
+  it('prints the home variable in the command, only when the home is not the default', async () => {
+    const codex = await run(['resume', 'api-health', '--dry-run', '--home', home]);
+    expect(codex.stdout).toBe(`cd /home/dev/src/a-api-server && CODEX_HOME=${join(home, '.codex')} codex resume 01a200ed-500e-74e1-88bc-7c2f05604fd8\n`);
+    // The same home as the agent's own (CODEX_HOME given to both): nothing to add.
+    const same = await new Promise<string>((resolve) =>
+      execFile(
+        process.execPath,
+        [BIN, 'resume', 'api-health', '--dry-run'],
+        { cwd: sandbox, env: { PATH: process.env.PATH, HOME: sandbox, CODEX_HOME: join(home, '.codex'), XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config') } },
+        (_error, stdout) => resolve(stdout),
+      ),
+    );
+    expect(same).toBe('cd /home/dev/src/a-api-server && codex resume 01a200ed-500e-74e1-88bc-7c2f05604fd8\n');
+  });
+
+  it('--dry-run warns when the recorded directory is gone, as the real run refuses, and suggests --here', async () => {
+    const result = await run(at('resume', 'b0304532', '--dry-run'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('/home/dev/src/a-api-server no longer exists; use --here');
+    const here = await run(at('resume', 'b0304532', '--dry-run', '--here'));
+    expect(here.stderr).toBe('');
+    expect(here.stdout).toContain(`cd ${sandbox} && `);
   });
 
   it('runs the agent in the recorded cwd with the terminal inherited and exits with its code', async () => {

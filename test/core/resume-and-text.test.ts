@@ -19,7 +19,17 @@ describe('resumeCommand', () => {
     [claude, DEFAULT_EXEC_TEMPLATES, { prompt: 'go on' }, ['claude', '-p', '--resume', claude.id, 'go on']],
     [claude, { ...DEFAULT_RESUME_TEMPLATES, claude: ['/opt/claude', '--resume={id}'] }, { extraArgs: ['-x'] }, ['/opt/claude', `--resume=${claude.id}`, '-x']],
   ] as const)('%#', (session, templates, options, argv) => {
-    expect(resumeCommand(session, templates, options)).toEqual({ argv, cwd: session.cwd });
+    expect(resumeCommand(session, templates, options)).toEqual({ argv, cwd: session.cwd, env: {} });
+  });
+
+  it('points the agent at the home the session was found in, when that is not the one it looks in by itself', () => {
+    const defaultHomes = { codex: '/me/.codex', claude: '/me/.claude' };
+    expect(resumeCommand({ ...codex, root: '/x/.codex' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({ CODEX_HOME: '/x/.codex' });
+    expect(resumeCommand({ ...claude, root: '/x/.claude' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({ CLAUDE_CONFIG_DIR: '/x/.claude' });
+    expect(resumeCommand({ ...codex, root: '/me/.codex' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({});
+    expect(resumeCommand({ ...claude, root: '/me/.claude' }, DEFAULT_EXEC_TEMPLATES, { defaultHomes, prompt: 'go' }).env).toEqual({});
+    // claw resumes a path: no home to point at
+    expect(resumeCommand({ ...claw, root: '/ws' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({});
   });
 });
 

@@ -95,6 +95,17 @@ afterEach(async () => {
   await rm(sandbox, { recursive: true, force: true });
 });
 
+describe('sessions list in a terminal', () => {
+  it('starts with a header line naming the columns (a pipe gets rows only)', async () => {
+    terminal = await Terminal.start({ dir: sandbox, cwd: work, env: environment(), argv: [process.execPath, BIN, 'list', '--all', '--home', home], columns: 220, rows: 40 });
+    // Wait for the header and the row after it (the capture may land between the two writes).
+    const screen = await terminal.see(/^agent +updated +turns +id +title +cwd\n\S/m);
+    const lines = screen.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('agent '));
+    expect(lines[header + 1]).toMatch(/^(codex|claude|claw) +\d{4}-\d\d-\d\d \d\d:\d\d +\d+\+? +\S+ {2}/);
+  });
+});
+
 describe('sessions (the browser) in a terminal', () => {
   it('search, open, fork before turn 3, quit: the fork holds exactly the first two turns and their answers', async () => {
     const t = await open();
@@ -114,9 +125,11 @@ describe('sessions (the browser) in a terminal', () => {
     await t.key('f');
     await t.see('Fork before turn 3: [a] why did the auth test fail?');
     await t.key('Enter');
-    const done = await t.see(/resume it: cd \/home\/dev\/src\/a-api-server && codex resume [0-9a-f-]{36}/);
+    // The command to copy, whole (wrapped, not cut), with the home the fork was written to.
+    const done = await t.see(/resume it: cd \/home\/dev\/src\/a-api-server && CODEX_HOME=(\S+)\s+codex\s+resume\s+[0-9a-f-]{36}/);
     expect(done).toContain('forked before turn 3 (kept 2 turns)');
-    const id = /codex resume ([0-9a-f-]{36})/.exec(done)![1]!;
+    expect(/CODEX_HOME=(\S+)/.exec(done)![1]).toBe(join(home, '.codex'));
+    const id = /codex\s+resume\s+([0-9a-f-]{36})/.exec(done)![1]!;
     await t.see(`id     ${id}`); // the fork is the selected row
 
     await t.key('q');
@@ -147,7 +160,7 @@ describe('sessions (the browser) in a terminal', () => {
     const record = join(sandbox, 'agent-run.json');
     await writeFile(
       join(agents, 'claude'),
-      `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd() }));\nconsole.log('stand-in agent ran');\nprocess.exit(7);\n`,
+      `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.CLAUDE_CONFIG_DIR ?? null }));\nconsole.log('stand-in agent ran');\nprocess.exit(7);\n`,
     );
     await chmod(join(agents, 'claude'), 0o755);
 
@@ -165,15 +178,16 @@ describe('sessions (the browser) in a terminal', () => {
     await t.key('r');
     await t.see('stand-in agent ran');
     expect(await exitCode(t)).toBe(7);
-    const ran = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; cwd: string };
-    expect(ran).toEqual({ argv: ['--resume', id], cwd: project });
+    const ran = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; cwd: string; home: string | null };
+    // --home is not where claude looks by itself: it is told, or it would not find the session
+    expect(ran).toEqual({ argv: ['--resume', id], cwd: project, home: join(home, '.claude') });
   });
 
   it('a session whose directory is gone: the browser asks, and y resumes it in the current directory', async () => {
     const record = join(sandbox, 'agent-run.json');
     await writeFile(
       join(agents, 'codex'),
-      `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > ${JSON.stringify(record)}\nexit 0\n`,
+      `#!/bin/sh\nprintf '%s\\n' "$PWD" "$CODEX_HOME" "$@" > ${JSON.stringify(record)}\nexit 0\n`,
     );
     await chmod(join(agents, 'codex'), 0o755);
     const t = await open(80, 24);
@@ -187,8 +201,9 @@ describe('sessions (the browser) in a terminal', () => {
     await t.see('no longer exists');
     await t.key('y');
     expect(await exitCode(t)).toBe(0);
-    const [cwd, ...argv] = (await readFile(record, 'utf8')).trim().split('\n');
+    const [cwd, codexHome, ...argv] = (await readFile(record, 'utf8')).trim().split('\n');
     expect(cwd).toBe(work);
+    expect(codexHome).toBe(join(home, '.codex'));
     expect(argv).toEqual(['resume', '01a200ed-500e-74e1-88bc-7c2f05604fd8']);
   });
 });

@@ -71,6 +71,7 @@ describe('the sanitiser', () => {
     ['bidi override made visible', 'fix \u202egnp.exe', 'fix \ufffdgnp.exe'],
     ['bidi isolates and marks', '\u2066a\u2069\u200fb\u061c', '\ufffda\ufffd\ufffdb\ufffd'],
     ['zero-width runs dropped', 'a\u200b\u200b\u200c\u200d\u2060\ufeffb\u00adc', 'abc'],
+    ['a joiner inside one emoji kept, a joiner next to letters dropped', '\u{1f469}\u200d\u{1f4bb} \u2764\ufe0f\u200d\u{1f525} a\u200d\u{1f4bb}', '\u{1f469}\u200d\u{1f4bb} \u2764\ufe0f\u200d\u{1f525} a\u{1f4bb}'],
   ])('%s', (_label, input, expected) => {
     expect(safeLine(input)).toBe(expected);
     expect(oneLine(input)).toBe(expected.trim());

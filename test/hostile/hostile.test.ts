@@ -127,7 +127,7 @@ describe('a hostile home', () => {
     await expectRun(['show', rollout('10-00-09', '0aa00000-0000-7000-8000-000000000009')], 1);
 
     // Ids that are options or placeholders never reach an argv: listed, not resumable, not forkable.
-    await expectRun(['resume', IDS.evilCodex, '--dry-run'], 0, (r) => expect(r.stdout).toMatch(/^cd \$'\/tmp\/x\\x1b\]0;PWNED-TITLE\\x07.*' && codex resume 0aa00000-0000-7000-8000-000000000001\n$/));
+    await expectRun(['resume', IDS.evilCodex, '--dry-run'], 0, (r) => expect(r.stdout).toMatch(/^cd \$'\/tmp\/x\\x1b\]0;PWNED-TITLE\\x07.*' && (?:CODEX_HOME=\S+ )?codex resume 0aa00000-0000-7000-8000-000000000001\n$/));
     for (const path of [
       rollout('10-00-03', IDS.codexOptionFile),
       rollout('10-00-04', IDS.placeholderFile),

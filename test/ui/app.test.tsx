@@ -1,7 +1,7 @@
 // The browser as a whole, on a copy of the shared fixture home, through the real catalog and adapters:
 // one key per write, polling waits, assertions on what the screen says.
 import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/core/formats/index.js';
@@ -27,9 +27,12 @@ afterEach(async () => {
   await dispose();
 });
 
+/** The clock the app's forks are dated by: a day no fixture file is under, whatever today is. */
+const FORK_DAY = new Date(2031, 1, 3, 4, 5, 6);
+
 function start(options: { cwd?: string; columns?: number; rows?: number } = {}) {
   const cwd = options.cwd ?? '/nowhere/in/particular';
-  const services = fixtureServices(home, { cwd, env: { PATH: '/usr/bin:/bin' } });
+  const services = fixtureServices(home, { cwd, env: { PATH: '/usr/bin:/bin' }, now: () => FORK_DAY });
   const decisions: TuiDecision[] = [];
   const rows = options.rows ?? 30;
   const app = render(
@@ -125,6 +128,15 @@ describe('search', () => {
 });
 
 describe('transcript', () => {
+  /** Every Codex rollout under the home, relative to its sessions folder. */
+  async function sessionFiles(): Promise<string[]> {
+    const root = join(home, '.codex', 'sessions');
+    return (await readdir(root, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+      .sort();
+  }
+
   async function openApiHealth() {
     const ui = start();
     await ui.see('19 in all directories');
@@ -196,25 +208,40 @@ describe('transcript', () => {
     // the fork is selected in the list: its id is in the preview
     await ui.see(`id     ${id}`);
     expect(ui.lines().find((line) => line.startsWith('›'))).toMatch(/codex/);
-    // and the file holds exactly the first two user turns
-    // The fork is filed under the day it was made (today), not the fixture's day.
-    const day = join(home, '.codex', 'sessions');
-    const files = (await readdir(day, { recursive: true })).filter((name) => name.includes(id));
-    expect(files).toHaveLength(1);
+    // and the file, under the day of the clock the services were given, holds exactly the first two user turns
+    const files = (await sessionFiles()).filter((name) => name.includes(id));
+    expect(files).toEqual([join('2031', '02', '03', `rollout-2031-02-03T04-05-06-${id}.jsonl`)]);
     const context = new ScanContext();
-    const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [join(day, files[0]!)], idHint: id, root: join(home, '.codex'), archived: false }, context);
+    const path = join(home, '.codex', 'sessions', files[0]!);
+    const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [path], idHint: id, root: join(home, '.codex'), archived: false }, context);
     expect(countUserTurns(forked.messages)).toBe(2);
+  });
+
+  it('a Claude fork shows as a fork at once (⋔, "from" in the preview) and sorts as new', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['/']);
+    await ui.type('b0304532');
+    await ui.press([ENTER], 'turn 1/3');
+    await ui.press(['n', 'n'], 'turn 3/3');
+    await ui.press(['f'], 'Fork before turn 3');
+    await ui.press([ENTER], 'forked before turn 3 (kept 2 turns)');
+    const id = /claude --resume ([0-9a-f-]{36})/.exec(ui.frame())![1]!;
+    await ui.see(`id     ${id}`);
+    await ui.see('fork   from b0304532-bd3a-4d34-9619-62f2487fd2d5');
+    const lines = ui.lines();
+    // the top row (newer than every fixture session: dated when it was made), selected, marked as a fork
+    expect(lines[1]).toMatch(/^› claude .*⋔/);
   });
 
   it('Esc cancels the fork prompt and writes nothing', async () => {
     const ui = await openApiHealth();
-    const day = join(home, '.codex', 'sessions');
-    const before = await readdir(day, { recursive: true });
+    const before = await sessionFiles();
     await ui.press(['n'], 'turn 2/5');
     await ui.press(['f'], 'Fork before turn 2');
     await ui.press([ESC], 'n/p turn');
     expect(ui.frame()).not.toContain('Fork before');
-    expect(await readdir(day, { recursive: true })).toEqual(before);
+    expect(await sessionFiles()).toEqual(before);
   });
 });
 
@@ -287,9 +314,11 @@ describe('states', () => {
     await rm(join(home, '.codex'), { recursive: true });
     await rm(join(home, '.claude'), { recursive: true });
     await rm(join(home, 'src'), { recursive: true });
+    await mkdir(join(home, '.codex')); // an empty home, beside one that is not there
     const ui = start();
     await ui.see('No sessions found. Looked in:');
-    expect(ui.frame()).toContain('~/.codex/sessions and archived_sessions (Codex)');
-    expect(ui.frame()).toContain('~/.claude/projects (Claude Code)');
+    const lines = ui.lines().map((line) => line.trimEnd());
+    expect(lines).toContain('    ~/.codex/sessions and archived_sessions (Codex)');
+    expect(lines).toContain('    ~/.claude/projects (Claude Code) — does not exist');
   });
 });

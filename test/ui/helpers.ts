@@ -78,7 +78,16 @@ export async function fixtureHome(): Promise<{ readonly home: string; readonly d
 }
 
 /** The real services over a fixture home (claw workspaces under its src/), default resume templates, no config file. */
-export function fixtureServices(home: string, options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}): TuiServices {
+export function fixtureServices(
+  home: string,
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly now?: () => Date } = {},
+): TuiServices {
   const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
-  return createTuiServices({ locations, config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null }, homeDir: home, env: options.env ?? {} });
+  return createTuiServices({
+    locations,
+    config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null },
+    homeDir: home,
+    env: options.env ?? {},
+    ...(options.now ? { now: options.now } : {}),
+  });
 }

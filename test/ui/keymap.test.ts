@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { keyOf, resolveAction, splitKeys, type KeyInfo } from '../../src/ui/keymap.js';
 import type { Action } from '../../src/ui/reducer.js';
@@ -112,5 +113,18 @@ describe('splitKeys', () => {
       { input: 'u', key: k({ ctrl: true }) },
       { input: 'G', key: k({ shift: true }) },
     ]);
+  });
+});
+
+describe("README's key table", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const rows = readme.split('\n').filter((line) => /^\| `/.test(line));
+
+  it('says what Esc does in the list: it clears the search, it does not quit', () => {
+    expect(resolveAction('', k({ escape: true }), 'list')).toEqual({ type: 'clearQuery' });
+    const esc = rows.filter((line) => line.split('|')[1]!.includes('`Esc`'));
+    expect(esc.length).toBeGreaterThan(0);
+    for (const row of esc) expect(row.split('|')[2]).not.toMatch(/quit/);
+    expect(esc.some((row) => /`Esc` clears/.test(row.split('|')[2]!))).toBe(true);
   });
 });

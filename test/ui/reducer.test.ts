@@ -278,6 +278,16 @@ describe('fork prompt', () => {
     expect(done.notice?.detail).toContain('codex resume fork1');
   });
 
+  it('done: the fork\'s own row wins over the one the watcher listed before it knew it was a fork', () => {
+    const working = run([...ready, key('n'), key('n'), key('f'), key('', { return: true })]);
+    const unlinked = catalogSession({ id: 'fork1', updatedAt: '2026-11-01T00:00:00Z', path: '/sessions/fork1.jsonl' });
+    const listed = browserReducer(working, { type: 'catalogChanged', upserted: [unlinked], removed: [] });
+    const forked = { ...unlinked, updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', fork: { id: 'a', atTurn: 3 } };
+    const done = browserReducer(listed, { type: 'forkDone', session: forked, resumeCommand: 'cd /x && codex resume fork1' });
+    expect(done.byKey.get('codex:fork1')).toMatchObject({ forkedFrom: 'a', updatedAt: '2026-11-10T00:00:00Z' });
+    expect(selectedId(done)).toBe('fork1');
+  });
+
   it('a failed fork shows the error and stays in the prompt', () => {
     const working = run([...ready, key('n'), key('f'), key('', { return: true })]);
     const failed = browserReducer(working, { type: 'forkFailed', message: 'disk full' });

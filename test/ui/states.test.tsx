@@ -65,6 +65,18 @@ describe('states', () => {
     expect(frame).toContain('malformed line 3');
   });
 
+  it('! keeps each reason whole on a narrow screen and cuts the path at its start', async () => {
+    const deep = `/home/dev/.codex/sessions/${'very-long-folder-name/'.repeat(8)}rollout-2026-11-22T01-58-44-01a200fa.jsonl`;
+    const problems: Problem[] = [{ path: deep, message: 'not a session file (1 malformed line, no session_meta)' }];
+    const ui = mount(services({ scan: () => Promise.resolve({ sessions: [catalogSession({ id: 'a' })], problems }) }), { columns: 120, rows: 30 });
+    await ui.see('session a');
+    ui.app.stdin.write('!');
+    const frame = await ui.see('1 problem while scanning:');
+    const line = frame.split('\n').find((one) => one.includes('malformed'))!;
+    expect(line).toContain('not a session file (1 malformed line, no session_meta)  …');
+    expect(line).toMatch(/01a200fa\.jsonl\s*$/);
+  });
+
   it('paints remembered sessions at once while the real scan runs', async () => {
     const ui = mount(services({ cached: () => [catalogSession({ id: 'remembered' })] }));
     const frame = await ui.see('session remembered');

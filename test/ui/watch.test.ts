@@ -1,5 +1,5 @@
 // The catalog watcher on a copy of the fixture home: native file events in, sessions added, updated, removed out.
-import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/catalog/locations.js';
@@ -105,4 +105,24 @@ it('reports a rollout written into a folder created at the same moment (a new da
     return session;
   });
   expect(added).toMatchObject({ agent: 'codex', userTurns: 4 });
+});
+
+it('reports a Claude fork written by sessions as a fork of its parent, dated when it was made', async () => {
+  const { sessions, changes } = await watching();
+  const parent = sessions.find((session) => session.id === 'b0304532-bd3a-4d34-9619-62f2487fd2d5')!;
+  const { ADAPTERS } = await import('../../src/core/formats/index.js');
+  const { groupOf, ScanContext } = await import('../../src/catalog/scan.js');
+  // Its lines keep the parent's times, the first of them the parent's first.
+  const fork = await ADAPTERS.claude.fork(groupOf(parent), { atTurn: 3 }, new ScanContext());
+  const added = await waitFor(() => {
+    const session = changes.flatMap((change) => change.upserted).find((one) => one.id === fork.id);
+    if (!session) throw new Error('not reported yet');
+    return session;
+  });
+  // dated by its file (what the file system says, not the clock of this test): later than anything its lines say
+  const made = new Date((await stat(fork.path)).mtimeMs).toISOString();
+  expect(added).toMatchObject({ forkedFrom: parent.id, userTurns: 2, createdAt: made, updatedAt: made });
+  expect(made > parent.updatedAt).toBe(true);
+  // the parent stays the parent
+  expect(changes.flatMap((change) => change.upserted).filter((one) => one.id === parent.id && one.forkedFrom)).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { noticeRows } from '../geometry.js';
+import { noticeDetailRows, noticeRows } from '../geometry.js';
 import type { BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { safeLine } from '../../core/text.js';
@@ -26,15 +26,17 @@ export function NoticeLine({ state, width }: NoticeLineProps) {
     color = theme.error;
   }
   return (
-    <Box width={width} height={noticeRows(state.notice)} flexShrink={0} flexDirection="column">
+    <Box width={width} height={noticeRows(state.notice, width)} flexShrink={0} flexDirection="column">
       <Text wrap="truncate-middle" color={color}>
         {safeLine(text)}
       </Text>
-      {state.notice?.detail && (
-        <Text wrap="truncate-end" bold>
-          {safeLine(state.notice.detail)}
-        </Text>
-      )}
+      {state.notice?.detail &&
+        // A command to copy: wrapped whole, not cut.
+        noticeDetailRows(state.notice.detail, width).map((row, index) => (
+          <Text key={index} wrap="truncate-end" bold>
+            {row}
+          </Text>
+        ))}
     </Box>
   );
 }

@@ -22,7 +22,7 @@ export interface ScreenProps {
 /** The whole frame, rows - 1 tall: header, body for the mode, notice line, footer. */
 export function Screen({ state, lookedIn }: ScreenProps) {
   const { columns, rows } = state.size;
-  const notice = noticeRows(state.notice);
+  const notice = noticeRows(state.notice, state.size.columns);
   return (
     <Box flexDirection="column" width={columns} height={Math.max(1, rows - 1)} overflow="hidden">
       <Header state={state} width={columns} />
@@ -67,7 +67,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
   if (state.sessions.length === 0) {
     return <StatusView lines={['No sessions found. Looked in:', ...lookedIn.map((place) => `  ${place}`)]} width={columns} height={height} />;
   }
-  const geometry = listGeometry(state.size, noticeRows(state.notice));
+  const geometry = listGeometry(state.size, noticeRows(state.notice, state.size.columns));
   const listHeight = Math.max(1, geometry.listHeight - (geometry.preview.placement === 'bottom' ? 0 : promptRows));
   // A prompt under the list may cover the selected row: keep it in view.
   const top = Math.max(state.listTop, state.selected - listHeight + 1);
@@ -88,6 +88,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
           height={listHeight}
           now={state.now}
           homeDir={state.homeDir}
+          sort={state.sort}
           emptyText={emptyText}
         />
         {prompt && geometry.preview.placement === 'bottom' ? prompt : preview}

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { sessionKey } from '../../catalog/search.js';
 import { rowColumns } from '../geometry.js';
-import type { ListRow } from '../state.js';
+import type { ListRow, SortKey } from '../state.js';
 import { useTheme } from '../theme.js';
 import { SessionRow } from './SessionRow.js';
 
@@ -13,12 +13,14 @@ export interface SessionListProps {
   readonly height: number;
   readonly now: number;
   readonly homeDir: string;
+  /** The rows' order, whose time the age column shows. */
+  readonly sort: SortKey;
   /** Shown instead of rows when there are none. */
   readonly emptyText: string;
 }
 
 /** The visible window of rows; only `height` rows are rendered whatever the list's length. */
-export function SessionList({ rows, top, selected, width, height, now, homeDir, emptyText }: SessionListProps) {
+export function SessionList({ rows, top, selected, width, height, now, homeDir, sort, emptyText }: SessionListProps) {
   const theme = useTheme();
   const columns = rowColumns(width);
   if (rows.length === 0) {
@@ -42,6 +44,7 @@ export function SessionList({ rows, top, selected, width, height, now, homeDir, 
           columns={columns}
           now={now}
           homeDir={homeDir}
+          sort={sort}
         />
       ))}
     </Box>

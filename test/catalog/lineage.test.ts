@@ -1,0 +1,33 @@
+// Claude forks found by their shared message uuids: which one is the parent, and when a fork was made.
+import { describe, expect, it } from 'vitest';
+import { conversations, type CatalogSession } from '../../src/catalog/scan.js';
+import { catalogSession } from '../ui/helpers.js';
+
+const start = '2026-03-01T10:00:00.000Z';
+const claude = (partial: Partial<CatalogSession> & Pick<CatalogSession, 'id'>): CatalogSession =>
+  catalogSession({ agent: 'claude', lineage: 'root-uuid', createdAt: start, ...partial });
+
+describe('lineage forks', () => {
+  // The parent was resumed after the fork; the fork (written by sessions) copied its first two turns with their times.
+  const parent = claude({ id: 'parent', userTurns: 4, updatedAt: '2026-03-01T11:00:00.000Z', mtimeMs: Date.parse('2026-09-01T08:00:00.000Z') });
+  const made = Date.parse('2026-06-01T09:30:00.000Z');
+  const fork = claude({ id: 'fork', userTurns: 2, updatedAt: '2026-03-01T10:05:00.000Z', mtimeMs: made });
+
+  it.each([[[parent, fork]], [[fork, parent]]])('links the fork that starts at its parent\'s time to it, in any order, dated when it was made', (input) => {
+    const rows = conversations(input);
+    // newest first: the fork is as new as when it was made
+    expect(rows.map((row) => [row.id, row.forkedFrom])).toEqual([
+      ['fork', 'parent'],
+      ['parent', null],
+    ]);
+    const linked = rows.find((row) => row.id === 'fork')!;
+    expect(linked.createdAt).toBe(new Date(made).toISOString());
+    expect(linked.updatedAt).toBe(new Date(made).toISOString());
+  });
+
+  it("keeps a fork's own times when its lines date it (Claude Code's --fork-session writes new lines first)", () => {
+    const own = claude({ id: 'own', createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:01:00.000Z', userTurns: 3, mtimeMs: Date.parse('2026-11-01T00:00:00.000Z') });
+    const rows = conversations([parent, own]);
+    expect(rows.find((row) => row.id === 'own')).toMatchObject({ forkedFrom: 'parent', createdAt: own.createdAt, updatedAt: own.updatedAt });
+  });
+});
