@@ -276,7 +276,24 @@ function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   return [...byKey.values()];
 }
 
-/** Sessions that share a lineage (Claude forks keep their parent's message uuids): the earliest is the parent. */
+/**
+ * The parent of a lineage family (sessions sharing a root message: Claude forks keep their parent's uuids): never
+ * one that names its own parent; the earliest created; on equal createdAt (copied lines keep their timestamps)
+ * the older file (written last the earliest), then the lower id, so the choice never depends on the order.
+ */
+export function lineageRoot<T extends Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs' | 'forkedFrom'>>(family: readonly T[]): T | undefined {
+  const unlinked = family.filter((session) => session.forkedFrom === null);
+  const pool = unlinked.length > 0 ? unlinked : family;
+  return pool.reduce<T | undefined>((a, b) => (a === undefined || olderRoot(b, a) ? b : a), undefined);
+}
+
+function olderRoot(a: Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs'>, b: Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs'>): boolean {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt;
+  if (a.mtimeMs !== b.mtimeMs) return a.mtimeMs < b.mtimeMs;
+  return a.id < b.id;
+}
+
+/** Sessions that share a lineage (Claude forks keep their parent's message uuids): the family's root is the parent. */
 function linkLineageForks(sessions: CatalogSession[]): void {
   const byLineage = new Map<string, CatalogSession[]>();
   for (const session of sessions) {
@@ -286,7 +303,7 @@ function linkLineageForks(sessions: CatalogSession[]): void {
   }
   for (const family of byLineage.values()) {
     if (family.length < 2) continue;
-    const root = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
+    const root = lineageRoot(family)!;
     for (let i = 0; i < sessions.length; i++) {
       const session = sessions[i]!;
       if (session === root || session.forkedFrom || !family.includes(session)) continue;

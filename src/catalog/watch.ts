@@ -6,7 +6,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { Locations } from './locations.js';
-import { conversations, describeError, type CatalogSession, type ScanContext } from './scan.js';
+import { conversations, describeError, lineageRoot, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from './search.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
@@ -266,10 +266,8 @@ function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, 
     const family = [...current.values()].filter(
       (other) => other.agent === session.agent && other.lineage === session.lineage && sessionKey(other) !== sessionKey(session),
     );
-    if (family.length > 0) {
-      const parent = family.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
-      if (parent.createdAt < session.createdAt) session = { ...session, forkedFrom: parent.id, fork: { id: parent.id } };
-    }
+    const root = lineageRoot([session, ...family]);
+    if (root !== undefined && root !== session) session = { ...session, forkedFrom: root.id, fork: { id: root.id } };
   }
   return session;
 }
