@@ -340,7 +340,19 @@ export async function completeTurnCounts(sessions: CatalogSession[], context: Sc
       const stamps = cache ? stampsOf(session.paths) : null;
       // Counting turns needs no tool output and only the openings of prompts (same turns, tested).
       const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context, { clip: COUNT_CLIP_LIMITS });
-      const exact: CatalogSession = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
+      // A whole read knows the rest of the row too: prompts, model and usage past head and tail, a parent link.
+      const exact: CatalogSession = {
+        ...session,
+        userTurns: countUserTurns(full.messages),
+        userTurnsExact: true,
+        firstPrompt: full.firstPrompt,
+        lastPrompt: full.lastPrompt,
+        prompts: full.prompts,
+        title: session.name === null ? full.title : session.title,
+        model: full.model ?? session.model,
+        usage: full.usage ?? session.usage,
+        ...(session.forkedFrom === null && full.forkedFrom !== null ? { forkedFrom: full.forkedFrom, fork: full.fork } : {}),
+      };
       sessions[index] = exact;
       if (stamps && cache!.lookup(stamps)) cache!.store(stamps, exact);
       options.onExact?.(exact);

@@ -44,7 +44,8 @@ export function isLocalCommandCaveat(value: JsonObject | null | undefined, text:
 export function typedSlashCommand(text: string): string | null {
   const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(text)?.[1]?.trim();
   if (name === undefined || name.length === 0) return null;
-  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  // A display read may have clipped the line inside the arguments: their closing tag is then gone.
+  const args = /<command-args>([\s\S]*?)(?:<\/command-args>|$)/.exec(text)?.[1]?.trim() ?? '';
   const command = name.startsWith('/') ? name : `/${name}`;
   return args.length > 0 ? `${command} ${args}` : command;
 }
