@@ -19,6 +19,7 @@ import { claudeAdapter, claudeUserText, isClaudeUserTurn } from '../../src/core/
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message } from '../../src/core/model.js';
+import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
 import { buildTranscriptItems } from '../../src/ui/transcript-layout.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -205,5 +206,55 @@ describe('sessions with those shapes', () => {
     expect((await claudeAdapter.readSession(group(9), context)).name).toBe('design review');
     await utimes(sidecar, new Date('2026-10-02T10:00:00Z'), new Date('2026-10-02T10:00:00Z'));
     expect(await claudeAdapter.readSummary(group(9), context)).toMatchObject({ name: 'design notes', title: 'design notes' });
+  });
+});
+
+describe('sessions the real Claude Code 2.1.330 wrote (test/fixtures/claude-2.1.330)', () => {
+  const REAL = join(FIXTURES, 'claude-2.1.330', '.claude');
+  const API = '-home-dev-src-b-api-server';
+  const MAIN = '4908739e-7140-40f4-bd05-9ab21cdf9519';
+  const FORK = 'a4e44f24-dde6-4336-806d-347ffd63474a';
+  const INIT = '1a74bce2-a7b1-4e09-9581-2619a464dcab';
+  const real = (project: string, id: string): SessionFileGroup => ({ agent: 'claude', paths: [join(REAL, 'projects', project, `${id}.jsonl`)], idHint: id, root: REAL, archived: false });
+
+  it('a renamed, compacted session: every turn, the /rename title, the model and usage of every request', async () => {
+    const session = await claudeAdapter.readSession(real(API, MAIN), context);
+    expect(session).toMatchObject({
+      id: MAIN,
+      name: 'api health (2.1.330)',
+      title: 'api health (2.1.330)',
+      prompts: ['[b] What does the api server do?', '[b] RUN-THE-TOOL: show me what the tool prints.', '[b] Add a health check endpoint.', '[b] Now document the endpoint.'],
+      lastPrompt: '[b] Now document the endpoint.',
+      userTurns: 4,
+      model: 'claude-opus-5-5',
+      usage: { input: 62912, output: 40, cacheRead: 0, cacheWrite: 0 },
+      forkedFrom: null,
+    });
+    const shown = transcriptToText(session);
+    expect(shown).toContain('[conversation compacted]');
+    // /rename and /compact ran locally: shown as typed, never as turns; the system prompt is never shown.
+    expect(session.messages.filter((m) => m.role === 'user' && !m.userTurn).map(messageText)).toContain('/compact');
+    expect(shown).not.toMatch(/commit|You are Claude Code|api-request/i);
+  });
+
+  it('its --fork-session copy names it as parent; /init is the first turn of its session', async () => {
+    expect(await claudeAdapter.readSession(real(API, FORK), context)).toMatchObject({
+      id: FORK,
+      forkedFrom: MAIN,
+      userTurns: 4,
+      lastPrompt: '[b] Write a test for the health check instead.',
+    });
+    const init = await claudeAdapter.readSession(real('-home-dev-src-b-tools', INIT), context);
+    expect(init).toMatchObject({ title: '/init', firstPrompt: '/init', prompts: ['/init', '[b] Thanks, that is all.'], userTurns: 2 });
+  });
+
+  it('grep finds its own words in no line of them but the conversation', () => {
+    const search = compileTextSearch('commit');
+    for (const [project, id] of [[API, MAIN], [API, FORK]] as const) {
+      const path = real(project, id).paths[0]!;
+      expect(fileContainsSync(path, search), `${id}: "commit" is in its system prompt`).toBe(true);
+      expect(fileContainsSync(path, search, undefined, undefined, isClaudeNonConversationLine), id).toBe(false);
+      expect(fileContainsSync(path, compileTextSearch('health check endpoint'), undefined, undefined, isClaudeNonConversationLine), id).toBe(true);
+    }
   });
 });
