@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
-import { describeRun, PINNED_AGENTS, PROJECT_ROOT, runProcess, type InteropAgent, type ProcessResult } from './agents.js';
+import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
 import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, encryptedBlob, REASONING_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
 
@@ -69,10 +69,12 @@ function turnsOneAndTwoThen(prompts: readonly string[], toolName: string, newPro
   ];
 }
 
-export function defineRoundTripSuite(agent: InteropAgent): void {
+export function defineRoundTripSuite(key: string): void {
+  const availability = inject('interopTargets')[key];
+  if (availability === undefined) throw new Error(`no interop target ${key} (test/interop/agents.ts)`);
+  const pin = availability.target;
+  const agent = pin.agent;
   const driver = DRIVERS[agent];
-  const pin = PINNED_AGENTS[agent];
-  const availability = inject('interopAgents')[agent];
   const tag = `zq${agent}`;
 
   describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the real agent) round trips through sessions`, () => {
