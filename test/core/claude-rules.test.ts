@@ -1,6 +1,6 @@
 // Issue 9's reading rules for Claude Code files, on sessions with those shapes (test/fixtures/claude-rules,
 // written by its generate.py): what is a prompt, what is a turn, which id and title a file has.
-import { cp, mkdtemp, rm, utimes } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +128,15 @@ describe('sessions with those shapes', () => {
       expect(out).not.toMatch(/ide_(?:selection|opened_file|diagnostics)|login\.ts/);
       expect(out).toContain('Explain this selection');
     }
+  });
+
+  it('a fork before the prompt under an IDE context line leaves that line out with the prompt', async () => {
+    const fork = await claudeAdapter.fork(group(1), { atTurn: 2 }, context);
+    expect(fork.keptUserTurns).toBe(1);
+    const lines = (await readFile(fork.path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { uuid: string });
+    // The prompt and its answer; not the selection meant for the prompt that was cut.
+    expect(lines.map((line) => line.uuid)).toEqual(['00000001-0000-4000-8000-000000000001', '00000001-0000-4000-8000-000000000002']);
+    await rm(fork.path);
   });
 
   it('a fork at turn 3 of it keeps the two prompts the user typed', async () => {

@@ -16,7 +16,7 @@ import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
-import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
+import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
@@ -423,6 +423,13 @@ function userTurnText(value: JsonObject): string {
   return text.trim().length > 0 ? text : contentBlocks(content).some((block) => block.type === 'image') ? '[image]' : text;
 }
 
+/** A user line that holds IDE context and nothing else (its child line holds the prompt). */
+function isIdeContextLine(node: ClaudeNode): boolean {
+  if (node.type !== 'user' || node.value === null || node.userTurn) return false;
+  const content = messageOf(node.value)?.content;
+  return isOnlyIdeContext(rawUserText(content)) && !contentBlocks(content).some((block) => block.type !== 'text');
+}
+
 function lastTurnText(chain: readonly ClaudeNode[]): string | null {
   const last = chain.findLast((node) => node.userTurn && node.value !== null);
   return last === undefined ? null : promptOpening(userTurnText(last.value!));
@@ -768,7 +775,10 @@ export const claudeAdapter: FormatAdapter = {
     checkForkTurn(request.atTurn, userTurns);
     const history = truncateBeforeUserTurn(chain, request.atTurn - 1);
     if (history.kind !== 'forked') throw new ForkRangeError(request.atTurn, 2, userTurns);
-    const kept = [...history.history].sort((a, b) => a.offset - b.offset);
+    // IDE context on a line of its own belongs to the prompt under it: it goes with the turn that was cut.
+    const before = [...history.history];
+    while (before.length > 1 && isIdeContextLine(before.at(-1)!)) before.pop();
+    const kept = before.sort((a, b) => a.offset - b.offset);
     const id = uuidv4();
     const chunks: Buffer[] = [];
     for (const line of await readSpans(path, kept)) chunks.push(rewriteSessionId(line, id), Buffer.from('\n'));
