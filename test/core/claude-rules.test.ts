@@ -15,7 +15,7 @@ import {
   stripIdeContext,
   typedSlashCommand,
 } from '../../src/core/formats/claude-rules.js';
-import { claudeAdapter, claudeUserText, isClaudeUserTurn } from '../../src/core/formats/claude.js';
+import { claudeAdapter, claudeUserText, isClaudeCommandCaveat, isClaudeUserTurn } from '../../src/core/formats/claude.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message } from '../../src/core/model.js';
@@ -68,18 +68,21 @@ describe('the rules as functions', () => {
   });
 
   it('finds the slash command an answer answers, through its meta expansion and attachments only', () => {
-    type N = { uuid: string; type: string; parentUuid: string | null; value: Record<string, unknown> | null };
-    const command: N = { uuid: 'c', type: 'user', parentUuid: null, value: { isMeta: false, text: '<command-name>/init</command-name>' } };
-    const expansion: N = { uuid: 'e', type: 'user', parentUuid: 'c', value: { isMeta: true, text: 'Analyze the codebase' } };
-    const attachment: N = { uuid: 'a', type: 'attachment', parentUuid: 'e', value: null };
-    const answer: N = { uuid: 'r', type: 'assistant', parentUuid: 'a', value: {} };
+    type N = { uuid: string; type: string; parentUuid: string | null; meta: boolean; command: string | null };
+    const command: N = { uuid: 'c', type: 'user', parentUuid: null, meta: false, command: '/init' };
+    const expansion: N = { uuid: 'e', type: 'user', parentUuid: 'c', meta: true, command: null };
+    const attachment: N = { uuid: 'a', type: 'attachment', parentUuid: 'e', meta: false, command: null };
+    const answer: N = { uuid: 'r', type: 'assistant', parentUuid: 'a', meta: false, command: null };
     const byId = new Map([command, expansion, attachment, answer].map((n) => [n.uuid, n]));
     const parentOf = (n: N): N | undefined => (n.parentUuid === null ? undefined : byId.get(n.parentUuid));
-    const text = (n: N): string => String(n.value?.text ?? '');
-    expect(commandAnsweredBy(answer, parentOf, text)).toBe(command);
+    expect(commandAnsweredBy(answer, parentOf)).toBe(command);
     // Without a meta expansion the command never reached the model (a local command's output came next).
     byId.set('a', { ...attachment, parentUuid: 'c' });
-    expect(commandAnsweredBy(answer, parentOf, text)).toBeNull();
+    expect(commandAnsweredBy(answer, parentOf)).toBeNull();
+    // A prompt typed after a local command stops the walk: the answer is the prompt's.
+    byId.set('a', { ...attachment, parentUuid: 'p' });
+    byId.set('p', { uuid: 'p', type: 'user', parentUuid: 'c', meta: false, command: null });
+    expect(commandAnsweredBy(answer, parentOf)).toBeNull();
   });
 
   it('judges request shapes, system prompts and injected attachments by their opening bytes', () => {
@@ -103,8 +106,9 @@ describe('the rules as functions', () => {
     expect(isClaudeUserTurn(line([{ type: 'text', text: '<ide_opened_file>a</ide_opened_file>' }, { type: 'text', text: 'Go' }]))).toBe(true);
     expect(claudeUserText([{ type: 'text', text: '<ide_opened_file>a</ide_opened_file>' }, { type: 'text', text: 'Go' }])).toBe('Go');
     expect(isClaudeUserTurn(line('done', { origin: { kind: 'task-notification' } }))).toBe(false);
-    const caveat = line('<local-command-caveat>Caveat</local-command-caveat>', { isMeta: true });
-    expect(isClaudeUserTurn(line('Unknown skill: usage'), caveat)).toBe(false);
+    expect(isClaudeCommandCaveat(line('<local-command-caveat>Caveat</local-command-caveat>', { isMeta: true }))).toBe(true);
+    expect(isClaudeCommandCaveat(line('<local-command-caveat>Caveat</local-command-caveat>'))).toBe(false);
+    expect(isClaudeUserTurn(line('Unknown skill: usage'), true)).toBe(false);
     expect(isClaudeUserTurn(line('Unknown skill: usage'))).toBe(true);
   });
 });

@@ -36,8 +36,8 @@ export function isOtherOrigin(value: JsonObject, text: string): boolean {
 }
 
 /** True for the meta line Claude Code writes before a local command's lines (`<local-command-caveat>`). */
-export function isLocalCommandCaveat(value: JsonObject | null | undefined, text: string): boolean {
-  return value?.isMeta === true && /^\s*<local-command-caveat>/.test(text);
+export function isLocalCommandCaveat(value: JsonObject, text: string): boolean {
+  return value.isMeta === true && /^\s*<local-command-caveat>/.test(text);
 }
 
 /** A slash command line as the user typed it (`/orchestrator create TODO app`), or null when it is not one. */
@@ -50,11 +50,14 @@ export function typedSlashCommand(text: string): string | null {
   return args.length > 0 ? `${command} ${args}` : command;
 }
 
-/** What a line of the tree is, for deciding whether a slash command started model work. */
+/**
+ * What the chain rules need to know of a line, kept on its node (a fold that keeps no parsed lines still has
+ * them): its type, whether it is a meta line, and the slash command it holds as typed.
+ */
 export interface CommandWalkNode {
   readonly type: string;
-  readonly parentUuid: string | null;
-  readonly value: JsonObject | null;
+  readonly meta: boolean;
+  readonly command: string | null;
 }
 
 /**
@@ -62,18 +65,18 @@ export interface CommandWalkNode {
  * line, its meta expansion, attachments, then the answer), else null. Local commands (`/compact`, `/rename`)
  * never reach the model: their next assistant line answers the next prompt.
  */
-export function commandAnsweredBy<T extends CommandWalkNode>(assistant: T, parentOf: (node: T) => T | undefined, commandText: (node: T) => string): T | null {
+export function commandAnsweredBy<T extends CommandWalkNode>(assistant: T, parentOf: (node: T) => T | undefined): T | null {
   let sawExpansion = false;
   const seen = new Set<T>();
   for (let node = parentOf(assistant); node !== undefined && !seen.has(node); node = parentOf(node)) {
     seen.add(node);
     if (node.type === 'attachment') continue;
-    if (node.type !== 'user' || node.value === null) return null;
-    if (node.value.isMeta === true) {
+    if (node.type !== 'user') return null;
+    if (node.meta) {
       sawExpansion = true;
       continue;
     }
-    return sawExpansion && typedSlashCommand(commandText(node)) !== null ? node : null;
+    return sawExpansion && node.command !== null ? node : null;
   }
   return null;
 }

@@ -37,6 +37,12 @@ export interface ClaudeNode {
   readonly value: JsonObject | null;
   /** A real user prompt (not a tool result, meta, command, compact summary or interruption line). */
   readonly userTurn: boolean;
+  /** A meta line (`isMeta`): a slash command's expansion, a caveat, injected context. */
+  readonly meta: boolean;
+  /** The `<local-command-caveat>` line before a local command's lines: its child is command output. */
+  readonly caveat: boolean;
+  /** The slash command a user line holds, as typed (`/init`), or null. */
+  readonly command: string | null;
 }
 
 /** Line types that can be the active leaf (the last one in file order is where the conversation stands). */
@@ -90,12 +96,17 @@ export function claudeUserText(content: unknown): string {
   return slashCommandOf(raw) ?? stripIdeContext(raw);
 }
 
+/** True for a `<local-command-caveat>` meta line: the line under it is a local command's output. */
+export function isClaudeCommandCaveat(value: JsonObject): boolean {
+  return value.type === 'user' && isLocalCommandCaveat(value, rawUserText(messageOf(value)?.content));
+}
+
 /**
- * True when a `user` line is a real prompt typed (or sent) by the user. `parent` is the line's parent (when
- * known): a line under a `<local-command-caveat>` line is a local command's output. A slash command that
- * started model work becomes a turn once its answer is seen (see `commandAnsweredBy`).
+ * True when a `user` line is a real prompt typed (or sent) by the user; `underCaveat` when its parent is a
+ * `<local-command-caveat>` line (then it is a local command's output). A slash command that started model work
+ * becomes a turn once its answer is seen (see `commandAnsweredBy`).
  */
-export function isClaudeUserTurn(value: JsonObject, parent?: JsonObject | null): boolean {
+export function isClaudeUserTurn(value: JsonObject, underCaveat = false): boolean {
   if (value.type !== 'user' || value.isSidechain === true || value.isMeta === true || value.isCompactSummary === true) {
     return false;
   }
@@ -103,8 +114,7 @@ export function isClaudeUserTurn(value: JsonObject, parent?: JsonObject | null):
   const blocks = contentBlocks(content);
   if (blocks.some((block) => block.type === 'tool_result')) return false;
   const raw = rawUserText(content);
-  if (isOtherOrigin(value, raw)) return false;
-  if (parent && isLocalCommandCaveat(parent, rawUserText(messageOf(parent)?.content))) return false;
+  if (underCaveat || isOtherOrigin(value, raw)) return false;
   const text = claudeUserText(content).trim();
   if (text.length === 0) return blocks.some((block) => block.type === 'image');
   return !NOT_A_PROMPT.test(raw.trim());
@@ -202,7 +212,10 @@ class ClaudeScan {
       offset: line.offset,
       length: line.bytes.length,
       value: MESSAGE_TYPES.has(type) ? value : null,
-      userTurn: type === 'user' && isClaudeUserTurn(value, parentUuid === null ? null : this.nodes.get(parentUuid)?.value),
+      userTurn: type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true),
+      meta: value.isMeta === true,
+      caveat: isClaudeCommandCaveat(value),
+      command: type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null,
     };
     this.nodes.set(uuid, node);
     if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
@@ -211,11 +224,7 @@ class ClaudeScan {
 
   /** A slash command whose expansion this assistant line answers started model work: it is a turn. */
   private markAnsweredCommand(answer: ClaudeNode): void {
-    const command = commandAnsweredBy(
-      answer,
-      (node) => (node.parentUuid === null ? undefined : this.nodes.get(node.parentUuid)),
-      (node) => rawUserText(node.value === null ? undefined : messageOf(node.value)?.content),
-    );
+    const command = commandAnsweredBy(answer, (node) => (node.parentUuid === null ? undefined : this.nodes.get(node.parentUuid)));
     if (command !== null && !command.userTurn) this.nodes.set(command.uuid, { ...command, userTurn: true });
   }
 
