@@ -295,20 +295,23 @@ function olderRoot(a: Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs'>, b: P
 
 /** Sessions that share a lineage (Claude forks keep their parent's message uuids): the family's root is the parent. */
 function linkLineageForks(sessions: CatalogSession[]): void {
-  const byLineage = new Map<string, CatalogSession[]>();
+  // Linear in the number of sessions: one pass groups the families, one finds their roots, one links the rest.
+  const families = new Map<string, CatalogSession[]>();
   for (const session of sessions) {
     if (!session.lineage) continue;
     const key = `${session.agent}:${session.lineage}`;
-    byLineage.set(key, [...(byLineage.get(key) ?? []), session]);
+    const family = families.get(key);
+    if (family === undefined) families.set(key, [session]);
+    else family.push(session);
   }
-  for (const family of byLineage.values()) {
-    if (family.length < 2) continue;
-    const root = lineageRoot(family)!;
-    for (let i = 0; i < sessions.length; i++) {
-      const session = sessions[i]!;
-      if (session === root || session.forkedFrom || !family.includes(session)) continue;
-      sessions[i] = { ...session, forkedFrom: root.id, fork: { id: root.id } };
-    }
+  const roots = new Map<string, CatalogSession>();
+  for (const [key, family] of families) if (family.length > 1) roots.set(key, lineageRoot(family)!);
+  for (let i = 0; i < sessions.length; i++) {
+    const session = sessions[i]!;
+    if (!session.lineage || session.forkedFrom) continue;
+    const root = roots.get(`${session.agent}:${session.lineage}`);
+    if (root === undefined || root === session) continue;
+    sessions[i] = { ...session, forkedFrom: root.id, fork: { id: root.id } };
   }
 }
 
