@@ -134,6 +134,13 @@ describe('sessions with those shapes', () => {
     }
   });
 
+  it('a long IDE selection clipped by the summary read is still context, not the prompt', async () => {
+    const summary = await claudeAdapter.readSummary(group(10), context);
+    expect(summary).toMatchObject({ title: 'Refactor this', prompts: ['Refactor this', 'Now add types'], userTurns: 2 });
+    const session = await claudeAdapter.readSession(group(10), context);
+    expect(turnTexts(session.messages)).toEqual(['Refactor this', 'Now add types']);
+  });
+
   it('a fork before the prompt under an IDE context line leaves that line out with the prompt', async () => {
     const fork = await claudeAdapter.fork(group(1), { atTurn: 2 }, context);
     expect(fork.keptUserTurns).toBe(1);

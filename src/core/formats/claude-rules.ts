@@ -10,13 +10,18 @@ type JsonObject = Record<string, unknown>;
 /** Context the IDE extensions put before (or instead of) the prompt: never the user's words. */
 const IDE_CONTEXT_TAGS = ['ide_selection', 'ide_opened_file', 'ide_diagnostics'] as const;
 const LEADING_IDE_CONTEXT = new RegExp(`^\\s*<(${IDE_CONTEXT_TAGS.join('|')})>[\\s\\S]*?</\\1>`);
+const OPENS_IDE_CONTEXT = new RegExp(`^\\s*<(?:${IDE_CONTEXT_TAGS.join('|')})>`);
 
-/** `text` without the IDE context blocks it opens with (any number of them), leading blanks trimmed. */
+/**
+ * `text` without the IDE context blocks it opens with (any number of them), leading blanks trimmed. A block
+ * whose closing tag is gone (a long selection clipped by a summary read) is context to the end.
+ */
 export function stripIdeContext(text: string): string {
   let rest = text;
   for (let match = LEADING_IDE_CONTEXT.exec(rest); match !== null; match = LEADING_IDE_CONTEXT.exec(rest)) {
     rest = rest.slice(match[0].length);
   }
+  if (OPENS_IDE_CONTEXT.test(rest)) return '';
   return rest === text ? text : rest.replace(/^\s+/, '');
 }
 
