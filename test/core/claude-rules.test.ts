@@ -20,6 +20,7 @@ import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message } from '../../src/core/model.js';
 import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
+import { firstAndLastExchange } from '../../src/ui/exchanges.js';
 import { buildTranscriptItems } from '../../src/ui/transcript-layout.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -128,6 +129,11 @@ describe('sessions with those shapes', () => {
     expect(turnTexts(session.messages)).toEqual(['Fix the login bug', 'Explain this selection', 'Thanks, ship it']);
     // The line that held only the selection shows nothing at all.
     expect(session.messages.map((m) => `${m.role}${m.userTurn ? '*' : ''}`)).toEqual(['user*', 'assistant', 'user*', 'assistant', 'user*', 'assistant']);
+    // The TUI's preview pane: the first and last exchange.
+    expect(firstAndLastExchange(session.messages)).toEqual({
+      first: { prompt: 'Fix the login bug', reply: 'Fixed the comparison.' },
+      last: { prompt: 'Thanks, ship it', reply: 'Shipped.' },
+    });
     for (const out of [transcriptToText(session), transcriptToMarkdown(session), JSON.stringify(buildTranscriptItems(session))]) {
       expect(out).not.toMatch(/ide_(?:selection|opened_file|diagnostics)|login\.ts/);
       expect(out).toContain('Explain this selection');
