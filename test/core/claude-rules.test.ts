@@ -206,6 +206,16 @@ describe('sessions with those shapes', () => {
     expect(session.forkedFrom).toBe(sid(6));
   });
 
+  it('a fork of a --fork-session copy names the copy, not its parent: requestSessionId is rewritten like sessionId', async () => {
+    const fork = await claudeAdapter.fork(group(7), { atTurn: 3 }, context);
+    const lines = (await readFile(fork.path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { sessionId?: string; requestSessionId?: string });
+    expect(new Set(lines.map((line) => line.sessionId))).toEqual(new Set([fork.id]));
+    expect(lines.filter((line) => line.requestSessionId !== undefined).map((line) => line.requestSessionId)).toEqual([sid(7), sid(7)]);
+    const forked = await claudeAdapter.readSummary({ ...group(7), paths: [fork.path], idHint: fork.id }, context);
+    expect(forked).toMatchObject({ id: fork.id, forkedFrom: sid(7), userTurns: 2 });
+    await rm(fork.path);
+  });
+
   it('the id is the file stem, not a sessionId inside copied lines', async () => {
     expect((await claudeAdapter.readSummary(group(8), context))?.id).toBe(sid(8));
     expect((await claudeAdapter.readSession(group(8), context)).id).toBe(sid(8));

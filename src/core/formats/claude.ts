@@ -636,9 +636,22 @@ function decodeString(token: Buffer): string | null {
 
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
 export function rewriteSessionId(line: Buffer, id: string): Buffer {
-  const spans = topLevelStringSpans(line, 'sessionId');
+  return rewriteTopLevelString(line, 'sessionId', id);
+}
+
+/**
+ * A line copied into a fork: its `sessionId` is the fork's; a `requestSessionId` (2.1.330 marks the lines its
+ * --fork-session copied with the session they came from) names the session this copy came from. All other
+ * bytes untouched.
+ */
+export function rewriteForkedLine(line: Buffer, id: string, parentId: string): Buffer {
+  return rewriteTopLevelString(rewriteSessionId(line, id), 'requestSessionId', parentId);
+}
+
+function rewriteTopLevelString(line: Buffer, key: string, value: string): Buffer {
+  const spans = topLevelStringSpans(line, key);
   if (spans.length === 0) return line;
-  const replacement = Buffer.from(JSON.stringify(id), 'utf8');
+  const replacement = Buffer.from(JSON.stringify(value), 'utf8');
   const parts: Buffer[] = [];
   let from = 0;
   for (const [start, end] of spans) {
@@ -790,7 +803,7 @@ export const claudeAdapter: FormatAdapter = {
     const kept = before.sort((a, b) => a.offset - b.offset);
     const id = uuidv4();
     const chunks: Buffer[] = [];
-    for (const line of await readSpans(path, kept)) chunks.push(rewriteSessionId(line, id), Buffer.from('\n'));
+    for (const line of await readSpans(path, kept)) chunks.push(rewriteForkedLine(line, id, fileStem(path)), Buffer.from('\n'));
     if (request.branchName !== undefined && request.branchName.length > 0) {
       // Claude Code's own /rename line: the fork shows under this name in Claude Code and here.
       chunks.push(Buffer.from(`${JSON.stringify({ type: 'custom-title', customTitle: request.branchName, sessionId: id })}\n`));
