@@ -196,26 +196,33 @@ describe('transcript', () => {
     // the fork is selected in the list: its id is in the preview
     await ui.see(`id     ${id}`);
     expect(ui.lines().find((line) => line.startsWith('›'))).toMatch(/codex/);
-    // and the file holds exactly the first two user turns
-    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
-    const files = (await readdir(day)).filter((name) => name.includes(id));
+    // and the file holds exactly the first two user turns (Codex files a new rollout under the day it is written)
+    const files = (await rolloutFiles()).filter((path) => path.includes(id));
     expect(files).toHaveLength(1);
     const context = new ScanContext();
-    const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [join(day, files[0]!)], idHint: id, root: join(home, '.codex'), archived: false }, context);
+    const forked = await ADAPTERS.codex.readSession({ agent: 'codex', paths: [files[0]!], idHint: id, root: join(home, '.codex'), archived: false }, context);
     expect(countUserTurns(forked.messages)).toBe(2);
   });
 
   it('Esc cancels the fork prompt and writes nothing', async () => {
     const ui = await openApiHealth();
-    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
-    const before = await readdir(day);
+    const before = await rolloutFiles();
     await ui.press(['n'], 'turn 2/5');
     await ui.press(['f'], 'Fork before turn 2');
     await ui.press([ESC], 'n/p turn');
     expect(ui.frame()).not.toContain('Fork before');
-    expect(await readdir(day)).toEqual(before);
+    expect(await rolloutFiles()).toEqual(before);
   });
 });
+
+/** Every file under the fixture home's Codex sessions folder (the date folders a fork lands in are today's). */
+async function rolloutFiles(): Promise<string[]> {
+  const root = join(home, '.codex', 'sessions');
+  return (await readdir(root, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
 
 describe('resume', () => {
   it('r on a session whose directory is gone asks, and y resumes it here', async () => {
