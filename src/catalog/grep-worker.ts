@@ -1,6 +1,8 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
+import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch, fileContainsSync, searchBuffer } from '../core/io/contains.js';
+import type { Agent } from '../core/model.js';
 import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
 
 export interface GrepWorkerData {
@@ -11,6 +13,8 @@ export interface GrepWorkerData {
 /** One session's files, and what to pick out of their heads for the catalog (see `cwdInHead`, `claudeRootInHead`). */
 export interface GrepItem {
   readonly index: number;
+  /** Whose files: its adapter says which lines are never conversation text. */
+  readonly agent: Agent;
   readonly paths: readonly string[];
   readonly sniffCwd: boolean;
   readonly sniffLineage: boolean;
@@ -33,6 +37,9 @@ if (parentPort) {
   const search = compileTextSearch(job.text, { ignoreCase: job.ignoreCase });
   const buffer = searchBuffer(search);
   const reported = new Set<string>();
+  const skipLine = Object.fromEntries(
+    Object.entries(ADAPTERS).map(([agent, adapter]) => [agent, adapter.isNonConversationLine?.bind(adapter)]),
+  ) as Record<Agent, ((opening: string) => boolean) | undefined>;
   port.on('message', (request: GrepRequest) => {
     if (request.kind === 'stop') {
       port.close();
@@ -59,7 +66,7 @@ if (parentPort) {
       };
       for (const path of item.paths) {
         try {
-          if (fileContainsSync(path, search, buffer, onHead)) {
+          if (fileContainsSync(path, search, buffer, onHead, skipLine[item.agent])) {
             port.postMessage({ kind: 'match', index: item.index } satisfies GrepMessage);
             break;
           }

@@ -77,7 +77,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       groups.push(group);
       if (group.agent === 'claude') claudeUnseen++;
       const index = groups.length - 1;
-      return { index, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
+      return { index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
     });
 
   const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {

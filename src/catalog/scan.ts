@@ -379,40 +379,51 @@ function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   return [...byKey.values()];
 }
 
-/** Sessions that share a lineage (Claude forks keep their parent's message uuids): the earliest is the parent. */
+/** Sessions that share a lineage (Claude forks keep their parent's message uuids): the family's root is the parent. */
 function linkLineageForks(sessions: CatalogSession[]): void {
-  const byLineage = new Map<string, CatalogSession[]>();
+  // Linear in the number of sessions: one pass groups the families, one finds their roots, one links the rest.
+  const families = new Map<string, CatalogSession[]>();
   for (const session of sessions) {
     if (!session.lineage) continue;
     const key = `${session.agent}:${session.lineage}`;
-    byLineage.set(key, [...(byLineage.get(key) ?? []), session]);
+    const family = families.get(key);
+    if (family === undefined) families.set(key, [session]);
+    else family.push(session);
   }
-  for (const family of byLineage.values()) {
-    if (family.length < 2) continue;
-    const root = lineageParent(family);
-    for (let i = 0; i < sessions.length; i++) {
-      const session = sessions[i]!;
-      if (session === root || session.forkedFrom || !family.includes(session)) continue;
-      sessions[i] = asLineageFork(session, root);
-    }
+  const parents = new Map<string, CatalogSession>();
+  for (const [key, family] of families) if (family.length > 1) parents.set(key, lineageParent(family));
+  for (let i = 0; i < sessions.length; i++) {
+    const session = sessions[i]!;
+    if (!session.lineage || session.forkedFrom) continue;
+    const parent = parents.get(`${session.agent}:${session.lineage}`);
+    if (parent === undefined || parent === session) continue;
+    sessions[i] = asLineageFork(session, parent);
   }
 }
+
+type LineageFields = Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs' | 'forkedFrom'> & { readonly userTurns?: number };
 
 /**
  * Which of two sessions of one lineage came first. A fork copies its parent's lines, and a fork written by
  * `sessions` keeps their timestamps, so both can start at the same time: then the parent is the one with more
- * turns (a fork keeps fewer), then the older file.
+ * turns (a fork keeps fewer), then the older file (written last the earliest), then the lower id, so the choice
+ * never depends on the order.
  */
-export function lineageOrder(a: CatalogSession, b: CatalogSession): number {
+export function lineageOrder(a: LineageFields, b: LineageFields): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
-  if (a.userTurns !== b.userTurns) return b.userTurns - a.userTurns;
+  if (a.userTurns !== undefined && b.userTurns !== undefined && a.userTurns !== b.userTurns) return b.userTurns - a.userTurns;
   if (a.mtimeMs !== b.mtimeMs) return a.mtimeMs - b.mtimeMs;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** The first session of a lineage: the parent of the others. */
-export function lineageParent(family: readonly CatalogSession[]): CatalogSession {
-  return family.reduce((a, b) => (lineageOrder(b, a) < 0 ? b : a));
+/**
+ * The parent of a lineage family (sessions sharing a root message: Claude forks keep their parent's uuids): never
+ * one that names its own parent (a parent is never made the fork of its child), else the first by lineageOrder.
+ */
+export function lineageParent<T extends LineageFields>(family: readonly T[]): T {
+  const unlinked = family.filter((session) => session.forkedFrom === null);
+  const pool = unlinked.length > 0 ? unlinked : family;
+  return pool.reduce((a, b) => (lineageOrder(b, a) < 0 ? b : a));
 }
 
 /**
@@ -456,7 +467,19 @@ export async function completeTurnCounts(sessions: CatalogSession[], context: Sc
       const stamps = cache ? stampsOf(session.paths) : null;
       // Counting turns needs no tool output and only the openings of prompts (same turns, tested).
       const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context, { clip: COUNT_CLIP_LIMITS });
-      const exact: CatalogSession = { ...session, userTurns: countUserTurns(full.messages), userTurnsExact: true };
+      // A whole read knows the rest of the row too: prompts, model and usage past head and tail, a parent link.
+      const exact: CatalogSession = {
+        ...session,
+        userTurns: countUserTurns(full.messages),
+        userTurnsExact: true,
+        firstPrompt: full.firstPrompt,
+        lastPrompt: full.lastPrompt,
+        prompts: full.prompts,
+        title: session.name === null ? full.title : session.title,
+        model: full.model ?? session.model,
+        usage: full.usage ?? session.usage,
+        ...(session.forkedFrom === null && full.forkedFrom !== null ? { forkedFrom: full.forkedFrom, fork: full.fork } : {}),
+      };
       sessions[index] = exact;
       if (stamps && cache!.lookup(stamps)) cache!.store(stamps, exact);
       options.onExact?.(exact);

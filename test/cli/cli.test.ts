@@ -97,6 +97,11 @@ const SAMPLE_TABLE: readonly (readonly [string, string, string | null, number, s
   ['claude', '5a1999c3-3fef-4a8c-8969-b584a1892bda', '/home/dev/src/a-api-server', 4, '[a] Explain the request lifecycle in this server', 'b0304532-bd3a-4d34-9619-62f2487fd2d5', '[a] Explain the request lifecycle in this server'],
   ['claude', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4', '/home/dev/src/a-web-ui', 1, '[a] Make the sidebar collapsible — keep it accessible ♿', null, '[a] Make the sidebar collapsible — keep it accessible ♿'],
   ['claude', '328cfc0d-0846-4702-9243-c6354d61457d', '/home/dev/src/a-ünïcødé-项目', 6, '[a] 请解释这个项目的结构', null, '[a] 请解释这个项目的结构'],
+  // Claude Code 2.1.330 (test/fixtures/claude-2.1.330, from test/interop/record-claude.ts): renamed with /rename under -p (the sidecar and the line agree), compacted,
+  // its --fork-session copy (requestSessionId names the parent), and /init (a slash command the model answered: a turn).
+  ['claude', '4908739e-7140-40f4-bd05-9ab21cdf9519', '/home/dev/src/b-api-server', 4, '[b] What does the api server do?', null, 'api health (2.1.330)'],
+  ['claude', 'a4e44f24-dde6-4336-806d-347ffd63474a', '/home/dev/src/b-api-server', 4, '[b] What does the api server do?', '4908739e-7140-40f4-bd05-9ab21cdf9519', '[b] What does the api server do?'],
+  ['claude', '1a74bce2-a7b1-4e09-9581-2619a464dcab', '/home/dev/src/b-tools', 2, '/init', null, '/init'],
   ['claw', 'session-1775010002596', '<home>/src/claw-code', 1, 'Read the file Cargo.toml and tell me the package name', null, 'Read the file Cargo.toml and tell me the package name'],
   ['claw', 'session-1775010047738', '<home>/src/claw-code/rust', 2, 'do youy have issues with bash tool calling?', null, 'do youy have issues with bash tool calling?'],
   ['claw', 'session-1775010333630', '<home>/src/claw-code/rust', 1, 'hello use bash tool for testing', null, 'hello use bash tool for testing'],
@@ -124,6 +129,8 @@ describe('command words', () => {
 describe('sessions list', () => {
   it('lists every conversation of the sample home, one row each, as written by hand from the files', async () => {
     await rm(join(home, 'src', 'demo'), { recursive: true });
+    // The sample home's Claude Code 2.1.330 sessions (examples/home has the first two) live beside the fixture home.
+    await cp(join(FIXTURES, 'claude-2.1.330', '.claude', 'projects'), join(home, '.claude', 'projects'), { recursive: true });
     const rows = await list();
     const actual = rows
       .map((r) => [r.agent, r.id, r.cwd === null ? null : r.cwd.replace(home, '<home>'), r.userTurns, r.firstPrompt, r.forkedFrom, r.title] as const)

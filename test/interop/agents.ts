@@ -4,14 +4,56 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The agent releases the interop tests pin; docs/compatibility.md names the same versions. */
-export const PINNED_AGENTS = {
-  codex: { agent: 'codex', packageName: '@openai/codex', version: '0.169.0', bin: 'codex', versionPattern: /codex-cli 0\.169\.0\b/ },
-  claude: { agent: 'claude', packageName: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude', versionPattern: /^2\.1\.197 \(Claude Code\)/ },
-} as const;
+export type InteropAgent = 'codex' | 'claude';
 
-export type InteropAgent = keyof typeof PINNED_AGENTS;
-export const INTEROP_AGENTS: readonly InteropAgent[] = ['codex', 'claude'];
+/** One agent release the interop suite runs against (a test file per target). */
+export interface InteropTarget {
+  /** The test file's key: `codex`, `claude` (the newest pinned Claude Code), `claude-2.1.197`. */
+  readonly key: string;
+  readonly agent: InteropAgent;
+  readonly packageName: string;
+  readonly version: string;
+  readonly bin: string;
+}
+
+const PACKAGES: Readonly<Record<InteropAgent, { readonly packageName: string; readonly bin: string }>> = {
+  codex: { packageName: '@openai/codex', bin: 'codex' },
+  claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
+};
+
+function target(key: string, agent: InteropAgent, version: string): InteropTarget {
+  return { key, agent, version, ...PACKAGES[agent] };
+}
+
+/** The agent releases the interop tests pin; docs/compatibility.md names the same versions. */
+export const PINNED_TARGETS: readonly InteropTarget[] = [
+  target('codex', 'codex', '0.169.0'),
+  target('claude', 'claude', '2.1.330'),
+  target('claude-2.1.197', 'claude', '2.1.197'),
+];
+
+/**
+ * The targets of this run: the pins, or with SESSIONS_INTEROP_VERSIONS="codex=X,claude=Y" (`npm run
+ * interop:latest`) those releases instead; targets it does not name are left out of such a run.
+ */
+export function interopTargets(env: NodeJS.ProcessEnv = process.env): InteropTarget[] {
+  const override = env.SESSIONS_INTEROP_VERSIONS?.trim();
+  if (!override) return [...PINNED_TARGETS];
+  const targets: InteropTarget[] = [];
+  for (const pair of override.split(',')) {
+    const [key, version] = pair.split('=').map((part) => part.trim());
+    const pinned = PINNED_TARGETS.find((candidate) => candidate.key === key);
+    if (pinned === undefined || !version || !/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error(`SESSIONS_INTEROP_VERSIONS: cannot read "${pair}"`);
+    targets.push({ ...pinned, version });
+  }
+  return targets;
+}
+
+/** What `<bin> --version` prints for a release. */
+function versionPattern(pin: InteropTarget): RegExp {
+  const version = pin.version.replace(/[.+]/g, (char) => `\\${char}`);
+  return pin.agent === 'codex' ? new RegExp(`codex-cli ${version}\\b`) : new RegExp(`^${version} \\(Claude Code\\)`);
+}
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Git-ignored (`.cache/` in .gitignore); one npm prefix per pinned package, reused across runs. */
@@ -96,23 +138,21 @@ export function describeRun(label: string, result: ProcessResult): string {
   return `${label} ${how}\n--- stdout ---\n${tail(result.stdout)}\n--- stderr ---\n${tail(result.stderr)}`;
 }
 
-export function agentPrefix(agent: InteropAgent): string {
-  const pin = PINNED_AGENTS[agent];
+export function agentPrefix(pin: InteropTarget): string {
   return join(AGENT_CACHE_DIR, `${pin.bin}-${pin.version}`);
 }
 
-export function agentBinPath(agent: InteropAgent): string {
-  return join(agentPrefix(agent), 'node_modules', '.bin', PINNED_AGENTS[agent].bin);
+export function agentBinPath(pin: InteropTarget): string {
+  return join(agentPrefix(pin), 'node_modules', '.bin', pin.bin);
 }
 
 /** `<bin> --version` of a cached install, or an error message. */
-async function checkVersion(agent: InteropAgent, bin: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
-  const pin = PINNED_AGENTS[agent];
+async function checkVersion(pin: InteropTarget, bin: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
   if (!existsSync(bin)) return { ok: false, message: `${bin} does not exist` };
   try {
     const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env: { ...process.env, NO_COLOR: '1' }, timeoutMs: VERSION_TIMEOUT_MS });
     const version = result.stdout.trim();
-    if (result.code === 0 && pin.versionPattern.test(version)) return { ok: true, version };
+    if (result.code === 0 && versionPattern(pin).test(version)) return { ok: true, version };
     return { ok: false, message: describeRun(`${bin} --version`, result) };
   } catch (error) {
     return { ok: false, message: `${bin} --version: ${(error as Error).message}` };
@@ -123,12 +163,11 @@ async function checkVersion(agent: InteropAgent, bin: string): Promise<{ ok: tru
  * Make the pinned agent available under the cache folder: reuse a working cached install, else `npm install`
  * it into a fresh prefix (never the project's node_modules) and move it into place only once it works.
  */
-export async function ensureAgent(agent: InteropAgent, log: (line: string) => void): Promise<AgentAvailability> {
-  const pin = PINNED_AGENTS[agent];
+export async function ensureAgent(pin: InteropTarget, log: (line: string) => void): Promise<AgentAvailability> {
   const started = Date.now();
-  const prefix = agentPrefix(agent);
-  const bin = agentBinPath(agent);
-  const cached = await checkVersion(agent, bin);
+  const prefix = agentPrefix(pin);
+  const bin = agentBinPath(pin);
+  const cached = await checkVersion(pin, bin);
   if (cached.ok) return { available: true, bin, version: cached.version, installedNow: false, seconds: (Date.now() - started) / 1000 };
 
   await mkdir(AGENT_CACHE_DIR, { recursive: true });
@@ -154,7 +193,7 @@ export async function ensureAgent(agent: InteropAgent, log: (line: string) => vo
     await rm(staging, { recursive: true, force: true });
     return { available: false, reason: describeRun(`npm install ${spec}`, install) };
   }
-  const staged = await checkVersion(agent, join(staging, 'node_modules', '.bin', pin.bin));
+  const staged = await checkVersion(pin, join(staging, 'node_modules', '.bin', pin.bin));
   if (!staged.ok) {
     await rm(staging, { recursive: true, force: true });
     return { available: false, reason: `npm installed ${spec} but its binary does not run: ${staged.message}` };
@@ -162,7 +201,7 @@ export async function ensureAgent(agent: InteropAgent, log: (line: string) => vo
   await rm(prefix, { recursive: true, force: true });
   await rename(staging, prefix);
   // The wrappers resolve their native binary relative to themselves; check again from the final place.
-  const final = await checkVersion(agent, bin);
+  const final = await checkVersion(pin, bin);
   if (!final.ok) return { available: false, reason: `${spec} stopped working after moving into ${prefix}: ${final.message}` };
   return { available: true, bin, version: final.version, installedNow: true, seconds: (Date.now() - started) / 1000 };
 }

@@ -1,4 +1,4 @@
 import { defineRoundTripSuite } from './round-trip.js';
 
-// Claude Code (@anthropic-ai/claude-code, pinned in agents.ts) against the loopback Messages stand-in.
+// Claude Code (@anthropic-ai/claude-code, the newest release pinned in agents.ts) against the loopback Messages stand-in.
 defineRoundTripSuite('claude');

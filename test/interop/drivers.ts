@@ -35,6 +35,8 @@ export interface AgentDriver {
   resumeArgs(id: string, prompt: string): string[];
   /** argv (after the binary) for the agent's own fork of a whole session plus one new turn (a new session id). */
   agentForkArgs(id: string, prompt: string): string[];
+  /** argv (after the binary) running one of the agent's own slash commands (`/rename X`, `/compact`) on a session, when it can. */
+  slashCommandArgs?(id: string, command: string): string[];
   /** The session id the agent reports on stdout for the args above. */
   reportedSessionId(stdout: string): string | null;
   /** The non-interactive resume template for SESSIONS_CONFIG: the product's default with an absolute binary. */
@@ -173,6 +175,7 @@ export const claudeDriver: AgentDriver = {
   resumeArgs: (id, prompt) => ['-p', '--output-format', 'json', '--allowedTools=Bash', '--resume', id, prompt],
   // A new file with a new sessionId holding a copy of the parent's messages (same uuids) and the new turn.
   agentForkArgs: (id, prompt) => ['-p', '--output-format', 'json', '--allowedTools=Bash', '--resume', id, '--fork-session', prompt],
+  slashCommandArgs: (id, command) => ['-p', '--output-format', 'json', '--resume', id, command],
   reportedSessionId(stdout) {
     try {
       const result = JSON.parse(stdout.trim()) as { session_id?: unknown };

@@ -1,9 +1,10 @@
 import type { TestProject } from 'vitest/node';
-import { AGENT_CACHE_DIR, ensureAgent, INTEROP_AGENTS, PINNED_AGENTS, type AgentAvailability, type InteropAgent } from './agents.js';
+import { AGENT_CACHE_DIR, ensureAgent, interopTargets, PINNED_TARGETS, type AgentAvailability, type InteropTarget } from './agents.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    interopAgents: Record<InteropAgent, AgentAvailability>;
+    /** Per target key: the release this run tests and whether it could be installed. */
+    interopTargets: Record<string, { readonly target: InteropTarget } & AgentAvailability>;
   }
 }
 
@@ -16,12 +17,16 @@ export default async function setup(project: TestProject): Promise<void> {
     process.stderr.write(`[interop] ${line}\n`);
   };
   const allowMissing = process.env.SESSIONS_ALLOW_NO_AGENTS === '1';
-  const result = {} as Record<InteropAgent, AgentAvailability>;
+  const result: Record<string, { readonly target: InteropTarget } & AgentAvailability> = {};
   const missing: string[] = [];
-  for (const agent of INTEROP_AGENTS) {
-    const pin = PINNED_AGENTS[agent];
-    const availability = await ensureAgent(agent, log);
-    result[agent] = availability;
+  const targets = interopTargets();
+  // A run of other releases (interop:latest) leaves out the pins it does not name: their files skip, saying so.
+  for (const pin of PINNED_TARGETS) {
+    if (!targets.some((t) => t.key === pin.key)) result[pin.key] = { target: pin, available: false, reason: 'not part of this run (SESSIONS_INTEROP_VERSIONS)' };
+  }
+  for (const pin of targets) {
+    const availability = await ensureAgent(pin, log);
+    result[pin.key] = { target: pin, ...availability };
     if (availability.available) {
       log(`${pin.packageName}@${pin.version}: ${availability.installedNow ? 'installed' : 'cached'} in ${availability.seconds.toFixed(1)} s (${availability.bin})`);
     } else {
@@ -38,5 +43,5 @@ export default async function setup(project: TestProject): Promise<void> {
     }
     for (const line of missing) log(`SKIP (SESSIONS_ALLOW_NO_AGENTS=1): interop tests for ${line.split('\n')[0]}`);
   }
-  project.provide('interopAgents', result);
+  project.provide('interopTargets', result);
 }

@@ -326,12 +326,19 @@ function hasToolResult(content: unknown): boolean {
   return Array.isArray(content) && content.some((part: { type?: string }) => part?.type === 'tool_result');
 }
 
-/** A user message's own text: Claude Code adds `<system-reminder>` blocks to user messages; they are not the prompt. */
+/**
+ * A user message's own text: Claude Code adds `<system-reminder>` blocks to user messages, and 2.1.330 sends a
+ * local command's caveat, command line and output (`/compact`) in the same message as the next prompt; they are
+ * not the prompt.
+ */
 export function claudePromptText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((part: { type?: string; text?: unknown }) => part?.type === 'text' && typeof part.text === 'string' && !part.text.trimStart().startsWith('<system-reminder>'))
+    .filter(
+      (part: { type?: string; text?: unknown }) =>
+        part?.type === 'text' && typeof part.text === 'string' && !/^\s*<(?:system-reminder|local-command-caveat|local-command-stdout|command-name)>/.test(part.text),
+    )
     .map((part: { text: string }) => part.text)
     .join('\n');
 }

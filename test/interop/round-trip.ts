@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
-import { describeRun, PINNED_AGENTS, PROJECT_ROOT, runProcess, type InteropAgent, type ProcessResult } from './agents.js';
+import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
 import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, encryptedBlob, REASONING_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
 
@@ -26,6 +26,8 @@ interface GeneratedSession {
 
 interface ListRow {
   readonly id: string;
+  readonly name: string | null;
+  readonly title: string;
   readonly agent: string;
   readonly path: string;
   readonly paths: readonly string[];
@@ -69,10 +71,12 @@ function turnsOneAndTwoThen(prompts: readonly string[], toolName: string, newPro
   ];
 }
 
-export function defineRoundTripSuite(agent: InteropAgent): void {
+export function defineRoundTripSuite(key: string): void {
+  const availability = inject('interopTargets')[key];
+  if (availability === undefined) throw new Error(`no interop target ${key} (test/interop/agents.ts)`);
+  const pin = availability.target;
+  const agent = pin.agent;
   const driver = DRIVERS[agent];
-  const pin = PINNED_AGENTS[agent];
-  const availability = inject('interopAgents')[agent];
   const tag = `zq${agent}`;
 
   describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the real agent) round trips through sessions`, () => {
@@ -351,6 +355,30 @@ export function defineRoundTripSuite(agent: InteropAgent): void {
         }
       }
       expect(sha256(await readFile(main.path)), 'no fork touched the original file').toBe(mainBefore.hash);
+    });
+
+    test.skipIf(!driver.slashCommandArgs)("the agent's own /rename and /compact: the row takes the name, the turns stay the user's, show marks the compaction", async () => {
+      const pair = generated.pair;
+      const name = `${tag} renamed pair`;
+      await runAgent(driver.slashCommandArgs!(pair.id, `/rename ${name}`), pair.cwd, `/rename of ${pair.id}`);
+      await runAgent(driver.slashCommandArgs!(pair.id, '/compact'), pair.cwd, `/compact of ${pair.id}`);
+      // Claude Code 2.1.330 renames under -p (a custom-title line and a sidecar); 2.1.197 answers "/rename isn't available in this environment".
+      const renamed = (await readFile(pair.path, 'utf8')).includes('"type":"custom-title"');
+      const row = (await listRows()).find((r) => r.id === pair.id);
+      expect(row, `sessions list shows ${pair.id} after /rename and /compact`).toMatchObject({
+        userTurns: 2,
+        firstPrompt: pair.prompts[0],
+        lastPrompt: pair.prompts[1],
+        name: renamed ? name : null,
+        title: renamed ? name : pair.prompts[0],
+      });
+      const shown = await sessionsJson<{ userTurns: number; messages: { userTurn: boolean; blocks: { type: string; text?: string }[] }[] }>([
+        'show', pair.id, '--format', 'json', '--home', sandbox.home,
+      ]);
+      expect(shown.userTurns).toBe(2);
+      expect(shown.messages.some((message) => message.blocks.some((block) => block.type === 'compaction')), 'a compaction marker').toBe(true);
+      const typed = shown.messages.filter((message) => !message.userTurn).flatMap((message) => message.blocks.filter((block) => block.type === 'text').map((block) => block.text));
+      expect(typed, 'the local commands, shown as typed').toEqual(expect.arrayContaining(renamed ? [`/rename ${name}`, '/compact'] : ['/compact']));
     });
 
     test('sessions resume <id> --prompt continues the original in place: same file, no new file, old bytes intact', async () => {

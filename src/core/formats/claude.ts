@@ -11,12 +11,13 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
-import { openRegular } from '../io/regular.js';
+import { openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
+import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
@@ -37,6 +38,12 @@ export interface ClaudeNode {
   readonly value: JsonObject | null;
   /** A real user prompt (not a tool result, meta, command, compact summary or interruption line). */
   readonly userTurn: boolean;
+  /** A meta line (`isMeta`): a slash command's expansion, a caveat, injected context. */
+  readonly meta: boolean;
+  /** The `<local-command-caveat>` line before a local command's lines: its child is command output. */
+  readonly caveat: boolean;
+  /** The slash command a user line holds, as typed (`/init`), or null. */
+  readonly command: string | null;
 }
 
 /** Line types that can be the active leaf (the last one in file order is where the conversation stands). */
@@ -63,8 +70,8 @@ function contentBlocks(content: unknown): JsonObject[] {
   return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
-/** The text a user line carries: the string content, or its text blocks joined. */
-export function claudeUserText(content: unknown): string {
+/** The text a user line carries as written: the string content, or its text blocks joined. */
+function rawUserText(content: unknown): string {
   if (typeof content === 'string') return content;
   return contentBlocks(content)
     .filter((block) => block.type === 'text' && typeof block.text === 'string')
@@ -72,17 +79,46 @@ export function claudeUserText(content: unknown): string {
     .join('\n');
 }
 
-/** True when a `user` line is a real prompt typed (or sent) by the user. */
-export function isClaudeUserTurn(value: JsonObject): boolean {
+/** The prompt a slash command line stands for, as typed (`/init`), when the line is one. */
+function slashCommandOf(text: string): string | null {
+  return /^\s*<command-(?:name|message)>/.test(text) ? typedSlashCommand(text) : null;
+}
+
+/**
+ * The text a user line carries as the user typed it: the string content, or its text blocks joined, without the
+ * IDE context an extension put first (`<ide_selection>`, …); a slash command line as the command typed.
+ */
+export function claudeUserText(content: unknown): string {
+  const raw = typeof content === 'string' ? content : contentBlocks(content)
+    .filter((block) => block.type === 'text' && typeof block.text === 'string')
+    .map((block) => stripIdeContext(block.text as string))
+    .filter((text) => text.length > 0)
+    .join('\n');
+  return slashCommandOf(raw) ?? stripIdeContext(raw);
+}
+
+/** True for a `<local-command-caveat>` meta line: the line under it is a local command's output. */
+export function isClaudeCommandCaveat(value: JsonObject): boolean {
+  return value.type === 'user' && isLocalCommandCaveat(value, rawUserText(messageOf(value)?.content));
+}
+
+/**
+ * True when a `user` line is a real prompt typed (or sent) by the user; `underCaveat` when its parent is a
+ * `<local-command-caveat>` line (then it is a local command's output). A slash command that started model work
+ * becomes a turn once its answer is seen (see `commandAnsweredBy`).
+ */
+export function isClaudeUserTurn(value: JsonObject, underCaveat = false): boolean {
   if (value.type !== 'user' || value.isSidechain === true || value.isMeta === true || value.isCompactSummary === true) {
     return false;
   }
   const content = messageOf(value)?.content;
   const blocks = contentBlocks(content);
   if (blocks.some((block) => block.type === 'tool_result')) return false;
+  const raw = rawUserText(content);
+  if (underCaveat || isOtherOrigin(value, raw)) return false;
   const text = claudeUserText(content).trim();
   if (text.length === 0) return blocks.some((block) => block.type === 'image');
-  return !NOT_A_PROMPT.test(text);
+  return !NOT_A_PROMPT.test(raw.trim());
 }
 
 function usageOf(message: JsonObject): Usage | null {
@@ -110,7 +146,11 @@ class ClaudeScan {
   firstTimestamp: string | null = null;
   lastTimestamp: string | null = null;
   customTitle: string | null = null;
+  /** When the last `custom-title` line was written (the last timestamp before it; the line has none). */
+  customTitleAt: string | null = null;
   agentName: string | null = null;
+  /** 2.1.330 marks lines copied by `--fork-session` with the session they came from: the last one is the parent. */
+  requestSessionId: string | null = null;
   /** The latest `ai-title` or `summary` line (Claude Code's own title), with the summary's leaf when it has one. */
   agentTitles: { readonly title: string; readonly leafUuid: string | null }[] = [];
   lastPrompt: string | null = null;
@@ -130,6 +170,7 @@ class ClaudeScan {
     switch (type) {
       case 'custom-title':
         this.customTitle = stringOrNull(value.customTitle) ?? stringOrNull(value.title) ?? this.customTitle;
+        this.customTitleAt = this.lastTimestamp;
         break;
       case 'agent-name':
         this.agentName = stringOrNull(value.agentName) ?? stringOrNull(value.name) ?? this.agentName;
@@ -153,6 +194,7 @@ class ClaudeScan {
       this.sessionId ??= stringOrNull(value.sessionId);
       this.cwd ??= stringOrNull(value.cwd);
       this.gitBranch = stringOrNull(value.gitBranch) ?? this.gitBranch;
+      this.requestSessionId = stringOrNull(value.requestSessionId) ?? this.requestSessionId;
     }
     if (type === 'assistant' && !sidechain) this.addAssistant(value);
     const uuid = stringOrNull(value.uuid);
@@ -161,19 +203,30 @@ class ClaudeScan {
       // The tool's structured result duplicates the tool_result block; do not hold it in memory.
       delete value.toolUseResult;
     }
+    const parentUuid = stringOrNull(value.parentUuid);
     const node: ClaudeNode = {
       uuid,
-      parentUuid: stringOrNull(value.parentUuid),
+      parentUuid,
       logicalParentUuid: stringOrNull(value.logicalParentUuid),
       type,
       sidechain,
       offset: line.offset,
       length: line.bytes.length,
       value: MESSAGE_TYPES.has(type) ? value : null,
-      userTurn: isClaudeUserTurn(value),
+      userTurn: type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true),
+      meta: value.isMeta === true,
+      caveat: isClaudeCommandCaveat(value),
+      command: type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null,
     };
     this.nodes.set(uuid, node);
+    if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
     if (!sidechain && LEAF_TYPES.has(type)) this.candidates.push(node);
+  }
+
+  /** A slash command whose expansion this assistant line answers started model work: it is a turn. */
+  private markAnsweredCommand(answer: ClaudeNode): void {
+    const command = commandAnsweredBy(answer, (node) => (node.parentUuid === null ? undefined : this.nodes.get(node.parentUuid)));
+    if (command !== null && !command.userTurn) this.nodes.set(command.uuid, { ...command, userTurn: true });
   }
 
   private addAssistant(value: JsonObject): void {
@@ -287,8 +340,35 @@ function fileStem(path: string): string {
   return basename(path).replace(/\.jsonl$/, '');
 }
 
+/** The `/rename` sidecar Claude Code 2.1.330 writes beside a session file, when there is one. */
+interface TitleSidecar {
+  readonly title: string;
+  readonly mtimeMs: number;
+}
+
+async function readTitleSidecar(path: string): Promise<TitleSidecar | null> {
+  const sidecar = join(dirname(path), fileStem(path), 'custom-title.json');
+  try {
+    const info = await stat(sidecar);
+    if (!info.isFile() || info.size > 64 * 1024) return null;
+    const title = sidecarTitle((await readRegularFile(sidecar)).toString('utf8'));
+    return title === null ? null : { title, mtimeMs: info.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+/** The newest of the sidecar's title and the file's last `custom-title` line. */
+function customTitleOf(scan: ClaudeScan, sidecar: TitleSidecar | null): string | null {
+  if (sidecar === null) return scan.customTitle;
+  if (scan.customTitle === null) return sidecar.title;
+  const inFileAt = scan.customTitleAt === null ? Number.NEGATIVE_INFINITY : Date.parse(scan.customTitleAt);
+  return sidecar.mtimeMs >= inFileAt ? sidecar.title : scan.customTitle;
+}
+
 interface SummaryInput {
   readonly group: SessionFileGroup;
+  readonly sidecar: TitleSidecar | null;
   readonly scan: ClaudeScan;
   readonly chain: readonly ClaudeNode[];
   readonly exact: boolean;
@@ -296,17 +376,20 @@ interface SummaryInput {
   readonly mtimeMs: number;
 }
 
-function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): SessionSummary {
+function summarize({ group, sidecar, scan, chain, exact, size, mtimeMs }: SummaryInput): SessionSummary {
   const path = livePath(group);
   const prompts = chain
     .filter((node) => node.userTurn && node.value !== null)
     .map((node) => promptOpening(userTurnText(node.value!)));
-  const firstPrompt = prompts[0] ?? null;
-  const name = scan.customTitle ?? scan.agentName;
+  const firstPrompt = prompts[0] || null;
+  const name = customTitleOf(scan, sidecar) ?? scan.agentName;
+  // The id `claude --resume` looks up is the file's name; copied lines may carry another session's id.
+  const id = fileStem(path);
+  const parent = scan.requestSessionId !== null && scan.requestSessionId !== id ? scan.requestSessionId : null;
   const mtime = new Date(mtimeMs).toISOString();
   const lineage = chain[0]?.uuid;
   return {
-    id: scan.sessionId ?? group.idHint ?? fileStem(path),
+    id,
     agent: 'claude',
     path,
     paths: [path],
@@ -321,8 +404,8 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
     prompts,
     createdAt: scan.firstTimestamp ?? mtime,
     updatedAt: scan.lastTimestamp ?? mtime,
-    forkedFrom: null,
-    fork: null,
+    forkedFrom: parent,
+    fork: parent === null ? null : { id: parent },
     ...(lineage === undefined ? {} : { lineage }),
     gitBranch: scan.gitBranch,
     model: scan.model,
@@ -350,6 +433,13 @@ function userTurnText(value: JsonObject): string {
   return text.trim().length > 0 ? text : contentBlocks(content).some((block) => block.type === 'image') ? '[image]' : text;
 }
 
+/** A user line that holds IDE context and nothing else (its child line holds the prompt). */
+function isIdeContextLine(node: ClaudeNode): boolean {
+  if (node.type !== 'user' || node.value === null || node.userTurn) return false;
+  const content = messageOf(node.value)?.content;
+  return isOnlyIdeContext(rawUserText(content)) && !contentBlocks(content).some((block) => block.type !== 'text');
+}
+
 function lastTurnText(chain: readonly ClaudeNode[]): string | null {
   const last = chain.findLast((node) => node.userTurn && node.value !== null);
   return last === undefined ? null : promptOpening(userTurnText(last.value!));
@@ -363,11 +453,20 @@ function toolResultOutput(content: unknown): string {
     .join('\n');
 }
 
+/** A user line's blocks as shown: IDE context left out, a slash command as typed. */
 function userBlocks(content: unknown): Block[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  const command = slashCommandOf(rawUserText(content));
+  if (command !== null) return [{ type: 'text', text: command }];
+  if (typeof content === 'string') {
+    const text = stripIdeContext(content);
+    return text.length > 0 || content.length === 0 ? [{ type: 'text', text }] : [];
+  }
   const blocks: Block[] = [];
   for (const block of contentBlocks(content)) {
-    if (block.type === 'text' && typeof block.text === 'string') blocks.push({ type: 'text', text: block.text });
+    if (block.type === 'text' && typeof block.text === 'string') {
+      const text = stripIdeContext(block.text);
+      if (text.length > 0 || block.text.length === 0) blocks.push({ type: 'text', text });
+    }
     else if (block.type === 'image') blocks.push({ type: 'text', text: '[image]' });
     else if (block.type === 'tool_result') {
       blocks.push({
@@ -443,7 +542,8 @@ export function claudeMessages(chain: readonly ClaudeNode[], path: string, usage
     } else if (node.type === 'user') {
       const blocks = userBlocks(message?.content);
       const role = blocks.some((block) => block.type === 'tool_result') ? 'tool' : 'user';
-      messages.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
+      // A line that held only IDE context shows nothing: its child line holds the prompt.
+      if (blocks.length > 0 || node.userTurn) messages.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
     } else if (node.type === 'assistant' && message !== null) {
       assistantId = stringOrNull(message.id);
       const blocks = assistantBlocks(message.content);
@@ -537,9 +637,22 @@ function decodeString(token: Buffer): string | null {
 
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
 export function rewriteSessionId(line: Buffer, id: string): Buffer {
-  const spans = topLevelStringSpans(line, 'sessionId');
+  return rewriteTopLevelString(line, 'sessionId', id);
+}
+
+/**
+ * A line copied into a fork: its `sessionId` is the fork's; a `requestSessionId` (2.1.330 marks the lines its
+ * --fork-session copied with the session they came from) names the session this copy came from. All other
+ * bytes untouched.
+ */
+export function rewriteForkedLine(line: Buffer, id: string, parentId: string): Buffer {
+  return rewriteTopLevelString(rewriteSessionId(line, id), 'requestSessionId', parentId);
+}
+
+function rewriteTopLevelString(line: Buffer, key: string, value: string): Buffer {
+  const spans = topLevelStringSpans(line, key);
   if (spans.length === 0) return line;
-  const replacement = Buffer.from(JSON.stringify(id), 'utf8');
+  const replacement = Buffer.from(JSON.stringify(value), 'utf8');
   const parts: Buffer[] = [];
   let from = 0;
   for (const [start, end] of spans) {
@@ -603,6 +716,7 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
+  isNonConversationLine: isClaudeNonConversationLine,
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
     return paths
@@ -647,11 +761,13 @@ export const claudeAdapter: FormatAdapter = {
       const full = headTail.whole ? { scan, stats, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
       reportSkippedLines(context.report, path, full.stats, full.scan.hasConversation);
       if (!full.scan.hasConversation) return null;
-      return summarize({ group, scan: full.scan, chain: full.scan.activeChain(), exact: true, size: full.size, mtimeMs: full.mtimeMs });
+      const sidecar = await readTitleSidecar(path);
+      return summarize({ group, sidecar, scan: full.scan, chain: full.scan.activeChain(), exact: true, size: full.size, mtimeMs: full.mtimeMs });
     }
     reportSkippedLines(context.report, path, stats, true);
     const tailStart = headTail.tail[0]?.offset ?? headTail.size;
-    return summarize({ group, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
+    const sidecar = await readTitleSidecar(path);
+    return summarize({ group, sidecar, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
   },
 
   async readSession(group: SessionFileGroup, _context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
@@ -662,8 +778,9 @@ export const claudeAdapter: FormatAdapter = {
     const onStart = onPartial && ((start: ClaudeScan) => onPartial(shown(claudeMessages(start.activeChain(), path, start.usageById))));
     const { scan, stats, size, mtimeMs } = await scanFile(path, options.clip, onStart);
     const chain = scan.activeChain();
+    const sidecar = await readTitleSidecar(path);
     return {
-      ...summarize({ group, scan, chain, exact: true, size, mtimeMs }),
+      ...summarize({ group, sidecar, scan, chain, exact: true, size, mtimeMs }),
       messages: shown(claudeMessages(chain, path, scan.usageById)),
       malformedLines: stats.malformed,
     };
@@ -681,16 +798,19 @@ export const claudeAdapter: FormatAdapter = {
     checkForkTurn(request.atTurn, userTurns);
     const history = truncateBeforeUserTurn(chain, request.atTurn - 1);
     if (history.kind !== 'forked') throw new ForkRangeError(request.atTurn, 2, userTurns);
-    const kept = [...history.history].sort((a, b) => a.offset - b.offset);
+    // IDE context on a line of its own belongs to the prompt under it: it goes with the turn that was cut.
+    const before = [...history.history];
+    while (before.length > 1 && isIdeContextLine(before.at(-1)!)) before.pop();
+    const kept = before.sort((a, b) => a.offset - b.offset);
     const id = uuidv4();
     const chunks: Buffer[] = [];
-    for (const line of await readSpans(path, kept)) chunks.push(rewriteSessionId(line, id), Buffer.from('\n'));
+    for (const line of await readSpans(path, kept)) chunks.push(rewriteForkedLine(line, id, fileStem(path)), Buffer.from('\n'));
     if (request.branchName !== undefined && request.branchName.length > 0) {
       // Claude Code's own /rename line: the fork shows under this name in Claude Code and here.
       chunks.push(Buffer.from(`${JSON.stringify({ type: 'custom-title', customTitle: request.branchName, sessionId: id })}\n`));
     }
     const target = join(dirname(path), `${id}.jsonl`);
     await createFileAtomic(target, chunks);
-    return { agent: 'claude', id, path: target, parentId: scan.sessionId ?? group.idHint ?? fileStem(path), keptUserTurns: request.atTurn - 1 };
+    return { agent: 'claude', id, path: target, parentId: fileStem(path), keptUserTurns: request.atTurn - 1 };
   },
 };

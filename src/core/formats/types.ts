@@ -79,4 +79,9 @@ export interface FormatAdapter {
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /**
+   * True for a line that is never conversation text, judged by its opening bytes (the agent's own records: request
+   * shapes, system prompts): a full-text search must not match inside it.
+   */
+  isNonConversationLine?(opening: string): boolean;
 }

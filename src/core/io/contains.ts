@@ -187,6 +187,23 @@ export function bufferContains(search: TextSearch, view: Buffer): boolean {
   return false;
 }
 
+/** Where the first match starting at or after `from` begins in `view`, or -1. */
+function firstMatch(search: TextSearch, view: Buffer, from: number): number {
+  let best = -1;
+  for (const probe of search.probes) {
+    for (let hit = view.indexOf(probe.bytes, from); hit !== -1; hit = view.indexOf(probe.bytes, hit + 1)) {
+      if (best !== -1 && hit >= best + search.longest) break;
+      for (const spelling of probe.spellings) {
+        const start = hit - spelling.probeOffset;
+        const end = start + spelling.bytes.length;
+        if (start < from || end > view.length || (best !== -1 && start >= best)) continue;
+        if (search.ignoreCase && !search.foldChunks ? equalsFolded(view, start, spelling.bytes) : view.compare(spelling.bytes, 0, spelling.bytes.length, start, end) === 0) best = start;
+      }
+    }
+  }
+  return best;
+}
+
 /** `view[start…]` equals the (lower-case) `bytes` once its ASCII letters are lowered. */
 function equalsFolded(view: Buffer, start: number, bytes: Buffer): boolean {
   for (let i = 0; i < bytes.length; i++) {
@@ -226,12 +243,19 @@ export function searchBuffer(search: TextSearch): Buffer {
 /** Called with the first chunk of a file (at most 256 KiB), e.g. to pick a field out of the file's head. */
 export type HeadVisitor = (head: Buffer) => void;
 
+/** Judges a line by its opening (at most LINE_OPENING_BYTES, decoded as UTF-8): true when a match in it does not count. */
+export type LineFilter = (opening: string) => boolean;
+
+/** How much of a line's start a `LineFilter` sees. */
+export const LINE_OPENING_BYTES = 512;
+
 /**
  * True when the file contains the text. Reads the file in 256 KiB chunks (any size) into `buffer`, keeping
  * an overlap so a match across two chunks is found; stops at the first match. Synchronous on purpose: for
  * thousands of files, promise-based reads cost more than the reading (callers run it on worker threads).
+ * With `skipLine`, a match counts only outside the lines it rejects (their openings are read only on a hit).
  */
-export function fileContainsSync(path: string, search: TextSearch, buffer: Buffer = searchBuffer(search), onHead?: HeadVisitor): boolean {
+export function fileContainsSync(path: string, search: TextSearch, buffer: Buffer = searchBuffer(search), onHead?: HeadVisitor, skipLine?: LineFilter): boolean {
   const overlap = Math.max(0, search.longest - 1);
   const chunk = buffer.length - overlap;
   if (chunk <= 0) throw new RangeError('search buffer too small');
@@ -239,6 +263,20 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   try {
     let carried = 0;
     let position = 0;
+    /** Where the line holding the view's first byte starts (a view with no newline before a hit is inside it). */
+    let lineStart = 0;
+    const verdicts = new Map<number, boolean>();
+    const skipped = (start: number): boolean => {
+      let verdict = verdicts.get(start);
+      if (verdict === undefined) {
+        const opening = Buffer.alloc(LINE_OPENING_BYTES);
+        const read = readSync(fd, opening, 0, LINE_OPENING_BYTES, start);
+        const end = opening.subarray(0, read).indexOf(0x0a);
+        verdict = skipLine!(opening.subarray(0, end === -1 ? read : end).toString('utf8'));
+        verdicts.set(start, verdict);
+      }
+      return verdict;
+    };
     for (;;) {
       const bytesRead = readSync(fd, buffer, carried, chunk, position);
       if (bytesRead === 0) return false;
@@ -246,7 +284,21 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
       if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
       if (search.probes.length === 0) return false;
       if (search.foldChunks) lowerAscii(buffer, carried, length);
-      if (bufferContains(search, buffer.subarray(0, length))) return true;
+      const view = buffer.subarray(0, length);
+      const viewStart = position - carried;
+      if (skipLine === undefined) {
+        if (bufferContains(search, view)) return true;
+      } else {
+        for (let from = 0, match = firstMatch(search, view, 0); match !== -1; match = firstMatch(search, view, from)) {
+          const newline = match === 0 ? -1 : view.lastIndexOf(0x0a, match - 1);
+          if (!skipped(newline === -1 ? lineStart : viewStart + newline + 1)) return true;
+          const end = view.indexOf(0x0a, match);
+          if (end === -1) break;
+          from = end + 1;
+        }
+        const last = view.lastIndexOf(0x0a);
+        if (last !== -1) lineStart = viewStart + last + 1;
+      }
       position += bytesRead;
       carried = Math.min(overlap, length);
       buffer.copy(buffer, 0, length - carried, length);
