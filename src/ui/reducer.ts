@@ -277,6 +277,8 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
     for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
   }
   let selected = 0;
+  // A query being typed keeps its best match selected, however the results move, until the user moves.
+  if (query && state.followTop) policy = 'top';
   if (policy === 'keep') {
     const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
@@ -286,7 +288,7 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
 
 function select(state: BrowserState, index: number): BrowserState {
   if (state.rows.length === 0) return state;
-  return windowed(state, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
+  return windowed({ ...state, followTop: false }, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
 }
 
 /** Set the selection and move the list window just enough to keep it visible. */
@@ -305,8 +307,8 @@ function windowed(state: BrowserState, selected: number, top: number): BrowserSt
 
 function setQuery(state: BrowserState, query: string): BrowserState {
   const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
-  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false }, 'keep');
-  return { ...state, query: cleaned, openWhenSearched: false };
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false, followTop: false }, 'keep');
+  return { ...state, query: cleaned, openWhenSearched: false, followTop: true };
 }
 
 function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {

@@ -109,6 +109,11 @@ export interface BrowserState {
   readonly hiddenMatches: number;
   readonly selected: number;
   readonly selectedKey: string | null;
+  /**
+   * While a query is typed the selection stays on the top row as results arrive and are ranked further (Enter
+   * opens what is first on screen); once the user moves it, it stays on what they chose.
+   */
+  readonly followTop: boolean;
   readonly listTop: number;
   readonly mode: Mode;
   /** Where Esc from help/problems goes back to. */
@@ -154,6 +159,7 @@ export function initialState(options: InitialOptions): BrowserState {
     hiddenMatches: 0,
     selected: 0,
     selectedKey: null,
+    followTop: false,
     listTop: 0,
     mode: 'list',
     overlayReturn: 'list',

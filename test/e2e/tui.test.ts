@@ -130,6 +130,50 @@ describe('sessions (the browser) in a terminal', () => {
     expect(fork.filter((line) => line.startsWith('user:'))).toHaveLength(2);
   });
 
+  it('words match on their own: `request server` lists the request-lifecycle sessions first, and Enter at once opens the top row', async () => {
+    const t = await open(140, 30);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type('request server');
+    const listed = await t.see(/\d+ matching "request server"/);
+    const rows = listed.split('\n');
+    expect(rows[1]).toMatch(/^› claude .*Explain the request lifecycle/);
+    expect(rows[2]).toMatch(/^ {2}claude .*Explain the request lifecycle/);
+    await t.see('· live');
+
+    // A better match arrives while the query is on screen (an agent writes a new session): it goes to the
+    // top, and so does the selection, since the user did not move it. Enter opens it.
+    const id = '7e57e57e-2222-4222-8333-944455556666';
+    const dir = join(home, '.claude', 'projects', '-tmp-live');
+    await mkdir(dir, { recursive: true });
+    const now = new Date().toISOString();
+    const line = (value: object): string => `${JSON.stringify(value)}\n`;
+    await writeFile(
+      join(dir, `${id}.jsonl`),
+      line({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'request server' }, uuid: 'u-1', timestamp: now, cwd: '/tmp/live', sessionId: id, version: '2.1.197' }) +
+        line({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', message: { id: 'm-1', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'the freshest answer' }] }, uuid: 'a-1', timestamp: now, cwd: '/tmp/live', sessionId: id }),
+    );
+    const moved = await t.see(/^› claude .*request server/m);
+    expect(moved.split('\n')[2]).toMatch(/^ {2}claude .*Explain the request lifecycle/);
+    await t.key('Enter');
+    await t.see('the freshest answer');
+  });
+
+  it('fzf syntax in the browser: an excluded word and an OR', async () => {
+    const t = await open();
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type("'lifecycle !fork");
+    const one = await t.see(/1 matching "'lifecycle !fork"/);
+    // the fork's title says [fork]: only its parent is left
+    expect(one.split('\n')[1]).toMatch(/^› claude .*Explain the request lifecycle.* 3$/);
+    await t.key('C-u');
+    await t.type('sidebar | caching');
+    const two = await t.see(/2 matching "sidebar \| caching"/);
+    expect(two).toContain('Make the sidebar collapsible');
+    expect(two).toContain('Write a long design note about caching');
+  });
+
   it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
     // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
     const project = join(sandbox, 'project');

@@ -103,6 +103,29 @@ describe('search', () => {
     expect(selectedId(retyped)).toBe('b');
   });
 
+  it('the selection follows the top while results arrive and are ranked further, until the user moves it', () => {
+    const typed = run([
+      loaded,
+      key('/'),
+      key('c'),
+      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 5 },
+      // a better match arrives above the selected one: Enter must open what is first on screen
+      { type: 'searchResults', query: 'c', hits: [hit('b'), hit('a', 0.2), hit('c', 0.3)], pending: 0 },
+    ]);
+    expect(selectedId(typed)).toBe('b');
+    const opened = run([key('', { return: true })], typed);
+    expect(opened.transcript?.session.id).toBe('b');
+    // a session arriving live (watcher) above the top while the query is typed: still the top
+    const fresh = catalogSession({ id: 'f', updatedAt: '2026-11-09T00:00:00Z' });
+    const live = run([{ type: 'catalogChanged', upserted: [fresh], removed: [] }, { type: 'searchResults', query: 'c', hits: [hit('f'), hit('b', 0.1)], pending: 0 }], typed);
+    expect(selectedId(live)).toBe('f');
+    // moved by the user: the choice stays, through further ranking; typing again follows the top again
+    const moved = run([{ type: 'move', delta: 1 }, { type: 'searchResults', query: 'c', hits: [hit('f'), hit('c', 0.05), hit('b', 0.1)], pending: 0 }], live);
+    expect(selectedId(moved)).toBe('b');
+    const retyped = run([key('a'), { type: 'searchResults', query: 'ca', hits: [hit('c'), hit('b', 0.1)], pending: 3 }, { type: 'searchResults', query: 'ca', hits: [hit('a'), hit('c', 0.1), hit('b', 0.2)], pending: 0 }], moved);
+    expect(selectedId(retyped)).toBe('a');
+  });
+
   it('a burst "/ab" starts a search and types the rest', () => {
     const state = run([loaded, key('/ab')]);
     expect(state.mode).toBe('search');
