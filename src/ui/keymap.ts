@@ -125,6 +125,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       if (key.escape) return { type: 'findCancel' };
       if (key.return) return { type: 'findSubmit' };
       if (backspace) return { type: 'findBackspace' };
+      if (key.ctrl && input === 'u') return { type: 'findKill' };
       const text = typed(input, key);
       return text === null ? null : { type: 'findInput', text };
     }
@@ -175,7 +176,7 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: 'PgUp PgDn Space', what: 'page' },
       { keys: 'g G Home End', what: 'top, end' },
       { keys: 'n p', what: 'next / previous turn' },
-      { keys: '/ N P', what: 'find, next / previous' },
+      { keys: '/ N P', what: 'find (Ctrl-U clears), next / previous' },
       { keys: 'e', what: 'expand tool output' },
       { keys: 't', what: 'show reasoning' },
       { keys: 'f', what: 'fork before the turn' },

@@ -7,7 +7,7 @@ import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
 import { initialState, searchSettled, type BrowserState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
-import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
+import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
 
 export type ResumeOutcome = { readonly kind: 'go' } | { readonly kind: 'ask'; readonly message: string };
@@ -57,6 +57,7 @@ export type Action =
   | { readonly type: 'startFind' }
   | { readonly type: 'findInput'; readonly text: string }
   | { readonly type: 'findBackspace' }
+  | { readonly type: 'findKill' }
   | { readonly type: 'findSubmit' }
   | { readonly type: 'findCancel' }
   | { readonly type: 'findNext'; readonly direction: 1 | -1 }
@@ -197,23 +198,28 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'toggleReasoning':
       return retoggle(state, (t) => ({ ...t, showReasoning: !t.showReasoning }));
     case 'startFind':
-      return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: state.transcript.find } } : state;
+      // A new find starts empty (the last one is still what N and P look for until Enter).
+      return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: '' } } : state;
     case 'findInput':
       return updateTranscript(state, (t) => ({ ...t, findDraft: t.findDraft + action.text }));
     case 'findBackspace':
       return updateTranscript(state, (t) => ({ ...t, findDraft: [...t.findDraft].slice(0, -1).join('') }));
+    case 'findKill':
+      return updateTranscript(state, (t) => ({ ...t, findDraft: '' }));
     case 'findCancel':
       return { ...state, mode: 'transcript' };
     case 'findSubmit': {
       const t = state.transcript;
-      if (!t) return { ...state, mode: 'transcript' };
-      const committed = { ...state, mode: 'transcript' as const, transcript: { ...t, find: t.findDraft, findLine: -1 } };
-      return t.findDraft ? findNext(committed, 1, t.top) : committed;
+      if (!t?.layout) return { ...state, mode: 'transcript' };
+      // An empty Enter repeats the last find (the next match), as in less and vim.
+      if (t.findDraft === '') return t.find ? findStep(state, 1) : { ...state, mode: 'transcript' };
+      const matches = findMatches(t.layout, t.findDraft);
+      const committed = { ...state, mode: 'transcript' as const, transcript: { ...t, find: t.findDraft, findMatches: matches, findCurrent: -1 } };
+      return showMatch(committed, firstMatchFrom(matches, t.top));
     }
     case 'findNext': {
-      const t = state.transcript;
-      if (!t?.find) return { ...state, notice: { text: 'press / to search the transcript first', tone: 'info' } };
-      return findNext(state, action.direction, t.findLine >= 0 ? t.findLine + action.direction : t.top);
+      if (!state.transcript?.find) return { ...state, notice: { text: 'press / to search the transcript first', tone: 'info' } };
+      return findStep(state, action.direction);
     }
     case 'startFork':
       return startFork(state);
@@ -346,7 +352,8 @@ function open(state: BrowserState): BrowserState {
     showReasoning: false,
     find: '',
     findDraft: '',
-    findLine: -1,
+    findMatches: [],
+    findCurrent: -1,
   };
   return { ...state, mode: 'transcript', transcript, notice: null };
 }
@@ -381,14 +388,14 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session, pa
     // The rest of a transcript whose start is on screen: the reader stays where they are.
     const top = clampTop(t.top, layout, state);
     // The start's last message can grow (Claude streams one answer over several lines): drop a find highlight.
-    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), findLine: -1 } };
+    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), ...refound(base, layout) } };
     return partial ? next : withExactTurns(next, key, layout.turnStarts.length);
   }
   if (reloaded) {
     // Live update of the open transcript: stay where the reader is, unless they were following the end.
     const atEnd = t.top >= maxTop(t.layout!, state);
     const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
-    return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn } };
+    return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn, ...refound(base, layout) } };
   }
   const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
   return partial ? opened : withExactTurns(opened, key, layout.turnStarts.length);
@@ -415,7 +422,7 @@ function relayoutTranscript(state: BrowserState, previous: TranscriptState | nul
   const start = layout.itemStarts[anchor.item] ?? 0;
   const end = layout.itemStarts[anchor.item + 1] ?? layout.lines.length;
   const top = clampTop(Math.min(start + anchor.offset, Math.max(start, end - 1)), layout, state);
-  return { ...state, transcript: { ...t, layout, top, findLine: -1 } };
+  return { ...state, transcript: { ...t, layout, top, ...refound(t, layout) } };
 }
 
 function retoggle(state: BrowserState, toggle: (t: TranscriptState) => TranscriptState): BrowserState {
@@ -447,14 +454,28 @@ function jumpTurn(state: BrowserState, direction: 1 | -1): BrowserState {
   return { ...state, transcript: { ...t, top, turn } };
 }
 
-function findNext(state: BrowserState, direction: 1 | -1, from: number): BrowserState {
+/** The find's matches in a new layout (a width change, a toggle, more lines read); N starts again from the screen. */
+function refound(t: TranscriptState, layout: TranscriptLayout): Pick<TranscriptState, 'findMatches' | 'findCurrent'> {
+  return { findMatches: t.find ? findMatches(layout, t.find) : [], findCurrent: -1 };
+}
+
+/** N / P: the next or previous match, wrapping around; before the first, the first one from the top of the screen. */
+function findStep(state: BrowserState, direction: 1 | -1): BrowserState {
+  const t = state.transcript!;
+  const count = t.findMatches.length;
+  const next = t.findCurrent < 0 ? (direction === 1 ? firstMatchFrom(t.findMatches, t.top) : (firstMatchFrom(t.findMatches, t.top) - 1 + count) % count) : (t.findCurrent + direction + count) % count;
+  return showMatch({ ...state, mode: 'transcript' }, count === 0 ? -1 : next);
+}
+
+/** Scroll to match `index` (a third down the screen) and make it the current one; say so when there is none. */
+function showMatch(state: BrowserState, index: number): BrowserState {
   const t = state.transcript;
   if (!t?.layout) return state;
-  const index = findLine(t.layout, t.find, from, direction);
-  if (index < 0) return { ...state, transcript: { ...t, findLine: -1 }, notice: { text: `not found: ${t.find}`, tone: 'error' } };
-  const top = clampTop(index - Math.floor(viewHeight(state) / 3), t.layout, state);
-  const turn = Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, index));
-  return { ...state, transcript: { ...t, top, turn, findLine: index }, notice: null };
+  const match = t.findMatches[index];
+  if (!match) return { ...state, transcript: { ...t, findCurrent: -1 }, notice: { text: `not found: ${t.find}`, tone: 'error' } };
+  const top = clampTop(match.line - Math.floor(viewHeight(state) / 3), t.layout, state);
+  const turn = Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, match.line));
+  return { ...state, transcript: { ...t, top, turn, findCurrent: index }, notice: null };
 }
 
 function startFork(state: BrowserState): BrowserState {

@@ -2,7 +2,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
 import type { ScreenSize } from './geometry.js';
-import type { TranscriptItem, TranscriptLayout } from './transcript-layout.js';
+import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
 
 /** What the TUI hands back to the CLI when it exits: the CLI, not the UI, runs the agent. */
 export type TuiDecision = { readonly kind: 'quit' } | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean };
@@ -50,11 +50,13 @@ export interface TranscriptState {
   readonly turn: number;
   readonly expanded: boolean;
   readonly showReasoning: boolean;
-  /** The committed in-transcript search, and the one being typed. */
+  /** The committed in-transcript search, and the one being typed (each `/` starts an empty one). */
   readonly find: string;
   readonly findDraft: string;
-  /** The line the last find landed on, highlighted. */
-  readonly findLine: number;
+  /** Every occurrence of `find` in the layout, top to bottom (the header counts them). */
+  readonly findMatches: readonly FindMatch[];
+  /** The occurrence N/P last landed on (highlighted apart from the others); -1 before the first. */
+  readonly findCurrent: number;
 }
 
 export interface ForkState {

@@ -51,6 +51,12 @@ export class Terminal {
     return stdout;
   }
 
+  /** The screen with its colors and attributes as SGR escape sequences (`capture-pane -e`). */
+  async styledScreen(): Promise<string> {
+    const { stdout } = await exec('tmux', ['-S', this.socket, 'capture-pane', '-p', '-e', '-t', 'main']);
+    return stdout;
+  }
+
   /** Send one key by tmux name (`Enter`, `Escape`, `Tab`) or one literal character. */
   async key(key: string): Promise<void> {
     const named = /^(Enter|Escape|Tab|BSpace|Up|Down|Left|Right|PageUp|PageDown|Home|End|C-[a-z])$/.test(key);

@@ -174,6 +174,40 @@ describe('sessions (the browser) in a terminal', () => {
     expect(two).toContain('Write a long design note about caching');
   });
 
+  it('find in a transcript: each / starts empty, Ctrl-U clears, a 2/5 counter, the current match marked apart', async () => {
+    const t = await open(100, 40);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type('api-health');
+    await t.see(/\d+ matching "api-health"/);
+    await t.key('Enter');
+    await t.see('turn 1/5');
+    await t.key('/');
+    await t.see('find: ');
+    await t.type('test');
+    await t.key('Enter');
+    const first = await t.see(/"test" 1\/\d+/);
+    const total = Number(/"test" 1\/(\d+)/.exec(first)![1]);
+    expect(total).toBeGreaterThan(2);
+    await t.key('N');
+    await t.see(`"test" 2/${total}`);
+    // the current match has a background of its own (cyan), the others the match color (yellow)
+    const styled = await t.styledScreen();
+    const marked = (background: number): number => (styled.match(new RegExp(`\u001b\\[[0-9;]*${background}[0-9;]*m[^\u001b]*test`, 'gi')) ?? []).length;
+    expect(marked(46)).toBe(1);
+    expect(marked(43)).toBeGreaterThan(0);
+    // a new / starts empty: "auth" is found, not "testauth"
+    await t.key('/');
+    await t.type('xyz');
+    await t.see('find: xyz');
+    await t.key('C-u');
+    await t.waitFor((screen) => !screen.includes('find: xyz'));
+    await t.type('auth');
+    await t.key('Enter');
+    const auth = await t.see(/"auth" 1\/\d+/);
+    expect(auth).not.toContain('not found');
+  });
+
   it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
     // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
     const project = join(sandbox, 'project');

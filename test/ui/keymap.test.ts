@@ -67,6 +67,7 @@ const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action
   ['find', '', k({ return: true }), { type: 'findSubmit' }],
   ['find', '', k({ escape: true, meta: true }), { type: 'findCancel' }],
   ['find', '', k({ backspace: true }), { type: 'findBackspace' }],
+  ['find', 'u', k({ ctrl: true }), { type: 'findKill' }],
   ['fork', 'x', plain, { type: 'forkInput', text: 'x' }],
   ['fork', '', k({ return: true }), { type: 'forkSubmit' }],
   ['fork', '', k({ escape: true, meta: true }), { type: 'forkCancel' }],

@@ -222,8 +222,30 @@ describe('transcript', () => {
     const state = run([...ready, key('/'), key('answer 5'), key('', { return: true })]);
     expect(state.mode).toBe('transcript');
     const t = state.transcript!;
-    expect(t.layout!.lines[t.findLine]!.text).toBe('answer 5');
+    expect(t.layout!.lines[t.findMatches[t.findCurrent]!.line]!.text).toBe('answer 5');
     expect(t.turn).toBe(5);
+  });
+
+  it('each / starts an empty query, Ctrl-U clears it, matches are counted and N/P step through them', () => {
+    const first = run([...ready, key('/'), key('answer 1'), key('', { return: true })]);
+    // answer 1, answer 10..19: eleven matches, the current one counted from the top of the screen
+    expect(first.transcript!.findMatches).toHaveLength(11);
+    expect(first.transcript!.findCurrent).toBe(0);
+    const next = run([key('N', { shift: true }), key('N', { shift: true })], first);
+    expect(next.transcript!.findCurrent).toBe(2);
+    expect(next.transcript!.layout!.lines[next.transcript!.findMatches[2]!.line]!.text).toBe('answer 11');
+    expect(run([key('P', { shift: true }), key('P', { shift: true })], first).transcript!.findCurrent).toBe(9); // wraps around
+    // a new / starts empty: typing "answer 2" finds answer 2, not "answer 1answer 2"
+    const again = run([key('/')], next);
+    expect(again.transcript!.findDraft).toBe('');
+    const typed = run([key('answer 2'), key('', { return: true })], again);
+    expect(typed.notice).toBeNull();
+    expect(typed.transcript!.find).toBe('answer 2');
+    expect(typed.transcript!.findMatches).toHaveLength(11);
+    // Ctrl-U erases what is typed
+    const killed = run([key('/'), key('xyz'), key('u', { ctrl: true })], typed);
+    expect(killed.transcript!.findDraft).toBe('');
+    expect(run([key('answer 30'), key('', { return: true })], killed).transcript!.findMatches).toHaveLength(1);
   });
 
   it('Esc goes back to the list with the same selection', () => {

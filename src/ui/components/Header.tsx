@@ -33,6 +33,11 @@ export function Header({ state, width }: HeaderProps) {
             {` · ${transcript.session.agent}`}
             {transcript.expanded ? ' · outputs expanded' : ''}
             {transcript.showReasoning ? ' · reasoning shown' : ''}
+          </Text>
+          {transcript.find ? (
+            <Text color={theme.match}>{` · "${oneLine(transcript.find)}" ${transcript.findCurrent >= 0 ? transcript.findCurrent + 1 : '–'}/${transcript.findMatches.length}`}</Text>
+          ) : null}
+          <Text color={theme.dim}>
             {' · '}
           </Text>
           <Text bold>{oneLine(transcript.session.title) || '(untitled)'}</Text>
