@@ -1,11 +1,16 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileTextSearch, fileContainsSync, searchBuffer } from '../core/io/contains.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer } from '../core/io/contains.js';
+import { readSnippet, type Snippet } from '../core/io/snippet.js';
 import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
 
 export interface GrepWorkerData {
   readonly text: string;
   readonly ignoreCase: boolean;
+  /** Count every match (the files of a matching session are read to their end, not to the first match). */
+  readonly count: boolean;
+  /** Characters of text each side of the first match, for a snippet; null: no snippet. */
+  readonly context: number | null;
 }
 
 /** One session's files, and what to pick out of their heads for the catalog (see `cwdInHead`, `claudeRootInHead`). */
@@ -19,7 +24,8 @@ export interface GrepItem {
 export type GrepRequest = { readonly kind: 'work'; readonly items: readonly GrepItem[] } | { readonly kind: 'stop' };
 
 export type GrepMessage =
-  | { readonly kind: 'match'; readonly index: number }
+  /** `matches`: how many times the text occurs in the session's files (0 when not counted); `snippet`: around the first. */
+  | { readonly kind: 'match'; readonly index: number; readonly matches: number; readonly snippet: Snippet | null }
   | { readonly kind: 'problem'; readonly path: string; readonly message: string }
   /**
    * A batch is done: the cwds seen in its files' heads (not yet reported by this worker), and the root message
@@ -57,16 +63,23 @@ if (parentPort) {
           cwds.push(cwd);
         }
       };
+      let matches = 0;
+      let snippet: Snippet | null = null;
       for (const path of item.paths) {
         try {
-          if (fileContainsSync(path, search, buffer, onHead)) {
-            port.postMessage({ kind: 'match', index: item.index } satisfies GrepMessage);
+          if (!job.count && job.context === null) {
+            if (!fileContainsSync(path, search, buffer, onHead)) continue;
+            matches = 1;
             break;
           }
+          const found = fileMatchesSync(path, search, buffer, onHead);
+          matches += found.count;
+          if (found.first && snippet === null && job.context !== null) snippet = readSnippet(path, found.first.offset, found.first.length, job.context);
         } catch (error) {
           port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
         }
       }
+      if (matches > 0) port.postMessage({ kind: 'match', index: item.index, matches: job.count ? matches : 0, snippet } satisfies GrepMessage);
       if (item.sniffLineage) lineages.push([item.index, lineage]);
     }
     port.postMessage({ kind: 'idle', cwds, lineages } satisfies GrepMessage);

@@ -186,6 +186,28 @@ export function bufferContains(search: TextSearch, view: Buffer): boolean {
   return false;
 }
 
+/**
+ * Every match of the search in `view` whose end lies past `after` (matches ending at or before it were counted in
+ * the previous chunk): calls `found(start, length)` in no particular order, once per position.
+ */
+function eachMatch(search: TextSearch, view: Buffer, after: number, found: (start: number, length: number) => void): void {
+  const seen = search.probes.length > 1 ? new Set<number>() : null;
+  for (const probe of search.probes) {
+    for (let hit = view.indexOf(probe.bytes); hit !== -1; hit = view.indexOf(probe.bytes, hit + 1)) {
+      for (const spelling of probe.spellings) {
+        const start = hit - spelling.probeOffset;
+        const end = start + spelling.bytes.length;
+        if (start < 0 || end > view.length || end <= after) continue;
+        const equal = search.ignoreCase && !search.foldChunks ? equalsFolded(view, start, spelling.bytes) : view.compare(spelling.bytes, 0, spelling.bytes.length, start, end) === 0;
+        if (!equal || seen?.has(start)) continue;
+        seen?.add(start);
+        found(start, spelling.bytes.length);
+        break;
+      }
+    }
+  }
+}
+
 /** `view[start…]` equals the (lower-case) `bytes` once its ASCII letters are lowered. */
 function equalsFolded(view: Buffer, start: number, bytes: Buffer): boolean {
   for (let i = 0; i < bytes.length; i++) {
@@ -253,4 +275,47 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   } finally {
     closeSync(fd);
   }
+}
+
+/** What a whole file holds of the search: how many matches, and where the first one is (bytes). */
+export interface FileMatches {
+  readonly count: number;
+  readonly first: { readonly offset: number; readonly length: number } | null;
+}
+
+/**
+ * Every match in the file (`fileContainsSync` stops at the first): the count and the first one's place, for
+ * `grep`'s match counts and snippets. Same chunked reads, same spellings.
+ */
+export function fileMatchesSync(path: string, search: TextSearch, buffer: Buffer = searchBuffer(search), onHead?: HeadVisitor): FileMatches {
+  const overlap = Math.max(0, search.longest - 1);
+  const chunk = buffer.length - overlap;
+  if (chunk <= 0) throw new RangeError('search buffer too small');
+  let count = 0;
+  let first: { offset: number; length: number } | null = null;
+  const fd = openSync(path, 'r');
+  try {
+    let carried = 0;
+    let position = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, carried, chunk, position);
+      if (bytesRead === 0) break;
+      const length = carried + bytesRead;
+      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
+      if (search.probes.length === 0) break;
+      if (search.foldChunks) lowerAscii(buffer, carried, length);
+      // buffer[0] is the file's byte at position - carried.
+      const base = position - carried;
+      eachMatch(search, buffer.subarray(0, length), carried, (start, matched) => {
+        count++;
+        if (first === null || base + start < first.offset) first = { offset: base + start, length: matched };
+      });
+      position += bytesRead;
+      carried = Math.min(overlap, length);
+      buffer.copy(buffer, 0, length - carried, length);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { count, first };
 }
