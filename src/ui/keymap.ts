@@ -81,12 +81,14 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
   const backspace = key.backspace || key.delete;
   switch (mode) {
     case 'list': {
+      if (key.ctrl && input === 'g') return { type: 'toggleContent' }; // before `g` (first row)
       const nav = navigation(input, key, 'list', true);
       if (nav) return nav;
       if (key.return || key.rightArrow) return { type: 'open' };
       if (key.escape) return { type: 'clearQuery' };
       if (key.tab || input === 'a') return { type: 'toggleScope' };
       if (input === '/') return { type: 'startSearch' };
+      if (input === '>') return { type: 'toggleContent' };
       if (input === 's') return { type: 'toggleSort' };
       if (input === 'r') return { type: 'resume' };
       if (input === '?') return { type: 'showHelp' };
@@ -102,6 +104,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       if (key.tab) return { type: 'toggleScope' };
       if (backspace) return { type: 'queryBackspace' };
       if (key.ctrl && input === 'u') return { type: 'queryKill' };
+      if (key.ctrl && input === 'g') return { type: 'toggleContent' };
       const text = typed(input, key);
       return text === null ? null : { type: 'queryInput', text };
     }
@@ -161,7 +164,8 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: '↑ ↓ j k', what: 'move' },
       { keys: 'PgUp PgDn g G', what: 'page, first, last' },
       { keys: 'Enter →', what: 'open the transcript' },
-      { keys: '/', what: 'search (Esc clears)' },
+      { keys: '/', what: "search: words, 'exact ^start end$ !not a | b (Esc clears)" },
+      { keys: 'Ctrl-G >', what: 'search inside every transcript' },
       { keys: 'Tab a', what: 'this dir ↔ all dirs' },
       { keys: 's', what: 'sort updated ↔ created' },
       { keys: 'r', what: 'resume in the agent' },

@@ -5,7 +5,7 @@ import type { Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { initialState, searchSettled, type BrowserState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
+import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
@@ -23,6 +23,9 @@ export type Action =
   | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
   | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number }
+  /** More sessions found by content search for `query` (appended); `done` when the search is over. */
+  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
+  | { readonly type: 'toggleContent' }
   | { readonly type: 'move'; readonly delta: number }
   | { readonly type: 'movePage'; readonly direction: 1 | -1 }
   | { readonly type: 'moveFirst' }
@@ -122,6 +125,18 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       const refined = state.search?.query === action.query;
       const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending }, openWhenSearched: false }, refined ? 'keep' : 'top');
       return state.openWhenSearched ? open(next) : next;
+    }
+    case 'contentResults': {
+      if (action.query !== contentQuery(state.query)) return state;
+      const same = state.content?.query === action.query;
+      const hits = same ? [...state.content!.hits, ...action.hits] : action.hits;
+      return withRows({ ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null } }, same ? 'keep' : 'top');
+    }
+    case 'toggleContent': {
+      // `>` in front of the query searches inside the transcripts; Ctrl-G puts it there or takes it away.
+      const trimmed = state.query.trimStart();
+      const query = trimmed.startsWith('>') ? trimmed.slice(1).trimStart() : `>${trimmed}`;
+      return setQuery({ ...state, mode: 'search', notice: null }, query);
     }
     case 'move':
       return select(state, state.selected + action.delta);
@@ -272,7 +287,17 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
   const rows: ListRow[] = [];
   let hiddenMatches = 0;
   const query = state.query.trim();
-  if (query && state.search) {
+  const content = contentQuery(state.query);
+  if (content !== null) {
+    // What content search found for this text, in the order found; the catalog's row when it has one.
+    if (state.content?.query === content) {
+      for (const found of state.content.hits) {
+        const session = state.byKey.get(found.key) ?? found.session;
+        if (inScope(session)) rows.push({ session, hit: null, content: found });
+        else hiddenMatches++;
+      }
+    }
+  } else if (query && state.search) {
     for (const hit of state.search.hits) {
       const session = state.byKey.get(hit.key);
       if (!session) continue;
@@ -338,6 +363,8 @@ function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[]
 function open(state: BrowserState): BrowserState {
   const row = state.rows[state.selected];
   if (!row) return state;
+  // From content search: find the text in the transcript, and show its first match once read.
+  const find = row.content ? (contentQuery(state.query) ?? '') : '';
   const transcript: TranscriptState = {
     key: sessionKey(row.session),
     session: row.session,
@@ -350,10 +377,11 @@ function open(state: BrowserState): BrowserState {
     turn: 0,
     expanded: false,
     showReasoning: false,
-    find: '',
+    find,
     findDraft: '',
     findMatches: [],
     findCurrent: -1,
+    findOnLoad: find !== '',
   };
   return { ...state, mode: 'transcript', transcript, notice: null };
 }
@@ -376,6 +404,24 @@ function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): n
 }
 
 function transcriptLoaded(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
+  const read = transcriptRead(state, key, session, partial);
+  return read === state ? state : landOnFind(read, partial);
+}
+
+/**
+ * A transcript opened from content search shows its first match as soon as what is read holds one; when the
+ * whole transcript is read and shows none, it says where the text must be.
+ */
+function landOnFind(state: BrowserState, partial: boolean): BrowserState {
+  const t = state.transcript;
+  if (!t?.findOnLoad || !t.layout) return state;
+  if (t.findMatches.length > 0) return showMatch({ ...state, transcript: { ...t, findOnLoad: false } }, 0);
+  if (partial) return state;
+  const notice: Notice = { text: `"${t.find}" is in this session's files but not in what the transcript shows (cut tool outputs, injected context): sessions show prints it all`, tone: 'info' };
+  return { ...state, transcript: { ...t, findOnLoad: false }, notice };
+}
+
+function transcriptRead(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
   const t = state.transcript;
   if (!t || t.key !== key) return state;
   // A re-read's start must not replace a transcript already shown whole.
@@ -397,7 +443,7 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session, pa
     const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
     return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn, ...refound(base, layout) } };
   }
-  const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
+  const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0, ...refound(base, layout) } };
   return partial ? opened : withExactTurns(opened, key, layout.turnStarts.length);
 }
 

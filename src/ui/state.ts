@@ -1,6 +1,7 @@
 import type { CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
+import type { Snippet } from '../core/io/snippet.js';
 import type { ScreenSize } from './geometry.js';
 import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
 
@@ -12,15 +13,36 @@ export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'fin
 export type Scope = 'cwd' | 'all';
 export type SortKey = 'updated' | 'created';
 
-/** The results on screen are for the query as typed (not for a keystroke ago). */
+/** The results on screen are for the query as typed (not for a keystroke ago). Content results stream: never waited for. */
 export function searchSettled(state: Pick<BrowserState, 'query' | 'search'>): boolean {
   const query = state.query.trim();
-  return query === '' || state.search?.query === query;
+  return query === '' || state.search?.query === query || contentQuery(state.query) !== null;
+}
+
+/** A query that starts with `>` searches inside every transcript: the text after it (null for a fuzzy query). */
+export function contentQuery(query: string): string | null {
+  const trimmed = query.trimStart();
+  return trimmed.startsWith('>') ? trimmed.slice(1).trim() : null;
+}
+
+/** Content search needs this many characters (one letter is in every transcript). */
+export const CONTENT_MIN_CHARS = 2;
+
+/** A session whose transcript holds the content-search text. */
+export interface ContentHit {
+  readonly key: string;
+  readonly session: CatalogSession;
+  /** Occurrences in its files. */
+  readonly matches: number;
+  /** The first one in its surroundings. */
+  readonly snippet: Snippet | null;
 }
 
 export interface ListRow {
   readonly session: CatalogSession;
   readonly hit: SearchHit | null;
+  /** In content search: where the text is. */
+  readonly content?: ContentHit;
 }
 
 export interface Exchange {
@@ -57,6 +79,8 @@ export interface TranscriptState {
   readonly findMatches: readonly FindMatch[];
   /** The occurrence N/P last landed on (highlighted apart from the others); -1 before the first. */
   readonly findCurrent: number;
+  /** Opened from content search: land on the first match once the transcript is read. */
+  readonly findOnLoad: boolean;
 }
 
 export interface ForkState {
@@ -102,6 +126,8 @@ export interface BrowserState {
   readonly scopeNote: string | null;
   readonly sort: SortKey;
   readonly query: string;
+  /** Content search (`>text`, Ctrl-G): the sessions found so far for `query`, in the order found; `done` once every file was searched. */
+  readonly content: { readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error: string | null } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number } | null;
   readonly rows: readonly ListRow[];
@@ -155,6 +181,7 @@ export function initialState(options: InitialOptions): BrowserState {
     scopeNote: null,
     sort: 'updated',
     query: '',
+    content: null,
     search: null,
     rows: [],
     openWhenSearched: false,

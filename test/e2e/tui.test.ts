@@ -208,6 +208,29 @@ describe('sessions (the browser) in a terminal', () => {
     expect(auth).not.toContain('not found');
   });
 
+  it('content search: Ctrl-G searches inside every transcript, rows show the match and its count, Enter opens the transcript at it', async () => {
+    const t = await open(140, 30);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.key('C-g');
+    await t.see('type 2+ characters after >');
+    await t.type('Wall time: 0.27');
+    const found = await t.see(/1 session, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
+    const row = found.split('\n')[1]!;
+    expect(row).toMatch(/^› codex .*Chunk ID: 718123 Wall time: 0\.27\d* seconds/);
+    expect(row).toMatch(/\d+×/);
+    // the matched text is highlighted in the row
+    const styled = (await t.styledScreen()).split('\n')[1]!;
+    expect(styled).toMatch(new RegExp(`\u001b\\[[0-9;]*33[0-9;]*m[^\u001b]*Wall time: 0\\.27`));
+    await t.key('Enter');
+    const opened = await t.see(/"Wall time: 0\.27" 1\/\d+/);
+    expect(opened).toContain('turn 2/5');
+    expect(opened).toContain('Wall time: 0.2771 seconds');
+    // Esc back: the content search is still there; Ctrl-G goes back to searching titles with the same text
+    await t.key('Escape');
+    await t.see(/1 session, \d+ match/);
+  });
+
   it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
     // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
     const project = join(sandbox, 'project');

@@ -4,7 +4,7 @@ import { sessionKey, type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
-import { initialState, type BrowserState } from '../../src/ui/state.js';
+import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
 
 const CWD = '/home/dev/src/api';
@@ -151,6 +151,46 @@ describe('search', () => {
     const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [], pending: 0 }, key('', { backspace: true })]);
     expect(state.query).toBe('');
     expect(ids(state)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('content search', () => {
+  const found = (id: string, matches: number, before = 'the ', match = 'answer 2', after = '0 is here'): ContentHit => ({
+    key: `codex:${id}`,
+    session: sessions.find((one) => one.id === id)!,
+    matches,
+    snippet: { before, match, after },
+  });
+
+  it('Ctrl-G (or >) puts > in front of the query and back; results stream in, in scope, in the order found', () => {
+    const started = run([loaded, key('/'), key('answer'), key('g', { ctrl: true })]);
+    expect(started.query).toBe('>answer');
+    expect(run([key('g', { ctrl: true })], started).query).toBe('answer');
+    expect(run([loaded, key('>')]).mode).toBe('search');
+    const typed = run([key(' 2'), { type: 'contentResults', query: 'answer 2', hits: [found('c', 3)], done: false }], started);
+    expect(ids(typed)).toEqual(['c']);
+    expect(typed.rows[0]!.content?.matches).toBe(3);
+    const more = run([{ type: 'contentResults', query: 'answer 2', hits: [found('d', 1), found('a', 9)], done: true }], typed);
+    expect(ids(more)).toEqual(['c', 'a']); // d is in another directory
+    expect(more.hiddenMatches).toBe(1);
+    expect(more.content?.done).toBe(true);
+    // results for text no longer typed are dropped
+    expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
+  });
+
+  it('Enter opens the transcript at the first match once it is read', () => {
+    const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
+    const opened = run([key('', { return: true })], listed);
+    expect(opened.transcript?.find).toBe('answer 2');
+    const read = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 30) }], opened);
+    const t = read.transcript!;
+    expect(t.findMatches).toHaveLength(11); // answer 2, answer 20..29
+    expect(t.findCurrent).toBe(0);
+    expect(t.layout!.lines[t.findMatches[0]!.line]!.text).toBe('answer 2');
+    expect(t.turn).toBe(2);
+    // not in what the transcript shows (a cut tool output, injected context): it says so
+    const elsewhere = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 1) }], opened);
+    expect(elsewhere.notice?.text).toContain('not in what the transcript shows');
   });
 });
 

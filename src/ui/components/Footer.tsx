@@ -9,7 +9,7 @@ export interface FooterProps {
 
 const HINTS: Readonly<Record<string, string>> = {
   list: '/ search · Enter open · Tab all/here · s sort · r resume · ? help · q quit',
-  search: '↑↓ move · Enter open · Tab all/here · Esc clear',
+  search: '↑↓ move · Enter open · Tab all/here · Ctrl-G in transcripts · Esc clear',
   transcript: 'n/p turn · / find · e output · t reasoning · f fork · r resume · Esc back · ? help',
   find: 'Enter find · Ctrl-U clear · Esc cancel',
   fork: 'Enter fork · Esc cancel',
