@@ -4,7 +4,7 @@ import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
-import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
@@ -921,10 +921,17 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
   return buildSummary(collected.id, group, context, collected, d, collected.exact);
 }
 
+const PROMPT_MARKS = ['"role":"user"', '"type":"user_message"', '"type":"UserMessage"'].map((mark) => Buffer.from(mark, 'latin1'));
+
+/** A user message, a `user_message` event or a 0.16x `UserMessage` item: a prompt, which a display read keeps whole (clip.ts). */
+function mayHoldPrompt(bytes: Buffer): boolean {
+  return PROMPT_MARKS.some((mark) => bytes.includes(mark));
+}
+
 /** The whole transcript; a file that would not be listed (no turns yet) still opens when asked for. */
 async function readCodexSession(group: SessionFileGroup, context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
   const stats = newLineStats();
-  const clip = options.clip;
+  const clip = withPromptLines(options.clip, mayHoldPrompt);
   const shown = (messages: Message[]): Message[] => (clip === undefined ? messages : unmarkMessages(messages));
   const onPartial = options.onPartial;
   const onStart: OnStart | undefined = onPartial
