@@ -1,6 +1,6 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer } from '../core/io/contains.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer, type MatchPlace } from '../core/io/contains.js';
 import { readSnippet, type Snippet } from '../core/io/snippet.js';
 import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
 
@@ -11,6 +11,8 @@ export interface GrepWorkerData {
   readonly count: boolean;
   /** Characters of text each side of the first match, for a snippet; null: no snippet. */
   readonly context: number | null;
+  /** The adapters' `notConversation` patterns (sources): a snippet prefers a match in conversation text. */
+  readonly notConversation: readonly string[];
 }
 
 /** One session's files, and what to pick out of their heads for the catalog (see `cwdInHead`, `claudeRootInHead`). */
@@ -33,12 +35,24 @@ export type GrepMessage =
    */
   | { readonly kind: 'idle'; readonly cwds: readonly string[]; readonly lineages: readonly (readonly [index: number, lineage: string | null])[] };
 
+/** The snippet of the first of `places` in conversation text (see FormatAdapter.notConversation), else of the first. */
+function firstSnippet(path: string, places: readonly MatchPlace[], context: number, notConversation: RegExp | null): Snippet {
+  let first: Snippet | null = null;
+  for (const place of places) {
+    const { lead, opened: _opened, ...snippet } = readSnippet(path, place.offset, place.length, context);
+    if (!notConversation?.test(lead)) return snippet;
+    first ??= snippet;
+  }
+  return first!;
+}
+
 if (parentPort) {
   const port = parentPort;
   const job = workerData as GrepWorkerData;
   const search = compileTextSearch(job.text, { ignoreCase: job.ignoreCase });
   const buffer = searchBuffer(search);
   const reported = new Set<string>();
+  const notConversation = job.notConversation.length > 0 ? new RegExp(job.notConversation.map((source) => `(?:${source})`).join('|')) : null;
   port.on('message', (request: GrepRequest) => {
     if (request.kind === 'stop') {
       port.close();
@@ -74,7 +88,7 @@ if (parentPort) {
           }
           const found = fileMatchesSync(path, search, buffer, onHead);
           matches += found.count;
-          if (found.first && snippet === null && job.context !== null) snippet = readSnippet(path, found.first.offset, found.first.length, job.context);
+          if (found.places.length > 0 && snippet === null && job.context !== null) snippet = firstSnippet(path, found.places, job.context, notConversation);
         } catch (error) {
           port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
         }

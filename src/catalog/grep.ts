@@ -65,6 +65,7 @@ export async function grepLocations(locations: Locations, text: string, options:
     ignoreCase: options.ignoreCase ?? false,
     count: options.count ?? false,
     context: options.context ?? null,
+    notConversation: Object.values(ADAPTERS).flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
   });
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });

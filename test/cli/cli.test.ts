@@ -399,6 +399,9 @@ describe('sessions grep', () => {
     expect(text.stdout.split('\n')[1]).toBe('        …did the auth test fail? t…  (7 matches)');
     const withSnippet = await run(at('grep', '-i', 'auth test', '--context', '8', '--json'));
     expect(JSON.parse(withSnippet.stdout)).toMatchObject({ matches: 7, snippet: { before: '…did the ', match: 'auth test', after: ' fail? t…' } });
+    // "test" is first in the system prompt Codex records (base_instructions): the snippet shows the prompt that has it
+    const rows = (await run(at('grep', 'test', '--context', '16', '--json'))).stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; snippet: unknown });
+    expect(rows.find((one) => one.id === '01a200ed-500e-74e1-88bc-7c2f05604fd8')?.snippet).toEqual({ before: '[a] now run the ', match: 'test', after: 's and list the f…' });
   });
 
   const CODEX_500E = '01a200ed-500e-74e1-88bc-7c2f05604fd8';

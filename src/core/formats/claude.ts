@@ -610,6 +610,8 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
+  // Attachments (skill listings, environment), system prompts and request shapes.
+  notConversation: /"attachment"\s*:\s*\{[^{}]*$|"system"\s*:\s*(\[\s*\{[^{}]*)?$|"type"\s*:\s*"(api-request-shape|api-request|system)"[^{}]*$/,
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
     return paths

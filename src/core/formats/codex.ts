@@ -1048,6 +1048,8 @@ function forkHeader(header: Header, sourceId: string, id: string, now: Date, roo
 
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
+  // base_instructions {text}, developer_instructions and the like, developer-role messages.
+  notConversation: /instructions"\s*:\s*(\{\s*"text"\s*:\s*)?$|"role"\s*:\s*"developer"/,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
   readSummary: readCodexSummary,

@@ -79,4 +79,10 @@ export interface FormatAdapter {
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /**
+   * What the JSON before a string looks like when the string is not conversation (system prompts, skill listings):
+   * a full-text search's snippet shows a match elsewhere when there is one. Tested against the bytes just
+   * before the string's opening quote.
+   */
+  readonly notConversation?: RegExp;
 }

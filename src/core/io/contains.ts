@@ -277,11 +277,24 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   }
 }
 
-/** What a whole file holds of the search: how many matches, and where the first one is (bytes). */
+/** Where a match is in a file (bytes). */
+export interface MatchPlace {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** What a whole file holds of the search: how many matches, and where the first few are (in file order). */
 export interface FileMatches {
   readonly count: number;
-  readonly first: { readonly offset: number; readonly length: number } | null;
+  readonly first: MatchPlace | null;
+  /**
+   * The first match of each of the first `FIRST_PLACES` lines that have one, in file order: a snippet may prefer
+   * one in conversation text (a system prompt is one line, however many matches it holds).
+   */
+  readonly places: readonly MatchPlace[];
 }
+
+const FIRST_PLACES = 8;
 
 /**
  * Every match in the file (`fileContainsSync` stops at the first): the count and the first one's place, for
@@ -292,7 +305,9 @@ export function fileMatchesSync(path: string, search: TextSearch, buffer: Buffer
   const chunk = buffer.length - overlap;
   if (chunk <= 0) throw new RangeError('search buffer too small');
   let count = 0;
-  let first: { offset: number; length: number } | null = null;
+  const places: (MatchPlace & { readonly line: number })[] = [];
+  /** The file offset just past the last newline before the current buffer (the current line's start). */
+  let lineStart = 0;
   const fd = openSync(path, 'r');
   try {
     let carried = 0;
@@ -308,8 +323,22 @@ export function fileMatchesSync(path: string, search: TextSearch, buffer: Buffer
       const base = position - carried;
       eachMatch(search, buffer.subarray(0, length), carried, (start, matched) => {
         count++;
-        if (first === null || base + start < first.offset) first = { offset: base + start, length: matched };
+        const offset = base + start;
+        if (places.length === FIRST_PLACES && offset >= places[FIRST_PLACES - 1]!.offset) return;
+        const newline = start === 0 ? -1 : buffer.lastIndexOf(0x0a, start - 1);
+        const line = newline === -1 ? lineStart : base + newline + 1;
+        const same = places.findIndex((place) => place.line === line);
+        if (same !== -1) {
+          if (places[same]!.offset <= offset) return;
+          places.splice(same, 1);
+        }
+        let at = places.length;
+        while (at > 0 && places[at - 1]!.offset > offset) at--;
+        places.splice(at, 0, { offset, length: matched, line });
+        if (places.length > FIRST_PLACES) places.pop();
       });
+      const last = buffer.subarray(0, length).lastIndexOf(0x0a);
+      if (last !== -1) lineStart = Math.max(lineStart, base + last + 1);
       position += bytesRead;
       carried = Math.min(overlap, length);
       buffer.copy(buffer, 0, length - carried, length);
@@ -317,5 +346,5 @@ export function fileMatchesSync(path: string, search: TextSearch, buffer: Buffer
   } finally {
     closeSync(fd);
   }
-  return { count, first };
+  return { count, first: places[0] ?? null, places: places.map(({ offset, length }) => ({ offset, length })) };
 }

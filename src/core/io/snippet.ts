@@ -8,6 +8,15 @@ export interface Snippet {
   readonly after: string;
 }
 
+/** A snippet and the JSON just before the string it is in (up to `LEAD_BYTES`): which key, which kind of record. */
+export interface PlacedSnippet extends Snippet {
+  readonly lead: string;
+  /** The string's opening quote was found (else `lead` is empty: the string opens before the bytes given). */
+  readonly opened: boolean;
+}
+
+const LEAD_BYTES = 160;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -18,21 +27,46 @@ const WINDOW_BYTES = 4096;
  * The text around a match found in a JSONL file's bytes (`offset`, `length`): the JSON string the match sits in,
  * unescaped (newlines and tabs as spaces, control sequences removed), cut to `context` characters each side.
  */
-export function readSnippet(path: string, offset: number, length: number, context: number): Snippet {
+export function readSnippet(path: string, offset: number, length: number, context: number): PlacedSnippet {
   const start = Math.max(0, offset - WINDOW_BYTES);
   const window = Buffer.allocUnsafe(offset - start + length + WINDOW_BYTES);
   const fd = openSync(path, 'r');
-  let read = 0;
   try {
-    read = readSync(fd, window, 0, window.length, start);
+    const read = readSync(fd, window, 0, window.length, start);
+    const snippet = snippetIn(window.subarray(0, read), offset - start, length, context);
+    // A long string (a system prompt of many KiB) opens before the window: find what precedes it further back.
+    return snippet.opened || start === 0 ? snippet : { ...snippet, lead: leadBefore(fd, start) };
   } finally {
     closeSync(fd);
   }
-  return snippetIn(window.subarray(0, read), offset - start, length, context);
+}
+
+/** How far back the opening of a long string is looked for. */
+const MAX_LEAD_SEARCH = 1024 * 1024;
+
+/** The bytes before the last unescaped quote that precedes `end` in the file (searched back up to MAX_LEAD_SEARCH). */
+function leadBefore(fd: number, end: number): string {
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (let to = end; to > 0 && end - to < MAX_LEAD_SEARCH; ) {
+    const from = Math.max(0, to - chunk.length);
+    const read = readSync(fd, chunk, 0, to - from, from);
+    const bytes = chunk.subarray(0, read);
+    for (let i = bytes.length - 1; i >= 0; i--) {
+      if (bytes[i] !== QUOTE || backslashesBefore(bytes, i) % 2 === 1) continue;
+      const leadStart = Math.max(0, from + i - LEAD_BYTES);
+      const lead = Buffer.allocUnsafe(from + i - leadStart);
+      readSync(fd, lead, 0, lead.length, leadStart);
+      return lead.toString('latin1');
+    }
+    // Keep a little overlap: an escape's backslashes may straddle the chunk boundary.
+    to = from === 0 ? 0 : from + 8;
+    if (from === 0) break;
+  }
+  return '';
 }
 
 /** `readSnippet` on bytes in memory: the match is `bytes[at, at + length)`. */
-export function snippetIn(bytes: Buffer, at: number, length: number, context: number): Snippet {
+export function snippetIn(bytes: Buffer, at: number, length: number, context: number): PlacedSnippet {
   const matchEnd = Math.min(bytes.length, at + length);
   // The string the match is in: from the quote before it to the quote after it (not escaped ones).
   let open = -1;
@@ -58,6 +92,8 @@ export function snippetIn(bytes: Buffer, at: number, length: number, context: nu
   const head = chars(before);
   const tail = chars(after);
   return {
+    lead: open === -1 ? '' : bytes.toString('latin1', Math.max(0, open - LEAD_BYTES), open),
+    opened: open !== -1,
     before: (head.length > context ? '…' : '') + head.slice(Math.max(0, head.length - context)).join('').trimStart(),
     match: unescapeJson(bytes.toString('utf8', at, matchEnd)),
     after: tail.slice(0, context).join('').trimEnd() + (tail.length > context ? '…' : ''),
