@@ -99,6 +99,18 @@ describe('session list', () => {
   });
 });
 
+describe('help', () => {
+  it('? lists the search syntax and content search with the other keys', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['?'], 'Transcript');
+    expect(ui.frame()).toContain('Ctrl-G >');
+    expect(ui.frame()).toContain('search inside every transcript');
+    expect(ui.frame()).toContain("'x ^x x$ !x a|b");
+    expect(ui.frame()).toContain('Ctrl-U clears');
+  });
+});
+
 describe('search', () => {
   it('narrows as each letter is typed, puts the best match first and highlights it', async () => {
     const ui = start();
