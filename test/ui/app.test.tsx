@@ -187,6 +187,29 @@ describe('transcript', () => {
     expect(ui.frame()).not.toContain('build failed');
   });
 
+  it("shows a user's 33 KB prompt whole, and / finds its last words", async () => {
+    const id = '01a200ed-0000-7000-8000-00000000b16b';
+    const at = '2026-11-22T09:00:00.000Z';
+    const pasted = `please read this log\n${'a pasted line of the build log\n'.repeat(1100)}and tell me why the final zebra step broke`;
+    const lines = [
+      { timestamp: at, type: 'session_meta', payload: { id, timestamp: at, cwd: '/home/dev/src/big' } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: pasted }] } },
+      { timestamp: at, type: 'event_msg', payload: { type: 'user_message', message: pasted, images: [] } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'the zebra step lacks a file' }] } },
+    ];
+    await writeFile(join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T09-00-00-${id}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const ui = start();
+    await ui.see('20 in all directories');
+    await ui.press(['/']);
+    await ui.type('please read this log', /1 matching/);
+    await ui.press([ENTER], 'turn 1/1');
+    expect(ui.frame()).not.toContain('more not read');
+    await ui.press(['/'], 'find:');
+    await ui.type('final zebra');
+    await ui.press([ENTER], '"final zebra" 1/1');
+    expect(ui.frame()).toContain('and tell me why the final zebra step broke');
+  });
+
   it('finds text inside the transcript', async () => {
     const ui = await openApiHealth();
     await ui.press(['/'], 'find:');
