@@ -27,6 +27,11 @@ export interface GrepOptions {
   readonly signal?: AbortSignal;
   /** Called as soon as a session is known to match (see `grepLocations` for the order). */
   readonly onMatch: (session: CatalogSession, found: GrepFound) => void;
+  /**
+   * Instead of rows: each matching file group as soon as a worker finds it, not summarised (the browser has
+   * every row already; summarising thousands of matches would take its thread). `onMatch` and `accept` are not used.
+   */
+  readonly onFiles?: (group: SessionFileGroup, found: GrepFound) => void;
   /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
   /** Worker threads to search with (default: one per core). */
@@ -194,13 +199,20 @@ export async function grepLocations(locations: Locations, text: string, options:
   const rows: Promise<void>[] = [];
   const claudeRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number, what: GrepFound): void => {
+    if (signal?.aborted) return;
     const group = groups[index]!;
-    const row = walked.then(() => rowFor(group, summarise, sameId, discoveryIndex, context));
+    if (options.onFiles) {
+      matched++;
+      options.onFiles(group, what);
+      return;
+    }
+    // A stopped search summarises nothing more (a common word matches thousands of sessions).
+    const row = walked.then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex, context)));
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);
       return r;
     };
-    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))).then(noted));
+    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r, group))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
@@ -331,13 +343,13 @@ class GrepPool {
     for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
   }
 
-  /** End the search now (what is queued is dropped; the workers stop). */
+  /** End the search now: what is queued is dropped, and the workers are ended mid-batch (a batch can be seconds of reading). */
   abort(): void {
     this.aborted = true;
     this.claudeQueue.length = 0;
     this.queue.length = 0;
-    if (this.done) this.done();
-    else this.stop();
+    for (const worker of this.workers) void worker.terminate();
+    this.done?.();
   }
 
   /** Search until the queue is empty, every worker idle and nothing more is expected. */

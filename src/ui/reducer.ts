@@ -289,12 +289,30 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
   const query = state.query.trim();
   const content = contentQuery(state.query);
   if (content !== null) {
-    // What content search found for this text, in the order found; the catalog's row when it has one.
+    // What content search found for this text, in the order found, as the catalog's rows (files of one
+    // conversation found apart are one row, their matches added up).
     if (state.content?.query === content) {
+      const byPath = pathIndex(state.sessions);
+      const seen = new Map<string, number>();
       for (const found of state.content.hits) {
-        const session = state.byKey.get(found.key) ?? found.session;
-        if (inScope(session)) rows.push({ session, hit: null, content: found });
-        else hiddenMatches++;
+        const session = found.paths.map((path) => byPath.get(path)).find((one) => one !== undefined);
+        if (!session) continue;
+        const key = sessionKey(session);
+        const at = seen.get(key);
+        if (at !== undefined) {
+          if (at >= 0) {
+            const row = rows[at]!;
+            rows[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
+          }
+          continue;
+        }
+        if (inScope(session)) {
+          seen.set(key, rows.length);
+          rows.push({ session, hit: null, content: found });
+        } else {
+          seen.set(key, -1);
+          hiddenMatches++;
+        }
       }
     }
   } else if (query && state.search) {
@@ -315,6 +333,19 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
   }
   return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
+}
+
+const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();
+
+/** Each session file's session (made once per catalog version: content search looks its hits up here). */
+function pathIndex(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
+  let index = pathIndexes.get(sessions);
+  if (!index) {
+    index = new Map();
+    for (const session of sessions) for (const path of session.paths) index.set(path, session);
+    pathIndexes.set(sessions, index);
+  }
+  return index;
 }
 
 function select(state: BrowserState, index: number): BrowserState {

@@ -124,7 +124,7 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
   const age = fit(relativeTime(session.updatedAt, now), columns.age);
   push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
 
-  const snippet = content ? snippetText(content, columns.title - 1) : null;
+  const snippet = content?.snippet ? snippetText(content, columns.title - 1) : null;
   const title = snippet ? snippet.text : oneLine(session.title) || '(untitled)';
   const titleRanges = snippet ? snippet.ranges : hit ? (session.name && hit.name ? hit.name : hit.title) : undefined;
   const titleCell = fit(title, columns.title - 1);
@@ -158,7 +158,7 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
  * on screen however much text precedes it; the match's range for the highlight.
  */
 function snippetText(content: ContentHit, width: number): { readonly text: string; readonly ranges: MatchRanges } {
-  if (!content.snippet) return { text: oneLine(content.session.title) || '(untitled)', ranges: [] };
+  if (!content.snippet) return { text: '', ranges: [] };
   const { match, after } = content.snippet;
   const room = Math.max(4, Math.floor(width / 3));
   const chars = [...content.snippet.before];

@@ -215,7 +215,8 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         count: true,
         context: CONTENT_CONTEXT,
         signal: controller.signal,
-        onMatch: (session, found) => onHit({ key: sessionKey(session), session, matches: found.matches, snippet: found.snippet }),
+        onMatch: () => undefined,
+        onFiles: (group, found) => onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
       }).then(
         () => controller.signal.aborted || onDone(null),
         (error: unknown) => controller.signal.aborted || onDone(describeError(error)),

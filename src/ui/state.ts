@@ -28,11 +28,10 @@ export function contentQuery(query: string): string | null {
 /** Content search needs this many characters (one letter is in every transcript). */
 export const CONTENT_MIN_CHARS = 2;
 
-/** A session whose transcript holds the content-search text. */
+/** Session files that hold the content-search text (the list shows the catalog's row for them). */
 export interface ContentHit {
-  readonly key: string;
-  readonly session: CatalogSession;
-  /** Occurrences in its files. */
+  readonly paths: readonly string[];
+  /** Occurrences in these files. */
   readonly matches: number;
   /** The first one in its surroundings. */
   readonly snippet: Snippet | null;

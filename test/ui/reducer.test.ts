@@ -156,8 +156,7 @@ describe('search', () => {
 
 describe('content search', () => {
   const found = (id: string, matches: number, before = 'the ', match = 'answer 2', after = '0 is here'): ContentHit => ({
-    key: `codex:${id}`,
-    session: sessions.find((one) => one.id === id)!,
+    paths: sessions.find((one) => one.id === id)!.paths,
     matches,
     snippet: { before, match, after },
   });
@@ -174,6 +173,10 @@ describe('content search', () => {
     expect(ids(more)).toEqual(['c', 'a']); // d is in another directory
     expect(more.hiddenMatches).toBe(1);
     expect(more.content?.done).toBe(true);
+    // a file the catalog does not list is left out; another file of a listed conversation adds its matches
+    const merged = run([{ type: 'contentResults', query: 'answer 2', hits: [{ paths: ['/elsewhere/x.jsonl'], matches: 5, snippet: null }, found('c', 2)], done: true }], more);
+    expect(ids(merged)).toEqual(['c', 'a']);
+    expect(merged.rows[0]!.content?.matches).toBe(5);
     // results for text no longer typed are dropped
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
   });
