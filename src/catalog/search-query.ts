@@ -76,7 +76,7 @@ function termOf(word: string, negated: boolean, fold: (text: string) => string):
   }
   const text = fold(raw);
   if (text === '') return null;
-  return { kind, text, pattern: fusePattern(kind, raw), lineStart: `\n${text}`, lineEnd: `${text}\n` };
+  return { kind, text, pattern: fusePattern(kind, text), lineStart: `\n${text}`, lineEnd: `${text}\n` };
 }
 
 /** fuse.js's own spelling of a term: quoted (its quoted forms take the text literally) and `|` escaped. */

@@ -50,26 +50,32 @@ interface SearchDoc {
   generation: number;
 }
 
-/** A fuse.js key read from the document's session (its name is what a match reports). */
-function fuseKey(name: SearchField, weight: number, get: (session: CatalogSession) => string | readonly string[] | null) {
-  return { name, weight, getFn: (doc: SearchDoc) => get(doc.session) };
+/**
+ * A fuse.js key read from the document, folded (its name is what a match reports). fuse.js gets the text folded
+ * once, when a record is made, instead of lowering and stripping every field for every word of every search;
+ * match positions are the same (folding keeps a text's length where fuse.js's own normalising does).
+ */
+function fuseKey(name: SearchField, weight: number, get: (doc: SearchDoc) => string | readonly string[]) {
+  return { name, weight, getFn: get };
 }
 
 const SHORT_KEYS = [
-  fuseKey('title', 3, (s) => s.title),
-  fuseKey('name', 3, (s) => s.name ?? ''),
-  fuseKey('cwd', 1, (s) => s.cwd ?? ''),
-  fuseKey('gitBranch', 1, (s) => s.gitBranch ?? ''),
-  fuseKey('id', 1, (s) => s.id),
+  fuseKey('title', 3, (doc) => doc.folded.slice(0, doc.titleEnd)),
+  fuseKey('name', 3, (doc) => doc.name),
+  fuseKey('cwd', 1, (doc) => doc.cwd),
+  fuseKey('gitBranch', 1, (doc) => doc.gitBranch),
+  fuseKey('id', 1, (doc) => doc.id),
 ];
 
 const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
-  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (s) => s.prompts)],
+  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (doc) => doc.session.prompts.map(fold))],
   includeMatches: true,
   includeScore: true,
   // Prompts are long: where in them a match sits must not matter.
   ignoreLocation: true,
-  ignoreDiacritics: true,
+  // The fields and the words are folded already (see fuseKey).
+  isCaseSensitive: true,
+  ignoreDiacritics: false,
   // Each word of a query is a leaf of a logical query (see toExpression): `'exact`, `^prefix`, `suffix$`.
   useExtendedSearch: true,
   threshold: 0.3,
@@ -552,8 +558,9 @@ function toHit(result: FuseResult<SearchDoc>): SearchHit {
     if (field === 'prompts') {
       const which = match.refIndex ?? -1;
       const prompt = prompts.get(which);
+      // The prompt as written (fuse.js saw it folded, of the same length).
       if (prompt) prompt.ranges.push(...ranges.map(([a, b]): [number, number] => [a, b]));
-      else prompts.set(which, { text: match.value ?? '', ranges: ranges.map(([a, b]): [number, number] => [a, b]) });
+      else prompts.set(which, { text: result.item.session.prompts[which] ?? match.value ?? '', ranges: ranges.map(([a, b]): [number, number] => [a, b]) });
     } else if (field === 'title' || field === 'name' || field === 'cwd' || field === 'gitBranch' || field === 'id') {
       hit[field] = hit[field] ? mergeRanges([...hit[field], ...ranges]) : ranges;
     }

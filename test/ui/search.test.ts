@@ -91,6 +91,12 @@ describe('words and fzf extended syntax', () => {
     expect(matched(hit.prompt!.text, hit.prompt!.ranges)).toBe('request|server');
   });
 
+  it('reports a prompt as written (case and accents) with the matched words marked in it', () => {
+    const hit = new SearchIndex([catalogSession({ id: 'p1', title: 'other', prompts: ['Fix the Café Login now'] })]).search("cafe 'login")[0]!;
+    expect(hit.prompt?.text).toBe('Fix the Café Login now');
+    expect(matched(hit.prompt!.text, hit.prompt!.ranges)).toBe('Café|Login');
+  });
+
   it("'exact matches the substring only (no fuzzy letters)", () => {
     expect(keys('colapsible')).toContain('claude:637c5025-cccc'); // fuzzy: one letter missing is fine
     expect(keys("'colapsible")).toEqual([]);
