@@ -94,7 +94,7 @@ export const BROAD_QUERY_CANDIDATES = 1500;
 
 type FuseRecord = FuseIndex<SearchDoc>['records'][number];
 
-/** Lower case without diacritics, so the prefilter agrees with fuse.js's `ignoreDiacritics`. */
+/** Lower case without diacritics: what the prefilter compares and what fuse.js reads (see fuseKey). */
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
