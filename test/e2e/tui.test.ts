@@ -213,7 +213,9 @@ describe('sessions (the browser) in a terminal', () => {
     await t.see('19 in all directories');
     await t.key('/');
     await t.key('C-g');
-    await t.see('type 2+ characters after >');
+    const empty = await t.see('type 2+ characters after >');
+    expect(empty).toContain('/ >');
+    expect(empty).toContain('Ctrl-G titles');
     await t.type('Wall time: 0.27');
     const found = await t.see(/1 session, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
     const row = found.split('\n')[1]!;

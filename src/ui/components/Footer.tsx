@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { BrowserState } from '../state.js';
+import { contentQuery, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
 
 export interface FooterProps {
@@ -21,7 +21,8 @@ const HINTS: Readonly<Record<string, string>> = {
 /** The bottom line: the main keys of the current mode, or the text being typed. */
 export function Footer({ state, width }: FooterProps) {
   const theme = useTheme();
-  const hints = HINTS[state.mode] ?? '';
+  const content = state.mode === 'search' && contentQuery(state.query) !== null;
+  const hints = content ? '↑↓ move · Enter open at the match · Tab all/here · Ctrl-G titles · Esc clear' : (HINTS[state.mode] ?? '');
   const input = state.mode === 'search' ? `/ ${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
   return (
     <Box width={width} height={1} flexShrink={0}>
