@@ -30,7 +30,10 @@ const wantSizes = opt('--sizes', '');
 // Time budget per size and per tool: fewer measured passes (never fewer than one whole pass) when slow.
 const budgetMs = Number(opt('--budget-ms', 60000));
 
-export const QUERIES = ['rate limiter', 'fix login', 'sidebar', 'billing webhook', 'api-server', 'feat/auth', 'ECONNREFUSED', 'tests flaky', 'useAuth', 'üni', 'xyzzy'];
+// Words match on their own, in any order (`limiter rate`), and fzf's extended syntax: 'exact, ^prefix, suffix$,
+// !not, a | b (the candidate lines fzf filters hold the same fields, so it answers the same queries).
+export const QUERIES = ['rate limiter', 'fix login', 'sidebar', 'billing webhook', 'api-server', 'feat/auth', 'ECONNREFUSED', 'tests flaky', 'useAuth', 'üni', 'xyzzy',
+  'limiter rate', 'flaky tests api', "'webhook", '^fix', 'flow$', 'migration !database', 'sidebar | pagination'];
 
 const out = { home, runs, fzfRuns, queries: [...QUERIES], sizes: [] };
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;

@@ -238,6 +238,18 @@ async function main() {
     await type('retry-auth');
     await see('Branch name (optional): retry-auth');
     await shoot('fork', dir);
+
+    // Back to the list, the query cleared; Ctrl-G searches inside every transcript.
+    await keys('Escape');
+    await see('turn 3/5');
+    await keys('Escape');
+    await see(/matching "health"/);
+    await keys('Escape', 'C-g');
+    await see('type 2+ characters after >');
+    await type('scroll');
+    await see(/sessions?, \d+ match(es)? of "scroll" in transcripts(?! \(searching)/);
+    await sleep(400);
+    await shoot('content-search', dir);
     await keys('Escape', 'q');
   } finally {
     await tmux('kill-server').catch(() => undefined);

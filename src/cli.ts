@@ -236,7 +236,8 @@ Examples:
     .description('full-text search inside every transcript (tool outputs included); matching sessions stream in as they are found')
     .argument('<text>', 'the literal text to find')
     .option('-i, --ignore-case', 'ignore the case of ASCII letters')
-    .option('--json', 'one JSON object per matching session per line (the `list --json` fields)')
+    .option('--json', 'one JSON object per matching session per line (the `list --json` fields, plus `matches`)')
+    .option('--context <n>', 'under each row, the first match with N characters of text each side (JSON: `snippet`)', positiveInt)
     .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: every session)')
     .addHelpText(
@@ -245,15 +246,18 @@ Examples:
 The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
 escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
 \`list\` prints. Claude Code rows arrive together once every Claude file was searched (a fork made by
-Claude's --fork-session is linked to its parent then). Exits 0 when something matched, 1 when nothing
-did (like grep).
+Claude's --fork-session is linked to its parent then). \`matches\` counts the occurrences in the
+session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
+1 when nothing did (like grep).
 
 Examples:
   sessions grep ECONNREFUSED
+  sessions grep --context 40 "rate limiter"
   sessions grep -i "rate limiter" --json | jq -r .id`,
     )
     .action(async (text: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string }>();
+      const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string; context?: number }>();
+      const mark = process.stdout.isTTY && !process.env.NO_COLOR ? (text: string): string => `\u001b[1;31m${text}\u001b[0m` : (text: string): string => text;
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
       warnMissingLocations(options);
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
@@ -261,7 +265,20 @@ Examples:
         ignoreCase: options.ignoreCase ?? false,
         agents: options.agent ? [options.agent] : undefined,
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
-        onMatch: (s) => process.stdout.write(options.json ? `${JSON.stringify(toListJson(s))}\n` : listLine(s)),
+        count: options.json === true || options.context !== undefined,
+        ...(options.context === undefined ? {} : { context: options.context }),
+        onMatch: (s, found) => {
+          if (options.json) {
+            const snippet = options.context === undefined ? {} : { snippet: found.snippet };
+            process.stdout.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
+            return;
+          }
+          process.stdout.write(listLine(s));
+          if (found.snippet) {
+            const { before, match, after } = found.snippet;
+            process.stdout.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
+          }
+        },
         onProblem: (problem) => reportProblems([problem]),
       });
       reportProblems(problems);

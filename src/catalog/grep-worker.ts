@@ -1,13 +1,20 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from '../core/formats/index.js';
-import { compileTextSearch, fileContainsSync, searchBuffer } from '../core/io/contains.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer, type MatchPlace } from '../core/io/contains.js';
+import { readSnippet, type Snippet } from '../core/io/snippet.js';
 import type { Agent } from '../core/model.js';
 import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
 
 export interface GrepWorkerData {
   readonly text: string;
   readonly ignoreCase: boolean;
+  /** Count every match (the files of a matching session are read to their end, not to the first match). */
+  readonly count: boolean;
+  /** Characters of text each side of the first match, for a snippet; null: no snippet. */
+  readonly context: number | null;
+  /** The adapters' `notConversation` patterns (sources): a snippet prefers a match in conversation text. */
+  readonly notConversation: readonly string[];
 }
 
 /** One session's files, and what to pick out of their heads for the catalog (see `cwdInHead`, `claudeRootInHead`). */
@@ -23,13 +30,25 @@ export interface GrepItem {
 export type GrepRequest = { readonly kind: 'work'; readonly items: readonly GrepItem[] } | { readonly kind: 'stop' };
 
 export type GrepMessage =
-  | { readonly kind: 'match'; readonly index: number }
+  /** `matches`: how many times the text occurs in the session's files (0 when not counted); `snippet`: around the first. */
+  | { readonly kind: 'match'; readonly index: number; readonly matches: number; readonly snippet: Snippet | null }
   | { readonly kind: 'problem'; readonly path: string; readonly message: string }
   /**
    * A batch is done: the cwds seen in its files' heads (not yet reported by this worker), and the root message
    * uuid of each item that asked for it (null: not in the head).
    */
   | { readonly kind: 'idle'; readonly cwds: readonly string[]; readonly lineages: readonly (readonly [index: number, lineage: string | null])[] };
+
+/** The snippet of the first of `places` in conversation text (see FormatAdapter.notConversation), else of the first. */
+function firstSnippet(path: string, places: readonly MatchPlace[], context: number, notConversation: RegExp | null): Snippet {
+  let first: Snippet | null = null;
+  for (const place of places) {
+    const { lead, opened: _opened, ...snippet } = readSnippet(path, place.offset, place.length, context);
+    if (!notConversation?.test(lead)) return snippet;
+    first ??= snippet;
+  }
+  return first!;
+}
 
 if (parentPort) {
   const port = parentPort;
@@ -40,6 +59,7 @@ if (parentPort) {
   const skipLine = Object.fromEntries(
     Object.entries(ADAPTERS).map(([agent, adapter]) => [agent, adapter.isNonConversationLine?.bind(adapter)]),
   ) as Record<Agent, ((opening: string) => boolean) | undefined>;
+  const notConversation = job.notConversation.length > 0 ? new RegExp(job.notConversation.map((source) => `(?:${source})`).join('|')) : null;
   port.on('message', (request: GrepRequest) => {
     if (request.kind === 'stop') {
       port.close();
@@ -64,16 +84,23 @@ if (parentPort) {
           cwds.push(cwd);
         }
       };
+      let matches = 0;
+      let snippet: Snippet | null = null;
       for (const path of item.paths) {
         try {
-          if (fileContainsSync(path, search, buffer, onHead, skipLine[item.agent])) {
-            port.postMessage({ kind: 'match', index: item.index } satisfies GrepMessage);
+          if (!job.count && job.context === null) {
+            if (!fileContainsSync(path, search, buffer, onHead, skipLine[item.agent])) continue;
+            matches = 1;
             break;
           }
+          const found = fileMatchesSync(path, search, buffer, onHead, skipLine[item.agent]);
+          matches += found.count;
+          if (found.places.length > 0 && snippet === null && job.context !== null) snippet = firstSnippet(path, found.places, job.context, notConversation);
         } catch (error) {
           port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
         }
       }
+      if (matches > 0) port.postMessage({ kind: 'match', index: item.index, matches: job.count ? matches : 0, snippet } satisfies GrepMessage);
       if (item.sniffLineage) lineages.push([item.index, lineage]);
     }
     port.postMessage({ kind: 'idle', cwds, lineages } satisfies GrepMessage);

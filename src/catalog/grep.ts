@@ -7,6 +7,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import { findClawWorkspaces } from '../core/formats/claw.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent } from '../core/model.js';
+import type { Snippet } from '../core/io/snippet.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import { selfAndAncestors, type Locations } from './locations.js';
 import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
@@ -18,12 +19,31 @@ export interface GrepOptions {
   readonly agents?: readonly Agent[];
   /** Only report sessions this accepts (it sees the row, e.g. to keep one cwd's sessions). */
   readonly accept?: (session: CatalogSession) => boolean;
+  /** Count the matches of each matching session (its files are then read to the end). */
+  readonly count?: boolean;
+  /** Characters each side of a session's first match to show in a snippet (default: no snippet). */
+  readonly context?: number;
+  /** Stops the search: no more matches are reported, the workers are stopped. */
+  readonly signal?: AbortSignal;
   /** Called as soon as a session is known to match (see `grepLocations` for the order). */
-  readonly onMatch: (session: CatalogSession) => void;
+  readonly onMatch: (session: CatalogSession, found: GrepFound) => void;
+  /**
+   * Instead of rows: each matching file group as soon as a worker finds it, not summarised (the browser has
+   * every row already; summarising thousands of matches would take its thread). `onMatch` and `accept` are not used.
+   */
+  readonly onFiles?: (group: SessionFileGroup, found: GrepFound) => void;
   /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
   /** Worker threads to search with (default: one per core). */
   readonly workers?: number;
+}
+
+/** What a matching session holds of the text. */
+export interface GrepFound {
+  /** Occurrences in the session's files (as the agent wrote them: a prompt some agents record twice counts twice); 0 when not counted. */
+  readonly matches: number;
+  /** The first occurrence in its surroundings (with `context`). */
+  readonly snippet: Snippet | null;
 }
 
 export interface GrepResult {
@@ -45,7 +65,15 @@ export async function grepLocations(locations: Locations, text: string, options:
   const agents = new Set(options.agents ?? AGENTS);
   const context = new ScanContext();
   // The workers boot (tens of ms) while the folders are walked.
-  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), { text, ignoreCase: options.ignoreCase ?? false });
+  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), {
+    text,
+    ignoreCase: options.ignoreCase ?? false,
+    count: options.count ?? false,
+    context: options.context ?? null,
+    notConversation: Object.values(ADAPTERS).flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+  });
+  const { signal } = options;
+  signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
   const sameId = new Map<string, SessionFileGroup[]>();
   /** Discovery order: a merged row takes its path from the later file, as in `list`. */
@@ -160,20 +188,32 @@ export async function grepLocations(locations: Locations, text: string, options:
 
   let matched = 0;
   const emitted = new Set<string>();
+  const found = new Map<CatalogSession, GrepFound>();
   const emit = (row: CatalogSession): void => {
     const key = `${row.agent}:${row.id}`;
-    if (emitted.has(key) || (options.accept && !options.accept(row))) return;
+    if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
     emitted.add(key);
     matched++;
-    options.onMatch(row);
+    options.onMatch(row, found.get(row) ?? { matches: 0, snippet: null });
   };
   const rows: Promise<void>[] = [];
   const claudeRows: Promise<CatalogSession | null>[] = [];
-  const onMatch = (index: number): void => {
+  const onMatch = (index: number, what: GrepFound): void => {
+    if (signal?.aborted) return;
     const group = groups[index]!;
-    const row = walked.then(() => rowFor(group, summarise, sameId, discoveryIndex, context));
-    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null ? null : withLineage(r, group))));
-    else rows.push(row.then((r) => (r === null ? undefined : emit(r))));
+    if (options.onFiles) {
+      matched++;
+      options.onFiles(group, what);
+      return;
+    }
+    // A stopped search summarises nothing more (a common word matches thousands of sessions).
+    const row = walked.then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex, context)));
+    const noted = (r: CatalogSession | null): CatalogSession | null => {
+      if (r !== null) found.set(r, what);
+      return r;
+    };
+    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r, group))).then(noted));
+    else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
     for (const [index, lineage] of seen) lineages.set(index, lineage);
@@ -252,7 +292,7 @@ class Latch {
 }
 
 interface PoolEvents {
-  readonly onMatch: (index: number) => void;
+  readonly onMatch: (index: number, found: GrepFound) => void;
   /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
   readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
@@ -273,6 +313,7 @@ class GrepPool {
   /** Work that is still being found (folder walks): the pool is not done while any is pending. */
   private pending = 0;
   private running = false;
+  private aborted = false;
   private failure: unknown = undefined;
   private done: ((error?: unknown) => void) | null = null;
 
@@ -286,6 +327,7 @@ class GrepPool {
     this.pending++;
     work
       .then((items) => {
+        if (this.aborted) return;
         for (const item of items) (item.sniffLineage ? this.claudeQueue : this.queue).push(item);
       })
       .catch((error: unknown) => {
@@ -301,6 +343,15 @@ class GrepPool {
     for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
   }
 
+  /** End the search now: what is queued is dropped, and the workers are ended mid-batch (a batch can be seconds of reading). */
+  abort(): void {
+    this.aborted = true;
+    this.claudeQueue.length = 0;
+    this.queue.length = 0;
+    for (const worker of this.workers) void worker.terminate();
+    this.done?.();
+  }
+
   /** Search until the queue is empty, every worker idle and nothing more is expected. */
   run(events: PoolEvents): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -313,7 +364,7 @@ class GrepPool {
       };
       for (const worker of this.workers) {
         worker.on('message', (message: GrepMessage) => {
-          if (message.kind === 'match') events.onMatch(message.index);
+          if (message.kind === 'match') events.onMatch(message.index, { matches: message.matches, snippet: message.snippet });
           else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
           else {
             this.busy--;
@@ -332,6 +383,10 @@ class GrepPool {
 
   private pump(): void {
     if (!this.running || this.done === null) return;
+    if (this.aborted) {
+      this.done();
+      return;
+    }
     if (this.failure !== undefined) {
       this.done(this.failure);
       return;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import Fuse, { type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
+import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import type { CatalogSession } from './scan.js';
+import { narrows, parseQuery, toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
 
 /** A session's identity in the catalog: ids are unique per agent only. */
 export function sessionKey(session: Pick<CatalogSession, 'agent' | 'id'>): string {
@@ -36,6 +37,8 @@ interface SearchDoc {
   readonly folded: string;
   /** Where the title ends in `folded` (a first occurrence before it is a title match). */
   readonly titleEnd: number;
+  /** Where the prompts start in `folded` (0 when the title is the first prompt). */
+  readonly promptsStart: number;
   /** The short fields folded: shared between sessions (cwds and branches repeat), or the field itself when folding changes nothing. */
   readonly name: string;
   readonly cwd: string;
@@ -47,26 +50,34 @@ interface SearchDoc {
   generation: number;
 }
 
-/** A fuse.js key read from the document's session (its name is what a match reports). */
-function fuseKey(name: SearchField, weight: number, get: (session: CatalogSession) => string | readonly string[] | null) {
-  return { name, weight, getFn: (doc: SearchDoc) => get(doc.session) };
+/**
+ * A fuse.js key read from the document, folded (its name is what a match reports). fuse.js gets the text folded
+ * once, when a record is made, instead of lowering and stripping every field for every word of every search;
+ * match positions are the same (folding keeps a text's length where fuse.js's own normalising does).
+ */
+function fuseKey(name: SearchField, weight: number, get: (doc: SearchDoc) => string | readonly string[]) {
+  return { name, weight, getFn: get };
 }
 
 const SHORT_KEYS = [
-  fuseKey('title', 3, (s) => s.title),
-  fuseKey('name', 3, (s) => s.name ?? ''),
-  fuseKey('cwd', 1, (s) => s.cwd ?? ''),
-  fuseKey('gitBranch', 1, (s) => s.gitBranch ?? ''),
-  fuseKey('id', 1, (s) => s.id),
+  fuseKey('title', 3, (doc) => doc.folded.slice(0, doc.titleEnd)),
+  fuseKey('name', 3, (doc) => doc.name),
+  fuseKey('cwd', 1, (doc) => doc.cwd),
+  fuseKey('gitBranch', 1, (doc) => doc.gitBranch),
+  fuseKey('id', 1, (doc) => doc.id),
 ];
 
 const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
-  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (s) => s.prompts)],
+  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (doc) => doc.session.prompts.map(fold))],
   includeMatches: true,
   includeScore: true,
   // Prompts are long: where in them a match sits must not matter.
   ignoreLocation: true,
-  ignoreDiacritics: true,
+  // The fields and the words are folded already (see fuseKey).
+  isCaseSensitive: true,
+  ignoreDiacritics: false,
+  // Each word of a query is a leaf of a logical query (see toExpression): `'exact`, `^prefix`, `suffix$`.
+  useExtendedSearch: true,
   threshold: 0.3,
   minMatchCharLength: 1,
   shouldSort: false,
@@ -83,7 +94,7 @@ export const BROAD_QUERY_CANDIDATES = 1500;
 
 type FuseRecord = FuseIndex<SearchDoc>['records'][number];
 
-/** Lower case without diacritics, so the prefilter agrees with fuse.js's `ignoreDiacritics`. */
+/** Lower case without diacritics: what the prefilter compares and what fuse.js reads (see fuseKey). */
 export function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
@@ -124,11 +135,13 @@ export function isCompactSubsequence(needle: string, haystack: string): boolean 
 }
 
 /**
- * Fuzzy search over the catalog. fuse.js decides what matches and the ranking; a cheap prefilter narrows the
- * candidates first: every word of the query must be a substring of the session's text, or a subsequence of
- * its short fields (so `apihlth` still finds `api-health`). The candidates of a query are reused when the next
- * query extends it (typing one more letter only ever narrows), so a keystroke costs far less than a full
- * fuse.js pass. Updates are incremental: one changed session re-indexes one document.
+ * Fuzzy search over the catalog, fzf style: each word of the query matches on its own, in any field, with fzf's
+ * extended syntax (search-query.ts). fuse.js decides what matches and the ranking; a cheap prefilter narrows the
+ * candidates first: every fuzzy word must be a substring of the session's text, or a subsequence of one of
+ * its short fields (so `apihlth` still finds `api-health`); excluded words (`!wip`) are decided by it alone. The
+ * candidates of a query are reused when the next query narrows it (typing one more letter of a word), so a
+ * keystroke costs far less than a full fuse.js pass. Updates are incremental: one changed session re-indexes one
+ * document.
  */
 export class SearchIndex {
   private docs: (SearchDoc | null)[] = [];
@@ -211,7 +224,7 @@ export class SearchIndex {
   }
 
   /**
-   * Start a search. The prefilter walks the catalog newest first and sorts what passes into tiers by how
+   * Start a search (fzf's extended syntax: see parseQuery). The prefilter walks the catalog newest first and sorts what passes into tiers by how
    * strongly it matches (title, other short fields, prompts, compact subsequences); fuse.js ranks a first
    * page of the strongest at once (the walk stops early once it has a page of title matches, or after a few
    * milliseconds). `step` finishes the walk and ranks the rest in slices, so no keystroke waits for the
@@ -219,12 +232,13 @@ export class SearchIndex {
    */
   begin(query: string): SearchRun {
     const trimmed = query.trim();
-    const tokens = fold(trimmed).split(/\s+/).filter(Boolean);
-    const pool = trimmed === '' ? [] : this.last && trimmed.startsWith(this.last.query) ? this.last.candidates : this.ordered;
+    const parsed = parseQuery(trimmed, fold);
+    const empty = parsed.groups.length === 0 && parsed.excluded.length === 0;
+    const pool = empty ? [] : this.last && narrows(this.last.query, trimmed) ? this.last.candidates : this.ordered;
     // One or two letters match most of a big catalog: rank those by the short fields, not every prompt.
-    const broad = trimmed.length <= 2 && pool.length > BROAD_QUERY_CANDIDATES;
+    const broad = parsed.positiveLength <= 2 && pool.length > BROAD_QUERY_CANDIDATES;
     const run = new SearchRun(trimmed, {
-      tokens,
+      query: parsed,
       pool,
       docs: this.docs,
       recordOf: (slot) => this.recordOf(slot, broad),
@@ -280,29 +294,84 @@ const KEPT_RECORDS = 4096;
 export const FIRST_PAGE = 150;
 
 /**
- * How a document passes the prefilter, or -1: 0 every word in the title or name, 1 every word in a short field,
- * 2 every word somewhere (prompts included), 3 only as subsequences of single short fields.
+ * How a document passes the prefilter, or -1: the weakest of its groups' tiers (a group: the best of its words),
+ * or -1 when a group does not match or an excluded word does. fuse.js has the last word on the positive words;
+ * excluded words are decided here (fuse.js would let one field without the word pass).
  */
-function matchTier(doc: SearchDoc, tokens: readonly string[]): number {
+function matchTier(doc: SearchDoc, query: ParsedQuery): number {
+  for (const term of query.excluded) if (termTier(doc, term) >= 0) return -1;
   let tier = 0;
-  for (const token of tokens) {
-    // `folded` is the title then the prompts: where the first occurrence falls tells which.
-    const at = doc.folded.indexOf(token);
-    if (at !== -1 && at < doc.titleEnd) continue;
-    if (doc.name.includes(token)) continue;
-    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token)) {
-      tier = Math.max(tier, 1);
-      continue;
+  for (const group of query.groups) {
+    let best = -1;
+    for (const term of group) {
+      const one = termTier(doc, term);
+      if (one >= 0 && (best < 0 || one < best)) best = one;
+      if (best === 0) break;
     }
-    if (at !== -1) {
-      tier = 2;
-      continue;
-    }
-    // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
-    if (token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) tier = 3;
-    else return -1;
+    if (best < 0) return -1;
+    tier = Math.max(tier, best);
   }
   return tier;
+}
+
+/**
+ * How one word matches: 0 in the title or name, 1 in another short field, 2 in the prompts, 3 (fuzzy words
+ * only) as a compact subsequence of a short field; -1 not at all.
+ */
+function termTier(doc: SearchDoc, term: QueryTerm): number {
+  if (term.kind === 'fuzzy' || term.kind === 'include') {
+    const token = term.text;
+    // `folded` is the title then the prompts: where the first occurrence falls tells which.
+    const at = doc.folded.indexOf(token);
+    if (at !== -1 && at < doc.titleEnd) return 0;
+    if (doc.name.includes(token)) return 0;
+    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token)) return 1;
+    if (at !== -1) return 2;
+    // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
+    if (term.kind === 'fuzzy' && token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) return 3;
+    return -1;
+  }
+  const short = (field: string): boolean => field !== '' && fieldMatches(term, field);
+  if (titleMatches(doc, term) || short(doc.name)) return 0;
+  if (short(doc.cwd) || short(doc.gitBranch) || short(doc.id)) return 1;
+  return promptsMatch(doc, term) ? 2 : -1;
+}
+
+function fieldMatches(term: QueryTerm, field: string): boolean {
+  switch (term.kind) {
+    case 'prefix':
+      return field.startsWith(term.text);
+    case 'suffix':
+      return field.endsWith(term.text);
+    case 'equal':
+      return field === term.text;
+    default:
+      return field.includes(term.text);
+  }
+}
+
+/** The title is `folded`'s first `titleEnd` characters. */
+function titleMatches(doc: SearchDoc, term: QueryTerm): boolean {
+  const { folded, titleEnd } = doc;
+  const { text } = term;
+  if (text.length > titleEnd) return false;
+  if (term.kind === 'prefix') return folded.startsWith(text);
+  if (term.kind === 'suffix') return folded.startsWith(text, titleEnd - text.length);
+  return titleEnd === text.length && folded.startsWith(text);
+}
+
+/**
+ * A prompt starts or ends with the word (or is it): the prompts are joined by `\n` in `folded`. A prompt's own
+ * line breaks count as starts and ends too: more candidates than fuse.js keeps, never fewer.
+ */
+function promptsMatch(doc: SearchDoc, term: QueryTerm): boolean {
+  const { folded, promptsStart } = doc;
+  if (promptsStart >= folded.length) return false;
+  const starts = (): boolean => folded.startsWith(term.text, promptsStart) || folded.indexOf(term.lineStart, promptsStart) !== -1;
+  const ends = (): boolean => folded.endsWith(term.text) || folded.indexOf(term.lineEnd, promptsStart) !== -1;
+  if (term.kind === 'prefix') return starts();
+  if (term.kind === 'suffix') return ends();
+  return starts() && ends();
 }
 
 /** The short fields, folded, for the subsequence test (the title is cut from `folded` only when needed). */
@@ -311,7 +380,7 @@ function shortFields(doc: SearchDoc): string[] {
 }
 
 interface RunParts {
-  readonly tokens: readonly string[];
+  readonly query: ParsedQuery;
   /** Slots to consider, in catalog order. */
   readonly pool: readonly number[];
   readonly docs: readonly (SearchDoc | null)[];
@@ -332,6 +401,7 @@ export class SearchRun {
   /** After the walk: the candidates not ranked yet, in tier order. */
   private queue: number[] | null = null;
   private queued = 0;
+  private expression: Expression | null = null;
 
   constructor(
     readonly query: string,
@@ -340,7 +410,7 @@ export class SearchRun {
 
   /** Walk until a page of title matches is found (or briefly), and rank a first page. */
   start(): void {
-    if (this.parts.tokens.length === 0) return;
+    if (this.parts.query.groups.length === 0 && this.parts.query.excluded.length === 0) return;
     this.scan(performance.now() + FIRST_SCAN_MS, FIRST_PAGE);
     const first = this.tiers.flat().slice(0, FIRST_PAGE);
     for (const slot of first) this.rankedFirst.add(slot);
@@ -377,11 +447,11 @@ export class SearchRun {
   }
 
   private scan(until: number, titleTarget: number): void {
-    const { pool, docs, tokens } = this.parts;
+    const { pool, docs, query } = this.parts;
     let i = this.scanned;
     while (i < pool.length) {
       const slot = pool[i++]!;
-      const tier = matchTier(docs[slot]!, tokens);
+      const tier = matchTier(docs[slot]!, query);
       if (tier >= 0) {
         this.tiers[tier]!.push(slot);
         this.passed.push(slot);
@@ -401,9 +471,16 @@ export class SearchRun {
   /** Let fuse.js score these candidates and merge them into the ranking. */
   private rank(slots: readonly number[]): void {
     if (slots.length === 0) return;
-    const { docs, options, keys, recordOf } = this.parts;
-    const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
-    const results = new Fuse(docs as SearchDoc[], options, index).search(this.query).sort(byScore);
+    const { docs, options, keys, recordOf, query } = this.parts;
+    let results: FuseResult<SearchDoc>[];
+    if (query.groups.length === 0) {
+      // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
+      results = slots.map((slot) => ({ item: docs[slot]!, refIndex: slot, score: 0, matches: [] }));
+    } else {
+      this.expression ??= toExpression(query);
+      const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
+      results = new Fuse(docs as SearchDoc[], options, index).search(this.expression).sort(byScore);
+    }
     this.ranked = mergeSorted(this.ranked, results);
   }
 }
@@ -455,6 +532,7 @@ function toDoc(session: CatalogSession, key: string, order: number, shared: Map<
     session,
     folded,
     titleEnd: titleIsPrompt ? titleEnd : folded.length - foldedPrompts.length - 1,
+    promptsStart: titleIsPrompt ? 0 : folded.length - foldedPrompts.length,
     name: session.name ? foldOrSame(session.name) : '',
     cwd: foldShared(session.cwd),
     gitBranch: foldShared(session.gitBranch),
@@ -472,19 +550,41 @@ function foldOrSame(text: string): string {
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {
   const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, score: result.score ?? 0 };
-  let bestPrompt: { text: string; ranges: MatchRanges; length: number } | null = null;
+  // Each word of a query is its own leaf: one field can be matched by several (`request server` in one prompt).
+  const prompts = new Map<number, { text: string; ranges: [number, number][] }>();
   for (const match of result.matches ?? []) {
     const ranges = match.indices as MatchRanges;
     const field = match.key as SearchField;
     if (field === 'prompts') {
-      const length = matchedLength(ranges);
-      if (!bestPrompt || length > bestPrompt.length) bestPrompt = { text: match.value ?? '', ranges, length };
+      const which = match.refIndex ?? -1;
+      const prompt = prompts.get(which);
+      // The prompt as written (fuse.js saw it folded, of the same length).
+      if (prompt) prompt.ranges.push(...ranges.map(([a, b]): [number, number] => [a, b]));
+      else prompts.set(which, { text: result.item.session.prompts[which] ?? match.value ?? '', ranges: ranges.map(([a, b]): [number, number] => [a, b]) });
     } else if (field === 'title' || field === 'name' || field === 'cwd' || field === 'gitBranch' || field === 'id') {
-      hit[field] = ranges;
+      hit[field] = hit[field] ? mergeRanges([...hit[field], ...ranges]) : ranges;
     }
+  }
+  let bestPrompt: { text: string; ranges: MatchRanges; length: number } | null = null;
+  for (const { text, ranges } of prompts.values()) {
+    const merged = mergeRanges(ranges);
+    const length = matchedLength(merged);
+    if (!bestPrompt || length > bestPrompt.length) bestPrompt = { text, ranges: merged, length };
   }
   if (bestPrompt) hit.prompt = { text: bestPrompt.text, ranges: bestPrompt.ranges };
   return hit;
+}
+
+/** Sorted, overlapping or touching ranges joined. */
+function mergeRanges(ranges: MatchRanges): MatchRanges {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [start, end] of sorted) {
+    const last = out[out.length - 1];
+    if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
 }
 
 function matchedLength(ranges: MatchRanges): number {

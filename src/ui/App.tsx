@@ -4,6 +4,7 @@ import { Screen } from './components/Screen.js';
 import { listGeometry } from './geometry.js';
 import { useCatalog } from './hooks/use-catalog.js';
 import { useClock } from './hooks/use-clock.js';
+import { useContentSearch } from './hooks/use-content-search.js';
 import { useForkRunner } from './hooks/use-fork-runner.js';
 import { usePreviewLoader } from './hooks/use-preview-loader.js';
 import { useResumeCheck } from './hooks/use-resume-check.js';
@@ -48,6 +49,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
 
   useCatalog(services, dispatch);
   useSearch(state.sessions, state.query, dispatch);
+  useContentSearch(services, state.query, dispatch);
   useTranscriptLoader(services, state.transcript?.key ?? null, state.transcript?.session ?? null, dispatch);
   const selected = state.rows[state.selected]?.session ?? null;
   const previewShown = state.transcript === null && listGeometry(state.size).preview.placement !== 'none';

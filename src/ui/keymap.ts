@@ -81,12 +81,14 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
   const backspace = key.backspace || key.delete;
   switch (mode) {
     case 'list': {
+      if (key.ctrl && input === 'g') return { type: 'toggleContent' }; // before `g` (first row)
       const nav = navigation(input, key, 'list', true);
       if (nav) return nav;
       if (key.return || key.rightArrow) return { type: 'open' };
       if (key.escape) return { type: 'clearQuery' };
       if (key.tab || input === 'a') return { type: 'toggleScope' };
       if (input === '/') return { type: 'startSearch' };
+      if (input === '>') return { type: 'toggleContent' };
       if (input === 's') return { type: 'toggleSort' };
       if (input === 'r') return { type: 'resume' };
       if (input === '?') return { type: 'showHelp' };
@@ -102,6 +104,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       if (key.tab) return { type: 'toggleScope' };
       if (backspace) return { type: 'queryBackspace' };
       if (key.ctrl && input === 'u') return { type: 'queryKill' };
+      if (key.ctrl && input === 'g') return { type: 'toggleContent' };
       const text = typed(input, key);
       return text === null ? null : { type: 'queryInput', text };
     }
@@ -125,6 +128,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       if (key.escape) return { type: 'findCancel' };
       if (key.return) return { type: 'findSubmit' };
       if (backspace) return { type: 'findBackspace' };
+      if (key.ctrl && input === 'u') return { type: 'findKill' };
       const text = typed(input, key);
       return text === null ? null : { type: 'findInput', text };
     }
@@ -160,7 +164,9 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: '↑ ↓ j k', what: 'move' },
       { keys: 'PgUp PgDn g G', what: 'page, first, last' },
       { keys: 'Enter →', what: 'open the transcript' },
-      { keys: '/', what: 'search (Esc clears)' },
+      { keys: '/', what: 'search, each word anywhere (Esc clears)' },
+      { keys: "'x ^x x$ !x a|b", what: 'exact, start, end, not, either' },
+      { keys: 'Ctrl-G >', what: 'search inside every transcript' },
       { keys: 'Tab a', what: 'this dir ↔ all dirs' },
       { keys: 's', what: 'sort updated ↔ created' },
       { keys: 'r', what: 'resume in the agent' },
@@ -175,7 +181,7 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: 'PgUp PgDn Space', what: 'page' },
       { keys: 'g G Home End', what: 'top, end' },
       { keys: 'n p', what: 'next / previous turn' },
-      { keys: '/ N P', what: 'find, next / previous' },
+      { keys: '/ N P', what: 'find (Ctrl-U clears), next / previous' },
       { keys: 'e', what: 'expand tool output' },
       { keys: 't', what: 'show reasoning' },
       { keys: 'f', what: 'fork before the turn' },

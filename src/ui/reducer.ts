@@ -5,9 +5,9 @@ import type { Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { initialState, searchSettled, type BrowserState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
+import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
-import { buildTranscriptItems, findLine, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
+import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
 
 export type ResumeOutcome =
@@ -26,6 +26,9 @@ export type Action =
   | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
   | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number }
+  /** More sessions found by content search for `query` (appended); `done` when the search is over. */
+  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
+  | { readonly type: 'toggleContent' }
   | { readonly type: 'move'; readonly delta: number }
   | { readonly type: 'movePage'; readonly direction: 1 | -1 }
   | { readonly type: 'moveFirst' }
@@ -60,6 +63,7 @@ export type Action =
   | { readonly type: 'startFind' }
   | { readonly type: 'findInput'; readonly text: string }
   | { readonly type: 'findBackspace' }
+  | { readonly type: 'findKill' }
   | { readonly type: 'findSubmit' }
   | { readonly type: 'findCancel' }
   | { readonly type: 'findNext'; readonly direction: 1 | -1 }
@@ -124,6 +128,18 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       const refined = state.search?.query === action.query;
       const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending }, openWhenSearched: false }, refined ? 'keep' : 'top');
       return state.openWhenSearched ? open(next) : next;
+    }
+    case 'contentResults': {
+      if (action.query !== contentQuery(state.query)) return state;
+      const same = state.content?.query === action.query;
+      const hits = same ? [...state.content!.hits, ...action.hits] : action.hits;
+      return withRows({ ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null } }, same ? 'keep' : 'top');
+    }
+    case 'toggleContent': {
+      // `>` in front of the query searches inside the transcripts; Ctrl-G puts it there or takes it away.
+      const trimmed = state.query.trimStart();
+      const query = trimmed.startsWith('>') ? trimmed.slice(1).trimStart() : `>${trimmed}`;
+      return setQuery({ ...state, mode: 'search', notice: null }, query);
     }
     case 'move':
       return select(state, state.selected + action.delta);
@@ -201,23 +217,28 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'toggleReasoning':
       return retoggle(state, (t) => ({ ...t, showReasoning: !t.showReasoning }));
     case 'startFind':
-      return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: state.transcript.find } } : state;
+      // A new find starts empty (the last one is still what N and P look for until Enter).
+      return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: '' } } : state;
     case 'findInput':
       return updateTranscript(state, (t) => ({ ...t, findDraft: t.findDraft + action.text }));
     case 'findBackspace':
       return updateTranscript(state, (t) => ({ ...t, findDraft: [...t.findDraft].slice(0, -1).join('') }));
+    case 'findKill':
+      return updateTranscript(state, (t) => ({ ...t, findDraft: '' }));
     case 'findCancel':
       return { ...state, mode: 'transcript' };
     case 'findSubmit': {
       const t = state.transcript;
-      if (!t) return { ...state, mode: 'transcript' };
-      const committed = { ...state, mode: 'transcript' as const, transcript: { ...t, find: t.findDraft, findLine: -1 } };
-      return t.findDraft ? findNext(committed, 1, t.top) : committed;
+      if (!t?.layout) return { ...state, mode: 'transcript' };
+      // An empty Enter repeats the last find (the next match), as in less and vim.
+      if (t.findDraft === '') return t.find ? findStep(state, 1) : { ...state, mode: 'transcript' };
+      const matches = findMatches(t.layout, t.findDraft);
+      const committed = { ...state, mode: 'transcript' as const, transcript: { ...t, find: t.findDraft, findMatches: matches, findCurrent: -1 } };
+      return showMatch(committed, firstMatchFrom(matches, t.top));
     }
     case 'findNext': {
-      const t = state.transcript;
-      if (!t?.find) return { ...state, notice: { text: 'press / to search the transcript first', tone: 'info' } };
-      return findNext(state, action.direction, t.findLine >= 0 ? t.findLine + action.direction : t.top);
+      if (!state.transcript?.find) return { ...state, notice: { text: 'press / to search the transcript first', tone: 'info' } };
+      return findStep(state, action.direction);
     }
     case 'startFork':
       return startFork(state);
@@ -270,7 +291,35 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
   const rows: ListRow[] = [];
   let hiddenMatches = 0;
   const query = state.query.trim();
-  if (query && state.search) {
+  const content = contentQuery(state.query);
+  if (content !== null) {
+    // What content search found for this text, in the order found, as the catalog's rows (files of one
+    // conversation found apart are one row, their matches added up).
+    if (state.content?.query === content) {
+      const byPath = pathIndex(state.sessions);
+      const seen = new Map<string, number>();
+      for (const found of state.content.hits) {
+        const session = found.paths.map((path) => byPath.get(path)).find((one) => one !== undefined);
+        if (!session) continue;
+        const key = sessionKey(session);
+        const at = seen.get(key);
+        if (at !== undefined) {
+          if (at >= 0) {
+            const row = rows[at]!;
+            rows[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
+          }
+          continue;
+        }
+        if (inScope(session)) {
+          seen.set(key, rows.length);
+          rows.push({ session, hit: null, content: found });
+        } else {
+          seen.set(key, -1);
+          hiddenMatches++;
+        }
+      }
+    }
+  } else if (query && state.search) {
     for (const hit of state.search.hits) {
       const session = state.byKey.get(hit.key);
       if (!session) continue;
@@ -281,6 +330,8 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
     for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
   }
   let selected = 0;
+  // A query being typed keeps its best match selected, however the results move, until the user moves.
+  if (query && state.followTop) policy = 'top';
   if (policy === 'keep') {
     const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
@@ -288,9 +339,22 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
   return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
 }
 
+const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();
+
+/** Each session file's session (made once per catalog version: content search looks its hits up here). */
+function pathIndex(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
+  let index = pathIndexes.get(sessions);
+  if (!index) {
+    index = new Map();
+    for (const session of sessions) for (const path of session.paths) index.set(path, session);
+    pathIndexes.set(sessions, index);
+  }
+  return index;
+}
+
 function select(state: BrowserState, index: number): BrowserState {
   if (state.rows.length === 0) return state;
-  return windowed(state, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
+  return windowed({ ...state, followTop: false }, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
 }
 
 /** Set the selection and move the list window just enough to keep it visible. */
@@ -309,8 +373,8 @@ function windowed(state: BrowserState, selected: number, top: number): BrowserSt
 
 function setQuery(state: BrowserState, query: string): BrowserState {
   const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
-  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false }, 'keep');
-  return { ...state, query: cleaned, openWhenSearched: false };
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false, followTop: false }, 'keep');
+  return { ...state, query: cleaned, openWhenSearched: false, followTop: true };
 }
 
 function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {
@@ -334,6 +398,8 @@ function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[]
 function open(state: BrowserState): BrowserState {
   const row = state.rows[state.selected];
   if (!row) return state;
+  // From content search: find the text in the transcript, and show its first match once read.
+  const find = row.content ? (contentQuery(state.query) ?? '') : '';
   const transcript: TranscriptState = {
     key: sessionKey(row.session),
     session: row.session,
@@ -346,9 +412,11 @@ function open(state: BrowserState): BrowserState {
     turn: 0,
     expanded: false,
     showReasoning: false,
-    find: '',
+    find,
     findDraft: '',
-    findLine: -1,
+    findMatches: [],
+    findCurrent: -1,
+    findOnLoad: find !== '',
   };
   return { ...state, mode: 'transcript', transcript, notice: null };
 }
@@ -371,6 +439,24 @@ function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): n
 }
 
 function transcriptLoaded(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
+  const read = transcriptRead(state, key, session, partial);
+  return read === state ? state : landOnFind(read, partial);
+}
+
+/**
+ * A transcript opened from content search shows its first match as soon as what is read holds one; when the
+ * whole transcript is read and shows none, it says where the text must be.
+ */
+function landOnFind(state: BrowserState, partial: boolean): BrowserState {
+  const t = state.transcript;
+  if (!t?.findOnLoad || !t.layout) return state;
+  if (t.findMatches.length > 0) return showMatch({ ...state, transcript: { ...t, findOnLoad: false } }, 0);
+  if (partial) return state;
+  const notice: Notice = { text: `"${t.find}" is in this session's files but not in what the transcript shows (cut tool outputs, injected context): sessions show prints it all`, tone: 'info' };
+  return { ...state, transcript: { ...t, findOnLoad: false }, notice };
+}
+
+function transcriptRead(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
   const t = state.transcript;
   if (!t || t.key !== key) return state;
   // A re-read's start must not replace a transcript already shown whole.
@@ -389,16 +475,16 @@ function transcriptLoaded(state: BrowserState, key: string, session: Session, pa
     // The rest of a transcript whose start is on screen: the reader stays where they are.
     const top = clampTop(t.top, layout, state);
     // The start's last message can grow (Claude streams one answer over several lines): drop a find highlight.
-    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), findLine: -1 } };
+    const next = { ...state, transcript: { ...base, layout, top, turn: Math.min(t.turn, layout.turnStarts.length), ...refound(base, layout) } };
     return partial ? next : withExactTurns(next, key, layout.turnStarts.length);
   }
   if (reloaded) {
     // Live update of the open transcript: stay where the reader is, unless they were following the end.
     const atEnd = t.top >= maxTop(t.layout!, state);
     const top = atEnd ? maxTop(layout, state) : clampTop(t.top, layout, state);
-    return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn } };
+    return { ...state, transcript: { ...base, layout, top, turn: atEnd ? layout.turnStarts.length : t.turn, ...refound(base, layout) } };
   }
-  const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0 } };
+  const opened = { ...state, transcript: { ...base, layout, top: 0, turn: layout.turnStarts.length > 0 ? 1 : 0, ...refound(base, layout) } };
   return partial ? opened : withExactTurns(opened, key, layout.turnStarts.length);
 }
 
@@ -423,7 +509,7 @@ function relayoutTranscript(state: BrowserState, previous: TranscriptState | nul
   const start = layout.itemStarts[anchor.item] ?? 0;
   const end = layout.itemStarts[anchor.item + 1] ?? layout.lines.length;
   const top = clampTop(Math.min(start + anchor.offset, Math.max(start, end - 1)), layout, state);
-  return { ...state, transcript: { ...t, layout, top, findLine: -1 } };
+  return { ...state, transcript: { ...t, layout, top, ...refound(t, layout) } };
 }
 
 function retoggle(state: BrowserState, toggle: (t: TranscriptState) => TranscriptState): BrowserState {
@@ -455,14 +541,28 @@ function jumpTurn(state: BrowserState, direction: 1 | -1): BrowserState {
   return { ...state, transcript: { ...t, top, turn } };
 }
 
-function findNext(state: BrowserState, direction: 1 | -1, from: number): BrowserState {
+/** The find's matches in a new layout (a width change, a toggle, more lines read); N starts again from the screen. */
+function refound(t: TranscriptState, layout: TranscriptLayout): Pick<TranscriptState, 'findMatches' | 'findCurrent'> {
+  return { findMatches: t.find ? findMatches(layout, t.find) : [], findCurrent: -1 };
+}
+
+/** N / P: the next or previous match, wrapping around; before the first, the first one from the top of the screen. */
+function findStep(state: BrowserState, direction: 1 | -1): BrowserState {
+  const t = state.transcript!;
+  const count = t.findMatches.length;
+  const next = t.findCurrent < 0 ? (direction === 1 ? firstMatchFrom(t.findMatches, t.top) : (firstMatchFrom(t.findMatches, t.top) - 1 + count) % count) : (t.findCurrent + direction + count) % count;
+  return showMatch({ ...state, mode: 'transcript' }, count === 0 ? -1 : next);
+}
+
+/** Scroll to match `index` (a third down the screen) and make it the current one; say so when there is none. */
+function showMatch(state: BrowserState, index: number): BrowserState {
   const t = state.transcript;
   if (!t?.layout) return state;
-  const index = findLine(t.layout, t.find, from, direction);
-  if (index < 0) return { ...state, transcript: { ...t, findLine: -1 }, notice: { text: `not found: ${t.find}`, tone: 'error' } };
-  const top = clampTop(index - Math.floor(viewHeight(state) / 3), t.layout, state);
-  const turn = Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, index));
-  return { ...state, transcript: { ...t, top, turn, findLine: index }, notice: null };
+  const match = t.findMatches[index];
+  if (!match) return { ...state, transcript: { ...t, findCurrent: -1 }, notice: { text: `not found: ${t.find}`, tone: 'error' } };
+  const top = clampTop(match.line - Math.floor(viewHeight(state) / 3), t.layout, state);
+  const turn = Math.max(t.layout.turnStarts.length > 0 ? 1 : 0, turnAtLine(t.layout, match.line));
+  return { ...state, transcript: { ...t, top, turn, findCurrent: index }, notice: null };
 }
 
 function startFork(state: BrowserState): BrowserState {

@@ -8,6 +8,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import type { MatchRanges, SearchHit } from '../catalog/search.js';
 import { oneLine, safeLine } from '../core/text.js';
 import type { RowColumns } from './geometry.js';
+import type { ContentHit } from './state.js';
 import type { Theme } from './palette.js';
 import type { SortKey } from './state.js';
 import { isLive, relativeTime, tildePath } from './time.js';
@@ -111,6 +112,8 @@ function cell(segments: Segment[], used: number, width: number): Segment[] {
 export interface RowInput {
   readonly session: CatalogSession;
   readonly hit: SearchHit | null;
+  /** Content search: the row shows where the text is instead of the title, and how often it occurs. */
+  readonly content?: ContentHit | undefined;
   readonly selected: boolean;
   readonly columns: RowColumns;
   readonly now: number;
@@ -121,7 +124,7 @@ export interface RowInput {
 }
 
 /** One conversation on one line: marker, agent, age, title, cwd, branch, turns, fork and live marks. */
-export function sessionRowSegments({ session, hit, selected, columns, now, homeDir, theme, sort }: RowInput): Segment[] {
+export function sessionRowSegments({ session, hit, content, selected, columns, now, homeDir, theme, sort }: RowInput): Segment[] {
   const match: Style = { color: theme.match, bold: true, underline: !theme.color };
   const out: Segment[] = [];
   const push = (segments: Segment[]): void => {
@@ -134,8 +137,9 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
   const age = fit(relativeTime(sort === 'created' ? session.createdAt : session.updatedAt, now), columns.age);
   push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
 
-  const title = oneLine(session.title) || '(untitled)';
-  const titleRanges = hit ? (session.name && hit.name ? hit.name : hit.title) : undefined;
+  const snippet = content?.snippet ? snippetText(content, columns.title - 1) : null;
+  const title = snippet ? snippet.text : oneLine(session.title) || '(untitled)';
+  const titleRanges = snippet ? snippet.ranges : hit ? (session.name && hit.name ? hit.name : hit.title) : undefined;
   const titleCell = fit(title, columns.title - 1);
   const titleStyle: Style = { bold: selected, inverse: selected && !theme.color, color: selected ? theme.accent : undefined };
   push(cell(highlight(titleCell, titleRanges, titleStyle, match), titleCell.width, columns.title));
@@ -150,7 +154,7 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
     const branch = fit(safeLine(session.gitBranch ?? ''), columns.branch - 1);
     push(cell(highlight(branch, hit?.gitBranch, { color: theme.dim }, match), branch.width, columns.branch));
   }
-  const turns = fit(`${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);
+  const turns = fit(content ? `${content.matches}×` : `${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);
   push([spaces(columns.turns - 1 - turns.width), { text: turns.text }, spaces(columns.turns > 0 ? 1 : 0)]);
 
   if (columns.marks > 0) {
@@ -160,4 +164,17 @@ export function sessionRowSegments({ session, hit, selected, columns, now, homeD
     if (live) push([{ text: 'live', color: theme.live, bold: true }]);
   }
   return out;
+}
+
+/**
+ * A content-search row's text: the snippet with at most a third of the cell before the match, so the match is
+ * on screen however much text precedes it; the match's range for the highlight.
+ */
+function snippetText(content: ContentHit, width: number): { readonly text: string; readonly ranges: MatchRanges } {
+  if (!content.snippet) return { text: '', ranges: [] };
+  const { match, after } = content.snippet;
+  const room = Math.max(4, Math.floor(width / 3));
+  const chars = [...content.snippet.before];
+  const before = chars.length > room ? ELLIPSIS + chars.slice(chars.length - room + 1).join('') : content.snippet.before;
+  return { text: before + match + after, ranges: match ? [[before.length, before.length + match.length - 1]] : [] };
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
+import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { asLineageFork, completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
@@ -13,6 +14,7 @@ import { resumeCommand } from '../core/resume.js';
 import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
+import type { ContentHit } from './state.js';
 import { tildePath } from './time.js';
 import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
 
@@ -42,7 +44,15 @@ export interface TuiServices {
   fork(session: CatalogSession, atTurn: number, branchName: string): Promise<ForkOutcome>;
   /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
   checkResume(session: CatalogSession): ResumeOutcome;
+  /**
+   * Search inside every transcript (`sessions grep`'s engine, ASCII case ignored): each matching session as it is
+   * found, then `onDone` (with an error message if the search failed). Returns a function that stops it.
+   */
+  grep?(text: string, onHit: (hit: ContentHit) => void, onDone: (error: string | null) => void): () => void;
 }
+
+/** Characters of text each side of a content-search match (the row shows what fits). */
+const CONTENT_CONTEXT = 80;
 
 export interface ServiceOptions {
   readonly locations: Locations;
@@ -209,6 +219,22 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             archived: false,
           };
       return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume, { defaultHomes })) };
+    },
+
+    grep(text, onHit, onDone) {
+      const controller = new AbortController();
+      grepLocations(locations, text, {
+        ignoreCase: true,
+        count: true,
+        context: CONTENT_CONTEXT,
+        signal: controller.signal,
+        onMatch: () => undefined,
+        onFiles: (group, found) => onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
+      }).then(
+        () => controller.signal.aborted || onDone(null),
+        (error: unknown) => controller.signal.aborted || onDone(describeError(error)),
+      );
+      return () => controller.abort();
     },
 
     checkResume(session) {

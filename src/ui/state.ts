@@ -1,8 +1,9 @@
 import type { CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
+import type { Snippet } from '../core/io/snippet.js';
 import type { ScreenSize } from './geometry.js';
-import type { TranscriptItem, TranscriptLayout } from './transcript-layout.js';
+import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
 
 /** What the TUI hands back to the CLI when it exits: the CLI, not the UI, runs the agent. */
 export type TuiDecision = { readonly kind: 'quit' } | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean };
@@ -12,15 +13,35 @@ export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'fin
 export type Scope = 'cwd' | 'all';
 export type SortKey = 'updated' | 'created';
 
-/** The results on screen are for the query as typed (not for a keystroke ago). */
+/** The results on screen are for the query as typed (not for a keystroke ago). Content results stream: never waited for. */
 export function searchSettled(state: Pick<BrowserState, 'query' | 'search'>): boolean {
   const query = state.query.trim();
-  return query === '' || state.search?.query === query;
+  return query === '' || state.search?.query === query || contentQuery(state.query) !== null;
+}
+
+/** A query that starts with `>` searches inside every transcript: the text after it (null for a fuzzy query). */
+export function contentQuery(query: string): string | null {
+  const trimmed = query.trimStart();
+  return trimmed.startsWith('>') ? trimmed.slice(1).trim() : null;
+}
+
+/** Content search needs this many characters (one letter is in every transcript). */
+export const CONTENT_MIN_CHARS = 2;
+
+/** Session files that hold the content-search text (the list shows the catalog's row for them). */
+export interface ContentHit {
+  readonly paths: readonly string[];
+  /** Occurrences in these files. */
+  readonly matches: number;
+  /** The first one in its surroundings. */
+  readonly snippet: Snippet | null;
 }
 
 export interface ListRow {
   readonly session: CatalogSession;
   readonly hit: SearchHit | null;
+  /** In content search: where the text is. */
+  readonly content?: ContentHit;
 }
 
 export interface Exchange {
@@ -50,11 +71,15 @@ export interface TranscriptState {
   readonly turn: number;
   readonly expanded: boolean;
   readonly showReasoning: boolean;
-  /** The committed in-transcript search, and the one being typed. */
+  /** The committed in-transcript search, and the one being typed (each `/` starts an empty one). */
   readonly find: string;
   readonly findDraft: string;
-  /** The line the last find landed on, highlighted. */
-  readonly findLine: number;
+  /** Every occurrence of `find` in the layout, top to bottom (the header counts them). */
+  readonly findMatches: readonly FindMatch[];
+  /** The occurrence N/P last landed on (highlighted apart from the others); -1 before the first. */
+  readonly findCurrent: number;
+  /** Opened from content search: land on the first match once the transcript is read. */
+  readonly findOnLoad: boolean;
 }
 
 export interface ForkState {
@@ -100,6 +125,8 @@ export interface BrowserState {
   readonly scopeNote: string | null;
   readonly sort: SortKey;
   readonly query: string;
+  /** Content search (`>text`, Ctrl-G): the sessions found so far for `query`, in the order found; `done` once every file was searched. */
+  readonly content: { readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error: string | null } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number } | null;
   readonly rows: readonly ListRow[];
@@ -109,6 +136,11 @@ export interface BrowserState {
   readonly hiddenMatches: number;
   readonly selected: number;
   readonly selectedKey: string | null;
+  /**
+   * While a query is typed the selection stays on the top row as results arrive and are ranked further (Enter
+   * opens what is first on screen); once the user moves it, it stays on what they chose.
+   */
+  readonly followTop: boolean;
   readonly listTop: number;
   readonly mode: Mode;
   /** Where Esc from help/problems goes back to. */
@@ -148,12 +180,14 @@ export function initialState(options: InitialOptions): BrowserState {
     scopeNote: null,
     sort: 'updated',
     query: '',
+    content: null,
     search: null,
     rows: [],
     openWhenSearched: false,
     hiddenMatches: 0,
     selected: 0,
     selectedKey: null,
+    followTop: false,
     listTop: 0,
     mode: 'list',
     overlayReturn: 'list',

@@ -141,16 +141,33 @@ export function itemAtLine(layout: TranscriptLayout, index: number): { readonly 
   return { item: lineAt.item, offset: index - (layout.itemStarts[lineAt.item] ?? 0) };
 }
 
-/** First line at or after `from` (wrapping around) whose text contains `query`, case-insensitively; -1 if none. */
-export function findLine(layout: TranscriptLayout, query: string, from: number, direction: 1 | -1): number {
+/** One occurrence of the find text: its line and where in the line it starts. */
+export interface FindMatch {
+  readonly line: number;
+  readonly start: number;
+}
+
+/**
+ * Every occurrence of `query` in the laid-out lines, case-insensitively, top to bottom (what `/` counts and
+ * N/P step through). A line is compared folded only when its lower case keeps its length, so positions hold.
+ */
+export function findMatches(layout: TranscriptLayout, query: string): FindMatch[] {
   const needle = query.toLowerCase();
-  const count = layout.lines.length;
-  if (needle === '' || count === 0) return -1;
-  for (let step = 0; step < count; step++) {
-    const index = (((from + direction * step) % count) + count) % count;
-    if (layout.lines[index]!.text.toLowerCase().includes(needle)) return index;
-  }
-  return -1;
+  const matches: FindMatch[] = [];
+  if (needle === '') return matches;
+  layout.lines.forEach((line, index) => {
+    const lower = line.text.toLowerCase();
+    const haystack = lower.length === line.text.length ? lower : line.text;
+    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) matches.push({ line: index, start: at });
+  });
+  return matches;
+}
+
+/** The first match at or after line `from` (wrapping around to the first); -1 when there is none. */
+export function firstMatchFrom(matches: readonly FindMatch[], from: number): number {
+  if (matches.length === 0) return -1;
+  const at = matches.findIndex((match) => match.line >= from);
+  return at === -1 ? 0 : at;
 }
 
 const itemCache = new WeakMap<TranscriptItem, Map<string, readonly TranscriptLine[]>>();

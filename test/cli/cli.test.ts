@@ -499,15 +499,34 @@ describe('sessions grep', () => {
     expect(ids((await run(at('grep', '-i', 'TRY A STRICTER LINT', '--json'))).stdout)).toEqual(['5a1999c3-3fef-4a8c-8969-b584a1892bda']);
   });
 
+  it('--json counts the matches; --context shows the first one in its text under the row', async () => {
+    const json = await run(at('grep', '-i', 'auth test', '--json'));
+    const [row] = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; matches: number; snippet?: unknown });
+    expect(row).toMatchObject({ id: '01a200ed-500e-74e1-88bc-7c2f05604fd8', matches: 7 });
+    expect(row!.snippet).toBeUndefined();
+    const text = await run(at('grep', '-i', 'auth test', '--context', '8'));
+    expect(text.stdout.split('\n')[1]).toBe('        …did the auth test fail? t…  (7 matches)');
+    const withSnippet = await run(at('grep', '-i', 'auth test', '--context', '8', '--json'));
+    expect(JSON.parse(withSnippet.stdout)).toMatchObject({ matches: 7, snippet: { before: '…did the ', match: 'auth test', after: ' fail? t…' } });
+    // "test" is first in the system prompt Codex records (base_instructions): the snippet shows the prompt that has it
+    const rows = (await run(at('grep', 'test', '--context', '16', '--json'))).stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; snippet: unknown });
+    expect(rows.find((one) => one.id === '01a200ed-500e-74e1-88bc-7c2f05604fd8')?.snippet).toEqual({ before: '[a] now run the ', match: 'test', after: 's and list the f…' });
+  });
+
   const CODEX_500E = '01a200ed-500e-74e1-88bc-7c2f05604fd8';
   const codexFile = (): string => join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T01-44-42-${CODEX_500E}.jsonl`);
-  // Sorted by id: rows stream in as workers find them, so their order can vary between runs.
+  // Sorted by id: rows stream in as workers find them, so their order can vary between runs. The list fields
+  // (what is compared with list's rows), once each row's match count is checked and taken out.
   const grepRows = (stdout: string): ListRow[] =>
     stdout
       .trim()
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as ListRow)
+      .map((line) => {
+        const { matches, ...row } = JSON.parse(line) as ListRow & { matches: number };
+        expect(matches).toBeGreaterThan(0);
+        return row;
+      })
       .sort((a, b) => (a.id < b.id ? -1 : 1));
 
   /** Insert a tool output line after the file's 22nd line, with `text` starting at byte `at` of the file. */

@@ -141,6 +141,87 @@ describe('a clipped read of a big session', () => {
   });
 });
 
+describe("a user's long prompt in a display read", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sessions-prompt-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>(), headBytes: 65536, tailBytes: 16384 };
+  // 33 KB and 120 KB pasted prompts: longer than both display limits, with their ends worth finding.
+  const prompt = (kb: number, tag: string): string => `${tag} please review:\n${'a pasted line of the log é\n'.repeat(Math.ceil((kb * 1024) / 27))}the last words ${tag}`;
+  const output = `${'tool output line\n'.repeat(4000)}output end`;
+  const jsonl = (lines: readonly unknown[]): string => `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+  const texts = (session: Session): { role: string; text: string; clipped: number }[] =>
+    session.messages.flatMap((message) => message.blocks.map((block) => ({ role: message.role, text: textOf(block), clipped: block.clippedBytes ?? 0 })));
+
+  it('is read whole (every agent), while a long tool output is still clipped', async () => {
+    const codexId = '0199c0de-0000-7000-8000-00000000b16b';
+    const codexPath = join(dir, `rollout-2026-01-15T10-00-00-${codexId}.jsonl`);
+    const p1 = prompt(33, 'codex-1');
+    const p2 = prompt(120, 'codex-2');
+    await writeFile(
+      codexPath,
+      jsonl([
+        { timestamp: '2026-01-15T10:00:00.000Z', type: 'session_meta', payload: { id: codexId, timestamp: '2026-01-15T10:00:00.000Z', cwd: '/w' } },
+        { timestamp: '2026-01-15T10:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: p1 }] } },
+        { timestamp: '2026-01-15T10:00:01.000Z', type: 'event_msg', payload: { type: 'user_message', message: p1, images: [] } },
+        { timestamp: '2026-01-15T10:00:02.000Z', type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{"cmd":"make"}', call_id: 'c1' } },
+        { timestamp: '2026-01-15T10:00:03.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output } },
+        { timestamp: '2026-01-15T10:00:04.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: p2 }] } },
+      ]),
+    );
+    const codex = texts(await ADAPTERS.codex.readSession({ agent: 'codex', paths: [codexPath], idHint: codexId, root: dir, archived: false }, context, { clip: DISPLAY_CLIP_LIMITS }));
+    expect(codex.filter((one) => one.role === 'user')).toEqual([
+      { role: 'user', text: p1, clipped: 0 },
+      { role: 'user', text: p2, clipped: 0 },
+    ]);
+    expect(codex.find((one) => one.role === 'tool')!.clipped).toBeGreaterThan(0);
+
+    const claudeId = '5e551011-0000-4000-8000-00000000b16b';
+    const project = join(dir, 'projects', '-w');
+    await mkdir(project, { recursive: true });
+    const claudePath = join(project, `${claudeId}.jsonl`);
+    const c1 = prompt(33, 'claude-1');
+    const c2 = prompt(120, 'claude-2');
+    const base = { isSidechain: false, sessionId: claudeId, cwd: '/w', version: '2.1.197', timestamp: '2026-01-15T10:00:00.000Z' };
+    await writeFile(
+      claudePath,
+      jsonl([
+        { ...base, parentUuid: null, type: 'user', uuid: 'u1', message: { role: 'user', content: c1 } },
+        { ...base, parentUuid: 'u1', type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'make' } }] } },
+        { ...base, parentUuid: 'a1', type: 'user', uuid: 'r1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: output }] } },
+        { ...base, parentUuid: 'r1', type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'text', text: c2 }] } },
+      ]),
+    );
+    const claude = texts(await ADAPTERS.claude.readSession({ agent: 'claude', paths: [claudePath], idHint: claudeId, root: join(dir, 'projects'), archived: false }, context, { clip: DISPLAY_CLIP_LIMITS }));
+    expect(claude.filter((one) => one.role === 'user')).toEqual([
+      { role: 'user', text: c1, clipped: 0 },
+      { role: 'user', text: c2, clipped: 0 },
+    ]);
+    expect(claude.find((one) => one.role === 'tool')!.clipped).toBeGreaterThan(0);
+
+    const clawDir = join(dir, 'ws', '.claw', 'sessions');
+    await mkdir(clawDir, { recursive: true });
+    const clawPath = join(clawDir, 'session-1776300000000-9.jsonl');
+    const w1 = prompt(120, 'claw-1');
+    await writeFile(
+      clawPath,
+      jsonl([
+        { created_at_ms: 1776300000000, session_id: 'session-1776300000000-9', type: 'session_meta', updated_at_ms: 1776300000000, version: 1 },
+        { message: { blocks: [{ text: w1, type: 'text' }], role: 'user' }, type: 'message' },
+        { message: { blocks: [{ id: 't1', input: '{}', name: 'bash', type: 'tool_use' }], role: 'assistant' }, type: 'message' },
+        { message: { blocks: [{ is_error: false, output, tool_name: 'bash', tool_use_id: 't1', type: 'tool_result' }], role: 'tool' }, type: 'message' },
+      ]),
+    );
+    const claw = texts(await ADAPTERS.claw.readSession({ agent: 'claw', paths: [clawPath], idHint: null, root: join(dir, 'ws'), archived: false }, context, { clip: DISPLAY_CLIP_LIMITS }));
+    expect(claw.filter((one) => one.role === 'user')).toEqual([{ role: 'user', text: w1, clipped: 0 }]);
+    expect(claw.find((one) => one.role === 'tool')!.clipped).toBeGreaterThan(0);
+  });
+});
+
 describe('the start of a big transcript, before the rest is read', () => {
   let dir: string;
   beforeAll(async () => {

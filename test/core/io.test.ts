@@ -206,3 +206,37 @@ describe('fileContainsSync', () => {
     }
   });
 });
+
+describe('fileMatchesSync and snippets', () => {
+  it('counts every match once, across chunk boundaries and spellings, and finds the first', async () => {
+    const { compileTextSearch, fileMatchesSync, searchBuffer } = await import('../../src/core/io/contains.js');
+    const chunk = 256 << 10;
+    const path = join(dir, 'count.jsonl');
+    const bytes = Buffer.alloc(3 * chunk, 0x61);
+    // raw at the start, JSON-escaped (\u) across the first boundary, raw again across the second
+    const places = [10, chunk - 4, 2 * chunk - 2];
+    bytes.write('café-42', places[0]!, 'utf8');
+    bytes.write('caf\\u00e9-42', places[1]!, 'utf8');
+    bytes.write('café-42', places[2]!, 'utf8');
+    await writeFile(path, bytes);
+    const search = compileTextSearch('café-42');
+    expect(fileMatchesSync(path, search, searchBuffer(search))).toMatchObject({ count: 3, first: { offset: 10, length: Buffer.byteLength('café-42') } });
+    const none = compileTextSearch('café-43');
+    expect(fileMatchesSync(path, none)).toEqual({ count: 0, first: null, places: [] });
+    // the first match of each line (a system prompt is one line, however many matches it holds)
+    await writeFile(path, 'ab ab ab\nxx ab\nab\n');
+    expect(fileMatchesSync(path, compileTextSearch('ab')).places.map((place) => place.offset)).toEqual([0, 12, 15]);
+    // overlapping occurrences of a repeating needle are each counted once per position
+    await writeFile(path, 'xx abab abab xx');
+    expect(fileMatchesSync(path, compileTextSearch('abab')).count).toBe(2);
+  });
+
+  it('shows the JSON string the match is in, unescaped, cut to the context each side', async () => {
+    const { snippetIn } = await import('../../src/core/io/snippet.js');
+    const line = Buffer.from(JSON.stringify({ type: 'message', text: 'first line\nthe "rate limiter" drops requests \u001b[31mred\u001b[0m at night', id: 'x' }));
+    const at = line.indexOf('rate limiter');
+    expect(snippetIn(line, at, 'rate limiter'.length, 100)).toMatchObject({ lead: '{"type":"message","text":', opened: true, before: 'first line the "', match: 'rate limiter', after: '" drops requests red at night' });
+    expect(snippetIn(line, at, 'rate limiter'.length, 6)).toMatchObject({ before: '…the "', match: 'rate limiter', after: '" drop…' });
+  });
+});
+

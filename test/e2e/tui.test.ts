@@ -143,6 +143,109 @@ describe('sessions (the browser) in a terminal', () => {
     expect(fork.filter((line) => line.startsWith('user:'))).toHaveLength(2);
   });
 
+  it('words match on their own: `request server` lists the request-lifecycle sessions first, and Enter at once opens the top row', async () => {
+    const t = await open(140, 30);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type('request server');
+    const listed = await t.see(/\d+ matching "request server"/);
+    const rows = listed.split('\n');
+    expect(rows[1]).toMatch(/^› claude .*Explain the request lifecycle/);
+    expect(rows[2]).toMatch(/^ {2}claude .*Explain the request lifecycle/);
+    await t.see('· live');
+
+    // A better match arrives while the query is on screen (an agent writes a new session): it goes to the
+    // top, and so does the selection, since the user did not move it. Enter opens it.
+    const id = '7e57e57e-2222-4222-8333-944455556666';
+    const dir = join(home, '.claude', 'projects', '-tmp-live');
+    await mkdir(dir, { recursive: true });
+    const now = new Date().toISOString();
+    const line = (value: object): string => `${JSON.stringify(value)}\n`;
+    await writeFile(
+      join(dir, `${id}.jsonl`),
+      line({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'request server' }, uuid: 'u-1', timestamp: now, cwd: '/tmp/live', sessionId: id, version: '2.1.197' }) +
+        line({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', message: { id: 'm-1', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'the freshest answer' }] }, uuid: 'a-1', timestamp: now, cwd: '/tmp/live', sessionId: id }),
+    );
+    const moved = await t.see(/^› claude .*request server/m);
+    expect(moved.split('\n')[2]).toMatch(/^ {2}claude .*Explain the request lifecycle/);
+    await t.key('Enter');
+    await t.see('the freshest answer');
+  });
+
+  it('fzf syntax in the browser: an excluded word and an OR', async () => {
+    const t = await open();
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type("'lifecycle !fork");
+    const one = await t.see(/1 matching "'lifecycle !fork"/);
+    // the fork's title says [fork]: only its parent is left
+    expect(one.split('\n')[1]).toMatch(/^› claude .*Explain the request lifecycle.* 3$/);
+    await t.key('C-u');
+    await t.type('sidebar | caching');
+    const two = await t.see(/2 matching "sidebar \| caching"/);
+    expect(two).toContain('Make the sidebar collapsible');
+    expect(two).toContain('Write a long design note about caching');
+  });
+
+  it('find in a transcript: each / starts empty, Ctrl-U clears, a 2/5 counter, the current match marked apart', async () => {
+    const t = await open(100, 40);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.type('api-health');
+    await t.see(/\d+ matching "api-health"/);
+    await t.key('Enter');
+    await t.see('turn 1/5');
+    await t.key('/');
+    await t.see('find: ');
+    await t.type('test');
+    await t.key('Enter');
+    const first = await t.see(/"test" 1\/\d+/);
+    const total = Number(/"test" 1\/(\d+)/.exec(first)![1]);
+    expect(total).toBeGreaterThan(2);
+    await t.key('N');
+    await t.see(`"test" 2/${total}`);
+    // the current match has a background of its own (cyan), the others the match color (yellow)
+    const styled = await t.styledScreen();
+    const marked = (background: number): number => (styled.match(new RegExp(`\u001b\\[[0-9;]*${background}[0-9;]*m[^\u001b]*test`, 'gi')) ?? []).length;
+    expect(marked(46)).toBe(1);
+    expect(marked(43)).toBeGreaterThan(0);
+    // a new / starts empty: "auth" is found, not "testauth"
+    await t.key('/');
+    await t.type('xyz');
+    await t.see('find: xyz');
+    await t.key('C-u');
+    await t.waitFor((screen) => !screen.includes('find: xyz'));
+    await t.type('auth');
+    await t.key('Enter');
+    const auth = await t.see(/"auth" 1\/\d+/);
+    expect(auth).not.toContain('not found');
+  });
+
+  it('content search: Ctrl-G searches inside every transcript, rows show the match and its count, Enter opens the transcript at it', async () => {
+    const t = await open(140, 30);
+    await t.see('19 in all directories');
+    await t.key('/');
+    await t.key('C-g');
+    const empty = await t.see('type 2+ characters after >');
+    expect(empty).toContain('/ >');
+    expect(empty).toContain('Ctrl-G titles');
+    await t.type('Wall time: 0.27');
+    const found = await t.see(/1 session, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
+    const row = found.split('\n')[1]!;
+    expect(row).toMatch(/^› codex .*Chunk ID: 718123 Wall time: 0\.27\d* seconds/);
+    expect(row).toMatch(/\d+×/);
+    // the matched text is highlighted in the row
+    const styled = (await t.styledScreen()).split('\n')[1]!;
+    expect(styled).toMatch(new RegExp(`\u001b\\[[0-9;]*33[0-9;]*m[^\u001b]*Wall time: 0\\.27`));
+    await t.key('Enter');
+    const opened = await t.see(/"Wall time: 0\.27" 1\/\d+/);
+    expect(opened).toContain('turn 2/5');
+    expect(opened).toContain('Wall time: 0.2771 seconds');
+    // Esc back: the content search is still there; Ctrl-G goes back to searching titles with the same text
+    await t.key('Escape');
+    await t.see(/1 session, \d+ match/);
+  });
+
   it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
     // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
     const project = join(sandbox, 'project');

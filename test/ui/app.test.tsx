@@ -102,6 +102,18 @@ describe('session list', () => {
   });
 });
 
+describe('help', () => {
+  it('? lists the search syntax and content search with the other keys', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.press(['?'], 'Transcript');
+    expect(ui.frame()).toContain('Ctrl-G >');
+    expect(ui.frame()).toContain('search inside every transcript');
+    expect(ui.frame()).toContain("'x ^x x$ !x a|b");
+    expect(ui.frame()).toContain('Ctrl-U clears');
+  });
+});
+
 describe('search', () => {
   it('narrows as each letter is typed, puts the best match first and highlights it', async () => {
     const ui = start();
@@ -185,6 +197,29 @@ describe('transcript', () => {
     expect(ui.frame()).toContain('it failed at the end');
     await ui.press(['e'], 'outputs expanded');
     expect(ui.frame()).not.toContain('build failed');
+  });
+
+  it("shows a user's 33 KB prompt whole, and / finds its last words", async () => {
+    const id = '01a200ed-0000-7000-8000-00000000b16b';
+    const at = '2026-11-22T09:00:00.000Z';
+    const pasted = `please read this log\n${'a pasted line of the build log\n'.repeat(1100)}and tell me why the final zebra step broke`;
+    const lines = [
+      { timestamp: at, type: 'session_meta', payload: { id, timestamp: at, cwd: '/home/dev/src/big' } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: pasted }] } },
+      { timestamp: at, type: 'event_msg', payload: { type: 'user_message', message: pasted, images: [] } },
+      { timestamp: at, type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'the zebra step lacks a file' }] } },
+    ];
+    await writeFile(join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T09-00-00-${id}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const ui = start();
+    await ui.see('20 in all directories');
+    await ui.press(['/']);
+    await ui.type('please read this log', /1 matching/);
+    await ui.press([ENTER], 'turn 1/1');
+    expect(ui.frame()).not.toContain('more not read');
+    await ui.press(['/'], 'find:');
+    await ui.type('final zebra');
+    await ui.press([ENTER], '"final zebra" 1/1');
+    expect(ui.frame()).toContain('and tell me why the final zebra step broke');
   });
 
   it('finds text inside the transcript', async () => {

@@ -4,7 +4,7 @@ import { sessionKey, type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
-import { initialState, type BrowserState } from '../../src/ui/state.js';
+import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
 
 const CWD = '/home/dev/src/api';
@@ -103,6 +103,29 @@ describe('search', () => {
     expect(selectedId(retyped)).toBe('b');
   });
 
+  it('the selection follows the top while results arrive and are ranked further, until the user moves it', () => {
+    const typed = run([
+      loaded,
+      key('/'),
+      key('c'),
+      { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 5 },
+      // a better match arrives above the selected one: Enter must open what is first on screen
+      { type: 'searchResults', query: 'c', hits: [hit('b'), hit('a', 0.2), hit('c', 0.3)], pending: 0 },
+    ]);
+    expect(selectedId(typed)).toBe('b');
+    const opened = run([key('', { return: true })], typed);
+    expect(opened.transcript?.session.id).toBe('b');
+    // a session arriving live (watcher) above the top while the query is typed: still the top
+    const fresh = catalogSession({ id: 'f', updatedAt: '2026-11-09T00:00:00Z' });
+    const live = run([{ type: 'catalogChanged', upserted: [fresh], removed: [] }, { type: 'searchResults', query: 'c', hits: [hit('f'), hit('b', 0.1)], pending: 0 }], typed);
+    expect(selectedId(live)).toBe('f');
+    // moved by the user: the choice stays, through further ranking; typing again follows the top again
+    const moved = run([{ type: 'move', delta: 1 }, { type: 'searchResults', query: 'c', hits: [hit('f'), hit('c', 0.05), hit('b', 0.1)], pending: 0 }], live);
+    expect(selectedId(moved)).toBe('b');
+    const retyped = run([key('a'), { type: 'searchResults', query: 'ca', hits: [hit('c'), hit('b', 0.1)], pending: 3 }, { type: 'searchResults', query: 'ca', hits: [hit('a'), hit('c', 0.1), hit('b', 0.2)], pending: 0 }], moved);
+    expect(selectedId(retyped)).toBe('a');
+  });
+
   it('a burst "/ab" starts a search and types the rest', () => {
     const state = run([loaded, key('/ab')]);
     expect(state.mode).toBe('search');
@@ -128,6 +151,49 @@ describe('search', () => {
     const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [], pending: 0 }, key('', { backspace: true })]);
     expect(state.query).toBe('');
     expect(ids(state)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('content search', () => {
+  const found = (id: string, matches: number, before = 'the ', match = 'answer 2', after = '0 is here'): ContentHit => ({
+    paths: sessions.find((one) => one.id === id)!.paths,
+    matches,
+    snippet: { before, match, after },
+  });
+
+  it('Ctrl-G (or >) puts > in front of the query and back; results stream in, in scope, in the order found', () => {
+    const started = run([loaded, key('/'), key('answer'), key('g', { ctrl: true })]);
+    expect(started.query).toBe('>answer');
+    expect(run([key('g', { ctrl: true })], started).query).toBe('answer');
+    expect(run([loaded, key('>')]).mode).toBe('search');
+    const typed = run([key(' 2'), { type: 'contentResults', query: 'answer 2', hits: [found('c', 3)], done: false }], started);
+    expect(ids(typed)).toEqual(['c']);
+    expect(typed.rows[0]!.content?.matches).toBe(3);
+    const more = run([{ type: 'contentResults', query: 'answer 2', hits: [found('d', 1), found('a', 9)], done: true }], typed);
+    expect(ids(more)).toEqual(['c', 'a']); // d is in another directory
+    expect(more.hiddenMatches).toBe(1);
+    expect(more.content?.done).toBe(true);
+    // a file the catalog does not list is left out; another file of a listed conversation adds its matches
+    const merged = run([{ type: 'contentResults', query: 'answer 2', hits: [{ paths: ['/elsewhere/x.jsonl'], matches: 5, snippet: null }, found('c', 2)], done: true }], more);
+    expect(ids(merged)).toEqual(['c', 'a']);
+    expect(merged.rows[0]!.content?.matches).toBe(5);
+    // results for text no longer typed are dropped
+    expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
+  });
+
+  it('Enter opens the transcript at the first match once it is read', () => {
+    const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
+    const opened = run([key('', { return: true })], listed);
+    expect(opened.transcript?.find).toBe('answer 2');
+    const read = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 30) }], opened);
+    const t = read.transcript!;
+    expect(t.findMatches).toHaveLength(11); // answer 2, answer 20..29
+    expect(t.findCurrent).toBe(0);
+    expect(t.layout!.lines[t.findMatches[0]!.line]!.text).toBe('answer 2');
+    expect(t.turn).toBe(2);
+    // not in what the transcript shows (a cut tool output, injected context): it says so
+    const elsewhere = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 1) }], opened);
+    expect(elsewhere.notice?.text).toContain('not in what the transcript shows');
   });
 });
 
@@ -199,8 +265,30 @@ describe('transcript', () => {
     const state = run([...ready, key('/'), key('answer 5'), key('', { return: true })]);
     expect(state.mode).toBe('transcript');
     const t = state.transcript!;
-    expect(t.layout!.lines[t.findLine]!.text).toBe('answer 5');
+    expect(t.layout!.lines[t.findMatches[t.findCurrent]!.line]!.text).toBe('answer 5');
     expect(t.turn).toBe(5);
+  });
+
+  it('each / starts an empty query, Ctrl-U clears it, matches are counted and N/P step through them', () => {
+    const first = run([...ready, key('/'), key('answer 1'), key('', { return: true })]);
+    // answer 1, answer 10..19: eleven matches, the current one counted from the top of the screen
+    expect(first.transcript!.findMatches).toHaveLength(11);
+    expect(first.transcript!.findCurrent).toBe(0);
+    const next = run([key('N', { shift: true }), key('N', { shift: true })], first);
+    expect(next.transcript!.findCurrent).toBe(2);
+    expect(next.transcript!.layout!.lines[next.transcript!.findMatches[2]!.line]!.text).toBe('answer 11');
+    expect(run([key('P', { shift: true }), key('P', { shift: true })], first).transcript!.findCurrent).toBe(9); // wraps around
+    // a new / starts empty: typing "answer 2" finds answer 2, not "answer 1answer 2"
+    const again = run([key('/')], next);
+    expect(again.transcript!.findDraft).toBe('');
+    const typed = run([key('answer 2'), key('', { return: true })], again);
+    expect(typed.notice).toBeNull();
+    expect(typed.transcript!.find).toBe('answer 2');
+    expect(typed.transcript!.findMatches).toHaveLength(11);
+    // Ctrl-U erases what is typed
+    const killed = run([key('/'), key('xyz'), key('u', { ctrl: true })], typed);
+    expect(killed.transcript!.findDraft).toBe('');
+    expect(run([key('answer 30'), key('', { return: true })], killed).transcript!.findMatches).toHaveLength(1);
   });
 
   it('Esc goes back to the list with the same selection', () => {

@@ -67,6 +67,78 @@ describe('SearchIndex', () => {
   });
 });
 
+describe('words and fzf extended syntax', () => {
+  const index = new SearchIndex(sessions);
+  const keys = (query: string): string[] => index.search(query).map((hit) => hit.key);
+
+  it.each([
+    ['request server', 'claude:5a1999c3-bbbb'],
+    ['server request', 'claude:5a1999c3-bbbb'],
+    ['design caching', 'codex:01a200ed-dddd'],
+    ['sidebar ui-polish', 'claude:637c5025-cccc'], // one word in the title, the other in the branch
+    ['health api-server main', 'codex:01a200ed-aaaa'],
+  ])('each word of %j matches on its own, in any order and any field', (query, key) => {
+    expect(keys(query)[0]).toBe(key);
+  });
+
+  it('needs every word: one that matches nothing leaves nothing', () => {
+    expect(keys('request zebra')).toEqual([]);
+  });
+
+  it('highlights every word where it matched', () => {
+    const hit = index.search('request server')[0]!;
+    expect(matched('Explain the request lifecycle', hit.title)).toBe('request');
+    expect(matched(hit.prompt!.text, hit.prompt!.ranges)).toBe('request|server');
+  });
+
+  it('reports a prompt as written (case and accents) with the matched words marked in it', () => {
+    const hit = new SearchIndex([catalogSession({ id: 'p1', title: 'other', prompts: ['Fix the Café Login now'] })]).search("cafe 'login")[0]!;
+    expect(hit.prompt?.text).toBe('Fix the Café Login now');
+    expect(matched(hit.prompt!.text, hit.prompt!.ranges)).toBe('Café|Login');
+  });
+
+  it("'exact matches the substring only (no fuzzy letters)", () => {
+    expect(keys('colapsible')).toContain('claude:637c5025-cccc'); // fuzzy: one letter missing is fine
+    expect(keys("'colapsible")).toEqual([]);
+    expect(keys("'collapsible")).toEqual(['claude:637c5025-cccc']);
+  });
+
+  it('^prefix and suffix$ anchor to the start and end of a field', () => {
+    expect(keys('^analyze')).toEqual(['claw:session-1775']);
+    expect(keys('^repo')).toEqual([]);
+    expect(keys('repo$')).toEqual(['claw:session-1775']);
+    expect(keys('^/home/dev/src/web')).toEqual(['claude:637c5025-cccc']);
+    expect(keys('^api-health$')).toEqual(['codex:01a200ed-aaaa']);
+  });
+
+  it('!word excludes a session that has it in any field', () => {
+    expect(keys('api-server')).toEqual(expect.arrayContaining(['codex:01a200ed-aaaa', 'claude:5a1999c3-bbbb']));
+    expect(keys('api-server !auth')).toEqual(['codex:01a200ed-aaaa']); // the other's branch is feature/auth
+    expect(keys('!src').length).toBe(0);
+    expect(keys('!^analyze')).toHaveLength(sessions.length - 1);
+    expect(keys('!caching$')).not.toContain('codex:01a200ed-dddd');
+  });
+
+  it('a | b matches either', () => {
+    expect(keys('sidebar | lifecycle').sort()).toEqual(['claude:5a1999c3-bbbb', 'claude:637c5025-cccc']);
+    expect(keys('^/home/dev/src/api ^add | ^explain').sort()).toEqual(['claude:5a1999c3-bbbb', 'codex:01a200ed-aaaa']);
+  });
+
+  it('a word that is only an operator is nothing yet', () => {
+    expect(keys("'")).toEqual([]);
+    expect(keys("health '")).toEqual(keys('health'));
+  });
+
+  it('typed one key at a time gives what typing at once gives, even where a longer query matches more', () => {
+    for (const query of ['api-server !auth', 'sidebar | lifecycle', 'repo$', "'collapsible state"]) {
+      const typed = new SearchIndex(sessions);
+      let last: string[] = [];
+      for (let i = 1; i <= query.length; i++) last = typed.search(query.slice(0, i)).map((hit) => hit.key);
+      expect(last).toEqual(keys(query));
+    }
+  });
+});
+
 describe('prefilter', () => {
   it('is a subsequence test on folded text', () => {
     expect(isSubsequence('hlth', 'health')).toBe(true);

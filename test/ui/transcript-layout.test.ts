@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/model.js';
-import { buildTranscriptItems, findLine, layoutTranscript, toolArguments, turnAtLine } from '../../src/ui/transcript-layout.js';
+import { buildTranscriptItems, findMatches, firstMatchFrom, layoutTranscript, toolArguments, turnAtLine } from '../../src/ui/transcript-layout.js';
 import { wrapLine } from '../../src/ui/wrap-text.js';
 import { assistant, userTurn } from './helpers.js';
 
@@ -69,10 +69,14 @@ describe('transcript layout', () => {
     expect(turnAtLine(layout, 0)).toBe(0);
     expect(turnAtLine(layout, layout.turnStarts[0]!)).toBe(1);
     expect(turnAtLine(layout, layout.lines.length - 1)).toBe(2);
-    const done = findLine(layout, 'DONE', 0, 1);
-    expect(layout.lines[done]!.text).toBe('Done.');
-    expect(findLine(layout, 'fix the', done, 1)).toBe(layout.turnStarts[0]! + 1); // wraps around
-    expect(findLine(layout, 'absent', 0, 1)).toBe(-1);
+    const [done] = findMatches(layout, 'DONE');
+    expect(layout.lines[done!.line]!.text).toBe('Done.');
+    const fix = findMatches(layout, 'fix the');
+    expect(fix[0]).toEqual({ line: layout.turnStarts[0]! + 1, start: 0 });
+    expect(firstMatchFrom(fix, done!.line + 1)).toBe(0); // wraps around
+    expect(findMatches(layout, 'absent')).toEqual([]);
+    // every occurrence, several in a line too
+    expect(findMatches(layoutTranscript(buildTranscriptItems({ messages: [userTurn('ab ab AB')], fork: null, forkedFrom: null }), 40, { expanded: false, showReasoning: false }), 'ab').map((m) => m.start)).toEqual([0, 3, 6]);
   });
 
   it('renders tool arguments on one line', () => {

@@ -12,7 +12,7 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { openRegular, readRegularFile } from '../io/regular.js';
-import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
@@ -423,6 +423,14 @@ function summarize({ group, sidecar, scan, chain, exact, size, mtimeMs }: Summar
  */
 const SUMMARY_CLIP_FROM_BYTES = 4096;
 
+const USER_LINE = Buffer.from('"type":"user"', 'latin1');
+const TOOL_RESULT = Buffer.from('"tool_result"', 'latin1');
+
+/** A `user` line that is not a tool result: it may hold a prompt, which a display read keeps whole (clip.ts). */
+function mayHoldPrompt(bytes: Buffer): boolean {
+  return bytes.includes(USER_LINE) && !bytes.includes(TOOL_RESULT);
+}
+
 function clipForSummary(line: RawLine): RawLine {
   return line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? line : { ...line, bytes: clipJsonStrings(line.bytes, SUMMARY_CLIP_LIMITS) };
 }
@@ -717,6 +725,8 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
   isNonConversationLine: isClaudeNonConversationLine,
+  // Attachments (skill listings, environment), system prompts and request shapes.
+  notConversation: /"attachment"\s*:\s*\{[^{}]*$|"system"\s*:\s*(\[\s*\{[^{}]*)?$|"type"\s*:\s*"(api-request-shape|api-request|system)"[^{}]*$/,
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
     return paths
@@ -776,7 +786,7 @@ export const claudeAdapter: FormatAdapter = {
     const onPartial = options.onPartial;
     // The start's chain ends at the last leaf read so far: the conversation's opening, unless a later rewind moves it.
     const onStart = onPartial && ((start: ClaudeScan) => onPartial(shown(claudeMessages(start.activeChain(), path, start.usageById))));
-    const { scan, stats, size, mtimeMs } = await scanFile(path, options.clip, onStart);
+    const { scan, stats, size, mtimeMs } = await scanFile(path, withPromptLines(options.clip, mayHoldPrompt), onStart);
     const chain = scan.activeChain();
     const sidecar = await readTitleSidecar(path);
     return {

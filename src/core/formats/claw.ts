@@ -12,7 +12,7 @@ import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { openRegular } from '../io/regular.js';
-import { clipJsonStrings, clipRawLine, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
 import {
   addUsage,
@@ -627,10 +627,17 @@ async function readLegacyHeadTail(path: string, doc: ClawDoc, headBytes: number,
   }
 }
 
+const USER_ROLE = Buffer.from('"role":"user"', 'latin1');
+
+/** A user message (claw's tool results are `tool` messages): it may hold a prompt, which a display read keeps whole (clip.ts). */
+function mayHoldPrompt(bytes: Buffer): boolean {
+  return bytes.includes(USER_ROLE);
+}
+
 /** The whole live file: its transcript (rotated files hold older history the live snapshot already summarises). */
 export async function readClawSession(group: SessionFileGroup, _context?: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
   const live = livePath(group);
-  const { doc } = await readLiveFile(live, false, options.clip);
+  const { doc } = await readLiveFile(live, false, withPromptLines(options.clip, mayHoldPrompt));
   const { size, mtimeMs } = await stat(live);
   const sizes = await groupSizes(group, size, mtimeMs);
   const messages = options.clip === undefined ? doc.messages : unmarkMessages(doc.messages);

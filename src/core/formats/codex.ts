@@ -5,7 +5,7 @@ import { checkForkTurn, describeError, errorCode, errorMessage, isRecord, Unsupp
 import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, checkAppendable, createFileAtomic, WriteCheckError } from '../io/atomic.js';
 import { readRegularFile } from '../io/regular.js';
-import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, type ClipLimits } from '../io/clip.js';
+import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
 import { reportSkippedLines } from './problems.js';
 import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
@@ -983,10 +983,17 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
   return buildSummary(collected.id, group, context, collected, d, collected.exact);
 }
 
+const PROMPT_MARKS = ['"role":"user"', '"type":"user_message"', '"type":"UserMessage"'].map((mark) => Buffer.from(mark, 'latin1'));
+
+/** A user message, a `user_message` event or a 0.16x `UserMessage` item: a prompt, which a display read keeps whole (clip.ts). */
+function mayHoldPrompt(bytes: Buffer): boolean {
+  return PROMPT_MARKS.some((mark) => bytes.includes(mark));
+}
+
 /** The whole transcript; a file that would not be listed (no turns yet) still opens when asked for. */
 async function readCodexSession(group: SessionFileGroup, context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
   const stats = newLineStats();
-  const clip = options.clip;
+  const clip = withPromptLines(options.clip, mayHoldPrompt);
   const shown = (messages: Message[]): Message[] => (clip === undefined ? messages : unmarkMessages(messages));
   const onPartial = options.onPartial;
   const onStart: OnStart | undefined = onPartial
@@ -1122,6 +1129,8 @@ function forkHeader(header: Header, sourceId: string, id: string, now: Date, roo
 
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
+  // base_instructions {text}, developer_instructions and the like, developer-role messages.
+  notConversation: /instructions"\s*:\s*(\{\s*"text"\s*:\s*)?$|"role"\s*:\s*"developer"/,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
   readSummary: readCodexSummary,

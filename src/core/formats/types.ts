@@ -84,4 +84,10 @@ export interface FormatAdapter {
    * shapes, system prompts): a full-text search must not match inside it.
    */
   isNonConversationLine?(opening: string): boolean;
+  /**
+   * What the JSON before a string looks like when the string is not conversation (system prompts, skill listings):
+   * a full-text search's snippet shows a match elsewhere when there is one. Tested against the bytes just
+   * before the string's opening quote.
+   */
+  readonly notConversation?: RegExp;
 }

@@ -69,6 +69,17 @@ export interface ClipLimits {
   readonly text: number;
   /** Every other string: tool outputs and inputs, events' copies of them, encrypted content, instructions. */
   readonly other: number;
+  /**
+   * A line that holds a user's prompt (the adapter knows its agent's lines: see `withPromptLines`): its prose
+   * values (`"text"`, `"content"`, `"message"`) are never cut, whatever their length. Clipping is for tool outputs
+   * and reasoning; a prompt is the user's own words, shown, found and expanded whole.
+   */
+  readonly promptLine?: (bytes: Buffer) => boolean;
+}
+
+/** The limits, with the lines `promptLine` recognises as holding a prompt read whole (their prose values). */
+export function withPromptLines(limits: ClipLimits | undefined, promptLine: (bytes: Buffer) => boolean): ClipLimits | undefined {
+  return limits === undefined ? undefined : { ...limits, promptLine };
 }
 
 /**
@@ -95,9 +106,19 @@ export const COUNT_CLIP_LIMITS: ClipLimits = { text: 1024, other: 256 };
 export const SUMMARY_CLIP_LIMITS: ClipLimits = { text: 1024, other: 1024 };
 
 const TEXT_KEY = Buffer.from('"text":', 'latin1');
+/** Where the agents put a prompt's words: `text` blocks (all), Claude's string `content`, Codex's `user_message` `message`. */
+const PROSE_KEYS = [TEXT_KEY, Buffer.from('"content":', 'latin1'), Buffer.from('"message":', 'latin1')];
+
+function isKeyValue(bytes: Buffer, open: number, key: Buffer): boolean {
+  return open >= key.length && bytes.compare(key, 0, key.length, open - key.length, open) === 0;
+}
 
 function isTextValue(bytes: Buffer, open: number): boolean {
-  return open >= TEXT_KEY.length && bytes.compare(TEXT_KEY, 0, TEXT_KEY.length, open - TEXT_KEY.length, open) === 0;
+  return isKeyValue(bytes, open, TEXT_KEY);
+}
+
+function isProseValue(bytes: Buffer, open: number): boolean {
+  return PROSE_KEYS.some((key) => isKeyValue(bytes, open, key));
 }
 
 /**
@@ -107,6 +128,7 @@ function isTextValue(bytes: Buffer, open: number): boolean {
  */
 export function clipJsonStrings(bytes: Buffer, limits: ClipLimits): Buffer {
   if (bytes.length <= Math.min(limits.text, limits.other) + 2) return bytes;
+  const prompt = limits.promptLine?.(bytes) ?? false;
   const parts: Buffer[] = [];
   let copied = 0;
   for (let from = 0; ; ) {
@@ -115,7 +137,8 @@ export function clipJsonStrings(bytes: Buffer, limits: ClipLimits): Buffer {
     const close = closingQuote(bytes, open);
     if (close === -1) return bytes;
     const start = open + 1;
-    const maxBytes = close - start > limits.other && isTextValue(bytes, open) ? limits.text : limits.other;
+    const long = close - start > limits.other;
+    const maxBytes = long && prompt && isProseValue(bytes, open) ? Number.POSITIVE_INFINITY : long && isTextValue(bytes, open) ? limits.text : limits.other;
     if (close - start > maxBytes) {
       const cut = safeCut(bytes, start, start + maxBytes);
       parts.push(bytes.subarray(copied, cut), Buffer.from(`\\u0000${close - cut}\\u0000`, 'latin1'));

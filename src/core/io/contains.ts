@@ -204,6 +204,28 @@ function firstMatch(search: TextSearch, view: Buffer, from: number): number {
   return best;
 }
 
+/**
+ * Every match of the search in `view` whose end lies past `after` (matches ending at or before it were counted in
+ * the previous chunk): calls `found(start, length)` in no particular order, once per position.
+ */
+function eachMatch(search: TextSearch, view: Buffer, after: number, found: (start: number, length: number) => void): void {
+  const seen = search.probes.length > 1 ? new Set<number>() : null;
+  for (const probe of search.probes) {
+    for (let hit = view.indexOf(probe.bytes); hit !== -1; hit = view.indexOf(probe.bytes, hit + 1)) {
+      for (const spelling of probe.spellings) {
+        const start = hit - spelling.probeOffset;
+        const end = start + spelling.bytes.length;
+        if (start < 0 || end > view.length || end <= after) continue;
+        const equal = search.ignoreCase && !search.foldChunks ? equalsFolded(view, start, spelling.bytes) : view.compare(spelling.bytes, 0, spelling.bytes.length, start, end) === 0;
+        if (!equal || seen?.has(start)) continue;
+        seen?.add(start);
+        found(start, spelling.bytes.length);
+        break;
+      }
+    }
+  }
+}
+
 /** `view[start…]` equals the (lower-case) `bytes` once its ASCII letters are lowered. */
 function equalsFolded(view: Buffer, start: number, bytes: Buffer): boolean {
   for (let i = 0; i < bytes.length; i++) {
@@ -306,4 +328,97 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   } finally {
     closeSync(fd);
   }
+}
+
+/** Where a match is in a file (bytes). */
+export interface MatchPlace {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** What a whole file holds of the search: how many matches, and where the first few are (in file order). */
+export interface FileMatches {
+  readonly count: number;
+  readonly first: MatchPlace | null;
+  /**
+   * The first match of each of the first `FIRST_PLACES` lines that have one, in file order: a snippet may prefer
+   * one in conversation text (a system prompt is one line, however many matches it holds).
+   */
+  readonly places: readonly MatchPlace[];
+}
+
+const FIRST_PLACES = 8;
+
+/**
+ * Every match in the file (`fileContainsSync` stops at the first): the count and the first one's place, for
+ * `grep`'s match counts and snippets. Same chunked reads, same spellings.
+ */
+export function fileMatchesSync(
+  path: string,
+  search: TextSearch,
+  buffer: Buffer = searchBuffer(search),
+  onHead?: HeadVisitor,
+  skipLine?: LineFilter,
+): FileMatches {
+  const overlap = Math.max(0, search.longest - 1);
+  const chunk = buffer.length - overlap;
+  if (chunk <= 0) throw new RangeError('search buffer too small');
+  let count = 0;
+  const places: (MatchPlace & { readonly line: number })[] = [];
+  /** The file offset just past the last newline before the current buffer (the current line's start). */
+  let lineStart = 0;
+  const fd = openRegularSync(path);
+  const verdicts = new Map<number, boolean>();
+  /** A match in a line the adapter says is never conversation does not count (its opening is read once, on a hit). */
+  const skipped = (start: number): boolean => {
+    if (skipLine === undefined) return false;
+    let verdict = verdicts.get(start);
+    if (verdict === undefined) {
+      const opening = Buffer.alloc(LINE_OPENING_BYTES);
+      const read = readSync(fd, opening, 0, LINE_OPENING_BYTES, start);
+      const end = opening.subarray(0, read).indexOf(0x0a);
+      verdict = skipLine(opening.subarray(0, end === -1 ? read : end).toString('utf8'));
+      verdicts.set(start, verdict);
+    }
+    return verdict;
+  };
+  try {
+    let carried = 0;
+    let position = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, carried, chunk, position);
+      if (bytesRead === 0) break;
+      const length = carried + bytesRead;
+      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
+      if (search.probes.length === 0) break;
+      if (search.foldChunks) lowerAscii(buffer, carried, length);
+      // buffer[0] is the file's byte at position - carried.
+      const base = position - carried;
+      eachMatch(search, buffer.subarray(0, length), carried, (start, matched) => {
+        const offset = base + start;
+        const newline = start === 0 ? -1 : buffer.lastIndexOf(0x0a, start - 1);
+        const line = newline === -1 ? lineStart : base + newline + 1;
+        if (skipped(line)) return;
+        count++;
+        if (places.length === FIRST_PLACES && offset >= places[FIRST_PLACES - 1]!.offset) return;
+        const same = places.findIndex((place) => place.line === line);
+        if (same !== -1) {
+          if (places[same]!.offset <= offset) return;
+          places.splice(same, 1);
+        }
+        let at = places.length;
+        while (at > 0 && places[at - 1]!.offset > offset) at--;
+        places.splice(at, 0, { offset, length: matched, line });
+        if (places.length > FIRST_PLACES) places.pop();
+      });
+      const last = buffer.subarray(0, length).lastIndexOf(0x0a);
+      if (last !== -1) lineStart = Math.max(lineStart, base + last + 1);
+      position += bytesRead;
+      carried = Math.min(overlap, length);
+      buffer.copy(buffer, 0, length - carried, length);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { count, first: places[0] ?? null, places: places.map(({ offset, length }) => ({ offset, length })) };
 }

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { oneLine, safeLine } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
-import { searchSettled, type BrowserState } from '../state.js';
+import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { tildePath } from '../time.js';
 
@@ -33,6 +33,11 @@ export function Header({ state, width }: HeaderProps) {
             {` · ${transcript.session.agent}`}
             {transcript.expanded ? ' · outputs expanded' : ''}
             {transcript.showReasoning ? ' · reasoning shown' : ''}
+          </Text>
+          {transcript.find ? (
+            <Text color={theme.match}>{` · "${oneLine(transcript.find)}" ${transcript.findCurrent >= 0 ? transcript.findCurrent + 1 : '–'}/${transcript.findMatches.length}`}</Text>
+          ) : null}
+          <Text color={theme.dim}>
             {' · '}
           </Text>
           <Text bold>{oneLine(transcript.session.title) || '(untitled)'}</Text>
@@ -53,7 +58,12 @@ export function Header({ state, width }: HeaderProps) {
         ) : (
           <Text>
             {' · '}
-            {query ? (
+            {contentQuery(state.query) !== null ? (
+              <Text color={theme.match}>
+                {contentStatus(state)}
+                {state.mode === 'search' ? '' : ' (Esc clears)'}
+              </Text>
+            ) : query ? (
               <Text color={theme.match}>
                 {searchSettled(state) ? `${state.rows.length}${state.search?.pending ? '+' : ''} matching "${query}"${state.search?.pending ? ' (ranking…)' : ''}` : `searching "${query}"…`}
                 {state.mode === 'search' ? '' : ' (Esc clears)'}
@@ -74,4 +84,16 @@ export function Header({ state, width }: HeaderProps) {
       </Text>
     </Box>
   );
+}
+
+/** "3 sessions, 17 matches of \"text\" in transcripts (searching…)", or what is missing before it can start. */
+function contentStatus(state: BrowserState): string {
+  const text = contentQuery(state.query) ?? '';
+  if (text.length < CONTENT_MIN_CHARS) return `in transcripts: type ${CONTENT_MIN_CHARS}+ characters after >`;
+  const content = state.content?.query === text ? state.content : null;
+  if (!content) return `searching transcripts for "${text}"…`;
+  const matches = state.rows.reduce((sum, row) => sum + (row.content?.matches ?? 0), 0);
+  const sessions = `${state.rows.length} session${state.rows.length === 1 ? '' : 's'}`;
+  const status = content.error ? ` (failed: ${content.error})` : content.done ? '' : ' (searching…)';
+  return `${sessions}, ${matches} match${matches === 1 ? '' : 'es'} of "${text}" in transcripts${status}`;
 }

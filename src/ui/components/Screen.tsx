@@ -1,6 +1,6 @@
 import { Box } from 'ink';
 import { bodyHeight, listGeometry, noticeRows } from '../geometry.js';
-import type { BrowserState } from '../state.js';
+import { CONTENT_MIN_CHARS, contentQuery, type BrowserState } from '../state.js';
 import { CONFIRM_PROMPT_ROWS, ConfirmPrompt } from './ConfirmPrompt.js';
 import { Footer } from './Footer.js';
 import { FORK_PROMPT_ROWS, ForkPrompt } from './ForkPrompt.js';
@@ -73,7 +73,14 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
   const top = Math.max(state.listTop, state.selected - listHeight + 1);
   const row = state.rows[state.selected] ?? null;
   const query = state.query.trim();
-  const emptyText = query
+  const content = contentQuery(state.query);
+  const emptyText = content !== null
+    ? content.length < CONTENT_MIN_CHARS
+      ? 'Type the text to find inside every transcript (tool outputs too). Ctrl-G goes back to searching titles.'
+      : state.content?.query === content && state.content.done
+        ? `No transcript contains "${content}"${state.hiddenMatches > 0 ? ` here; ${state.hiddenMatches} in other directories (Tab shows all)` : ''}.`
+        : `Searching every transcript for "${content}"…`
+    : query
     ? `Nothing matches "${query}"${state.hiddenMatches > 0 ? ` here; ${state.hiddenMatches} in other directories (Tab shows all)` : ''}.`
     : 'No sessions in this directory. Tab shows all.';
   const preview = <Preview session={row?.session ?? null} hit={row?.hit ?? null} data={state.preview} placement={geometry.preview} homeDir={state.homeDir} />;

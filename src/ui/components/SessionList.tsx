@@ -40,6 +40,7 @@ export function SessionList({ rows, top, selected, width, height, now, homeDir, 
           key={sessionKey(row.session)}
           session={row.session}
           hit={row.hit}
+          content={row.content}
           selected={top + i === selected}
           columns={columns}
           now={now}

@@ -25,6 +25,7 @@ export function TranscriptView({ transcript, width, height }: TranscriptViewProp
   }
   const { lines } = transcript.layout;
   const visible = lines.slice(transcript.top, transcript.top + height);
+  const current = transcript.findMatches[transcript.findCurrent] ?? null;
   return (
     <Box width={width} height={height} flexDirection="column" overflow="hidden">
       {visible.length === 0 && <Text color={theme.dim}>(no messages)</Text>}
@@ -34,7 +35,7 @@ export function TranscriptView({ transcript, width, height }: TranscriptViewProp
           line={line}
           selectedTurn={line.kind === 'turn' && line.turn === transcript.turn}
           forkable={line.turn >= 2}
-          found={transcript.top + i === transcript.findLine}
+          currentAt={current && current.line === transcript.top + i ? current.start : -1}
           find={transcript.find}
           theme={theme}
         />
@@ -47,12 +48,13 @@ interface LineViewProps {
   readonly line: TranscriptLine;
   readonly selectedTurn: boolean;
   readonly forkable: boolean;
-  readonly found: boolean;
+  /** Where the current find match starts in this line (-1: not on this line). */
+  readonly currentAt: number;
   readonly find: string;
   readonly theme: Theme;
 }
 
-function LineView({ line, selectedTurn, forkable, found, find, theme }: LineViewProps) {
+function LineView({ line, selectedTurn, forkable, currentAt, find, theme }: LineViewProps) {
   const style = lineStyle(line, theme);
   return (
     <Box height={1} flexShrink={0}>
@@ -61,23 +63,34 @@ function LineView({ line, selectedTurn, forkable, found, find, theme }: LineView
           {selectedTurn ? '▶' : line.gutter}
         </Text>
       </Box>
-      <Text wrap="truncate-end" {...style} inverse={selectedTurn || (found && !theme.color)}>
-        {find ? <FindMarks text={line.text} find={find} theme={theme} /> : line.text}
+      <Text wrap="truncate-end" {...style} inverse={selectedTurn}>
+        {find ? <FindMarks text={line.text} find={find} currentAt={currentAt} theme={theme} /> : line.text}
         {selectedTurn && forkable ? `  · f forks here, keeping ${keptTurns(line.turn - 1)}` : ''}
       </Text>
     </Box>
   );
 }
 
-function FindMarks({ text, find, theme }: { readonly text: string; readonly find: string; readonly theme: Theme }) {
+/** Every match of the find marked; the current one (N/P) stands out from the others. */
+function FindMarks({ text, find, currentAt, theme }: { readonly text: string; readonly find: string; readonly currentAt: number; readonly theme: Theme }) {
   const lower = text.toLowerCase();
+  // The positions findMatches counted: folded only when folding keeps the length.
+  const haystack = lower.length === text.length ? lower : text;
   const needle = find.toLowerCase();
   const parts: ReactNode[] = [];
   let at = 0;
-  for (let index = lower.indexOf(needle); needle && index >= 0; index = lower.indexOf(needle, at)) {
+  for (let index = haystack.indexOf(needle); needle && index >= 0; index = haystack.indexOf(needle, at)) {
     if (index > at) parts.push(text.slice(at, index));
+    const current = index === currentAt;
     parts.push(
-      <Text key={index} backgroundColor={theme.color ? theme.match : undefined} color={theme.color ? 'black' : undefined} underline={!theme.color}>
+      <Text
+        key={index}
+        backgroundColor={theme.color ? (current ? theme.accent : theme.match) : undefined}
+        color={theme.color ? 'black' : undefined}
+        bold={current}
+        inverse={current && !theme.color}
+        underline={!theme.color}
+      >
         {text.slice(index, index + needle.length)}
       </Text>,
     );

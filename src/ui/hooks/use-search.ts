@@ -25,7 +25,8 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
 
   useEffect(() => {
     const trimmed = query.trim();
-    if (trimmed === '') return;
+    // `>text` searches inside the transcripts (use-content-search.ts), not the catalog.
+    if (trimmed === '' || trimmed.startsWith('>')) return;
     let handle = setImmediate(() => {
       syncIndex(index, indexed, sessions);
       // The first page is ranked at once; the rest in slices between keystrokes, so typing never waits.

@@ -1,0 +1,119 @@
+import { closeSync, readSync } from 'node:fs';
+import { openRegularSync } from './regular.js';
+import { stripControl } from '../text.js';
+
+/** A match in its surroundings, as text to show on one line: the matched text and up to N characters each side. */
+export interface Snippet {
+  readonly before: string;
+  readonly match: string;
+  readonly after: string;
+}
+
+/** A snippet and the JSON just before the string it is in (up to `LEAD_BYTES`): which key, which kind of record. */
+export interface PlacedSnippet extends Snippet {
+  readonly lead: string;
+  /** The string's opening quote was found (else `lead` is empty: the string opens before the bytes given). */
+  readonly opened: boolean;
+}
+
+const LEAD_BYTES = 160;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Bytes read on each side of a match: enough for a few hundred characters of context however they are escaped. */
+const WINDOW_BYTES = 4096;
+
+/**
+ * The text around a match found in a JSONL file's bytes (`offset`, `length`): the JSON string the match sits in,
+ * unescaped (newlines and tabs as spaces, control sequences removed), cut to `context` characters each side.
+ */
+export function readSnippet(path: string, offset: number, length: number, context: number): PlacedSnippet {
+  const start = Math.max(0, offset - WINDOW_BYTES);
+  const window = Buffer.allocUnsafe(offset - start + length + WINDOW_BYTES);
+  const fd = openRegularSync(path);
+  try {
+    const read = readSync(fd, window, 0, window.length, start);
+    const snippet = snippetIn(window.subarray(0, read), offset - start, length, context);
+    // A long string (a system prompt of many KiB) opens before the window: find what precedes it further back.
+    return snippet.opened || start === 0 ? snippet : { ...snippet, lead: leadBefore(fd, start) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How far back the opening of a long string is looked for. */
+const MAX_LEAD_SEARCH = 1024 * 1024;
+
+/** The bytes before the last unescaped quote that precedes `end` in the file (searched back up to MAX_LEAD_SEARCH). */
+function leadBefore(fd: number, end: number): string {
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  for (let to = end; to > 0 && end - to < MAX_LEAD_SEARCH; ) {
+    const from = Math.max(0, to - chunk.length);
+    const read = readSync(fd, chunk, 0, to - from, from);
+    const bytes = chunk.subarray(0, read);
+    for (let i = bytes.length - 1; i >= 0; i--) {
+      if (bytes[i] !== QUOTE || backslashesBefore(bytes, i) % 2 === 1) continue;
+      const leadStart = Math.max(0, from + i - LEAD_BYTES);
+      const lead = Buffer.allocUnsafe(from + i - leadStart);
+      readSync(fd, lead, 0, lead.length, leadStart);
+      return lead.toString('latin1');
+    }
+    // Keep a little overlap: an escape's backslashes may straddle the chunk boundary.
+    to = from === 0 ? 0 : from + 8;
+    if (from === 0) break;
+  }
+  return '';
+}
+
+/** `readSnippet` on bytes in memory: the match is `bytes[at, at + length)`. */
+export function snippetIn(bytes: Buffer, at: number, length: number, context: number): PlacedSnippet {
+  const matchEnd = Math.min(bytes.length, at + length);
+  // The string the match is in: from the quote before it to the quote after it (not escaped ones).
+  let open = -1;
+  for (let i = at - 1; i >= 0; i--) {
+    if (bytes[i] === QUOTE && backslashesBefore(bytes, i) % 2 === 0) {
+      open = i;
+      break;
+    }
+  }
+  let close = bytes.length;
+  for (let i = matchEnd; i < bytes.length; i++) {
+    if (bytes[i] === QUOTE && backslashesBefore(bytes, i) % 2 === 0) {
+      close = i;
+      break;
+    }
+  }
+  // Without a quote in the window, start on a whole character (not a UTF-8 continuation byte).
+  let from = open + 1;
+  if (open === -1) while (from < at && (bytes[from]! & 0xc0) === 0x80) from++;
+  const before = unescapeJson(bytes.toString('utf8', from, at));
+  const after = unescapeJson(bytes.toString('utf8', matchEnd, close));
+  const chars = (text: string): string[] => [...text];
+  const head = chars(before);
+  const tail = chars(after);
+  return {
+    lead: open === -1 ? '' : bytes.toString('latin1', Math.max(0, open - LEAD_BYTES), open),
+    opened: open !== -1,
+    before: (head.length > context ? '…' : '') + head.slice(Math.max(0, head.length - context)).join('').trimStart(),
+    match: unescapeJson(bytes.toString('utf8', at, matchEnd)),
+    after: tail.slice(0, context).join('').trimEnd() + (tail.length > context ? '…' : ''),
+  };
+}
+
+function backslashesBefore(bytes: Buffer, end: number): number {
+  let count = 0;
+  for (let i = end - 1; i >= 0 && bytes[i] === BACKSLASH; i--) count++;
+  return count;
+}
+
+/** JSON string escapes undone, tolerantly (a cut escape stays as it is); whitespace runs become one space. */
+function unescapeJson(text: string): string {
+  const unescaped = text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, escape: string) => {
+    if (escape.length === 5) return String.fromCharCode(Number.parseInt(escape.slice(1), 16));
+    return escape === 'n' || escape === 'r' || escape === 't' || escape === 'b' || escape === 'f' ? ' ' : escape;
+  });
+  // A lone surrogate (half of a pair cut off by the window) would print as garbage.
+  return stripControl(unescaped.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ''))
+    .replace(/\s+/g, ' ');
+}

@@ -1,0 +1,49 @@
+import { useEffect, type Dispatch } from 'react';
+import type { Action } from '../reducer.js';
+import type { TuiServices } from '../services.js';
+import { CONTENT_MIN_CHARS, contentQuery, type ContentHit } from '../state.js';
+
+/** Content search starts this long after the last keystroke (each one would otherwise read every transcript). */
+const CONTENT_DELAY_MS = 250;
+
+/** Sessions found are handed to the reducer at most this often: hundreds can match at once. */
+const CONTENT_BATCH_MS = 50;
+
+/**
+ * Search inside every transcript for a `>text` query (the services run the same engine as `sessions grep`):
+ * matching sessions stream in as `contentResults` actions; a new query stops the search in progress.
+ */
+export function useContentSearch(services: TuiServices, query: string, dispatch: Dispatch<Action>): void {
+  const text = contentQuery(query);
+  useEffect(() => {
+    if (text === null || text.length < CONTENT_MIN_CHARS || !services.grep) return;
+    const grep = services.grep;
+    let stop: (() => void) | null = null;
+    let flushTimer: NodeJS.Timeout | null = null;
+    let batch: ContentHit[] = [];
+    const flush = (done: boolean, error?: string): void => {
+      flushTimer = null;
+      if (batch.length === 0 && !done) return;
+      dispatch({ type: 'contentResults', query: text, hits: batch, done, ...(error === undefined ? {} : { error }) });
+      batch = [];
+    };
+    const timer = setTimeout(() => {
+      stop = grep(
+        text,
+        (hit) => {
+          batch.push(hit);
+          flushTimer ??= setTimeout(() => flush(false), CONTENT_BATCH_MS);
+        },
+        (error) => {
+          if (flushTimer) clearTimeout(flushTimer);
+          flush(true, error ?? undefined);
+        },
+      );
+    }, CONTENT_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+      if (flushTimer) clearTimeout(flushTimer);
+      stop?.();
+    };
+  }, [services, text, dispatch]);
+}
