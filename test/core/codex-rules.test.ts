@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nestSubagents, scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { UnsupportedForkError } from '../../src/core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
-import { codexAdapter } from '../../src/core/formats/codex.js';
+import { codexAdapter, isCodexNonConversationLine } from '../../src/core/formats/codex.js';
+import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
 import { DISPLAY_CLIP_LIMITS } from '../../src/core/io/clip.js';
 import {
   codexUserPromptText,
@@ -338,5 +339,31 @@ describe('nesting sub-agents (catalog)', () => {
       ['c', 'b', []],
       ['review', 'a', []],
     ]);
+  });
+});
+
+describe('lines that are never conversation (full-text search)', () => {
+  const rollout = fileURLToPath(
+    new URL('../../examples/home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-55-01a200ed-8253-74d3-b561-f652765d4d59.jsonl', import.meta.url),
+  );
+
+  it('does not count a match inside the header instructions, turn contexts, developer messages or injected context', async () => {
+    const openings = (await readFile(rollout, 'utf8')).split('\n').filter(Boolean).map((line) => line.slice(0, 512));
+    const skipped = openings.filter((line) => isCodexNonConversationLine(line));
+    expect(skipped.some((line) => line.includes('"type":"session_meta"'))).toBe(true);
+    expect(skipped.some((line) => line.includes('"type":"turn_context"'))).toBe(true);
+    // every user message kept is a typed prompt, every one skipped is context Codex injected
+    for (const line of openings.filter((l) => l.includes('"role":"user"'))) {
+      expect(isCodexNonConversationLine(line)).toBe(/<environment_context>|<user_instructions>|# AGENTS\.md|<permissions/i.test(line));
+    }
+    expect(isCodexNonConversationLine('{"id":"584c1c48-5ca1-4160-ac98-ec5c303552b5","timestamp":"2025-08-20T10:00:00.000Z","instructions":"You are"}')).toBe(true);
+    // an escaped `"role":"developer"` inside a prompt's text is text, not a developer message
+    expect(isCodexNonConversationLine('{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"say \\"role\\":\\"developer\\""}]}}')).toBe(false);
+  });
+
+  it('a word only in the instructions every rollout carries matches no session', () => {
+    const search = compileTextSearch('do whatever you need', { ignoreCase: true });
+    expect(fileContainsSync(rollout, search)).toBe(true);
+    expect(fileContainsSync(rollout, search, undefined, undefined, isCodexNonConversationLine)).toBe(false);
   });
 });

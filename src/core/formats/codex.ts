@@ -60,6 +60,22 @@ export function isInjectedContext(text: string): boolean {
 
 export { codexUserPromptText };
 
+/** Records that hold no conversation: headers (base instructions), turn contexts, developer-role messages. */
+const NOT_CONVERSATION_RECORD = /^\{[^{]*"type"\s*:\s*"(?:session_meta|turn_context)"|"role"\s*:\s*"developer"|^\{"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"instructions"/;
+/** The first text of a user-role message, as its line opens (JSON-escaped). */
+const USER_TEXT_OPENING = /"role"\s*:\s*"user"\s*,\s*"content"\s*:\s*\[\s*\{\s*"type"\s*:\s*"input_text"\s*,\s*"text"\s*:\s*"((?:[^"\\]|\\.){0,80})/;
+
+/**
+ * True for a line that is never conversation text, judged by its opening: a full-text search does not count a
+ * match inside it (every rollout's header carries the same instructions; AGENTS.md and environment blocks are
+ * injected as user messages).
+ */
+export function isCodexNonConversationLine(opening: string): boolean {
+  if (NOT_CONVERSATION_RECORD.test(opening)) return true;
+  const text = USER_TEXT_OPENING.exec(opening)?.[1];
+  return text !== undefined && isInjectedContext(text.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Names
 
@@ -1131,6 +1147,7 @@ export const codexAdapter: FormatAdapter = {
   agent: 'codex',
   // base_instructions {text}, developer_instructions and the like, developer-role messages.
   notConversation: /instructions"\s*:\s*(\{\s*"text"\s*:\s*)?$|"role"\s*:\s*"developer"/,
+  isNonConversationLine: isCodexNonConversationLine,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
   readSummary: readCodexSummary,
