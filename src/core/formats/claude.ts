@@ -12,12 +12,12 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, type ClipLimits } from '../io/clip.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
-import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
+import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -36,6 +36,8 @@ export interface ClaudeNode {
   readonly value: JsonObject | null;
   /** A real user prompt (not a tool result, meta, command, compact summary or interruption line). */
   readonly userTurn: boolean;
+  /** A row-only scan keeps no values: the opening of a user turn's prompt instead. */
+  readonly prompt?: string;
 }
 
 /** Line types that can be the active leaf (the last one in file order is where the conversation stands). */
@@ -98,6 +100,9 @@ function usageOf(message: JsonObject): Usage | null {
 
 /** What a pass over a file's lines (all of them, or head and tail) learns; messages are built from the nodes. */
 class ClaudeScan {
+  /** `rowOnly`: the index's fold: no parsed values kept (nodes carry their prompt's opening), nothing to fork from. */
+  constructor(readonly rowOnly = false) {}
+
   readonly nodes = new Map<string, ClaudeNode>();
   /** Leaf candidates (non-sidechain user/assistant/attachment/system nodes) in file order. */
   readonly candidates: ClaudeNode[] = [];
@@ -115,7 +120,9 @@ class ClaudeScan {
   lastPrompt: string | null = null;
   /** Usage per API message id: streamed lines share an id; the last line seen holds the final count. */
   readonly usageById = new Map<string, Usage>();
-  private anonymousUsage = 0;
+  /** Usage of API messages folded into one total when a fold was saved (their ids cannot recur after so long). */
+  usageBase: Usage | null = null;
+  anonymousUsage = 0;
 
   add(line: JsonLine): void {
     const value = line.value;
@@ -160,6 +167,7 @@ class ClaudeScan {
       // The tool's structured result duplicates the tool_result block; do not hold it in memory.
       delete value.toolUseResult;
     }
+    const userTurn = isClaudeUserTurn(value);
     const node: ClaudeNode = {
       uuid,
       parentUuid: stringOrNull(value.parentUuid),
@@ -168,8 +176,9 @@ class ClaudeScan {
       sidechain,
       offset: line.offset,
       length: line.bytes.length,
-      value: MESSAGE_TYPES.has(type) ? value : null,
-      userTurn: isClaudeUserTurn(value),
+      value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
+      userTurn,
+      ...(this.rowOnly && userTurn ? { prompt: promptOpening(userTurnText(value)) } : {}),
     };
     this.nodes.set(uuid, node);
     if (!sidechain && LEAF_TYPES.has(type)) this.candidates.push(node);
@@ -186,17 +195,17 @@ class ClaudeScan {
   }
 
   /** The session's title from Claude Code itself: a summary of a leaf in this file, or an ai-title. */
-  agentTitle(whole: boolean): string | null {
+  agentTitle(): string | null {
     for (let i = this.agentTitles.length - 1; i >= 0; i--) {
       const { title, leafUuid } = this.agentTitles[i]!;
       // Old releases put summaries of other conversations at the top of a file; those name another session.
-      if (leafUuid === null || this.nodes.has(leafUuid) || !whole) return title;
+      if (leafUuid === null || this.nodes.has(leafUuid)) return title;
     }
     return null;
   }
 
   totalUsage(): Usage | null {
-    let total: Usage | null = null;
+    let total: Usage | null = this.usageBase;
     for (const usage of this.usageById.values()) {
       total = total === null ? usage : {
         input: total.input + usage.input,
@@ -212,22 +221,6 @@ class ClaudeScan {
   activeChain(): ClaudeNode[] {
     const leaf = this.candidates.at(-1);
     return leaf === undefined ? [] : this.chainFrom(leaf).chain;
-  }
-
-  /**
-   * The chain as far as head and tail show it: the tail's chain back to the first missing parent, preceded by
-   * the head's own chain (the conversation's start) when the two do not meet. Good enough for a listing; the
-   * exact count comes from a full read.
-   */
-  partialChain(tailStart: number): ClaudeNode[] {
-    const leaf = this.candidates.at(-1);
-    if (leaf === undefined) return [];
-    const { chain, complete } = this.chainFrom(leaf);
-    if (complete) return chain;
-    const headLeaf = this.candidates.findLast((node) => node.offset < tailStart);
-    if (headLeaf === undefined) return chain;
-    const known = new Set(chain.map((node) => node.uuid));
-    return [...this.chainFrom(headLeaf).chain.filter((node) => !known.has(node.uuid)), ...chain];
   }
 
   /** Walk from `leaf` to the root, continuing through `logicalParentUuid` where a compact boundary cut the tree. */
@@ -290,16 +283,18 @@ interface SummaryInput {
   readonly group: SessionFileGroup;
   readonly scan: ClaudeScan;
   readonly chain: readonly ClaudeNode[];
-  readonly exact: boolean;
   readonly size: number;
   readonly mtimeMs: number;
 }
 
-function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): SessionSummary {
+function summarize({ group, scan, chain, size, mtimeMs }: SummaryInput): SessionSummary {
   const path = livePath(group);
-  const prompts = chain
-    .filter((node) => node.userTurn && node.value !== null)
-    .map((node) => promptOpening(userTurnText(node.value!)));
+  const prompts: string[] = [];
+  for (const node of chain) {
+    if (!node.userTurn) continue;
+    const prompt = node.prompt ?? (node.value === null ? undefined : promptOpening(userTurnText(node.value)));
+    if (prompt !== undefined) prompts.push(prompt);
+  }
   const firstPrompt = prompts[0] ?? null;
   const name = scan.customTitle ?? scan.agentName;
   const mtime = new Date(mtimeMs).toISOString();
@@ -310,13 +305,13 @@ function summarize({ group, scan, chain, exact, size, mtimeMs }: SummaryInput): 
     path,
     paths: [path],
     cwd: scan.cwd,
-    title: name ?? scan.agentTitle(exact) ?? (firstPrompt || '(no prompt)'),
+    title: name ?? scan.agentTitle() ?? (firstPrompt || '(no prompt)'),
     firstPrompt,
     // The chain decides: Claude Code's own `last-prompt` record is wrong in --fork-session files (it names the first prompt).
-    lastPrompt: (prompts.length > 0 ? lastTurnText(chain) : null) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
+    lastPrompt: prompts.at(-1) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
     name,
     userTurns: prompts.length,
-    userTurnsExact: exact,
+    userTurnsExact: true,
     prompts,
     createdAt: scan.firstTimestamp ?? mtime,
     updatedAt: scan.lastTimestamp ?? mtime,
@@ -349,10 +344,6 @@ function userTurnText(value: JsonObject): string {
   return text.trim().length > 0 ? text : contentBlocks(content).some((block) => block.type === 'image') ? '[image]' : text;
 }
 
-function lastTurnText(chain: readonly ClaudeNode[]): string | null {
-  const last = chain.findLast((node) => node.userTurn && node.value !== null);
-  return last === undefined ? null : promptOpening(userTurnText(last.value!));
-}
 
 function toolResultOutput(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -600,6 +591,239 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
   return groups;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The index: a row folded from every line, and the fold saved so that appended lines are all a later read needs
+
+/** Line types whose content the row needs (prompts, model, usage, titles): parsed, long strings clipped. */
+const PARSED_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'ai-title', 'agent-name', 'last-prompt']);
+
+/** The top-level `"type"` a line's opening names, when it is there (Claude Code writes it before the content). */
+const OPENING_TYPE = /"type":"([a-z_-]+)"/;
+
+/**
+ * One line into the index's fold. Big lines of kinds the row never reads (attachments, progress, tool-use
+ * bookkeeping, 2.1.330's `api-request-shape` and the like) are skimmed: only their top-level scalars (uuid,
+ * parents, timestamp) are decoded, their content is stepped over, never parsed. Big lines the row does read
+ * are parsed with their long strings clipped.
+ */
+function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
+  if (line.bytes.length >= SUMMARY_CLIP_FROM_BYTES) {
+    const opening = OPENING_TYPE.exec(line.bytes.toString('latin1', 0, 1024))?.[1];
+    if (opening !== undefined && !PARSED_TYPES.has(opening)) {
+      const value = skimTopLevel(line.bytes);
+      if (value !== null && typeof value.type === 'string' && !PARSED_TYPES.has(value.type)) {
+        scan.add({ offset: line.offset, bytes: line.bytes, value });
+        return;
+      }
+    }
+  }
+  addToScan(scan, jsonObjects([clipForSummary(line)], stats));
+}
+
+/** Top-level keys a skimmed line keeps (what ClaudeScan.add reads of a line that is not a message). */
+const SKIMMED_KEYS = new Set(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta']);
+
+/** The top-level scalar fields of a JSON object line, nested values stepped over; null when it is not one. */
+export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let i = skipWhitespace(bytes, 0);
+  if (bytes[i] !== 0x7b) return null;
+  i = skipWhitespace(bytes, i + 1);
+  if (bytes[i] === 0x7d) return out;
+  for (;;) {
+    if (bytes[i] !== 0x22) return null;
+    const keyEnd = fastSkipString(bytes, i);
+    if (keyEnd < 0) return null;
+    const key = bytes.toString('latin1', i + 1, keyEnd - 1);
+    i = skipWhitespace(bytes, keyEnd);
+    if (bytes[i] !== 0x3a) return null;
+    const valueStart = skipWhitespace(bytes, i + 1);
+    const first = bytes[valueStart];
+    const valueEnd = first === 0x22 ? fastSkipString(bytes, valueStart) : first === 0x7b || first === 0x5b ? fastSkipNested(bytes, valueStart) : skipValue(bytes, valueStart);
+    if (valueEnd < 0) return null;
+    if (SKIMMED_KEYS.has(key) && first !== 0x7b && first !== 0x5b) {
+      try {
+        out[key] = JSON.parse(bytes.toString('utf8', valueStart, valueEnd));
+      } catch {
+        return null;
+      }
+    }
+    i = skipWhitespace(bytes, valueEnd);
+    if (bytes[i] === 0x7d) return out;
+    if (bytes[i] !== 0x2c) return null;
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/** Index just past the string opened at `i`, jumping from quote to quote natively (strings are most of a line). */
+function fastSkipString(bytes: Buffer, i: number): number {
+  for (let from = i + 1; ; ) {
+    const at = bytes.indexOf(0x22, from);
+    if (at === -1) return -1;
+    let backslashes = 0;
+    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return at + 1;
+    from = at + 1;
+  }
+}
+
+/** Index just past the object or array opened at `i`. */
+function fastSkipNested(bytes: Buffer, i: number): number {
+  let depth = 0;
+  for (let j = i; j < bytes.length; j++) {
+    const byte = bytes[j];
+    if (byte === 0x22) {
+      j = fastSkipString(bytes, j) - 1;
+      if (j < 0) return -1;
+    } else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+/** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
+const USAGE_KEPT_APART = 16;
+
+/**
+ * The fold as plain JSON: every node of the tree (uuid, parent as an index or an unknown uuid, flags, a turn's
+ * prompt opening), the leaf, and the row's scalars. Texts of turns are their 200-character openings only.
+ */
+interface ClaudeFoldState {
+  readonly v: 1;
+  /** [uuid, parent, logical parent, flags (1 sidechain, 2 user turn), prompt opening?] */
+  readonly nodes: readonly (readonly [string, number | string | null, number | string | null, number, string?])[];
+  readonly leaf: number;
+  readonly scalars: {
+    readonly hasConversation: boolean;
+    readonly sessionId: string | null;
+    readonly cwd: string | null;
+    readonly gitBranch: string | null;
+    readonly model: string | null;
+    readonly firstTimestamp: string | null;
+    readonly lastTimestamp: string | null;
+    readonly customTitle: string | null;
+    readonly agentName: string | null;
+    readonly agentTitles: readonly { readonly title: string; readonly leafUuid: string | null }[];
+    readonly lastPrompt: string | null;
+    readonly usageBase: Usage | null;
+    readonly usage: readonly (readonly [string, Usage])[];
+    readonly anonymousUsage: number;
+  };
+}
+
+function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState {
+  const index = new Map<string, number>();
+  let i = 0;
+  for (const uuid of scan.nodes.keys()) index.set(uuid, i++);
+  const ref = (uuid: string | null): number | string | null => (uuid === null ? null : (index.get(uuid) ?? uuid));
+  const nodes = [...scan.nodes.values()].map((node) => {
+    const flags = (node.sidechain ? 1 : 0) | (node.userTurn ? 2 : 0);
+    const row: [string, number | string | null, number | string | null, number, string?] = [node.uuid, ref(node.parentUuid), ref(node.logicalParentUuid), flags];
+    if (node.prompt !== undefined) row.push(node.prompt);
+    return row;
+  });
+  const usage = [...scan.usageById.entries()];
+  let usageBase = scan.usageBase;
+  for (const [, older] of usage.slice(0, Math.max(0, usage.length - USAGE_KEPT_APART))) usageBase = addUsage(usageBase, older);
+  const leaf = scan.candidates.at(-1);
+  return {
+    v: 1,
+    nodes,
+    leaf: leaf === undefined ? -1 : index.get(leaf.uuid)!,
+    scalars: {
+      hasConversation: scan.hasConversation,
+      sessionId: scan.sessionId,
+      cwd: scan.cwd,
+      gitBranch: scan.gitBranch,
+      model: scan.model,
+      firstTimestamp: scan.firstTimestamp,
+      lastTimestamp: scan.lastTimestamp,
+      customTitle: scan.customTitle,
+      agentName: scan.agentName,
+      agentTitles: scan.agentTitles,
+      lastPrompt: scan.lastPrompt,
+      usageBase,
+      usage: usage.slice(-USAGE_KEPT_APART),
+      anonymousUsage: scan.anonymousUsage,
+    },
+  };
+}
+
+/** A saved fold back as a row-only scan; null when it is not one (the file is then read whole). */
+function importClaudeFold(state: unknown): ClaudeScan | null {
+  try {
+    const { nodes, leaf, scalars: sc } = state as ClaudeFoldState;
+    if ((state as ClaudeFoldState).v !== 1 || !Array.isArray(nodes) || typeof leaf !== 'number' || !isRecord(sc)) return null;
+    const scan = new ClaudeScan(true);
+    const uuids = nodes.map((row) => row[0]);
+    if (!uuids.every((uuid) => typeof uuid === 'string')) return null;
+    const deref = (ref: unknown): string | null => (ref === null ? null : typeof ref === 'string' ? ref : typeof ref === 'number' && uuids[ref] !== undefined ? uuids[ref] : null);
+    for (const [uuid, parent, logical, flags, prompt] of nodes) {
+      if (typeof flags !== 'number' || !(prompt === undefined || typeof prompt === 'string')) return null;
+      scan.nodes.set(uuid, {
+        uuid,
+        parentUuid: deref(parent),
+        logicalParentUuid: deref(logical),
+        type: '',
+        sidechain: (flags & 1) !== 0,
+        offset: 0,
+        length: 0,
+        value: null,
+        userTurn: (flags & 2) !== 0,
+        ...(prompt === undefined ? {} : { prompt }),
+      });
+    }
+    const leafNode = leaf >= 0 ? scan.nodes.get(uuids[leaf]!) : undefined;
+    if (leaf >= 0 && leafNode === undefined) return null;
+    if (leafNode !== undefined) scan.candidates.push(leafNode);
+    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    scan.hasConversation = sc.hasConversation === true;
+    scan.sessionId = text(sc.sessionId);
+    scan.cwd = text(sc.cwd);
+    scan.gitBranch = text(sc.gitBranch);
+    scan.model = text(sc.model);
+    scan.firstTimestamp = text(sc.firstTimestamp);
+    scan.lastTimestamp = text(sc.lastTimestamp);
+    scan.customTitle = text(sc.customTitle);
+    scan.agentName = text(sc.agentName);
+    scan.lastPrompt = text(sc.lastPrompt);
+    if (!Array.isArray(sc.agentTitles) || !Array.isArray(sc.usage) || typeof sc.anonymousUsage !== 'number') return null;
+    scan.agentTitles = sc.agentTitles.filter((t) => isRecord(t) && typeof t.title === 'string').map((t) => ({ title: t.title, leafUuid: text(t.leafUuid) }));
+    scan.usageBase = isUsage(sc.usageBase) ? sc.usageBase : null;
+    for (const entry of sc.usage) if (Array.isArray(entry) && typeof entry[0] === 'string' && isUsage(entry[1])) scan.usageById.set(entry[0], entry[1]);
+    scan.anonymousUsage = sc.anonymousUsage;
+    return scan;
+  } catch {
+    return null;
+  }
+}
+
+function isUsage(value: unknown): value is Usage {
+  return isRecord(value) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof value[key] === 'number');
+}
+
+/** The row from every line of the file, or from a saved fold plus the lines appended since. */
+async function indexClaude(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
+  const path = livePath(group);
+  const resumed = resume !== undefined && resume.path === path ? importClaudeFold(resume.state) : null;
+  const scan = resumed ?? new ClaudeScan(true);
+  const start = resumed === null ? 0 : resume!.offset;
+  const stats = newLineStats();
+  const before = indexReads.bytes;
+  const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
+  // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
+  const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? exportClaudeFold(scan) : undefined;
+  if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+  const bytesRead = indexReads.bytes - before;
+  const fold = state === undefined ? {} : { resume: { path, offset: file.end, state } };
+  reportSkippedLines(context.report, path, stats, scan.hasConversation);
+  if (file.size === 0 || !scan.hasConversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...fold };
+  const summary = summarize({ group, scan, chain: scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
+  return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
+}
+
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
 
@@ -634,24 +858,10 @@ export const claudeAdapter: FormatAdapter = {
   },
 
   async readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
-    const path = livePath(group);
-    const headTail = await readHeadTail(path, context.headBytes, context.tailBytes);
-    if (headTail.size === 0) return null;
-    const scan = new ClaudeScan();
-    const stats = newLineStats();
-    addToScan(scan, jsonObjects(headTail.head.map(clipForSummary), stats));
-    addToScan(scan, jsonObjects(headTail.tail.map(clipForSummary), stats));
-    if (headTail.whole || !scan.hasConversation) {
-      // A big file whose head and tail hold no message could still hold one in between: read it all to be sure.
-      const full = headTail.whole ? { scan, stats, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
-      reportSkippedLines(context.report, path, full.stats, full.scan.hasConversation);
-      if (!full.scan.hasConversation) return null;
-      return summarize({ group, scan: full.scan, chain: full.scan.activeChain(), exact: true, size: full.size, mtimeMs: full.mtimeMs });
-    }
-    reportSkippedLines(context.report, path, stats, true);
-    const tailStart = headTail.tail[0]?.offset ?? headTail.size;
-    return summarize({ group, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
+    return (await indexClaude(group, context)).summary;
   },
+
+  indexSession: indexClaude,
 
   async readSession(group: SessionFileGroup, _context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
     const path = livePath(group);
@@ -662,7 +872,7 @@ export const claudeAdapter: FormatAdapter = {
     const { scan, stats, size, mtimeMs } = await scanFile(path, options.clip, onStart);
     const chain = scan.activeChain();
     return {
-      ...summarize({ group, scan, chain, exact: true, size, mtimeMs }),
+      ...summarize({ group, scan, chain, size, mtimeMs }),
       messages: shown(claudeMessages(chain, path, scan.usageById)),
       malformedLines: stats.malformed,
     };

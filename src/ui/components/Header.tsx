@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import type { ScanProgress } from '../../catalog/scan.js';
 import { oneLine } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { searchSettled, type BrowserState } from '../state.js';
@@ -49,7 +50,7 @@ export function Header({ state, width }: HeaderProps) {
           sessions
         </Text>
         {state.loading ? (
-          <Text color={theme.dim}>{` · scanning${state.loading.total ? ` ${state.loading.done}/${state.loading.total}` : ''}…`}</Text>
+          <Text color={theme.dim}>{` · ${indexingProgress(state.loading)}`}</Text>
         ) : (
           <Text>
             {' · '}
@@ -74,4 +75,11 @@ export function Header({ state, width }: HeaderProps) {
       </Text>
     </Box>
   );
+}
+
+/** `indexing 120/10,000 files · 31/2,480 MB…` while the index is built; gone once it is done. */
+export function indexingProgress(progress: ScanProgress): string {
+  if (progress.total === 0) return 'scanning…';
+  const mb = (bytes: number): string => Math.round(bytes / 1e6).toLocaleString('en-US');
+  return `indexing ${progress.done.toLocaleString('en-US')}/${progress.total.toLocaleString('en-US')} files · ${mb(progress.bytesDone)}/${mb(progress.bytesTotal)} MB…`;
 }
