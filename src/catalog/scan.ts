@@ -36,7 +36,7 @@ export interface ScanProgress {
 export interface ScanOptions {
   readonly agents?: readonly Agent[];
   readonly onProgress?: (progress: ScanProgress) => void;
-  /** Each row as soon as it is known (from the cache, or indexed: newest files first), before merging. */
+  /** Each row read from its files (not from the cache) as soon as it is indexed, newest files first, before merging. */
   readonly onSession?: (session: CatalogSession) => void;
   readonly concurrency?: number;
   /** Reuse rows whose files did not change (path + size + mtime + first bytes), go on from saved folds, record new ones. */
@@ -227,7 +227,6 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
       context.register(group, row.id);
       cached.push(index);
       out.push(row);
-      options.onSession?.(row);
     } catch (error) {
       fail(index, describeError(error));
       cached.push(index);

@@ -98,7 +98,7 @@ function usageOf(message: JsonObject): Usage | null {
   };
 }
 
-/** What a pass over a file's lines (all of them, or head and tail) learns; messages are built from the nodes. */
+/** What a pass over every line of a file learns (a row-only scan: the index's fold); messages are built from the nodes. */
 class ClaudeScan {
   /** `rowOnly`: the index's fold: no parsed values kept (nodes carry their prompt's opening), nothing to fork from. */
   constructor(readonly rowOnly = false) {}
