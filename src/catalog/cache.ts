@@ -104,13 +104,15 @@ export class CatalogCache {
 
   /** The saved fold of `candidate`, or undefined when it is missing or does not match (the file is then read whole). */
   async loadFold(candidate: FoldCandidate): Promise<FoldResume | undefined> {
+    // The row the fold made goes with it: a fold keeps counts where the row has the texts (Claude's prompts).
+    const row = this.byFirstPath.get(candidate.path)?.session;
     const pending = this.pendingFolds.get(candidate.path);
-    if (pending !== undefined) return pending.offset === candidate.offset ? pending : undefined;
+    if (pending !== undefined) return pending.offset === candidate.offset ? { ...pending, ...(row ? { row } : {}) } : undefined;
     if (this.path === null) return undefined;
     try {
       const saved = JSON.parse(await readFile(foldPath(this.path, candidate.path), 'utf8')) as Partial<FoldResume> | null;
       if (saved?.path !== candidate.path || saved.offset !== candidate.offset || saved.state === undefined) return undefined;
-      return { path: saved.path, offset: saved.offset, state: saved.state };
+      return { path: saved.path, offset: saved.offset, state: saved.state, ...(row ? { row } : {}) };
     } catch {
       return undefined;
     }
@@ -179,7 +181,7 @@ export class CatalogCache {
       const target = foldPath(cachePath, path);
       const temp = `${target}.tmp-${process.pid}`;
       try {
-        await writeFile(temp, JSON.stringify(fold), { mode: 0o600 });
+        await writeFile(temp, JSON.stringify({ path: fold.path, offset: fold.offset, state: fold.state }), { mode: 0o600 });
         await rename(temp, target);
       } catch {
         await unlink(temp).catch(() => undefined);

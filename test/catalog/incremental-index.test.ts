@@ -73,8 +73,8 @@ describe('Claude: a saved fold goes on over appended lines', () => {
 
     const appended = claudeTurn('new', leaf, 'one more question', 59).text;
     await appendFile(path, appended);
-    // The fold travels through JSON (it is saved to disk between runs).
-    const resume = JSON.parse(JSON.stringify(first.resume)) as typeof first.resume;
+    // The fold travels through JSON (it is saved to disk between runs); the row it made comes with it.
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
     const before = indexReads.bytes;
     const next = await claudeAdapter.indexSession(group, context(), resume);
     expect(indexReads.bytes - before).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
@@ -88,10 +88,23 @@ describe('Claude: a saved fold goes on over appended lines', () => {
     const { path, group } = await bigClaudeFile(40);
     const first = await claudeAdapter.indexSession(group, context());
     // The user went back to turn 3 (its parent is turn 2's answer) and asked something else.
-    await appendFile(path, claudeTurn('rw', 't1-a2', 'a different third question', 50).text);
-    const next = await claudeAdapter.indexSession(group, context(), first.resume);
+    const rewind = claudeTurn('rw', 't1-a2', 'a different third question', 50).text;
+    await appendFile(path, rewind);
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
+    expect(next.bytesRead).toBe(Buffer.byteLength(rewind) + FINGERPRINT_BYTES);
     expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
     expect(next.summary).toMatchObject({ userTurns: 3, prompts: ['prompt number 0', 'prompt number 1', 'a different third question'] });
+  });
+
+  it('reads the file again whole when an appended line continues from a node the saved fold does not keep', async () => {
+    // 100 turns: a rewind to turn 3 goes further back than the saved fold's rewind points.
+    const { path, group } = await bigClaudeFile(100);
+    const first = await claudeAdapter.indexSession(group, context());
+    await appendFile(path, claudeTurn('deep', 't1-a2', 'back to the start', 50).text);
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
+    expect(next.bytesRead).toBeGreaterThan((await stat(path)).size);
+    expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 3, lastPrompt: 'back to the start' });
   });
 
   it('saves the fold before a last line still being written, and goes on from that line', async () => {
@@ -100,7 +113,7 @@ describe('Claude: a saved fold goes on over appended lines', () => {
     await appendFile(path, turn.slice(0, 100));
     const first = await claudeAdapter.indexSession(group, context());
     await appendFile(path, turn.slice(100));
-    const next = await claudeAdapter.indexSession(group, context(), first.resume);
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
     expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
     expect(next.summary).toMatchObject({ userTurns: 31, lastPrompt: 'written in two goes' });
   });

@@ -38,6 +38,11 @@ export interface ClaudeNode {
   readonly userTurn: boolean;
   /** A row-only scan keeps no values: the opening of a user turn's prompt instead. */
   readonly prompt?: string;
+  /**
+   * Set on the nodes a saved fold brings back (no parents, no values): the chain up to and including this node
+   * held the first `anchorTurns` prompts of the saved row.
+   */
+  readonly anchorTurns?: number;
 }
 
 /** Line types that can be the active leaf (the last one in file order is where the conversation stands). */
@@ -123,6 +128,10 @@ class ClaudeScan {
   /** Usage of API messages folded into one total when a fold was saved (their ids cannot recur after so long). */
   usageBase: Usage | null = null;
   anonymousUsage = 0;
+  /** A scan going on from a saved fold: the saved row's prompts, its lineage root, and its titles count. */
+  basePrompts: readonly string[] = [];
+  baseRoot: string | null = null;
+  savedTitles = -1;
 
   add(line: JsonLine): void {
     const value = line.value;
@@ -291,6 +300,7 @@ function summarize({ group, scan, chain, size, mtimeMs }: SummaryInput): Session
   const path = livePath(group);
   const prompts: string[] = [];
   for (const node of chain) {
+    if (node.anchorTurns !== undefined) prompts.push(...scan.basePrompts.slice(0, node.anchorTurns));
     if (!node.userTurn) continue;
     const prompt = node.prompt ?? (node.value === null ? undefined : promptOpening(userTurnText(node.value)));
     if (prompt !== undefined) prompts.push(prompt);
@@ -298,7 +308,7 @@ function summarize({ group, scan, chain, size, mtimeMs }: SummaryInput): Session
   const firstPrompt = prompts[0] ?? null;
   const name = scan.customTitle ?? scan.agentName;
   const mtime = new Date(mtimeMs).toISOString();
-  const lineage = chain[0]?.uuid;
+  const lineage = chain[0]?.anchorTurns !== undefined ? (scan.baseRoot ?? undefined) : chain[0]?.uuid;
   return {
     id: scan.sessionId ?? group.idHint ?? fileStem(path),
     agent: 'claude',
@@ -687,14 +697,25 @@ function fastSkipNested(bytes: Buffer, i: number): number {
 const USAGE_KEPT_APART = 16;
 
 /**
- * The fold as plain JSON: every node of the tree (uuid, parent as an index or an unknown uuid, flags, a turn's
- * prompt opening), the leaf, and the row's scalars. Texts of turns are their 200-character openings only.
+ * Nodes of the active chain a saved fold keeps, from its end: an appended line continues from the leaf or from
+ * one of these (a tool result answering an earlier line of the same answer). A rewind starts from the node
+ * before one of the last REWIND_POINTS user turns. A line whose parent is none of them makes the file be read
+ * again whole: rare, and always right.
+ */
+const CHAIN_TAIL_KEPT = 64;
+const REWIND_POINTS = 64;
+
+/**
+ * The fold as plain JSON, small whatever the file's size: the nodes an appended line can attach to, each with
+ * how many of the row's prompts the chain holds up to it (the prompts themselves are the saved row's), the
+ * lineage root, the leaf, and the row's scalars.
  */
 interface ClaudeFoldState {
-  readonly v: 1;
-  /** [uuid, parent, logical parent, flags (1 sidechain, 2 user turn), prompt opening?] */
-  readonly nodes: readonly (readonly [string, number | string | null, number | string | null, number, string?])[];
-  readonly leaf: number;
+  readonly v: 2;
+  readonly root: string | null;
+  /** [uuid, prompts on the chain up to and including it] */
+  readonly points: readonly (readonly [string, number])[];
+  readonly leaf: string | null;
   readonly scalars: {
     readonly hasConversation: boolean;
     readonly sessionId: string | null;
@@ -705,6 +726,7 @@ interface ClaudeFoldState {
     readonly lastTimestamp: string | null;
     readonly customTitle: string | null;
     readonly agentName: string | null;
+    /** leafUuid null: a title of this file (resolved when the fold was saved). */
     readonly agentTitles: readonly { readonly title: string; readonly leafUuid: string | null }[];
     readonly lastPrompt: string | null;
     readonly usageBase: Usage | null;
@@ -714,24 +736,34 @@ interface ClaudeFoldState {
 }
 
 function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState {
-  const index = new Map<string, number>();
-  let i = 0;
-  for (const uuid of scan.nodes.keys()) index.set(uuid, i++);
-  const ref = (uuid: string | null): number | string | null => (uuid === null ? null : (index.get(uuid) ?? uuid));
-  const nodes = [...scan.nodes.values()].map((node) => {
-    const flags = (node.sidechain ? 1 : 0) | (node.userTurn ? 2 : 0);
-    const row: [string, number | string | null, number | string | null, number, string?] = [node.uuid, ref(node.parentUuid), ref(node.logicalParentUuid), flags];
-    if (node.prompt !== undefined) row.push(node.prompt);
-    return row;
-  });
+  const chain = scan.activeChain();
+  const upTo: number[] = [];
+  let turns = 0;
+  for (const node of chain) {
+    if (node.anchorTurns !== undefined) turns = node.anchorTurns;
+    if (node.userTurn) turns++;
+    upTo.push(turns);
+  }
+  const points = new Map<string, number>();
+  let rewinds = 0;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const node = chain[i]!;
+    if (chain.length - i <= CHAIN_TAIL_KEPT) points.set(node.uuid, upTo[i]!);
+    if (node.userTurn && i > 0 && rewinds < REWIND_POINTS) {
+      points.set(chain[i - 1]!.uuid, upTo[i - 1]!);
+      rewinds++;
+    }
+    if (chain.length - i > CHAIN_TAIL_KEPT && rewinds >= REWIND_POINTS) break;
+  }
   const usage = [...scan.usageById.entries()];
   let usageBase = scan.usageBase;
   for (const [, older] of usage.slice(0, Math.max(0, usage.length - USAGE_KEPT_APART))) usageBase = addUsage(usageBase, older);
-  const leaf = scan.candidates.at(-1);
+  const first = chain[0];
   return {
-    v: 1,
-    nodes,
-    leaf: leaf === undefined ? -1 : index.get(leaf.uuid)!,
+    v: 2,
+    root: first === undefined ? null : first.anchorTurns !== undefined ? scan.baseRoot : first.uuid,
+    points: [...points.entries()].reverse(),
+    leaf: chain.at(-1)?.uuid ?? null,
     scalars: {
       hasConversation: scan.hasConversation,
       sessionId: scan.sessionId,
@@ -742,7 +774,8 @@ function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState {
       lastTimestamp: scan.lastTimestamp,
       customTitle: scan.customTitle,
       agentName: scan.agentName,
-      agentTitles: scan.agentTitles,
+      // Titles naming a leaf of this file are resolved now, while every node is known.
+      agentTitles: scan.agentTitles.map(({ title, leafUuid }) => ({ title, leafUuid: leafUuid !== null && scan.nodes.has(leafUuid) ? null : leafUuid })),
       lastPrompt: scan.lastPrompt,
       usageBase,
       usage: usage.slice(-USAGE_KEPT_APART),
@@ -751,34 +784,24 @@ function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState {
   };
 }
 
-/** A saved fold back as a row-only scan; null when it is not one (the file is then read whole). */
-function importClaudeFold(state: unknown): ClaudeScan | null {
+/** A saved fold back as a row-only scan whose chain ends in anchor nodes; null when it is not one (read whole). */
+function importClaudeFold(state: unknown, prompts: readonly string[]): ClaudeScan | null {
   try {
-    const { nodes, leaf, scalars: sc } = state as ClaudeFoldState;
-    if ((state as ClaudeFoldState).v !== 1 || !Array.isArray(nodes) || typeof leaf !== 'number' || !isRecord(sc)) return null;
+    const { points, leaf, root, scalars: sc } = state as ClaudeFoldState;
+    if ((state as ClaudeFoldState).v !== 2 || !Array.isArray(points) || !isRecord(sc)) return null;
     const scan = new ClaudeScan(true);
-    const uuids = nodes.map((row) => row[0]);
-    if (!uuids.every((uuid) => typeof uuid === 'string')) return null;
-    const deref = (ref: unknown): string | null => (ref === null ? null : typeof ref === 'string' ? ref : typeof ref === 'number' && uuids[ref] !== undefined ? uuids[ref] : null);
-    for (const [uuid, parent, logical, flags, prompt] of nodes) {
-      if (typeof flags !== 'number' || !(prompt === undefined || typeof prompt === 'string')) return null;
-      scan.nodes.set(uuid, {
-        uuid,
-        parentUuid: deref(parent),
-        logicalParentUuid: deref(logical),
-        type: '',
-        sidechain: (flags & 1) !== 0,
-        offset: 0,
-        length: 0,
-        value: null,
-        userTurn: (flags & 2) !== 0,
-        ...(prompt === undefined ? {} : { prompt }),
-      });
+    for (const point of points) {
+      if (!Array.isArray(point) || typeof point[0] !== 'string' || typeof point[1] !== 'number' || point[1] > prompts.length) return null;
+      scan.nodes.set(point[0], { uuid: point[0], parentUuid: null, logicalParentUuid: null, type: '', sidechain: false, offset: 0, length: 0, value: null, userTurn: false, anchorTurns: point[1] });
     }
-    const leafNode = leaf >= 0 ? scan.nodes.get(uuids[leaf]!) : undefined;
-    if (leaf >= 0 && leafNode === undefined) return null;
-    if (leafNode !== undefined) scan.candidates.push(leafNode);
+    if (leaf !== null) {
+      const leafNode = typeof leaf === 'string' ? scan.nodes.get(leaf) : undefined;
+      if (leafNode === undefined) return null;
+      scan.candidates.push(leafNode);
+    }
     const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    scan.basePrompts = prompts;
+    scan.baseRoot = text(root);
     scan.hasConversation = sc.hasConversation === true;
     scan.sessionId = text(sc.sessionId);
     scan.cwd = text(sc.cwd);
@@ -790,7 +813,9 @@ function importClaudeFold(state: unknown): ClaudeScan | null {
     scan.agentName = text(sc.agentName);
     scan.lastPrompt = text(sc.lastPrompt);
     if (!Array.isArray(sc.agentTitles) || !Array.isArray(sc.usage) || typeof sc.anonymousUsage !== 'number') return null;
+    // Resolved titles come back as titles of this file; unresolved ones keep naming a leaf no line here has.
     scan.agentTitles = sc.agentTitles.filter((t) => isRecord(t) && typeof t.title === 'string').map((t) => ({ title: t.title, leafUuid: text(t.leafUuid) }));
+    scan.savedTitles = scan.agentTitles.length;
     scan.usageBase = isUsage(sc.usageBase) ? sc.usageBase : null;
     for (const entry of sc.usage) if (Array.isArray(entry) && typeof entry[0] === 'string' && isUsage(entry[1])) scan.usageById.set(entry[0], entry[1]);
     scan.anonymousUsage = sc.anonymousUsage;
@@ -800,6 +825,19 @@ function importClaudeFold(state: unknown): ClaudeScan | null {
   }
 }
 
+/**
+ * Whether a scan that went on from a saved fold saw everything it needed: its chain reaches a saved node, and
+ * every title added since names a leaf it knows. Otherwise the file is read again whole.
+ */
+function resumedScanIsWhole(scan: ClaudeScan): boolean {
+  const leaf = scan.candidates.at(-1);
+  if (leaf !== undefined) {
+    const { chain, complete } = scan.chainFrom(leaf);
+    if (!complete || (chain[0]?.anchorTurns === undefined && chain[0]?.parentUuid !== null)) return false;
+  }
+  return scan.agentTitles.slice(scan.savedTitles).every(({ leafUuid }) => leafUuid === null || scan.nodes.has(leafUuid));
+}
+
 function isUsage(value: unknown): value is Usage {
   return isRecord(value) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof value[key] === 'number');
 }
@@ -807,12 +845,13 @@ function isUsage(value: unknown): value is Usage {
 /** The row from every line of the file, or from a saved fold plus the lines appended since. */
 async function indexClaude(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
   const path = livePath(group);
-  const resumed = resume !== undefined && resume.path === path ? importClaudeFold(resume.state) : null;
+  const resumed = resume !== undefined && resume.path === path && resume.row !== undefined ? importClaudeFold(resume.state, resume.row.prompts) : null;
   const scan = resumed ?? new ClaudeScan(true);
   const start = resumed === null ? 0 : resume!.offset;
   const stats = newLineStats();
   const before = indexReads.bytes;
   const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
+  if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
   // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
   const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? exportClaudeFold(scan) : undefined;
   if (file.partial !== null) addIndexLine(scan, file.partial, stats);

@@ -43,6 +43,8 @@ export interface FoldResume {
   readonly path: string;
   readonly offset: number;
   readonly state: unknown;
+  /** The row the fold made (the cache keeps it anyway): a fold may keep counts where the row has the texts. */
+  readonly row?: SessionSummary;
 }
 
 /** A row folded from every line, with what a later fold over appended bytes needs (absent: read it whole again). */
