@@ -241,12 +241,17 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
       consume(data);
     } else {
       head = readAtSync(handle.fd, 0, FINGERPRINT_BYTES, true);
-      const chunk = Buffer.allocUnsafeSlow(SYNC_READ_MAX);
-      while (position < size) {
-        const { bytesRead } = await handle.read(chunk, 0, Math.min(SYNC_READ_MAX, size - position), position);
+      // Two chunks: the next one is being read while the lines of this one are folded.
+      const chunks = [Buffer.allocUnsafeSlow(SYNC_READ_MAX), Buffer.allocUnsafeSlow(SYNC_READ_MAX)];
+      const readChunk = (k: number, at: number): Promise<{ bytesRead: number }> => handle.read(chunks[k % 2]!, 0, Math.min(SYNC_READ_MAX, Math.max(0, size - at)), at);
+      let next = readChunk(0, position);
+      for (let k = 0; position < size; k++) {
+        const { bytesRead } = await next;
         if (bytesRead === 0) break;
         indexReads.bytes += bytesRead;
-        consume(chunk.subarray(0, bytesRead));
+        const nextAt = position + bytesRead;
+        if (nextAt < size) next = readChunk(k + 1, nextAt);
+        consume(chunks[k % 2]!.subarray(0, bytesRead));
       }
     }
     const partial = pending.length === 0 ? null : { offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false };
