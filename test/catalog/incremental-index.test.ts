@@ -154,14 +154,15 @@ describe('Codex: a saved fold goes on over appended lines', () => {
     expect(first.summary).toMatchObject({ userTurns: 40, userTurnsExact: true, usage: { input: 4000 } });
     const appended = codexTurn('one more', 50, 4100);
     await appendFile(path, appended);
-    const resume = JSON.parse(JSON.stringify(first.resume)) as typeof first.resume;
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
     const next = await codexAdapter.indexSession(group, context(), resume);
     expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
     expect(next.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
     expect(next.summary).toMatchObject({ userTurns: 41, lastPrompt: 'one more', usage: { input: 4100 } });
 
     await appendFile(path, codexLine('event_msg', { type: 'thread_rolled_back', num_turns: 2 }, 55));
-    const rolled = await codexAdapter.indexSession(group, context(), next.resume);
+    const rolled = await codexAdapter.indexSession(group, context(), { ...next.resume!, row: next.summary! });
+    expect(rolled.bytesRead).toBeLessThan(1000);
     expect(rolled.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
     expect(rolled.summary).toMatchObject({ userTurns: 39, lastPrompt: 'codex prompt 38' });
   });

@@ -966,14 +966,14 @@ class CodexRowFold {
   save(): CodexFoldState {
     const d = this.digest;
     return {
-      v: 1,
+      v: 2,
       headerSeen: this.headerSeen,
       header: this.header,
       id: this.id,
       replayedIds: this.replayedIds,
       firstTimestamp: this.firstTimestamp ?? null,
-      turns: d.turns.map((turn) => [turn.messageIndex, turn.text] as const),
-      dropped: d.dropped,
+      // The prompts themselves are the row's (FoldResume.row): the saved fold stays small however long the session.
+      turns: d.turns.length,
       assistantSeen: d.assistantSeen,
       usage: d.usage,
       model: d.model,
@@ -984,19 +984,16 @@ class CodexRowFold {
     };
   }
 
-  /** A saved fold back; null when it is not one (the file is then read whole). */
-  static load(state: unknown): CodexRowFold | null {
-    if (!isRecord(state) || state.v !== 1 || typeof state.headerSeen !== 'boolean' || !Array.isArray(state.turns) || !Array.isArray(state.replayedIds)) return null;
+  /** A saved fold back, with the prompts of the row it made; null when it is not one (the file is then read whole). */
+  static load(state: unknown, prompts: readonly string[]): CodexRowFold | null {
+    if (!isRecord(state) || state.v !== 2 || typeof state.headerSeen !== 'boolean' || state.turns !== prompts.length || !Array.isArray(state.replayedIds)) return null;
     const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
     const header = state.header;
     if (!(header === null || (isRecord(header) && ['cwd', 'forkedFromId', 'gitBranch'].every((key) => header[key] === null || typeof header[key] === 'string')))) return null;
     const digest = new CodexDigest(text(state.id), true);
-    for (const turn of state.turns) {
-      if (!Array.isArray(turn) || typeof turn[0] !== 'number' || typeof turn[1] !== 'string') return null;
-      digest.turns.push({ messageIndex: turn[0], text: turn[1], opened: true });
-    }
-    if (typeof state.dropped !== 'number' || typeof state.assistantSeen !== 'boolean') return null;
-    digest.dropped = state.dropped;
+    // A row-only digest keeps no messages: the turns' message indexes are never read.
+    for (const text of prompts) digest.turns.push({ messageIndex: 0, text, opened: true });
+    if (typeof state.assistantSeen !== 'boolean') return null;
     digest.assistantSeen = state.assistantSeen;
     const usage = state.usage;
     digest.usage = isRecord(usage) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof usage[key] === 'number') ? (usage as unknown as Usage) : null;
@@ -1021,14 +1018,14 @@ class CodexRowFold {
 }
 
 interface CodexFoldState {
-  readonly v: 1;
+  readonly v: 2;
   readonly headerSeen: boolean;
   readonly header: RowFacts['header'];
   readonly id: string | null;
   readonly replayedIds: readonly string[];
   readonly firstTimestamp: string | null;
-  readonly turns: readonly (readonly [number, string])[];
-  readonly dropped: number;
+  /** How many prompts the row holds (their openings are the row's `prompts`). */
+  readonly turns: number;
   readonly assistantSeen: boolean;
   readonly usage: Usage | null;
   readonly model: string | null;
@@ -1049,7 +1046,7 @@ async function indexCodex(group: SessionFileGroup, context: AdapterContext, resu
   const before = indexReads.bytes;
   if (paths.length === 1) {
     const path = paths[0]!;
-    const resumed = resume !== undefined && resume.path === path ? CodexRowFold.load(resume.state) : null;
+    const resumed = resume !== undefined && resume.path === path && resume.row !== undefined ? CodexRowFold.load(resume.state, resume.row.prompts) : null;
     const fold = resumed ?? new CodexRowFold(group.idHint);
     const stats = newLineStats();
     const file = await foldLines(path, resumed === null ? 0 : resume!.offset, (raw) => {
