@@ -90,6 +90,20 @@ export class CatalogCache {
   }
 
   /**
+   * Whether these files (stamps without fingerprints) may have a usable entry: the same files with the same
+   * sizes and mtimes, or a single file with a saved fold that did not shrink. Only then are fingerprints worth taking.
+   */
+  knows(stamps: readonly FileStamp[]): boolean {
+    const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
+    if (!entry || entry.stamps.length !== stamps.length) return false;
+    if (entry.fold !== undefined && stamps.length === 1 && stamps[0]![1] >= entry.fold) return true;
+    return stamps.every(([path, size, mtime], i) => {
+      const [cachedPath, cachedSize, cachedMtime] = entry.stamps[i]!;
+      return path === cachedPath && size === cachedSize && mtime === cachedMtime;
+    });
+  }
+
+  /**
    * Where a changed single-file session's saved fold can go on from: only when the file kept its path and first
    * bytes and did not shrink below the fold (agents append; anything else is read again whole).
    */

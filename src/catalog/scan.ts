@@ -171,7 +171,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
  * a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
  */
 export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
-  const own = cache !== undefined ? (stamps ?? stampsOf(group.paths, true)) : null;
+  const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
   const candidate = own !== null ? cache!.foldCandidate(own) : undefined;
   const resume = candidate !== undefined ? await cache!.loadFold(candidate) : undefined;
   let indexed = await ADAPTERS[group.agent].indexSession(group, context, resume);
@@ -184,8 +184,12 @@ function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context
   if (summary === null) return null;
   const session: CatalogSession = { ...summary, root: group.root };
   context.register(group, summary.id);
-  // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time.
-  if (cache !== undefined && stamps !== null) cache.store(stamps, session, indexed.resume);
+  // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time. A file the
+  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now.
+  if (cache !== undefined && stamps !== null) {
+    const complete = stamps.map((stamp): FileStamp => (stamp[3] !== '' ? stamp : [stamp[0], stamp[1], stamp[2], (stamps.length === 1 ? indexed.fingerprint : undefined) ?? headFingerprint(stamp[0])]));
+    cache.store(complete, session, indexed.resume);
+  }
   return session;
 }
 
@@ -217,7 +221,7 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
   const cached: number[] = [];
   groups.forEach((group, index) => {
     try {
-      const stamps = stampsOf(group.paths, cache !== undefined);
+      const stamps = cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false);
       stampsByIndex[index] = cache ? stamps : null;
       sizes[index] = stamps.reduce((sum, stamp) => sum + stamp[1], 0);
       newestByIndex[index] = Math.max(...stamps.map((stamp) => stamp[2]));
@@ -360,6 +364,15 @@ async function forEachLimited<T>(items: readonly T[], limit: number, run: (item:
     while (next < items.length) await run(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Stamps for a lookup in `cache`: with fingerprints of the first bytes only when the cache knows these files (a
+ * cold index reads no file twice: the fold takes the fingerprint of the file it reads).
+ */
+function stampsFor(cache: CatalogCache, paths: readonly string[]): FileStamp[] {
+  const stamps = stampsOf(paths, false);
+  return cache.knows(stamps) ? stamps.map(([path, size, mtime]): FileStamp => [path, size, mtime, headFingerprint(path)]) : stamps;
 }
 
 /**
