@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The I/O floor for a cold index: find the same session files the indexer lists and read, for each,
-// what a head+tail summary needs (the first HEAD bytes and the last TAIL bytes; the whole file when it
-// is smaller than both) with the same concurrency as src/catalog/scan.ts. Nothing is parsed.
+// The I/O floor for a cold index: find the same session files the indexer lists and read them with the same
+// concurrency as src/catalog/scan.ts. Nothing is parsed. With --full (the floor of an exact index): every byte
+// of every file in 1 MiB chunks, counting lines. Without it: the first HEAD and last TAIL bytes of each file.
 //
-//   node bench/io-floor.mjs HOME [--claw-dir DIR] [--head BYTES] [--tail BYTES] [--concurrency N]
+//   node bench/io-floor.mjs HOME [--claw-dir DIR] [--full] [--head BYTES] [--tail BYTES] [--concurrency N]
 //
-// Prints one JSON line: {files, bytes, ms} (ms = in-process time, after node has started).
+// Prints one JSON line: {files, bytes, lines?, ms} (ms = in-process time, after node has started).
 import { performance } from 'node:perf_hooks';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -50,7 +50,7 @@ await Promise.all([
   walk(join(home, '.codex', 'archived_sessions'), 0, (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'), files),
   walk(join(home, '.claude', 'projects'), 1, (n) => n.endsWith('.jsonl') && !n.startsWith('agent-'), files, (n) => n === 'subagents'),
   // claw workspaces: <workspace>/.claw/sessions/*.jsonl a few levels below the claw dir
-  walk(clawDir, 6, (n, dir) => dir.includes('/.claw/sessions') && n.endsWith('.jsonl'), files, (n) => n === 'node_modules' || n === '.git'),
+  walk(clawDir, 6, (n, dir) => /\/(\.claw|\.claude)\/sessions|\/\.port_sessions/.test(dir) && /\.jsonl?$/.test(n), files, (n) => n === 'node_modules' || n === '.git'),
 ]);
 
 let bytes = 0;
@@ -71,11 +71,28 @@ async function readHeadTail(path, buf) {
     await fh.close();
   }
 }
+const FULL = args.includes('--full');
+const CHUNK = 1 << 20;
+let lines = 0;
+async function readWhole(path, buf) {
+  const fh = await open(path, 'r');
+  try {
+    for (let position = 0; ; ) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, position);
+      if (bytesRead === 0) break;
+      for (let at = buf.indexOf(10, 0); at !== -1 && at < bytesRead; at = buf.indexOf(10, at + 1)) lines++;
+      position += bytesRead;
+      bytes += bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
+}
 let next = 0;
 await Promise.all(
   Array.from({ length: Math.min(CONCURRENCY, files.length) }, async () => {
-    const buf = buffer();
-    while (next < files.length) await readHeadTail(files[next++], buf);
+    const buf = FULL ? Buffer.allocUnsafe(CHUNK) : buffer();
+    while (next < files.length) await (FULL ? readWhole : readHeadTail)(files[next++], buf);
   }),
 );
-process.stdout.write(`${JSON.stringify({ files: files.length, bytes, ms: Number((performance.now() - started).toFixed(1)) })}\n`);
+process.stdout.write(`${JSON.stringify({ files: files.length, bytes, ...(FULL ? { lines } : {}), ms: Number((performance.now() - started).toFixed(1)) })}\n`);

@@ -6,7 +6,7 @@ import { agentDefaultHomes, isUnder, resolveLocations, type LocationOptions, typ
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
-import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions } from './catalog/scan.js';
+import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
@@ -112,9 +112,34 @@ async function openCache(options: CommonOptions): Promise<CatalogCache | undefin
 async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
   warnMissingLocations(options);
   const cache = await openCache(options);
-  const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache });
+  const progress = stderrProgress();
+  const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache, onProgress: progress.update }).finally(progress.done);
   await cache?.save().catch((error: unknown) => warn(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
   return result;
+}
+
+/**
+ * Indexing progress on stderr (`indexing 1,204 of 10,000 files · 310 of 2,480 MB`), only when stderr is a terminal
+ * and indexing has taken over a second; the line is erased when indexing is done.
+ */
+function stderrProgress(): { update: (progress: ScanProgress) => void; done: () => void } {
+  const started = Date.now();
+  let shownAt = 0;
+  let shown = false;
+  const mb = (bytes: number): string => Math.round(bytes / 1e6).toLocaleString('en-US');
+  return {
+    update(progress) {
+      if (!process.stderr.isTTY) return;
+      const now = Date.now();
+      if (now - started < 1000 || now - shownAt < 100 || progress.done === progress.total) return;
+      shownAt = now;
+      shown = true;
+      process.stderr.write(`\r\x1b[2Kindexing ${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} files · ${mb(progress.bytesDone)} of ${mb(progress.bytesTotal)} MB`);
+    },
+    done() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+    },
+  };
 }
 
 async function findOne(query: string, options: CommonOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
@@ -195,14 +220,14 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
     .option('--all', 'every session, wherever it ran')
-    .option('--exact-turns', 'count the user turns of files bigger than head+tail (80 KiB) by reading them whole (slower; remembered in the cache)')
+    .option('--exact-turns', 'no effect: every row is exact (kept so that scripts that pass it still work)')
     .addHelpText(
       'after',
       `
 By default lists the sessions of the current directory (and below); when there are none there,
-lists all of them and says so on stderr. Listing reads each file's first 64 KiB and last 16 KiB only:
-for a bigger file, userTurns is what those show (a lower bound, "12+" in text, userTurnsExact false in
-JSON) until a full count is known (--exact-turns, or an earlier full read remembered in the cache).
+lists all of them and says so on stderr. Every row is folded from every line of its files; the cache
+keeps each row with where its fold stopped, so a session that grew is read from there on only.
+Progress is shown on stderr when it is a terminal and indexing takes over a second.
 
 Examples:
   sessions list
@@ -210,9 +235,8 @@ Examples:
   sessions list --agent claude --cwd ~/src/api`,
     )
     .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean; exactTurns?: boolean }>();
+      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }>();
       const { sessions, problems } = await scan(options, {
-        exactTurns: options.exactTurns ?? false,
         agents: options.agent ? [options.agent] : undefined,
       });
       let shown: readonly CatalogSession[] = sessions;
@@ -337,8 +361,7 @@ Examples:
       const { session, context } = await findOne(id, options);
       assertSessionId(session);
       const adapter = ADAPTERS[session.agent];
-      let turns = session.userTurns;
-      if (!session.userTurnsExact) turns = (await adapter.readSession(groupOf(session), context)).userTurns;
+      const turns = session.userTurns;
       const atTurn = options.at ?? turns - options.dropLast! + 1;
       if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { FoldResume } from '../core/formats/types.js';
 import { readLines } from '../core/io/lines.js';
 import { readRegularFile } from '../core/io/regular.js';
 import { removeStaleTemps } from '../core/io/atomic.js';
@@ -11,14 +12,25 @@ import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
-export const CACHE_VERSION = 2;
+export const CACHE_VERSION = 3;
 
-/** One file's identity for the cache: a changed size or mtime means the summary must be read again. */
-export type FileStamp = readonly [path: string, size: number, mtimeMs: number];
+/**
+ * One file's identity for the cache: a changed size, mtime or fingerprint of its first bytes (lines.ts
+ * headFingerprint) means the row must be read again; a file that only grew can be read from where its fold stopped.
+ */
+export type FileStamp = readonly [path: string, size: number, mtimeMs: number, fingerprint: string];
 
 interface CacheEntry {
   readonly stamps: readonly FileStamp[];
   readonly session: CatalogSession;
+  /** Where the live file's saved fold stopped (the fold itself is in a file of its own: see foldPath). */
+  readonly fold?: number;
+}
+
+/** What a grown file's row can go on from: its saved fold's offset (the state is loaded with loadFold). */
+export interface FoldCandidate {
+  readonly path: string;
+  readonly offset: number;
 }
 
 /**
@@ -51,6 +63,9 @@ export function locationsKey(locations: Pick<Locations, 'codexHomes' | 'claudeDi
  */
 export class CatalogCache {
   private readonly byFirstPath = new Map<string, CacheEntry>();
+  /** Folds to write at the next save (path → saved fold), and saved folds to delete. */
+  private readonly pendingFolds = new Map<string, FoldResume>();
+  private readonly staleFolds = new Set<string>();
   private dirty = false;
   /** Why the cache was not used, when it was not (for diagnostics). */
   rejected: string | null = null;
@@ -79,23 +94,76 @@ export class CatalogCache {
     return [...this.byFirstPath.values()].map((entry) => entry.session);
   }
 
-  /** The cached summary for these files, only if every stamp matches exactly. */
+  /** The cached summary for these files, only if every stamp (size, mtime and first bytes) matches exactly. */
   lookup(stamps: readonly FileStamp[]): CatalogSession | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
     if (!entry || entry.stamps.length !== stamps.length) return undefined;
     for (let i = 0; i < stamps.length; i++) {
-      const [path, size, mtime] = stamps[i]!;
-      const [cachedPath, cachedSize, cachedMtime] = entry.stamps[i]!;
-      if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime) return undefined;
+      const [path, size, mtime, fingerprint] = stamps[i]!;
+      const [cachedPath, cachedSize, cachedMtime, cachedFingerprint] = entry.stamps[i]!;
+      if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime || fingerprint !== cachedFingerprint) return undefined;
     }
     return entry.session;
   }
 
-  store(stamps: readonly FileStamp[], session: CatalogSession): void {
+  /**
+   * Whether these files (stamps without fingerprints) may have a usable entry: the same files with the same
+   * sizes and mtimes, or a single file with a saved fold that did not shrink. Only then are fingerprints worth taking.
+   */
+  knows(stamps: readonly FileStamp[]): boolean {
+    const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
+    if (!entry || entry.stamps.length !== stamps.length) return false;
+    if (entry.fold !== undefined && stamps.length === 1 && stamps[0]![1] >= entry.fold) return true;
+    return stamps.every(([path, size, mtime], i) => {
+      const [cachedPath, cachedSize, cachedMtime] = entry.stamps[i]!;
+      return path === cachedPath && size === cachedSize && mtime === cachedMtime;
+    });
+  }
+
+  /**
+   * Where a changed single-file session's saved fold can go on from: only when the file kept its path and first
+   * bytes and did not shrink below the fold (agents append; anything else is read again whole).
+   */
+  foldCandidate(stamps: readonly FileStamp[]): FoldCandidate | undefined {
+    const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
+    if (!entry || entry.fold === undefined || stamps.length !== 1 || entry.stamps.length !== 1) return undefined;
+    const [path, size, , fingerprint] = stamps[0]!;
+    const [, cachedSize, , cachedFingerprint] = entry.stamps[0]!;
+    if (fingerprint !== cachedFingerprint || size < cachedSize || size < entry.fold) return undefined;
+    return { path, offset: entry.fold };
+  }
+
+  /** The saved fold of `candidate`, or undefined when it is missing or does not match (the file is then read whole). */
+  async loadFold(candidate: FoldCandidate): Promise<FoldResume | undefined> {
+    // The row the fold made goes with it: a fold keeps counts where the row has the texts (Claude's prompts).
+    const row = this.byFirstPath.get(candidate.path)?.session;
+    const pending = this.pendingFolds.get(candidate.path);
+    if (pending !== undefined) return pending.offset === candidate.offset ? { ...pending, ...(row ? { row } : {}) } : undefined;
+    if (this.path === null) return undefined;
+    try {
+      const saved = JSON.parse((await readRegularFile(foldPath(this.path, candidate.path))).toString('utf8')) as Partial<FoldResume> | null;
+      if (saved?.path !== candidate.path || saved.offset !== candidate.offset || saved.state === undefined) return undefined;
+      return { path: saved.path, offset: saved.offset, state: saved.state, ...(row ? { row } : {}) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  store(stamps: readonly FileStamp[], session: CatalogSession, fold?: FoldResume): void {
     if (stamps.length === 0) return;
     // The stamps' paths are usually the session's own: share those strings rather than keep two copies.
-    const shared = stamps.map(([path, size, mtime]): FileStamp => [session.paths.find((p) => p === path) ?? path, size, mtime]);
-    this.byFirstPath.set(shared[0]![0], { stamps: shared, session });
+    const shared = stamps.map(([path, size, mtime, fingerprint]): FileStamp => [session.paths.find((p) => p === path) ?? path, size, mtime, fingerprint]);
+    const first = shared[0]![0];
+    const previous = this.byFirstPath.get(first);
+    const keepFold = fold !== undefined && stamps.length === 1 && fold.path === first;
+    this.byFirstPath.set(first, keepFold ? { stamps: shared, session, fold: fold.offset } : { stamps: shared, session });
+    if (keepFold) {
+      this.pendingFolds.set(first, fold);
+      this.staleFolds.delete(first);
+    } else if (previous?.fold !== undefined) {
+      this.pendingFolds.delete(first);
+      this.staleFolds.add(first);
+    }
     this.dirty = true;
   }
 
@@ -103,6 +171,8 @@ export class CatalogCache {
   retain(paths: ReadonlySet<string>): void {
     for (const key of this.byFirstPath.keys()) {
       if (!paths.has(key)) {
+        if (this.byFirstPath.get(key)?.fold !== undefined) this.staleFolds.add(key);
+        this.pendingFolds.delete(key);
         this.byFirstPath.delete(key);
         this.dirty = true;
       }
@@ -119,6 +189,7 @@ export class CatalogCache {
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     await removeStaleTemps(dirname(this.path), Date.now(), CACHE_TEMP_NAME);
     if (this.dirty) {
+      await this.saveFolds(this.path);
       await writeEntries(this.path, this.byFirstPath.values());
       this.dirty = false;
       await removeOlderVersions(this.path);
@@ -133,10 +204,40 @@ export class CatalogCache {
       await rename(temp, headPath(this.path));
     }
   }
+  /** Folds are written before the entries that point to them; an entry whose fold cannot be written loses it. */
+  private async saveFolds(cachePath: string): Promise<void> {
+    if (this.pendingFolds.size === 0 && this.staleFolds.size === 0) return;
+    await mkdir(foldDir(cachePath), { recursive: true, mode: 0o700 });
+    for (const path of this.staleFolds) await unlink(foldPath(cachePath, path)).catch(() => undefined);
+    this.staleFolds.clear();
+    for (const [path, fold] of this.pendingFolds) {
+      const target = foldPath(cachePath, path);
+      const temp = `${target}.tmp-${process.pid}`;
+      try {
+        await writeFile(temp, JSON.stringify({ path: fold.path, offset: fold.offset, state: fold.state }), { mode: 0o600 });
+        await rename(temp, target);
+      } catch {
+        await unlink(temp).catch(() => undefined);
+        const entry = this.byFirstPath.get(path);
+        if (entry !== undefined) this.byFirstPath.set(path, { stamps: entry.stamps, session: entry.session });
+      }
+    }
+    this.pendingFolds.clear();
+  }
+}
+
+/** The folder of saved folds beside the cache file: one small JSON file per big session file. */
+function foldDir(cachePath: string): string {
+  return cachePath.replace(/\.jsonl?$/, '') + '.folds';
+}
+
+/** A session file's saved fold, named by a hash of its path. */
+export function foldPath(cachePath: string, sessionPath: string): string {
+  return join(foldDir(cachePath), `${createHash('sha1').update(sessionPath).digest('hex')}.json`);
 }
 
 /** The temp names save() writes (`<file>.tmp-<pid>`): what a killed run leaves behind. */
-const CACHE_TEMP_NAME = /^catalog-v\d+\.(?:jsonl|head\.json)\.tmp-(\d+)$/;
+const CACHE_TEMP_NAME = /^catalog-v\d+(?:-[0-9a-f]+)?\.(?:jsonl|head\.json)\.tmp-(\d+)$/;
 
 /** Rows kept in the first-screen file (per slice: overall, and under the directory it was saved for). */
 const HEAD_ROWS = 200;
@@ -240,13 +341,14 @@ async function removeOlderVersions(path: string): Promise<void> {
 
 // ---------------------------------------------------------------- the file format
 //
-// Line 1: {"version":2}. Then, in any order, string lines ["s", text] (each appends to a table of shared
+// Line 1: {"version":3}. Then, in any order, string lines ["s", text] (each appends to a table of shared
 // strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
 // {"end": number of entries} (a file without it was cut short and is not trusted). In an entry:
 //   paths   [path, ...]   whole strings: a path built from a shared directory and a name would be a V8 cons
 //           string, flattened into a private copy of its directory part the first time it is compared
 //   path    index into paths, or the string itself
-//   stamps  [[path, size, mtimeMs], ...]   path: index into paths, or the string itself
+//   stamps  [[path, size, mtimeMs, fingerprint], ...]   path: index into paths, or the string itself
+//   fold    offset where the live file's saved fold stopped (the fold is in <cache>.folds/<sha1 of path>.json)
 //   cwd, root, model, gitBranch   table index or null
 //   title, firstPrompt, lastPrompt   index into prompts, -1 (title only) for name, or a string / null
 // and every other field of CatalogSession as it is.
@@ -256,7 +358,8 @@ interface EncodedEntry {
   readonly agent: string;
   readonly paths: readonly string[];
   readonly path: number | string;
-  readonly stamps: readonly (readonly [number | string, number, number])[];
+  readonly stamps: readonly (readonly [number | string, number, number, string])[];
+  readonly fold?: number;
   readonly cwd: number | null;
   readonly root: number;
   readonly model: number | null;
@@ -320,7 +423,7 @@ async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promis
   await rename(temp, path);
 }
 
-function encodeEntry({ stamps, session: s }: CacheEntry, ref: (text: string) => number): EncodedEntry {
+function encodeEntry({ stamps, session: s, fold }: CacheEntry, ref: (text: string) => number): EncodedEntry {
   const promptRef = (text: string | null): number | string | null => {
     if (text === null) return null;
     const at = s.prompts.indexOf(text);
@@ -335,7 +438,8 @@ function encodeEntry({ stamps, session: s }: CacheEntry, ref: (text: string) => 
     agent: s.agent,
     paths: s.paths,
     path: pathRef(s.path),
-    stamps: stamps.map(([path, size, mtime]) => [pathRef(path), size, mtime] as const),
+    stamps: stamps.map(([path, size, mtime, fingerprint]) => [pathRef(path), size, mtime, fingerprint] as const),
+    ...(fold === undefined ? {} : { fold }),
     cwd: s.cwd === null ? null : ref(s.cwd),
     root: ref(s.root),
     model: s.model === null ? null : ref(s.model),
@@ -413,10 +517,10 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
   if (!Array.isArray(e.stamps) || e.stamps.length === 0) return null;
   const stamps: FileStamp[] = [];
   for (const stamp of e.stamps as unknown[]) {
-    if (!Array.isArray(stamp) || stamp.length !== 3 || typeof stamp[1] !== 'number' || typeof stamp[2] !== 'number') return null;
+    if (!Array.isArray(stamp) || stamp.length !== 4 || typeof stamp[1] !== 'number' || typeof stamp[2] !== 'number' || typeof stamp[3] !== 'string') return null;
     const stampPath = pathRef(stamp[0]);
     if (stampPath === undefined) return null;
-    stamps.push([stampPath, stamp[1], stamp[2]]);
+    stamps.push([stampPath, stamp[1], stamp[2], stamp[3]]);
   }
   const cwd = tableRef(e.cwd);
   const root = tableRef(e.root);
@@ -478,7 +582,8 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
     mtimeMs: e.mtimeMs,
     root,
   };
-  return { stamps, session };
+  if (!(e.fold === undefined || (typeof e.fold === 'number' && Number.isSafeInteger(e.fold) && e.fold >= 0))) return null;
+  return e.fold === undefined ? { stamps, session } : { stamps, session, fold: e.fold };
 }
 
 function isForkOrigin(value: unknown): value is ForkOrigin {

@@ -1,6 +1,9 @@
 // What the full-text search picks out of each file's head for the catalog, without parsing the file.
 
-/** The head a summary reads (the catalog's DEFAULT_HEAD_BYTES): what it finds there, the sniffers find too. */
+/**
+ * The head grep looks at for a cwd and a Claude lineage root (a row folds every line; a file whose root is not in
+ * this head has an unknown lineage, and grep then reads the rows of such files to find a fork's family).
+ */
 export const SUMMARY_HEAD_BYTES = 64 * 1024;
 
 const CWD_KEY = Buffer.from('"cwd":"');

@@ -10,7 +10,7 @@ import { AGENTS, type Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import { selfAndAncestors, type Locations } from './locations.js';
-import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
+import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, indexGroup, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -240,8 +240,8 @@ export async function grepLocations(locations: Locations, text: string, options:
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
   try {
-    const summary = await ADAPTERS[group.agent].readSummary(group, context);
-    return summary === null ? null : { ...summary, root: group.root };
+    // The same row pipeline as `list` (every line folded): grep rows and list rows never disagree.
+    return await indexGroup(group, context);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;

@@ -7,9 +7,9 @@ import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import { clawWorkspaceOfSessionFolder, findClawWorkspaces } from '../core/formats/claw.js';
 import { readCodexNames } from '../core/formats/codex.js';
-import { COUNT_CLIP_LIMITS } from '../core/io/clip.js';
-import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
-import { countUserTurns, type Agent, type Session, type SessionSummary } from '../core/model.js';
+import { headFingerprint } from '../core/io/lines.js';
+import type { AdapterContext, IndexedSession, Problem, SessionFileGroup } from '../core/formats/types.js';
+import type { Agent, SessionSummary } from '../core/model.js';
 import { selfAndAncestors, type Locations } from './locations.js';
 import { summarizeOnWorkers } from './summary-pool.js';
 
@@ -27,16 +27,24 @@ export interface ScanResult {
   readonly problems: readonly Problem[];
 }
 
+/** How far indexing is: files and bytes done of those found (cached files count as done, with their bytes). */
+export interface ScanProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+}
+
 export interface ScanOptions {
-  /** Count user turns exactly for files larger than head+tail (a full read of those files). */
-  readonly exactTurns?: boolean;
   readonly agents?: readonly Agent[];
-  readonly onProgress?: (done: number, total: number) => void;
-  readonly headBytes?: number;
-  readonly tailBytes?: number;
+  readonly onProgress?: (progress: ScanProgress) => void;
+  /** Each row read from its files (not from the cache) as soon as it is indexed, newest files first, before merging. */
+  readonly onSession?: (session: CatalogSession) => void;
   readonly concurrency?: number;
-  /** Reuse summaries whose files did not change (path + size + mtime), and record new ones. */
+  /** Reuse rows whose files did not change (path + size + mtime + first bytes), go on from saved folds, record new ones. */
   readonly cache?: CatalogCache;
+  /** Files at least this big get their fold saved in the cache (default FOLD_SAVE_MIN_BYTES). */
+  readonly saveFoldFrom?: number;
   /**
    * Worker threads to read summaries on (0: the main thread only). Default: one per core on machines with
    * three or more, when there are enough files to read to pay for starting them.
@@ -44,8 +52,11 @@ export interface ScanOptions {
   readonly workers?: number;
 }
 
-export const DEFAULT_HEAD_BYTES = 64 * 1024;
-export const DEFAULT_TAIL_BYTES = 16 * 1024;
+/**
+ * Files at least this big keep their fold in the cache: a grown one is read from where it stopped. A smaller file
+ * is read again whole when it changes (a few milliseconds), which keeps the cache small.
+ */
+export const FOLD_SAVE_MIN_BYTES = 1024 * 1024;
 
 /** How deep below a --claw-dir to look for claw workspaces. */
 export const CLAW_SEARCH_DEPTH = 4;
@@ -64,10 +75,8 @@ export class ScanContext implements AdapterContext {
   private readonly groups = new Map<string, SessionFileGroup>();
   private readonly nameMaps = new Map<string, ReadonlyMap<string, string>>();
 
-  constructor(
-    readonly headBytes = DEFAULT_HEAD_BYTES,
-    readonly tailBytes = DEFAULT_TAIL_BYTES,
-  ) {}
+  /** Files at least this big get their fold back with their row (only worth it with a cache to keep it in). */
+  constructor(readonly saveFoldFrom = Number.POSITIVE_INFINITY) {}
 
   readonly report = (problem: Problem): void => {
     const key = `${problem.path}\0${problem.message}`;
@@ -98,9 +107,9 @@ export class ScanContext implements AdapterContext {
   }
 }
 
-/** Find every conversation in the locations: discovery, then head+tail summaries, merged one row per conversation. */
+/** Find every conversation in the locations: discovery, then rows folded from every line, merged one per conversation. */
 export async function scanCatalog(locations: Locations, options: ScanOptions = {}): Promise<ScanResult & { context: ScanContext }> {
-  const context = new ScanContext(options.headBytes, options.tailBytes);
+  const context = new ScanContext(options.cache ? (options.saveFoldFrom ?? FOLD_SAVE_MIN_BYTES) : Number.POSITIVE_INFINITY);
   const agents = new Set(options.agents ?? (['codex', 'claude', 'claw'] as const));
   const groups: SessionFileGroup[] = [];
 
@@ -168,62 +177,100 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyCodexNames(summaries, context);
   const { rows: merged, nested } = catalogRows(summaries);
-  if (options.exactTurns) await completeTurnCounts(merged, context, { concurrency: options.concurrency ?? 8, cache: options.cache });
   merged.sort(newestFirst);
   return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
 }
 
+/**
+ * A group's row, folded from every line of its files: the one row pipeline of scan, watch and grep. With a cache,
+ * a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
+ */
+export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
+  const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
+  const candidate = own !== null ? cache!.foldCandidate(own) : undefined;
+  const resume = candidate !== undefined ? await cache!.loadFold(candidate) : undefined;
+  let indexed = await ADAPTERS[group.agent].indexSession(group, context, resume);
+  if (resume !== undefined && indexed.summary === null) indexed = await ADAPTERS[group.agent].indexSession(group, context);
+  return acceptIndexed(group, indexed, context, cache, own);
+}
+
+function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | null): CatalogSession | null {
+  const summary = indexed.summary;
+  if (summary === null) return null;
+  const session: CatalogSession = { ...summary, root: group.root };
+  context.register(group, summary.id);
+  // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time. A file the
+  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now.
+  if (cache !== undefined && stamps !== null) {
+    const complete = stamps.map((stamp): FileStamp => (stamp[3] !== '' ? stamp : [stamp[0], stamp[1], stamp[2], (stamps.length === 1 ? indexed.fingerprint : undefined) ?? headFingerprint(stamp[0])]));
+    cache.store(complete, session, indexed.resume);
+  }
+  return session;
+}
+
 async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
   const out: CatalogSession[] = [];
+  const cache = options.cache;
   let done = 0;
-  const progress = (): void => options.onProgress?.(++done, groups.length);
+  let bytesDone = 0;
+  let bytesTotal = 0;
+  const sizes: number[] = [];
+  const progress = (index: number): void => {
+    done++;
+    bytesDone += sizes[index] ?? 0;
+    options.onProgress?.({ done, total: groups.length, bytesDone, bytesTotal });
+  };
   const stampsByIndex: (FileStamp[] | null)[] = [];
+  const newestByIndex: number[] = [];
   const todo: number[] = [];
-  const accept = (index: number, summary: SessionSummary | null): void => {
-    if (!summary) return;
-    const group = groups[index]!;
-    const session: CatalogSession = { ...summary, root: group.root };
+  const found = (index: number, session: CatalogSession | null): void => {
+    if (session === null) return;
     out.push(session);
-    context.register(group, summary.id);
-    // Stamps taken before the read: a file that grew meanwhile is read again next time.
-    const stamps = stampsByIndex[index];
-    if (stamps) options.cache!.store(stamps, session);
+    options.onSession?.(session);
   };
   const fail = (index: number, message: string): void => {
     const group = groups[index]!;
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message });
   };
 
+  const cached: number[] = [];
   groups.forEach((group, index) => {
     try {
-      const stamps = options.cache ? stampsOf(group.paths) : null;
-      stampsByIndex[index] = stamps;
-      const cached = stamps ? options.cache!.lookup(stamps) : undefined;
-      if (!cached) return void todo.push(index);
-      out.push(cached);
-      context.register(group, cached.id);
+      const stamps = cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false);
+      stampsByIndex[index] = cache ? stamps : null;
+      sizes[index] = stamps.reduce((sum, stamp) => sum + stamp[1], 0);
+      newestByIndex[index] = Math.max(...stamps.map((stamp) => stamp[2]));
+      bytesTotal += sizes[index]!;
+      const row = cache?.lookup(stamps);
+      if (!row) return void todo.push(index);
+      context.register(group, row.id);
+      cached.push(index);
+      out.push(row);
     } catch (error) {
       fail(index, describeError(error));
+      cached.push(index);
     }
-    progress();
   });
+  for (const index of cached) progress(index);
+  // Newest files first: on a cold start the rows a user looks for first arrive first.
+  todo.sort((a, b) => newestByIndex[b]! - newestByIndex[a]!);
 
-  const workers = options.workers ?? (todo.length >= PARALLEL_MIN_FILES && availableParallelism() >= PARALLEL_MIN_CORES ? availableParallelism() : 0);
+  const fresh = todo.filter((index) => cache?.foldCandidate(stampsByIndex[index]!) === undefined);
+  const workers = options.workers ?? (fresh.length >= PARALLEL_MIN_FILES && availableParallelism() >= PARALLEL_MIN_CORES ? availableParallelism() : 0);
   const finished = new Set<number>();
-  if (workers > 0 && todo.length > 0) {
+  if (workers > 0 && fresh.length > 0) {
     try {
-      await summarizeOnWorkers(groups, todo, {
+      await summarizeOnWorkers(groups, fresh, {
         workers,
-        headBytes: context.headBytes,
-        tailBytes: context.tailBytes,
+        saveFoldFrom: context.saveFoldFrom,
         names: context.allNames(),
         onProblem: context.report,
-        onResult: ({ index, summary, error }) => {
+        onResult: ({ index, indexed, error }) => {
           finished.add(index);
           context.workerReads++;
-          if (error !== undefined) fail(index, error);
-          else accept(index, summary);
-          progress();
+          if (error !== undefined || indexed === undefined) fail(index, error ?? 'no result');
+          else found(index, acceptIndexed(groups[index]!, indexed, context, cache, stampsByIndex[index] ?? null));
+          progress(index);
         },
       });
     } catch {
@@ -236,11 +283,11 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
     async (index) => {
       const group = groups[index]!;
       try {
-        accept(index, await ADAPTERS[group.agent].readSummary(group, context));
+        found(index, await indexGroup(group, context, cache, stampsByIndex[index] ?? undefined));
       } catch (error) {
         fail(index, describeError(error));
       }
-      progress();
+      progress(index);
     },
   );
   return out;
@@ -449,46 +496,6 @@ export function applyCodexNames(sessions: CatalogSession[], context: ScanContext
   }
 }
 
-export interface TurnCountOptions {
-  readonly concurrency: number;
-  readonly cache?: CatalogCache;
-  /** Leave files bigger than this with their lower bound (a full read of them can wait until one is opened). */
-  readonly maxBytes?: number;
-  /** Called with each session whose count became exact. */
-  readonly onExact?: (session: CatalogSession) => void;
-}
-
-/** Count user turns exactly (a full read) where a summary could only give a lower bound; updates `sessions` in place. */
-export async function completeTurnCounts(sessions: CatalogSession[], context: ScanContext, options: TurnCountOptions): Promise<void> {
-  const { cache, maxBytes = Number.POSITIVE_INFINITY } = options;
-  const inexact = sessions.map((session, index) => ({ session, index })).filter(({ session }) => !session.userTurnsExact && session.size <= maxBytes);
-  await forEachLimited(inexact, options.concurrency, async ({ session, index }) => {
-    try {
-      const stamps = cache ? stampsOf(session.paths) : null;
-      // Counting turns needs no tool output and only the openings of prompts (same turns, tested).
-      const full: Session = await ADAPTERS[session.agent].readSession(groupOf(session), context, { clip: COUNT_CLIP_LIMITS });
-      // A whole read knows the rest of the row too: prompts, model and usage past head and tail, a parent link.
-      const exact: CatalogSession = {
-        ...session,
-        userTurns: countUserTurns(full.messages),
-        userTurnsExact: true,
-        firstPrompt: full.firstPrompt,
-        lastPrompt: full.lastPrompt,
-        prompts: full.prompts,
-        title: session.name === null ? full.title : session.title,
-        model: full.model ?? session.model,
-        usage: full.usage ?? session.usage,
-        ...(session.forkedFrom === null && full.forkedFrom !== null ? { forkedFrom: full.forkedFrom, fork: full.fork } : {}),
-      };
-      sessions[index] = exact;
-      if (stamps && cache!.lookup(stamps)) cache!.store(stamps, exact);
-      options.onExact?.(exact);
-    } catch (error) {
-      context.report({ path: session.path, message: describeError(error) });
-    }
-  });
-}
-
 export function newestFirst(a: SessionSummary, b: SessionSummary): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
 }
@@ -501,11 +508,24 @@ async function forEachLimited<T>(items: readonly T[], limit: number, run: (item:
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Synchronous on purpose: a stat is ~5 µs, a promise-based one ~50 µs of overhead, and a warm scan is 10k of them. */
-function stampsOf(paths: readonly string[]): FileStamp[] {
+/**
+ * Stamps for a lookup in `cache`: with fingerprints of the first bytes only when the cache knows these files (a
+ * cold index reads no file twice: the fold takes the fingerprint of the file it reads).
+ */
+function stampsFor(cache: CatalogCache, paths: readonly string[]): FileStamp[] {
+  const stamps = stampsOf(paths, false);
+  return cache.knows(stamps) ? stamps.map(([path, size, mtime]): FileStamp => [path, size, mtime, headFingerprint(path)]) : stamps;
+}
+
+/**
+ * Synchronous on purpose: a stat is ~5 µs, a promise-based one ~50 µs of overhead, and a warm scan is 10k of them.
+ * The fingerprint of the first bytes (only needed with a cache) catches a file rewritten with the same size and mtime.
+ */
+export function stampsOf(paths: readonly string[], withFingerprint: boolean): FileStamp[] {
   return paths.map((path): FileStamp => {
     const info = statSync(path);
-    return [path, info.size, info.mtimeMs];
+    if (!info.isFile()) throw new Error('not a regular file');
+    return [path, info.size, info.mtimeMs, withFingerprint ? headFingerprint(path) : ''];
   });
 }
 

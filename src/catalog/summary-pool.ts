@@ -7,8 +7,7 @@ const BATCH = 48;
 
 export interface PoolOptions {
   readonly workers: number;
-  readonly headBytes: number;
-  readonly tailBytes: number;
+  readonly saveFoldFrom: number;
   readonly names: ReadonlyMap<string, ReadonlyMap<string, string>>;
   readonly onResult: (result: SummaryResult) => void;
   readonly onProblem: (problem: SummaryReply['problems'][number]) => void;
@@ -20,7 +19,7 @@ export interface PoolOptions {
  * `onResult` has been called for exactly the finished ones).
  */
 export async function summarizeOnWorkers(groups: readonly SessionFileGroup[], todo: readonly number[], options: PoolOptions): Promise<void> {
-  const job: SummaryJob = { headBytes: options.headBytes, tailBytes: options.tailBytes, groups, names: options.names };
+  const job: SummaryJob = { saveFoldFrom: options.saveFoldFrom, groups, names: options.names };
   let next = 0;
   const take = (): number[] => todo.slice(next, (next += BATCH));
   const workers: Worker[] = [];

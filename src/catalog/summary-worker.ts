@@ -1,14 +1,14 @@
-// A summary worker: reads head+tail summaries for the batches of session files the main thread hands it.
-// A cold scan is JSON parsing of ~10k heads and tails; spread over the cores it takes half the time or less.
+// An index worker: folds the rows of the batches of session files the main thread hands it.
+// A cold index is reading and JSON parsing of every file; spread over the cores it takes half the time or less.
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
-import type { AdapterContext, Problem, SessionFileGroup } from '../core/formats/types.js';
-import type { Agent, SessionSummary } from '../core/model.js';
+import type { AdapterContext, IndexedSession, Problem, SessionFileGroup } from '../core/formats/types.js';
+import type { Agent } from '../core/model.js';
 
 export interface SummaryJob {
-  readonly headBytes: number;
-  readonly tailBytes: number;
+  /** Files at least this big send their fold back with their row. */
+  readonly saveFoldFrom: number;
   /** Every group discovery found (Codex paginated forks look up their parent's files by id). */
   readonly groups: readonly SessionFileGroup[];
   /** Codex thread names per CODEX_HOME root. */
@@ -20,8 +20,8 @@ export type SummaryRequest = { readonly kind: 'batch'; readonly indexes: readonl
 
 export interface SummaryResult {
   readonly index: number;
-  readonly summary: SessionSummary | null;
-  /** The summary could not be read (the message names the cause); reported against the group's live file. */
+  readonly indexed?: IndexedSession;
+  /** The row could not be read (the message names the cause); reported against the group's live file. */
   readonly error?: string;
 }
 
@@ -43,8 +43,7 @@ const context: AdapterContext = {
   report: (problem) => problems.push(problem),
   lookup: (agent: Agent, id: string) => byId.get(`${agent}:${id}`),
   names: (root: string) => job.names.get(root) ?? new Map<string, string>(),
-  headBytes: job.headBytes,
-  tailBytes: job.tailBytes,
+  saveFoldFrom: job.saveFoldFrom,
 };
 
 parentPort!.on('message', (request: SummaryRequest) => {
@@ -60,11 +59,11 @@ async function summarizeBatch(indexes: readonly number[]): Promise<SummaryReply>
   for (const index of indexes) {
     const group = job.groups[index]!;
     try {
-      const summary = await ADAPTERS[group.agent].readSummary(group, context);
-      if (summary) register(group, summary.id);
-      results.push({ index, summary });
+      const indexed = await ADAPTERS[group.agent].indexSession(group, context);
+      if (indexed.summary) register(group, indexed.summary.id);
+      results.push({ index, indexed });
     } catch (error) {
-      results.push({ index, summary: null, error: describeError(error) });
+      results.push({ index, error: describeError(error) });
     }
   }
   const reply = { results, problems };

@@ -6,7 +6,8 @@ import { ADAPTERS } from '../core/formats/index.js';
 import type { Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { Locations } from './locations.js';
-import { asLineageFork, conversations, describeError, lineageOrder, lineageParent, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
+import type { CatalogCache } from './cache.js';
+import { asLineageFork, conversations, describeError, indexGroup, lineageOrder, lineageParent, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from './search.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
@@ -24,6 +25,8 @@ export interface WatchOptions {
   readonly debounceMs?: number;
   /** Longest wait while events keep coming, so a session being written still updates about once a second. */
   readonly maxWaitMs?: number;
+  /** Where rows (and folds of big files) are kept: a session that grows is read from where its fold stopped. */
+  readonly cache?: CatalogCache;
 }
 
 export interface CatalogWatcher {
@@ -51,7 +54,7 @@ const NEW_FOLDER_RELIST_MS = 500;
  * grow or disappear. Only the conversations whose files changed are summarised again, through their adapter.
  */
 export function watchCatalog(locations: Locations, initial: readonly CatalogSession[], options: WatchOptions): CatalogWatcher {
-  const { context, onChange } = options;
+  const { context, onChange, cache } = options;
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   const current = new Map(initial.map((session) => [sessionKey(session), session]));
@@ -85,7 +88,7 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
     const before = context.problems.length;
     for (const [root, paths] of batch) {
       try {
-        await refreshRoot(root, paths, current, context, upserted, removed);
+        await refreshRoot(root, paths, current, context, upserted, removed, cache);
       } catch (error) {
         problems.push({ path: root.root, message: describeError(error) });
       }
@@ -191,6 +194,7 @@ async function refreshRoot(
   context: ScanContext,
   upserted: Map<string, CatalogSession>,
   removed: Set<string>,
+  cache: CatalogCache | undefined,
 ): Promise<void> {
   if (root.agent === 'codex' && [...paths].some((path) => basename(path) === 'session_index.jsonl' && relative(root.root, path) === 'session_index.jsonl')) {
     await context.loadNames(root.root);
@@ -220,7 +224,7 @@ async function refreshRoot(
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);
-    const summary = await readSummary(group, context);
+    const summary = await readRow(group, context, cache);
     if (!summary) continue;
     context.register(group, summary.id);
     const key = sessionKey(summary);
@@ -238,7 +242,8 @@ async function refreshRoot(
   }
 }
 
-async function readSummary(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
+/** The group's row through the scan's own pipeline (a grown file is read from its saved fold), with its Codex name. */
+async function readRow(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
   try {
     // A file can vanish between the event and the read (an agent's temp file renamed away).
     await stat(group.paths[group.paths.length - 1]!);
@@ -246,9 +251,8 @@ async function readSummary(group: SessionFileGroup, context: ScanContext): Promi
     return null;
   }
   try {
-    const summary = await ADAPTERS[group.agent].readSummary(group, context);
-    if (!summary) return null;
-    const session: CatalogSession = { ...summary, root: group.root };
+    const session = await indexGroup(group, context, cache);
+    if (!session) return null;
     const name = session.agent === 'codex' ? context.names(group.root).get(session.id) : undefined;
     return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
   } catch (error) {

@@ -85,7 +85,7 @@ export interface SubagentOrigin {
   readonly parentId: string | null;
 }
 
-/** What the catalog lists: read from a file's head and tail, never from a full read. */
+/** What the catalog lists: a row folded from every line of the files. */
 export interface SessionSummary {
   readonly id: string;
   readonly agent: Agent;
@@ -100,7 +100,7 @@ export interface SessionSummary {
   readonly lastPrompt: string | null;
   readonly name: string | null;
   readonly userTurns: number;
-  /** False when the file is larger than head+tail and userTurns is a lower bound until a full count. */
+  /** Always true: rows are folded from every line (kept in the JSON contract of `list --json`). */
   readonly userTurnsExact: boolean;
   /** Opening text of every user prompt seen (for search). */
   readonly prompts: readonly string[];

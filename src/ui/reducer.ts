@@ -1,4 +1,4 @@
-import type { CatalogSession } from '../catalog/scan.js';
+import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import { sessionKey, type SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Session } from '../core/model.js';
@@ -21,7 +21,7 @@ export type Action =
   | { readonly type: 'resize'; readonly size: ScreenSize }
   | { readonly type: 'watchReady' }
   | { readonly type: 'tick'; readonly now: number }
-  | { readonly type: 'scanProgress'; readonly done: number; readonly total: number }
+  | { readonly type: 'scanProgress'; readonly progress: ScanProgress }
   | { readonly type: 'cachedCatalog'; readonly sessions: readonly CatalogSession[] }
   | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
@@ -105,7 +105,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'tick':
       return { ...state, now: action.now };
     case 'scanProgress':
-      return state.loading ? { ...state, loading: { done: action.done, total: action.total } } : state;
+      return state.loading ? { ...state, loading: action.progress } : state;
     case 'cachedCatalog': {
       // Unvalidated sessions from the persisted catalog (its first screen, then all of it): something to look at
       // while the scan runs. Once the scan is done it has the last word.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
-import { asLineageFork, completeTurnCounts, conversations, describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { asLineageFork, conversations, describeError, groupOf, indexGroup, scanCatalog, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
@@ -32,9 +32,14 @@ export interface TuiServices {
   cached(): readonly CatalogSession[];
   /** Every session remembered from the last run (unvalidated): the whole list while the scan validates it. */
   loadCached?(): Promise<readonly CatalogSession[]>;
-  scan(onProgress: (done: number, total: number) => void): Promise<{ readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }>;
-  /** Replace lower-bound turn counts (files larger than head+tail) by exact ones, in the background, after the scan. */
-  refineTurns?(sessions: readonly CatalogSession[], onExact: (session: CatalogSession) => void): Promise<void>;
+  /**
+   * Index every session (from the cache where files did not change). `onIndexed` gets rows as files are read
+   * (newest first), not those that came from the cache: on a cold start they are the list until the scan is done.
+   */
+  scan(
+    onProgress: (progress: ScanProgress) => void,
+    onIndexed?: (session: CatalogSession) => void,
+  ): Promise<{ readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }>;
   /** The user pressed a key (background work waits for a pause). */
   noteActivity?(): void;
   /** Start reporting changes (after the scan); `onReady` once events are being delivered. Returns a stop function. */
@@ -68,17 +73,8 @@ export interface ServiceOptions {
   readonly now?: () => Date;
 }
 
-/** Sessions bigger than this keep a lower-bound turn count until opened. */
-const REFINE_MAX_BYTES = 16 * 1024 * 1024;
-/**
- * Background counting waits for the user to leave the keyboard this long, and for no transcript to be being
- * read: what the user does comes first, and the counting's reads (files of up to 16 MB) do not add their
- * memory and CPU to a search or a transcript being opened.
- */
-const REFINE_IDLE_MS = 1_500;
-
-/** How often exact counts found in the background are written to the cache while the refining goes on. */
-const REFINE_SAVE_MS = 20_000;
+/** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
+const WATCH_SAVE_MS = 20_000;
 
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
@@ -92,20 +88,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     resolveContext = resolve;
   });
   let context: ScanContext | null = null;
-  // Transcripts being read, and when the user last pressed a key: background counting waits for both to settle.
-  let reading = 0;
-  let lastActivity = 0;
-  const userIdle = async (): Promise<void> => {
-    for (;;) {
-      const wait = lastActivity + REFINE_IDLE_MS - Date.now();
-      if (reading === 0 && wait <= 0) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 100)));
-    }
-  };
   let cache: Promise<CatalogCache> | null = null;
+  /** The cache once loaded (the watcher and forks record their rows in it). */
+  let cacheLoaded: CatalogCache | null = null;
   const loadCache = (): Promise<CatalogCache> | null => {
     if (!options.cachePath) return null;
-    cache ??= CatalogCache.load(options.cachePath);
+    cache ??= CatalogCache.load(options.cachePath).then((loaded) => (cacheLoaded = loaded));
     return cache;
   };
 
@@ -121,9 +109,9 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return loaded ? conversations(loaded.sessions()) : [];
     },
 
-    async scan(onProgress) {
+    async scan(onProgress, onIndexed) {
       const loaded = (await loadCache()) ?? undefined;
-      const result = await scanCatalog(locations, { onProgress, ...(loaded ? { cache: loaded } : {}) });
+      const result = await scanCatalog(locations, { onProgress, ...(onIndexed ? { onSession: onIndexed } : {}), ...(loaded ? { cache: loaded } : {}) });
       context = result.context;
       resolveContext(context);
       const problems = [...result.problems];
@@ -133,47 +121,25 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return { sessions: result.sessions, problems };
     },
 
-    async refineTurns(sessions, onExact) {
-      const ctx = await scanned;
-      const loaded = (await loadCache()) ?? undefined;
-      const refined = [...sessions];
-      // A big catalog takes minutes to refine: keep what is counted every so often, so that quitting early
-      // does not mean counting the same files again next time (one save at a time).
-      let saving: Promise<void> | null = null;
+    watch(sessions, onChange, onReady) {
+      if (!context) throw new Error('watch() needs a finished scan');
+      // Rows the watcher re-reads go to the cache, saved now and then: a restart reads none of them again.
+      const loaded = cache;
       let savedAt = Date.now();
-      const saveSometimes = (): void => {
-        if (!loaded || saving || Date.now() - savedAt < REFINE_SAVE_MS) return;
-        saving = loaded
-          .save()
+      let saving = false;
+      const changed = (change: CatalogChange): void => {
+        onChange(change);
+        if (!loaded || saving || Date.now() - savedAt < WATCH_SAVE_MS) return;
+        saving = true;
+        void loaded
+          .then((c) => c.save())
           .catch(() => undefined)
           .finally(() => {
-            saving = null;
+            saving = false;
             savedAt = Date.now();
           });
       };
-      const exact = (session: CatalogSession): void => {
-        onExact(session);
-        saveSometimes();
-      };
-      const pending = refined.flatMap((session, index) => (!session.userTurnsExact && session.size <= REFINE_MAX_BYTES ? [index] : []));
-      // One file at a time, not the giants, and only while the user is idle: this runs while the user browses.
-      for (const index of pending) {
-        await userIdle();
-        const one = [refined[index]!];
-        await completeTurnCounts(one, ctx, { concurrency: 1, maxBytes: REFINE_MAX_BYTES, onExact: exact, ...(loaded ? { cache: loaded } : {}) });
-        refined[index] = one[0]!;
-      }
-      await saving;
-      await loaded?.save({ sessions: refined, scopeDir: locations.cwd }).catch(() => undefined);
-    },
-
-    noteActivity() {
-      lastActivity = Date.now();
-    },
-
-    watch(sessions, onChange, onReady) {
-      if (!context) throw new Error('watch() needs a finished scan');
-      const watcher = watchCatalog(locations, sessions, { context, onChange });
+      const watcher = watchCatalog(locations, sessions, { context, onChange: changed, ...(cacheLoaded ? { cache: cacheLoaded } : {}) });
       void watcher.ready.then(onReady);
       return () => void watcher.close();
     },
@@ -182,12 +148,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
       // Clipped: the screen shows a few KiB of each tool output; a 200 MB session is read in tens of MB.
       return transcripts.load(sessionKey(session), version, transcriptBytes, async () => {
-        reading++;
-        try {
-          return await ADAPTERS[session.agent].readSession(groupOf(session), await scanned, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
-        } finally {
-          reading--;
-        }
+        return ADAPTERS[session.agent].readSession(groupOf(session), await scanned, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
       });
     },
 
@@ -199,7 +160,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);
-      const summary = await ADAPTERS[session.agent].readSummary(group, ctx);
+      const summary = await indexGroup(group, ctx, cacheLoaded ?? undefined);
       // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
       const forked: CatalogSession = summary
         ? summary.forkedFrom

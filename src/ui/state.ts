@@ -1,4 +1,4 @@
-import type { CatalogSession } from '../catalog/scan.js';
+import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Snippet } from '../core/io/snippet.js';
@@ -111,7 +111,7 @@ export interface BrowserState {
   readonly cwd: string;
   readonly homeDir: string;
   /** Scan progress while the first scan runs; null once it finished. */
-  readonly loading: { readonly done: number; readonly total: number } | null;
+  readonly loading: ScanProgress | null;
   /** Every session, in the current sort order. */
   readonly sessions: readonly CatalogSession[];
   readonly byKey: ReadonlyMap<string, CatalogSession>;
@@ -170,7 +170,7 @@ export function initialState(options: InitialOptions): BrowserState {
     now: options.now,
     cwd: options.cwd,
     homeDir: options.homeDir,
-    loading: { done: 0, total: 0 },
+    loading: { done: 0, total: 0, bytesDone: 0, bytesTotal: 0 },
     sessions: [],
     byKey: new Map(),
     problems: [],

@@ -60,17 +60,17 @@ describe('CatalogCache', () => {
 
   const entry = (fields: Record<string, unknown>) =>
     JSON.stringify({
-      id: 'x', agent: 'codex', paths: [[0, 'a.jsonl']], path: 0, stamps: [[0, 1, 2]], cwd: null, root: 0, model: null, gitBranch: null,
+      id: 'x', agent: 'codex', paths: [[0, 'a.jsonl']], path: 0, stamps: [[0, 1, 2, 'f']], cwd: null, root: 0, model: null, gitBranch: null,
       title: 'hi', firstPrompt: null, lastPrompt: null, name: null, prompts: [], userTurns: 0, userTurnsExact: true,
       createdAt: '', updatedAt: '', forkedFrom: null, fork: null, archived: false, usage: null, size: 1, mtimeMs: 2, ...fields,
     });
   it.each([
-    ['not json', '{"version":2}\n{"id":'],
+    ['not json', '{"version":3}\n{"id":'],
     ['another version', `${JSON.stringify({ version: 1, entries: [] })}\n{"end":0}\n`],
-    ['a malformed entry', `{"version":2}\n["s","/d"]\n${entry({ stamps: 'x' })}\n{"end":1}\n`],
-    ['an entry naming a string it never defined', `{"version":2}\n["s","/d"]\n${entry({ cwd: 7 })}\n{"end":1}\n`],
-    ['cut short', `{"version":2}\n["s","/d"]\n${entry({})}\n`],
-    ['missing an entry', `{"version":2}\n["s","/d"]\n${entry({})}\n{"end":2}\n`],
+    ['a malformed entry', `{"version":3}\n["s","/d"]\n${entry({ stamps: 'x' })}\n{"end":1}\n`],
+    ['an entry naming a string it never defined', `{"version":3}\n["s","/d"]\n${entry({ cwd: 7 })}\n{"end":1}\n`],
+    ['cut short', `{"version":3}\n["s","/d"]\n${entry({})}\n`],
+    ['missing an entry', `{"version":3}\n["s","/d"]\n${entry({})}\n{"end":2}\n`],
     ['empty', ''],
   ])('drops a cache that is %s and rebuilds it', async (_what, text) => {
     const { mkdir } = await import('node:fs/promises');
@@ -91,35 +91,38 @@ describe('CatalogCache', () => {
       { ...base, id: 'relative', path: 'relative.jsonl', paths: ['relative.jsonl', '/abs/seg 2.jsonl'], title: 'b', firstPrompt: 'a', lastPrompt: 'b', prompts: ['a', 'b'], fork: { id: 'p', atTurn: 3, branchName: 'x' }, forkedFrom: 'p', usage: null, mtimeMs: 1.5 },
     ];
     const cache = await CatalogCache.load(cachePath);
-    cache.store([['/elsewhere/named.jsonl', 10, 20.25]], odd[0]!);
-    cache.store([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 4]], odd[1]!);
+    cache.store([['/elsewhere/named.jsonl', 10, 20.25, 'f1']], odd[0]!);
+    cache.store([['relative.jsonl', 1, 2, 'f2'], ['/abs/seg 2.jsonl', 3, 4, 'f3']], odd[1]!);
     await cache.save();
     const reloaded = await CatalogCache.load(cachePath);
     expect(reloaded.rejected).toBeNull();
     for (const session of odd) expect(reloaded.sessions().find((s) => s.id === session.id)).toEqual(session);
-    expect(reloaded.lookup([['/elsewhere/named.jsonl', 10, 20.25]])?.id).toBe('named');
-    expect(reloaded.lookup([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 4]])?.id).toBe('relative');
-    expect(reloaded.lookup([['relative.jsonl', 1, 2], ['/abs/seg 2.jsonl', 3, 5]])).toBeUndefined();
+    expect(reloaded.lookup([['/elsewhere/named.jsonl', 10, 20.25, 'f1']])?.id).toBe('named');
+    expect(reloaded.lookup([['relative.jsonl', 1, 2, 'f2'], ['/abs/seg 2.jsonl', 3, 4, 'f3']])?.id).toBe('relative');
+    expect(reloaded.lookup([['relative.jsonl', 1, 2, 'f2'], ['/abs/seg 2.jsonl', 3, 5, 'f3']])).toBeUndefined();
+    // Same size and mtime, other first bytes: not the file that was cached.
+    expect(reloaded.lookup([['/elsewhere/named.jsonl', 10, 20.25, 'other']])).toBeUndefined();
   });
 
   it('removes the files of older cache versions once it has written its own', async () => {
     const { mkdir } = await import('node:fs/promises');
-    const current = join(dir, 'cache', 'catalog-v2.jsonl');
+    const current = join(dir, 'cache', 'catalog-v3.jsonl');
     await mkdir(join(dir, 'cache'), { recursive: true });
+    await writeFile(join(dir, 'cache', 'catalog-v2.jsonl'), '{"version":2}\n{"end":0}\n');
     await writeFile(join(dir, 'cache', 'catalog-v1.json'), '{"version":1,"entries":[]}');
     await writeFile(join(dir, 'cache', 'catalog-v1.head.json'), '{}');
     const cache = await CatalogCache.load(current);
     await scanCatalog(locations(), { cache });
     await cache.save();
     const { readdir } = await import('node:fs/promises');
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v2.jsonl']);
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v3.jsonl']);
   });
 
   it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
     const env = { XDG_CACHE_HOME: '/c' };
     const one = { codexHomes: ['/a/.codex', '/b/.codex'], claudeDirs: ['/a/.claude'], clawDirs: [] };
     const path = defaultCachePath(env, '/me', one);
-    expect(path).toMatch(/^\/c\/sessions\/catalog-v2-[0-9a-f]{16}\.jsonl$/);
+    expect(path).toMatch(/^\/c\/sessions\/catalog-v3-[0-9a-f]{16}\.jsonl$/);
     expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/b/.codex', '/a/.codex'] })).toBe(path);
     expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/a/.codex'] })).not.toBe(path);
     expect(defaultCachePath(env, '/me', { ...one, clawDirs: ['/a/.codex'] })).not.toBe(path);
@@ -129,15 +132,15 @@ describe('CatalogCache', () => {
   it('a keyed cache removes the one shared file of its version that came before keys', async () => {
     const { mkdir, readdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'cache'), { recursive: true });
-    await writeFile(join(dir, 'cache', 'catalog-v2.jsonl'), '{"version":2}\n');
-    await writeFile(join(dir, 'cache', 'catalog-v2.head.json'), '{}');
-    await writeFile(join(dir, 'cache', 'catalog-v2-0123456789abcdef.jsonl'), '{"version":2}\n'); // another home's: kept
+    await writeFile(join(dir, 'cache', 'catalog-v3.jsonl'), '{"version":3}\n');
+    await writeFile(join(dir, 'cache', 'catalog-v3.head.json'), '{}');
+    await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.jsonl'), '{"version":3}\n'); // another home's: kept
     const path = defaultCachePath({ XDG_CACHE_HOME: dir }, dir, locations()).replace(join(dir, 'sessions'), join(dir, 'cache'));
     const cache = await CatalogCache.load(path);
     await scanCatalog(locations(), { cache });
     await cache.save({ sessions: [], scopeDir: dir });
     const name = path.slice(join(dir, 'cache').length + 1);
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v2-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v3-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

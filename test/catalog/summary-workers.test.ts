@@ -40,7 +40,7 @@ describe('summaries on worker threads', () => {
 
   it('read on the main thread what no worker could (here: no built worker next to the TypeScript source)', async () => {
     const progress: number[] = [];
-    const fallback = await sourceScan.scanCatalog(locations(), { workers: 2, onProgress: (done) => progress.push(done) });
+    const fallback = await sourceScan.scanCatalog(locations(), { workers: 2, onProgress: ({ done }) => progress.push(done) });
     const inline = await sourceScan.scanCatalog(locations(), { workers: 0 });
     expect(fallback.context.workerReads).toBe(0);
     expect(fallback.sessions).toEqual(inline.sessions);

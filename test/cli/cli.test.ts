@@ -182,17 +182,31 @@ describe('sessions list', () => {
     }
   });
 
-  it('reads no file whole unless asked: a big file lists a lower bound, --exact-turns counts it, and the cache remembers', async () => {
-    const pipeline = '01a200ed-60a4-7f10-a53c-15a9ecf122f3'; // 97 KB: more than head + tail
-    const quick = (await list('--no-cache')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
-    expect(quick.userTurnsExact).toBe(false);
-    expect(quick.userTurns).toBeLessThan(7);
+  it('lists every row exactly without being asked: a big file is counted in full, --exact-turns changes nothing', async () => {
+    const pipeline = '01a200ed-60a4-7f10-a53c-15a9ecf122f3'; // 97 KB: more than the 80 KiB of head + tail rows were once read from
+    const plain = await list('--no-cache');
+    expect(plain.find((r) => r.id === pipeline)).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    expect(plain.filter((r) => (r as ListRow & { userTurnsExact: boolean }).userTurnsExact !== true)).toEqual([]);
+    expect(await list('--exact-turns', '--no-cache')).toEqual(plain);
     const text = await run(at('list', '--all', '--no-cache'));
-    expect(text.stdout).toMatch(new RegExp(`\\s${quick.userTurns}\\+\\s+${pipeline}`));
-    const exact = (await list('--exact-turns')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
-    expect(exact).toMatchObject({ userTurns: 7, userTurnsExact: true });
-    const remembered = (await list('--all')).find((r) => r.id === pipeline)! as ListRow & { userTurnsExact: boolean };
-    expect(remembered).toMatchObject({ userTurns: 7, userTurnsExact: true });
+    expect(text.stdout).toMatch(new RegExp(`\\s7\\s+${pipeline}`));
+    expect(text.stdout).not.toMatch(/\d\+\s/);
+    // Through the cache (written, then read back) the rows are the same.
+    await list('--all');
+    expect(await list('--all')).toEqual(plain);
+  });
+
+  it('prints grep rows that are the list rows of the same sessions', async () => {
+    const rows = new Map((await list('--no-cache')).map((row) => [row.id, row]));
+    const result = await run(at('grep', 'ls', '--json', '--no-cache'));
+    expect(result.code, result.stderr).toBe(0);
+    const found = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as ListRow & { matches: number });
+    expect(found.length).toBeGreaterThan(3);
+    // A grep row is the list row plus how often the text occurs in the session's files.
+    for (const { matches, ...row } of found) {
+      expect(row).toEqual(rows.get(row.id));
+      expect(matches).toBeGreaterThan(0);
+    }
   });
 
   it('keeps one cache per set of locations: listing another home neither shows these rows nor loses their exact counts', async () => {

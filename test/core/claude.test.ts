@@ -233,8 +233,8 @@ describe('corpus summaries', () => {
     });
   }
 
-  it('lists a file bigger than head+tail from those two ends only, marking the count inexact', async () => {
-    // 42644 bytes; head 3000 = lines 1-4 (the first prompt and an attachment), tail 10000 = lines 50-56.
+  it('lists a file from every line, whatever head and tail budgets a caller still passes: the count is exact', async () => {
+    // 42644 bytes; the old head 3000 + tail 10000 would have missed lines 5-49.
     const g = corpus(UNICODE, NON_ASCII_ID);
     const summary = await claudeAdapter.readSummary(g, context({ headBytes: 3000, tailBytes: 10_000 }));
     expect(summary).toMatchObject({
@@ -243,9 +243,10 @@ describe('corpus summaries', () => {
       title: '[a] 请解释这个项目的结构',
       firstPrompt: '[a] 请解释这个项目的结构',
       lastPrompt: 'after compaction: one more question, run ls',
-      userTurns: 2,
-      userTurnsExact: false,
-      prompts: ['[a] 请解释这个项目的结构', 'after compaction: one more question, run ls'],
+      // head and tail alone showed 2 of these
+      userTurns: 6,
+      userTurnsExact: true,
+      prompts: ['[a] 请解释这个项目的结构', ...[1, 2, 3, 4].map((n) => `[a] part ${n}: continue, and run ls to check`), 'after compaction: one more question, run ls'],
       lineage: '9386f16e-9bad-4304-9796-da0995616285',
       createdAt: '2026-11-22T01:45:05.940Z',
       updatedAt: '2026-11-22T01:56:15.465Z',
@@ -458,7 +459,7 @@ describe('synthetic sessions', () => {
     const root = join(temp, 'big', '.claude');
     const g = group(root, SYNTH, id);
     const summary = await claudeAdapter.readSummary(g, context());
-    expect(summary).toMatchObject({ id, userTurns: 2, userTurnsExact: false, prompts: ['Dump the database', 'Summarise it'], lineage: 'u1' });
+    expect(summary).toMatchObject({ id, userTurns: 2, userTurnsExact: true, prompts: ['Dump the database', 'Summarise it'], lineage: 'u1' });
     const session = await claudeAdapter.readSession(g, context());
     expect(userTurnTexts(session.messages)).toEqual(['Dump the database', 'Summarise it']);
     const result = session.messages[2]!.blocks[0]!;

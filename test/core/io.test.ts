@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLines, createFileAtomic } from '../../src/core/io/atomic.js';
-import { jsonObjects, newLineStats, readHeadTail, readJsonLines, readLines, type RawLine } from '../../src/core/io/lines.js';
+import { FINGERPRINT_BYTES, foldLines, headFingerprint, indexReads, jsonObjects, newLineStats, readJsonLines, readLines, type RawLine } from '../../src/core/io/lines.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -85,40 +85,50 @@ describe('jsonObjects / readJsonLines', () => {
   });
 });
 
-describe('readHeadTail', () => {
-  it('reads a small file whole', async () => {
-    const path = join(dir, 's.jsonl');
-    await writeFile(path, '{"a":1}\n{"b":2}\n');
-    const result = await readHeadTail(path, 1024, 1024);
-    expect(result.whole).toBe(true);
-    expect(result.head.map((l) => l.bytes.toString())).toEqual(['{"a":1}', '{"b":2}']);
-    expect(result.tail).toEqual([]);
+describe('foldLines', () => {
+  const fold = async (path: string, start = 0): Promise<{ lines: string[]; result: Awaited<ReturnType<typeof foldLines>> }> => {
+    const lines: string[] = [];
+    const result = await foldLines(path, start, (line) => lines.push(`${line.offset}:${line.bytes.toString()}`));
+    return { lines, result };
+  };
+
+  it('hands every complete line over once, with offsets, and returns the unterminated last one apart', async () => {
+    const path = join(dir, 'f.jsonl');
+    await writeFile(path, '{"a":1}\r\n{"b":2}\n{"c":');
+    const { lines, result } = await fold(path);
+    expect(lines).toEqual(['0:{"a":1}', '9:{"b":2}']);
+    expect(result).toMatchObject({ size: 22, end: 17, partial: { offset: 17, terminated: false } });
+    expect(result.partial!.bytes.toString()).toBe('{"c":');
   });
 
-  it('reads only the head and tail of a big file, never a cut line', async () => {
-    const path = join(dir, 'b.jsonl');
-    const lines = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i, pad: 'p'.repeat(50) }));
-    await writeFile(path, `${lines.join('\n')}\n`);
-    const result = await readHeadTail(path, 1000, 500);
-    expect(result.whole).toBe(false);
-    const head = result.head.map((l) => JSON.parse(l.bytes.toString()).i);
-    const tail = result.tail.map((l) => JSON.parse(l.bytes.toString()).i);
-    expect(head[0]).toBe(0);
-    expect(head.length).toBeGreaterThan(5);
-    expect(head.length).toBeLessThan(20);
-    expect(tail[tail.length - 1]).toBe(999);
-    expect(tail.length).toBeLessThan(10);
-    for (const line of [...result.head, ...result.tail]) expect(() => JSON.parse(line.bytes.toString())).not.toThrow();
+  it('goes on from an offset, reading only the bytes after it', async () => {
+    const path = join(dir, 'g.jsonl');
+    const first = Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ i })).join('\n') + '\n';
+    await writeFile(path, `${first}{"last":true}\n`);
+    const before = indexReads.bytes;
+    const { lines, result } = await fold(path, Buffer.byteLength(first));
+    expect(lines).toEqual([`${Buffer.byteLength(first)}:{"last":true}`]);
+    expect(result.end).toBe(result.size);
+    // The appended line plus the fingerprint's first bytes, nothing else.
+    expect(indexReads.bytes - before).toBe(Buffer.byteLength('{"last":true}\n') + FINGERPRINT_BYTES);
   });
 
-  it('grows the head to hold a first line longer than the budget', async () => {
+  it('joins a line longer than a chunk (a big file is read in 1 MiB chunks)', async () => {
     const path = join(dir, 'h.jsonl');
-    const header = JSON.stringify({ type: 'session_meta', text: 'h'.repeat(200_000) });
-    const rest = Array.from({ length: 300_000 }, (_, i) => JSON.stringify({ i }));
-    await writeFile(path, `${header}\n${rest.join('\n')}\n`);
-    const result = await readHeadTail(path, 1024, 1024);
-    expect(result.whole).toBe(false);
-    expect(JSON.parse(result.head[0]!.bytes.toString()).type).toBe('session_meta');
+    const header = JSON.stringify({ type: 'session_meta', text: 'h'.repeat(3_000_000) });
+    await writeFile(path, `${header}\n{"i":1}\n`);
+    const seen: number[] = [];
+    await foldLines(path, 0, (line) => seen.push(line.bytes.length));
+    expect(seen).toEqual([header.length, 7]);
+  });
+
+  it('fingerprints the first bytes: same size and mtime, other first bytes, another fingerprint', async () => {
+    const path = join(dir, 'p.jsonl');
+    await writeFile(path, '{"id":"aaaa"}\n');
+    const one = headFingerprint(path);
+    await writeFile(path, '{"id":"bbbb"}\n');
+    expect(headFingerprint(path)).not.toBe(one);
+    expect((await fold(path)).result.fingerprint).toBe(headFingerprint(path));
   });
 });
 

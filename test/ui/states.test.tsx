@@ -42,14 +42,14 @@ describe('states', () => {
     const ui = mount(
       services({
         scan: (onProgress) => {
-          onProgress(3, 10);
+          onProgress({ done: 3, total: 10, bytesDone: 2_000_000, bytesTotal: 5_000_000 });
           return new Promise(() => undefined);
         },
       }),
     );
-    const frame = await ui.see('Scanning for sessions… 3 of 10 files');
+    const frame = await ui.see('Scanning for sessions… indexing 3/10 files · 2/5 MB…');
     expect(frame).toContain('~/.claude/projects (Claude Code)');
-    expect(frame).toContain('scanning 3/10…');
+    expect(frame).toContain('sessions · indexing 3/10 files · 2/5 MB…');
   });
 
   it('an unreadable directory is reported, not fatal; ! lists every problem', async () => {

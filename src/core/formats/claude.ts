@@ -13,13 +13,13 @@ import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { jsonObjects, newLineStats, readHeadTail, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
-import { promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
+import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -44,6 +44,13 @@ export interface ClaudeNode {
   readonly caveat: boolean;
   /** The slash command a user line holds, as typed (`/init`), or null. */
   readonly command: string | null;
+  /** A row-only scan keeps no values: the opening of a user turn's prompt instead. */
+  readonly prompt?: string;
+  /**
+   * Set on the nodes a saved fold brings back (no parents, no values): the chain up to and including this node
+   * held the first `anchorTurns` prompts of the saved row.
+   */
+  readonly anchorTurns?: number;
 }
 
 /** Line types that can be the active leaf (the last one in file order is where the conversation stands). */
@@ -133,8 +140,11 @@ function usageOf(message: JsonObject): Usage | null {
   };
 }
 
-/** What a pass over a file's lines (all of them, or head and tail) learns; messages are built from the nodes. */
+/** What a pass over every line of a file learns (a row-only scan: the index's fold); messages are built from the nodes. */
 class ClaudeScan {
+  /** `rowOnly`: the index's fold: no parsed values kept (nodes carry their prompt's opening), nothing to fork from. */
+  constructor(readonly rowOnly = false) {}
+
   readonly nodes = new Map<string, ClaudeNode>();
   /** Leaf candidates (non-sidechain user/assistant/attachment/system nodes) in file order. */
   readonly candidates: ClaudeNode[] = [];
@@ -156,7 +166,13 @@ class ClaudeScan {
   lastPrompt: string | null = null;
   /** Usage per API message id: streamed lines share an id; the last line seen holds the final count. */
   readonly usageById = new Map<string, Usage>();
-  private anonymousUsage = 0;
+  /** Usage of API messages folded into one total when a fold was saved (their ids cannot recur after so long). */
+  usageBase: Usage | null = null;
+  anonymousUsage = 0;
+  /** A scan going on from a saved fold: the saved row's prompts, its lineage root, and its titles count. */
+  basePrompts: readonly string[] = [];
+  baseRoot: string | null = null;
+  savedTitles = -1;
 
   add(line: JsonLine): void {
     const value = line.value;
@@ -204,6 +220,8 @@ class ClaudeScan {
       delete value.toolUseResult;
     }
     const parentUuid = stringOrNull(value.parentUuid);
+    const userTurn = type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true);
+    const command = type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null;
     const node: ClaudeNode = {
       uuid,
       parentUuid,
@@ -212,11 +230,13 @@ class ClaudeScan {
       sidechain,
       offset: line.offset,
       length: line.bytes.length,
-      value: MESSAGE_TYPES.has(type) ? value : null,
-      userTurn: type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true),
+      value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
+      userTurn,
       meta: value.isMeta === true,
       caveat: isClaudeCommandCaveat(value),
-      command: type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null,
+      command,
+      // A slash command becomes a turn when the model answers it (markAnsweredCommand): its prompt is kept too.
+      ...(this.rowOnly && (userTurn || command !== null) ? { prompt: promptOpening(userTurnText(value)) } : {}),
     };
     this.nodes.set(uuid, node);
     if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
@@ -240,17 +260,17 @@ class ClaudeScan {
   }
 
   /** The session's title from Claude Code itself: a summary of a leaf in this file, or an ai-title. */
-  agentTitle(whole: boolean): string | null {
+  agentTitle(): string | null {
     for (let i = this.agentTitles.length - 1; i >= 0; i--) {
       const { title, leafUuid } = this.agentTitles[i]!;
       // Old releases put summaries of other conversations at the top of a file; those name another session.
-      if (leafUuid === null || this.nodes.has(leafUuid) || !whole) return title;
+      if (leafUuid === null || this.nodes.has(leafUuid)) return title;
     }
     return null;
   }
 
   totalUsage(): Usage | null {
-    let total: Usage | null = null;
+    let total: Usage | null = this.usageBase;
     for (const usage of this.usageById.values()) {
       total = total === null ? usage : {
         input: total.input + usage.input,
@@ -266,22 +286,6 @@ class ClaudeScan {
   activeChain(): ClaudeNode[] {
     const leaf = this.candidates.at(-1);
     return leaf === undefined ? [] : this.chainFrom(leaf).chain;
-  }
-
-  /**
-   * The chain as far as head and tail show it: the tail's chain back to the first missing parent, preceded by
-   * the head's own chain (the conversation's start) when the two do not meet. Good enough for a listing; the
-   * exact count comes from a full read.
-   */
-  partialChain(tailStart: number): ClaudeNode[] {
-    const leaf = this.candidates.at(-1);
-    if (leaf === undefined) return [];
-    const { chain, complete } = this.chainFrom(leaf);
-    if (complete) return chain;
-    const headLeaf = this.candidates.findLast((node) => node.offset < tailStart);
-    if (headLeaf === undefined) return chain;
-    const known = new Set(chain.map((node) => node.uuid));
-    return [...this.chainFrom(headLeaf).chain.filter((node) => !known.has(node.uuid)), ...chain];
   }
 
   /** Walk from `leaf` to the root, continuing through `logicalParentUuid` where a compact boundary cut the tree. */
@@ -371,36 +375,39 @@ interface SummaryInput {
   readonly sidecar: TitleSidecar | null;
   readonly scan: ClaudeScan;
   readonly chain: readonly ClaudeNode[];
-  readonly exact: boolean;
   readonly size: number;
   readonly mtimeMs: number;
 }
 
-function summarize({ group, sidecar, scan, chain, exact, size, mtimeMs }: SummaryInput): SessionSummary {
+function summarize({ group, sidecar, scan, chain, size, mtimeMs }: SummaryInput): SessionSummary {
   const path = livePath(group);
-  const prompts = chain
-    .filter((node) => node.userTurn && node.value !== null)
-    .map((node) => promptOpening(userTurnText(node.value!)));
+  const prompts: string[] = [];
+  for (const node of chain) {
+    if (node.anchorTurns !== undefined) prompts.push(...scan.basePrompts.slice(0, node.anchorTurns));
+    if (!node.userTurn) continue;
+    const prompt = node.prompt ?? (node.value === null ? undefined : promptOpening(userTurnText(node.value)));
+    if (prompt !== undefined) prompts.push(prompt);
+  }
   const firstPrompt = prompts[0] || null;
   const name = customTitleOf(scan, sidecar) ?? scan.agentName;
   // The id `claude --resume` looks up is the file's name; copied lines may carry another session's id.
   const id = fileStem(path);
   const parent = scan.requestSessionId !== null && scan.requestSessionId !== id ? scan.requestSessionId : null;
   const mtime = new Date(mtimeMs).toISOString();
-  const lineage = chain[0]?.uuid;
+  const lineage = chain[0]?.anchorTurns !== undefined ? (scan.baseRoot ?? undefined) : chain[0]?.uuid;
   return {
     id,
     agent: 'claude',
     path,
     paths: [path],
     cwd: scan.cwd,
-    title: name ?? scan.agentTitle(exact) ?? (firstPrompt || '(no prompt)'),
+    title: name ?? scan.agentTitle() ?? (firstPrompt || '(no prompt)'),
     firstPrompt,
     // The chain decides: Claude Code's own `last-prompt` record is wrong in --fork-session files (it names the first prompt).
-    lastPrompt: (prompts.length > 0 ? lastTurnText(chain) : null) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
+    lastPrompt: prompts.at(-1) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
     name,
     userTurns: prompts.length,
-    userTurnsExact: exact,
+    userTurnsExact: true,
     prompts,
     createdAt: scan.firstTimestamp ?? mtime,
     updatedAt: scan.lastTimestamp ?? mtime,
@@ -446,11 +453,6 @@ function isIdeContextLine(node: ClaudeNode): boolean {
   if (node.type !== 'user' || node.value === null || node.userTurn) return false;
   const content = messageOf(node.value)?.content;
   return isOnlyIdeContext(rawUserText(content)) && !contentBlocks(content).some((block) => block.type !== 'text');
-}
-
-function lastTurnText(chain: readonly ClaudeNode[]): string | null {
-  const last = chain.findLast((node) => node.userTurn && node.value !== null);
-  return last === undefined ? null : promptOpening(userTurnText(last.value!));
 }
 
 function toolResultOutput(content: unknown): string {
@@ -722,6 +724,280 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
   return groups;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// The index: a row folded from every line, and the fold saved so that appended lines are all a later read needs
+
+/** Line types whose content the row needs (prompts, model, usage, titles): parsed, long strings clipped. */
+const PARSED_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'ai-title', 'agent-name', 'last-prompt']);
+
+/** The top-level `"type"` a line's opening names, when it is there (Claude Code writes it before the content). */
+const OPENING_TYPE = /"type":"([a-z_-]+)"/;
+
+/**
+ * One line into the index's fold. Big lines of kinds the row never reads (attachments, progress, tool-use
+ * bookkeeping, 2.1.330's `api-request-shape` and the like) are skimmed: only their top-level scalars (uuid,
+ * parents, timestamp) are decoded, their content is stepped over, never parsed. Big lines the row does read
+ * are parsed with their long strings clipped.
+ */
+function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
+  if (line.bytes.length >= SUMMARY_CLIP_FROM_BYTES) {
+    const opening = OPENING_TYPE.exec(line.bytes.toString('latin1', 0, 1024))?.[1];
+    if (opening !== undefined && !PARSED_TYPES.has(opening)) {
+      const value = skimTopLevel(line.bytes);
+      if (value !== null && typeof value.type === 'string' && !PARSED_TYPES.has(value.type)) {
+        scan.add({ offset: line.offset, bytes: line.bytes, value });
+        return;
+      }
+    }
+  }
+  addToScan(scan, jsonObjects([clipForSummary(line)], stats));
+}
+
+/** Top-level keys a skimmed line keeps (what ClaudeScan.add reads of a line that is not a message). */
+const SKIMMED_KEYS = new Set(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta']);
+
+/** The top-level scalar fields of a JSON object line, nested values stepped over; null when it is not one. */
+export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let i = skipWhitespace(bytes, 0);
+  if (bytes[i] !== 0x7b) return null;
+  i = skipWhitespace(bytes, i + 1);
+  if (bytes[i] === 0x7d) return out;
+  for (;;) {
+    if (bytes[i] !== 0x22) return null;
+    const keyEnd = fastSkipString(bytes, i);
+    if (keyEnd < 0) return null;
+    const key = bytes.toString('latin1', i + 1, keyEnd - 1);
+    i = skipWhitespace(bytes, keyEnd);
+    if (bytes[i] !== 0x3a) return null;
+    const valueStart = skipWhitespace(bytes, i + 1);
+    const first = bytes[valueStart];
+    const valueEnd = first === 0x22 ? fastSkipString(bytes, valueStart) : first === 0x7b || first === 0x5b ? fastSkipNested(bytes, valueStart) : skipValue(bytes, valueStart);
+    if (valueEnd < 0) return null;
+    if (SKIMMED_KEYS.has(key) && first !== 0x7b && first !== 0x5b) {
+      try {
+        out[key] = JSON.parse(bytes.toString('utf8', valueStart, valueEnd));
+      } catch {
+        return null;
+      }
+    }
+    i = skipWhitespace(bytes, valueEnd);
+    if (bytes[i] === 0x7d) return out;
+    if (bytes[i] !== 0x2c) return null;
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/** Index just past the string opened at `i`, jumping from quote to quote natively (strings are most of a line). */
+function fastSkipString(bytes: Buffer, i: number): number {
+  for (let from = i + 1; ; ) {
+    const at = bytes.indexOf(0x22, from);
+    if (at === -1) return -1;
+    let backslashes = 0;
+    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return at + 1;
+    from = at + 1;
+  }
+}
+
+/** Index just past the object or array opened at `i`. */
+function fastSkipNested(bytes: Buffer, i: number): number {
+  let depth = 0;
+  for (let j = i; j < bytes.length; j++) {
+    const byte = bytes[j];
+    if (byte === 0x22) {
+      j = fastSkipString(bytes, j) - 1;
+      if (j < 0) return -1;
+    } else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+/** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
+const USAGE_KEPT_APART = 16;
+
+/**
+ * Nodes of the active chain a saved fold keeps, from its end: an appended line continues from the leaf or from
+ * one of these (a tool result answering an earlier line of the same answer). A rewind starts from the node
+ * before one of the last REWIND_POINTS user turns. A line whose parent is none of them makes the file be read
+ * again whole: rare, and always right.
+ */
+const CHAIN_TAIL_KEPT = 64;
+const REWIND_POINTS = 64;
+
+/**
+ * The fold as plain JSON, small whatever the file's size: the nodes an appended line can attach to, each with
+ * how many of the row's prompts the chain holds up to it (the prompts themselves are the saved row's), the
+ * lineage root, the leaf, and the row's scalars.
+ */
+interface ClaudeFoldState {
+  readonly v: 2;
+  readonly root: string | null;
+  /** [uuid, prompts on the chain up to and including it] */
+  readonly points: readonly (readonly [string, number])[];
+  readonly leaf: string | null;
+  readonly scalars: {
+    readonly hasConversation: boolean;
+    readonly sessionId: string | null;
+    readonly cwd: string | null;
+    readonly gitBranch: string | null;
+    readonly model: string | null;
+    readonly firstTimestamp: string | null;
+    readonly lastTimestamp: string | null;
+    readonly customTitle: string | null;
+    readonly customTitleAt: string | null;
+    readonly agentName: string | null;
+    readonly requestSessionId: string | null;
+    /** leafUuid null: a title of this file (resolved when the fold was saved). */
+    readonly agentTitles: readonly { readonly title: string; readonly leafUuid: string | null }[];
+    readonly lastPrompt: string | null;
+    readonly usageBase: Usage | null;
+    readonly usage: readonly (readonly [string, Usage])[];
+    readonly anonymousUsage: number;
+  };
+}
+
+function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState | undefined {
+  const chain = scan.activeChain();
+  // A slash command not answered yet, or a command caveat, decides what a later line is: the fold keeps neither,
+  // so it is not saved (the next read is whole, and saves once the exchange is over).
+  for (let i = chain.length - 1; i >= 0 && !chain[i]!.userTurn; i--) {
+    if (chain[i]!.caveat || chain[i]!.command !== null) return undefined;
+  }
+  const upTo: number[] = [];
+  let turns = 0;
+  for (const node of chain) {
+    if (node.anchorTurns !== undefined) turns = node.anchorTurns;
+    if (node.userTurn) turns++;
+    upTo.push(turns);
+  }
+  const points = new Map<string, number>();
+  let rewinds = 0;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const node = chain[i]!;
+    if (chain.length - i <= CHAIN_TAIL_KEPT) points.set(node.uuid, upTo[i]!);
+    if (node.userTurn && i > 0 && rewinds < REWIND_POINTS) {
+      points.set(chain[i - 1]!.uuid, upTo[i - 1]!);
+      rewinds++;
+    }
+    if (chain.length - i > CHAIN_TAIL_KEPT && rewinds >= REWIND_POINTS) break;
+  }
+  const usage = [...scan.usageById.entries()];
+  let usageBase = scan.usageBase;
+  for (const [, older] of usage.slice(0, Math.max(0, usage.length - USAGE_KEPT_APART))) usageBase = addUsage(usageBase, older);
+  const first = chain[0];
+  return {
+    v: 2,
+    root: first === undefined ? null : first.anchorTurns !== undefined ? scan.baseRoot : first.uuid,
+    points: [...points.entries()].reverse(),
+    leaf: chain.at(-1)?.uuid ?? null,
+    scalars: {
+      hasConversation: scan.hasConversation,
+      sessionId: scan.sessionId,
+      cwd: scan.cwd,
+      gitBranch: scan.gitBranch,
+      model: scan.model,
+      firstTimestamp: scan.firstTimestamp,
+      lastTimestamp: scan.lastTimestamp,
+      customTitle: scan.customTitle,
+      customTitleAt: scan.customTitleAt,
+      agentName: scan.agentName,
+      requestSessionId: scan.requestSessionId,
+      // Titles naming a leaf of this file are resolved now, while every node is known.
+      agentTitles: scan.agentTitles.map(({ title, leafUuid }) => ({ title, leafUuid: leafUuid !== null && scan.nodes.has(leafUuid) ? null : leafUuid })),
+      lastPrompt: scan.lastPrompt,
+      usageBase,
+      usage: usage.slice(-USAGE_KEPT_APART),
+      anonymousUsage: scan.anonymousUsage,
+    },
+  };
+}
+
+/** A saved fold back as a row-only scan whose chain ends in anchor nodes; null when it is not one (read whole). */
+function importClaudeFold(state: unknown, prompts: readonly string[]): ClaudeScan | null {
+  try {
+    const { points, leaf, root, scalars: sc } = state as ClaudeFoldState;
+    if ((state as ClaudeFoldState).v !== 2 || !Array.isArray(points) || !isRecord(sc)) return null;
+    const scan = new ClaudeScan(true);
+    for (const point of points) {
+      if (!Array.isArray(point) || typeof point[0] !== 'string' || typeof point[1] !== 'number' || point[1] > prompts.length) return null;
+      scan.nodes.set(point[0], { uuid: point[0], parentUuid: null, logicalParentUuid: null, type: '', sidechain: false, offset: 0, length: 0, value: null, userTurn: false, meta: false, caveat: false, command: null, anchorTurns: point[1] });
+    }
+    if (leaf !== null) {
+      const leafNode = typeof leaf === 'string' ? scan.nodes.get(leaf) : undefined;
+      if (leafNode === undefined) return null;
+      scan.candidates.push(leafNode);
+    }
+    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    scan.basePrompts = prompts;
+    scan.baseRoot = text(root);
+    scan.hasConversation = sc.hasConversation === true;
+    scan.sessionId = text(sc.sessionId);
+    scan.cwd = text(sc.cwd);
+    scan.gitBranch = text(sc.gitBranch);
+    scan.model = text(sc.model);
+    scan.firstTimestamp = text(sc.firstTimestamp);
+    scan.lastTimestamp = text(sc.lastTimestamp);
+    scan.customTitle = text(sc.customTitle);
+    scan.customTitleAt = text(sc.customTitleAt);
+    scan.agentName = text(sc.agentName);
+    scan.requestSessionId = text(sc.requestSessionId);
+    scan.lastPrompt = text(sc.lastPrompt);
+    if (!Array.isArray(sc.agentTitles) || !Array.isArray(sc.usage) || typeof sc.anonymousUsage !== 'number') return null;
+    // Resolved titles come back as titles of this file; unresolved ones keep naming a leaf no line here has.
+    scan.agentTitles = sc.agentTitles.filter((t) => isRecord(t) && typeof t.title === 'string').map((t) => ({ title: t.title, leafUuid: text(t.leafUuid) }));
+    scan.savedTitles = scan.agentTitles.length;
+    scan.usageBase = isUsage(sc.usageBase) ? sc.usageBase : null;
+    for (const entry of sc.usage) if (Array.isArray(entry) && typeof entry[0] === 'string' && isUsage(entry[1])) scan.usageById.set(entry[0], entry[1]);
+    scan.anonymousUsage = sc.anonymousUsage;
+    return scan;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a scan that went on from a saved fold saw everything it needed: its chain reaches a saved node, and
+ * every title added since names a leaf it knows. Otherwise the file is read again whole.
+ */
+function resumedScanIsWhole(scan: ClaudeScan): boolean {
+  const leaf = scan.candidates.at(-1);
+  if (leaf !== undefined) {
+    const { chain, complete } = scan.chainFrom(leaf);
+    if (!complete || (chain[0]?.anchorTurns === undefined && chain[0]?.parentUuid !== null)) return false;
+  }
+  return scan.agentTitles.slice(scan.savedTitles).every(({ leafUuid }) => leafUuid === null || scan.nodes.has(leafUuid));
+}
+
+function isUsage(value: unknown): value is Usage {
+  return isRecord(value) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof value[key] === 'number');
+}
+
+/** The row from every line of the file, or from a saved fold plus the lines appended since. */
+async function indexClaude(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
+  const path = livePath(group);
+  const resumed = resume !== undefined && resume.path === path && resume.row !== undefined ? importClaudeFold(resume.state, resume.row.prompts) : null;
+  const scan = resumed ?? new ClaudeScan(true);
+  const start = resumed === null ? 0 : resume!.offset;
+  const stats = newLineStats();
+  const before = indexReads.bytes;
+  const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
+  if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
+  // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
+  const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? exportClaudeFold(scan) : undefined;
+  if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+  const bytesRead = indexReads.bytes - before;
+  const fold = state === undefined ? {} : { resume: { path, offset: file.end, state } };
+  reportSkippedLines(context.report, path, stats, scan.hasConversation);
+  if (file.size === 0 || !scan.hasConversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...fold };
+  const sidecar = await readTitleSidecar(path);
+  const summary = summarize({ group, sidecar, scan, chain: scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
+  return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
+}
+
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
   isNonConversationLine: isClaudeNonConversationLine,
@@ -759,26 +1035,10 @@ export const claudeAdapter: FormatAdapter = {
   },
 
   async readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
-    const path = livePath(group);
-    const headTail = await readHeadTail(path, context.headBytes, context.tailBytes);
-    if (headTail.size === 0) return null;
-    const scan = new ClaudeScan();
-    const stats = newLineStats();
-    addToScan(scan, jsonObjects(headTail.head.map(clipForSummary), stats));
-    addToScan(scan, jsonObjects(headTail.tail.map(clipForSummary), stats));
-    if (headTail.whole || !scan.hasConversation) {
-      // A big file whose head and tail hold no message could still hold one in between: read it all to be sure.
-      const full = headTail.whole ? { scan, stats, size: headTail.size, mtimeMs: headTail.mtimeMs } : await scanFile(path);
-      reportSkippedLines(context.report, path, full.stats, full.scan.hasConversation);
-      if (!full.scan.hasConversation) return null;
-      const sidecar = await readTitleSidecar(path);
-      return summarize({ group, sidecar, scan: full.scan, chain: full.scan.activeChain(), exact: true, size: full.size, mtimeMs: full.mtimeMs });
-    }
-    reportSkippedLines(context.report, path, stats, true);
-    const tailStart = headTail.tail[0]?.offset ?? headTail.size;
-    const sidecar = await readTitleSidecar(path);
-    return summarize({ group, sidecar, scan, chain: scan.partialChain(tailStart), exact: false, size: headTail.size, mtimeMs: headTail.mtimeMs });
+    return (await indexClaude(group, context)).summary;
   },
+
+  indexSession: indexClaude,
 
   async readSession(group: SessionFileGroup, _context: AdapterContext, options: ReadSessionOptions = {}): Promise<Session> {
     const path = livePath(group);
@@ -790,7 +1050,7 @@ export const claudeAdapter: FormatAdapter = {
     const chain = scan.activeChain();
     const sidecar = await readTitleSidecar(path);
     return {
-      ...summarize({ group, sidecar, scan, chain, exact: true, size, mtimeMs }),
+      ...summarize({ group, sidecar, scan, chain, size, mtimeMs }),
       messages: shown(claudeMessages(chain, path, scan.usageById)),
       malformedLines: stats.malformed,
     };

@@ -12,8 +12,8 @@ import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
 import { openRegular } from '../io/regular.js';
-import { clipJsonStrings, clipRawLine, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { jsonObjects, newLineStats, readAt, readHeadTail, readLines, splitLines, type JsonLine } from '../io/lines.js';
+import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
+import { headFingerprint, indexReads, jsonObjects, newLineStats, readAt, readLines, splitLines, type JsonLine } from '../io/lines.js';
 import {
   addUsage,
   messageText,
@@ -30,7 +30,7 @@ import {
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -503,39 +503,6 @@ function scanLegacyHead(buf: Buffer, final: boolean): LegacyLayout | null {
   return layout;
 }
 
-/**
- * Whole messages and trailing top-level keys in the last bytes of a legacy object. In valid JSON `{"` is always
- * structural (a quote inside a string is escaped), so every message object starts at one; candidates that do not
- * parse as `{role, blocks}` are skipped. The keys after `messages` (claw writes keys alphabetically:
- * `session_id`, `updated_at_ms`, … come last) are found from the last `],` that closes an array.
- */
-function scanLegacyTail(buf: Buffer): { messages: unknown[]; trailing: JsonObject | null } {
-  let trailing: JsonObject | null = null;
-  let regionEnd = buf.length;
-  for (let j = buf.length - 1; j >= 0 && trailing === null; j--) {
-    if (buf[j] !== CLOSE_BRACKET) continue;
-    const next = skipWhitespace(buf, j + 1);
-    if (buf[next] === CLOSE_BRACE && skipWhitespace(buf, next + 1) === buf.length) {
-      trailing = {};
-    } else if (buf[next] === COMMA) {
-      const parsed = parseText(`{${buf.subarray(next + 1).toString('utf8')}`);
-      if (objectOf(parsed)) trailing = parsed as JsonObject;
-    }
-    if (trailing !== null) regionEnd = j;
-  }
-  const messages: unknown[] = [];
-  for (let p = 0; p < regionEnd - 1; p++) {
-    if (buf[p] !== OPEN_BRACE || buf[p + 1] !== QUOTE) continue;
-    const end = valueEnd(buf, p, false);
-    if (end === -1 || end > regionEnd) continue;
-    const value = objectOf(parseSlice(buf, p, end));
-    if (!value || typeof value.role !== 'string' || !Array.isArray(value.blocks)) continue;
-    messages.push(value);
-    p = end - 1;
-  }
-  return { messages, trailing };
-}
-
 /** Apply a legacy object's top-level fields: the session_meta fields, `compaction`, `prompt_history`, port totals. */
 function applyLegacyTop(doc: ClawDoc, top: JsonObject): void {
   doc.applyMeta(top);
@@ -577,54 +544,29 @@ interface FileSizes {
   readonly rotatedMs: number | null;
 }
 
-/** Summary from the head and tail of the live file; null when the file holds no message at all. */
+/** The row from every line of the live file; null when it holds no message at all. */
 export async function readClawSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
-  const live = livePath(group);
-  const doc = new ClawDoc();
-  let exact: boolean;
-  let liveSize: number;
-  let liveMtime: number;
-  const legacy = live.endsWith('.json') ? await readLegacyHeadTail(live, doc, context.headBytes, context.tailBytes) : null;
-  if (legacy) {
-    ({ exact, size: liveSize, mtimeMs: liveMtime } = legacy);
-  } else {
-    const headTail = await readHeadTail(live, context.headBytes, context.tailBytes);
-    const stats = newLineStats();
-    addJsonlRecords(doc, jsonObjects(headTail.head, stats), live);
-    addJsonlRecords(doc, jsonObjects(headTail.tail, stats), live);
-    doc.malformed += stats.malformed + stats.partial;
-    ({ whole: exact, size: liveSize, mtimeMs: liveMtime } = headTail);
-    reportSkippedLines(context.report, live, stats, !(exact && doc.messageCount === 0));
-  }
-  // An empty shell (no messages, or meta only) is not a conversation; a big file may hold its messages mid-file.
-  if (exact && doc.messageCount === 0) return null;
-  const sizes = await groupSizes(group, liveSize, liveMtime);
-  return summarize(group, doc, exact, sizes);
+  return (await indexClaw(group, context)).summary;
 }
 
 /**
- * Legacy `.json` by head and tail: whole when small, otherwise the structurally complete parts of each end.
- * Returns null when the file is not a legacy object after all (claw falls back to JSONL for those; so do we).
+ * The row, from a whole read of the live file with long strings clipped (claw rewrites a file past 256 KiB into
+ * a snapshot and rotates it, and a legacy file is one object: a live file is small, and read whole when it changes).
  */
-async function readLegacyHeadTail(path: string, doc: ClawDoc, headBytes: number, tailBytes: number): Promise<{ exact: boolean; size: number; mtimeMs: number } | null> {
-  const handle = await openRegular(path);
-  try {
-    const { size, mtimeMs } = await handle.stat();
-    if (size <= headBytes + tailBytes) {
-      if (!readLegacyBuffer(doc, await readAt(handle, 0, size), path)) return null;
-      return { exact: true, size, mtimeMs };
-    }
-    const head = await readAt(handle, 0, headBytes);
-    const layout = scanLegacyHead(head, false);
-    if (!layout || (layout.complete && !layout.messagesArray)) return null;
-    addLegacyLayout(doc, head, layout);
-    const tail = scanLegacyTail(await readAt(handle, size - tailBytes, tailBytes));
-    if (tail.trailing) applyLegacyTop(doc, tail.trailing);
-    for (const message of tail.messages) doc.addMessage(normalizeMessage(message));
-    return { exact: false, size, mtimeMs };
-  } finally {
-    await handle.close();
-  }
+async function indexClaw(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+  const live = livePath(group);
+  const before = indexReads.bytes;
+  const fingerprint = headFingerprint(live);
+  const { size, mtimeMs } = await stat(live);
+  const { doc } = await readLiveFile(live, false, SUMMARY_CLIP_LIMITS);
+  indexReads.bytes += size;
+  const listed = doc.messageCount > 0;
+  if (doc.malformed > 0) reportSkippedLines(context.report, live, { malformed: doc.malformed, partial: 0 }, listed);
+  if (!listed) return { summary: null, fingerprint, bytesRead: indexReads.bytes - before };
+  const unmarked = unmarkMessages(doc.messages);
+  for (let i = 0; i < unmarked.length; i++) doc.messages[i] = unmarked[i]!;
+  const sizes = await groupSizes(group, size, mtimeMs);
+  return { summary: summarize(group, doc, true, sizes), fingerprint, bytesRead: indexReads.bytes - before };
 }
 
 const USER_ROLE = Buffer.from('"role":"user"', 'latin1');
@@ -969,6 +911,7 @@ export const clawAdapter: FormatAdapter = {
   agent: 'claw',
   discover: discoverClaw,
   readSummary: readClawSummary,
+  indexSession: indexClaw,
   readSession: readClawSession,
   fork: forkClaw,
 };

@@ -61,6 +61,9 @@ const TASK_ENDS = new Set(['task_complete', 'turn_complete', 'turn_aborted']);
  * (Codex records them; the user typed `/review`, not them). The end of the task closes it too (Codex writes
  * `exited_review_mode` before it), so a file cut mid-review, or read only in part, hides no later prompt.
  */
+/** Every event that starts or ends review mode (a display read must keep them, or review prompts become turns). */
+export const REVIEW_MODE_EVENTS: readonly string[] = ['entered_review_mode', 'exited_review_mode', ...TASK_ENDS];
+
 export function reviewModeChange(eventType: string): 'enter' | 'exit' | null {
   if (eventType === 'entered_review_mode') return 'enter';
   if (eventType === 'exited_review_mode' || TASK_ENDS.has(eventType)) return 'exit';

@@ -6,13 +6,13 @@ import { UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, checkAppendable, createFileAtomic, WriteCheckError } from '../io/atomic.js';
 import { readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
+import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, REVIEW_MODE_EVENTS, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
 import { reportSkippedLines } from './problems.js';
-import { jsonObjects, newLineStats, parseJsonLine, readHeadTail, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
 import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -400,11 +400,6 @@ function headerOf(line: CodexLine): Header {
 
 type ReadMode = 'full' | 'summary';
 
-interface Budgets {
-  readonly headBytes: number;
-  readonly tailBytes: number;
-}
-
 interface PathRead {
   readonly lines: CodexLine[];
   /** Every line up to `end` (or the file's end) was seen. */
@@ -416,9 +411,9 @@ interface PathRead {
 /** Called once with the lines read so far, early in a long read (a display shows them while the rest is read). */
 type OnStart = (lines: readonly CodexLine[]) => void;
 
-async function readPath(path: string, mode: ReadMode, budgets: Budgets, stats: LineStats, end?: number, clip?: ClipLimits, onStart?: OnStart): Promise<PathRead> {
+async function readPath(path: string, mode: ReadMode, stats: LineStats, end?: number, clip?: ClipLimits, onStart?: OnStart): Promise<PathRead> {
   if (isTypeScriptRollout(path)) return readTypeScriptRollout(path, stats);
-  if (mode === 'summary') return readPathHeadTail(path, budgets, stats, end);
+  if (mode === 'summary') return readPathSkimmed(path, stats, end);
   if (clip !== undefined || onStart !== undefined) return readPathStreamed(path, stats, end, clip, onStart);
   const info = await stat(path);
   const raw: RawLine[] = [];
@@ -473,21 +468,12 @@ async function readPathStreamed(path: string, stats: LineStats, end: number | un
   return { lines, exact: true, size: info.size, mtimeMs: info.mtimeMs };
 }
 
-/** Head and tail only (listing); the head is read on to the first prompt when injected context fills it. */
-async function readPathHeadTail(path: string, budgets: Budgets, stats: LineStats, end: number | undefined): Promise<PathRead> {
-  const headTail = await readHeadTail(path, budgets.headBytes, budgets.tailBytes);
-  const { size, mtimeMs } = headTail;
-  // Only lines that end before the cut belong to the reader of this prefix.
-  const within = (line: RawLine): boolean => end === undefined || line.offset + line.bytes.length + 1 <= end;
-  let exact = headTail.whole;
-  const lastHead = headTail.head[headTail.head.length - 1];
-  if (!exact && end !== undefined && lastHead && lastHead.offset + lastHead.bytes.length + 1 >= end) exact = true;
-  const headLines = parseLines(path, headTail.head.filter(within), stats, true);
-  if (!exact && lastHead && !headLines.some((line) => line.userTurn)) {
-    const stop = Math.min(headTail.tail[0]?.offset ?? size, end ?? size);
-    headLines.push(...(await readToFirstPrompt(path, lastHead.offset, stop, stats)));
-  }
-  return { lines: [...headLines, ...parseLines(path, headTail.tail.filter(within), stats, true)], exact, size, mtimeMs };
+/** Every line, the kinds a row never reads skimmed by their opening bytes (a row of a group of several files). */
+async function readPathSkimmed(path: string, stats: LineStats, end: number | undefined): Promise<PathRead> {
+  const info = await stat(path);
+  const lines: CodexLine[] = [];
+  for await (const line of readLines(path, end === undefined ? {} : { end: Math.min(end, info.size) })) lines.push(...parseLines(path, [line], stats, true));
+  return { lines, exact: true, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 /**
@@ -551,20 +537,6 @@ function timestampOnlyLine(path: string, raw: RawLine, timestamp: string | undef
   return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal: undefined, fromBase: false, userTurn: false };
 }
 
-/** Lines after the one at `from` (already read), up to and including the first user prompt before `end`. */
-async function readToFirstPrompt(path: string, from: number, end: number, stats: LineStats): Promise<CodexLine[]> {
-  const lines: CodexLine[] = [];
-  if (end <= from) return lines;
-  for await (const raw of readLines(path, { start: from, end })) {
-    if (raw.offset === from) continue;
-    const [line] = parseLines(path, [raw], stats, true);
-    if (!line) continue;
-    lines.push(line);
-    if (line.userTurn) break;
-  }
-  return lines;
-}
-
 interface Cut {
   /** Bytes of the group's last file to keep (history_base.end_byte_offset). */
   readonly endByteOffset: number | undefined;
@@ -596,14 +568,13 @@ async function collect(
   clip?: ClipLimits,
   onStart?: OnStart,
 ): Promise<Collected> {
-  const budgets = { headBytes: context.headBytes, tailBytes: context.tailBytes };
   const paths = distinctFiles(group.paths);
   const lastIndex = paths.length - 1;
   const byteCut = cut?.endByteOffset !== undefined && cut.endByteOffset > 0 ? cut.endByteOffset : undefined;
   const reads: PathRead[] = [];
   for (let i = 0; i <= lastIndex; i++) {
     // Only a single file's start is the conversation's start (later segments continue earlier files).
-    reads.push(await readPath(paths[i]!, mode, budgets, stats, i === lastIndex ? byteCut : undefined, clip, lastIndex === 0 ? onStart : undefined));
+    reads.push(await readPath(paths[i]!, mode, stats, i === lastIndex ? byteCut : undefined, clip, lastIndex === 0 ? onStart : undefined));
   }
 
   const headerLine = reads[0]?.lines.find((line) => line.kind === 'header');
@@ -709,72 +680,88 @@ function cutLines(lines: CodexLine[], previousPath: string, base: HistoryBase): 
 // Digest: messages, turns and metadata from collected lines
 
 interface Turn {
-  readonly line: CodexLine;
+  /** The line, when messages are kept (a rollback unmarks it); a row-only fold keeps no lines. */
+  readonly line?: CodexLine;
   readonly messageIndex: number;
-  /** What the prompt shows (promptTextOf): null when it holds neither text nor an image. */
+  /** What the prompt shows (promptTextOf): null when it holds neither text nor an image; in a row-only fold, already its opening (`opened`). */
   readonly text: string | null;
+  readonly opened?: boolean;
 }
 
-interface Digest {
-  readonly messages: Message[];
-  readonly turns: Turn[];
-  readonly assistantSeen: boolean;
-  readonly usage: Usage | null;
-  readonly model: string | null;
-  readonly turnContextCwd: string | null;
-  readonly environmentCwd: string | null;
-  readonly threadName: string | null;
+/** The opening a row shows of a turn (null: the prompt holds neither text nor an image). */
+function turnOpening(turn: Turn): string | null {
+  return turn.text === null || turn.opened === true ? turn.text : promptOpening(turn.text);
+}
+
+/**
+ * Messages, turns and metadata from a conversation's lines, one line at a time (`add`). A row-only digest
+ * (the index's fold) keeps no messages and only the openings of prompts.
+ */
+class CodexDigest {
+  readonly messages: Message[] = [];
+  readonly turns: Turn[] = [];
+  assistantSeen = false;
+  usage: Usage | null = null;
+  model: string | null = null;
+  turnContextCwd: string | null = null;
+  environmentCwd: string | null = null;
+  threadName: string | null = null;
   /** Newest timestamp among the group's own lines (not a parent's). */
-  readonly newestOwn: number | null;
-}
+  newestOwn: number | null = null;
+  /** Messages a row-only digest did not keep (turns' message indexes still count them, for rollbacks). */
+  dropped = 0;
 
-function digest(lines: readonly CodexLine[], id: string | null): Digest {
-  const messages: Message[] = [];
-  const turns: Turn[] = [];
-  let assistantSeen = false;
-  let usage: Usage | null = null;
-  let model: string | null = null;
-  let turnContextCwd: string | null = null;
-  let environmentCwd: string | null = null;
-  let threadName: string | null = null;
-  let newestOwn: number | null = null;
-  let inReview = false;
+  /** Inside a review (between `entered_review_mode` and its end): what Codex writes there is not the user's. */
+  inReview = false;
 
-  const push = (line: CodexLine, role: Role, blocks: Block[], userTurn = false): void => {
+  constructor(
+    public id: string | null,
+    readonly rowOnly = false,
+  ) {}
+
+  private push(line: CodexLine, role: Role, blocks: Block[], userTurn = false): void {
+    if (this.rowOnly) {
+      this.dropped++;
+      return;
+    }
     const timestamp = isoOrUndefined(line.timestamp);
-    messages.push({
+    this.messages.push({
       role,
       blocks,
       userTurn,
       ...(timestamp === undefined ? {} : { timestamp }),
       source: { path: line.path, offset: line.offset },
     });
-  };
+  }
 
-  for (const line of lines) {
+  private get messageCount(): number {
+    return this.messages.length + this.dropped;
+  }
+
+  add(line: CodexLine): void {
     if (!line.fromBase && line.kind !== 'header') {
       const time = timeOf(line.timestamp);
-      if (time !== undefined && (newestOwn === null || time > newestOwn)) newestOwn = time;
+      if (time !== undefined && (this.newestOwn === null || time > this.newestOwn)) this.newestOwn = time;
     }
     const p = line.payload;
     switch (line.kind) {
       case 'turn_context': {
-        model = stringField(p, 'model') ?? model;
-        turnContextCwd ??= stringField(p, 'cwd');
+        this.model = stringField(p, 'model') ?? this.model;
+        this.turnContextCwd ??= stringField(p, 'cwd');
         break;
       }
       case 'compacted': {
-        push(line, 'system', [{ type: 'compaction', summary: typeof p.message === 'string' ? p.message : '' }]);
+        this.push(line, 'system', [{ type: 'compaction', summary: typeof p.message === 'string' ? p.message : '' }]);
         break;
       }
       case 'event': {
         const review = reviewModeChange(line.type);
-        if (review !== null) inReview = review === 'enter';
+        if (review !== null) this.inReview = review === 'enter';
         if (line.type === 'token_count') {
           const info = isRecord(p.info) ? p.info : null;
           const total = info && isRecord(info.total_token_usage) ? info.total_token_usage : null;
           if (total) {
-            usage = {
+            this.usage = {
               input: numberField(total, 'input_tokens'),
               output: numberField(total, 'output_tokens'),
               cacheRead: numberField(total, 'cached_input_tokens'),
@@ -783,44 +770,58 @@ function digest(lines: readonly CodexLine[], id: string | null): Digest {
           }
         } else if (line.type === 'thread_rolled_back') {
           const n = nonNegativeInteger(p.num_turns) ?? 0;
+          const turns = this.turns;
           if (n > 0 && turns.length > 0) {
             const keep = Math.max(0, turns.length - n);
             const firstDropped = turns[keep]!;
-            for (const turn of turns.slice(keep)) turn.line.userTurn = false;
+            for (const turn of turns.slice(keep)) if (turn.line) turn.line.userTurn = false;
             turns.length = keep;
-            messages.length = firstDropped.messageIndex;
+            if (this.rowOnly) this.dropped = firstDropped.messageIndex;
+            else this.messages.length = firstDropped.messageIndex;
           }
         } else if (line.type === 'thread_name_updated' && !line.fromBase) {
           // Lines copied from a parent (older forks) carry the parent's name: not this thread's.
           const thread = stringField(p, 'thread_id');
-          if (thread === null || thread === id) threadName = stringField(p, 'thread_name') ?? stringField(p, 'name') ?? threadName;
+          if (thread === null || thread === this.id) this.threadName = stringField(p, 'thread_name') ?? stringField(p, 'name') ?? this.threadName;
         }
         break;
       }
       case 'item': {
         // What Codex writes in review mode (the review's prompt, its findings) is not the user's.
-        if (inReview && line.userTurn) line.userTurn = false;
+        if (this.inReview && line.userTurn) line.userTurn = false;
         const item = itemMessage(line);
         if (!item) break;
-        if (item.role === 'assistant') assistantSeen = true;
+        if (item.role === 'assistant') this.assistantSeen = true;
         if (line.userTurn) {
-          turns.push({ line, messageIndex: messages.length, text: promptTextOf(contentParts(p.content)) });
-        } else if (line.type === 'message' && p.role === 'user' && environmentCwd === null) {
+          const text = promptTextOf(contentParts(p.content));
+          this.turns.push(
+            this.rowOnly
+              ? { messageIndex: this.messageCount, text: text === null ? null : promptOpening(text), opened: true }
+              : { line, messageIndex: this.messageCount, text },
+          );
+        } else if (line.type === 'message' && p.role === 'user' && this.environmentCwd === null) {
           const match = /<cwd>([\s\S]*?)<\/cwd>/.exec(messageTextOf(p));
-          if (match) environmentCwd = match[1]!.trim();
+          if (match) this.environmentCwd = match[1]!.trim();
         }
-        push(line, item.role, item.blocks, line.userTurn);
+        this.push(line, item.role, item.blocks, line.userTurn);
         break;
       }
       default:
         break;
     }
   }
-  return { messages, turns, assistantSeen, usage, model, turnContextCwd, environmentCwd, threadName, newestOwn };
+}
+
+type Digest = CodexDigest;
+
+function digest(lines: readonly CodexLine[], id: string | null): Digest {
+  const d = new CodexDigest(id);
+  for (const line of lines) d.add(line);
+  return d;
 }
 
 /** Event types whose payload `digest` reads. */
-const DIGESTED_EVENTS = new Set(['token_count', 'thread_rolled_back', 'thread_name_updated']);
+const DIGESTED_EVENTS = new Set(['token_count', 'thread_rolled_back', 'thread_name_updated', ...REVIEW_MODE_EVENTS]);
 
 /** False for lines whose payload `digest` never looks at (a display read drops it: per-item events repeat tool outputs). */
 function digestReads(line: CodexLine): boolean {
@@ -939,22 +940,36 @@ function textsOf(value: unknown): string[] {
 // ---------------------------------------------------------------------------------------------------------
 // Summary and session
 
-function buildSummary(
-  id: string,
-  group: SessionFileGroup,
-  context: AdapterContext,
-  c: Collected,
-  d: Digest,
-  exact: boolean,
-): SessionSummary {
-  const prompts = d.turns.flatMap((turn) => (turn.text === null ? [] : [promptOpening(turn.text)]));
+/** What a row needs of a conversation's lines besides the digest: its header, replayed ids, first time, size. */
+interface RowFacts {
+  readonly header: { readonly timestamp: string | undefined; readonly lineTimestamp: string | undefined; readonly cwd: string | null; readonly forkedFromId: string | null; readonly gitBranch: string | null; readonly subagent?: SubagentSource | null } | null;
+  readonly replayedIds: readonly string[];
+  /** The first timestamp of a line other than the header. */
+  readonly firstTimestamp: string | undefined;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+function headerFacts(header: Header | null): RowFacts['header'] {
+  return header === null ? null : { timestamp: header.timestamp, lineTimestamp: header.line.timestamp, cwd: header.cwd, forkedFromId: header.forkedFromId, gitBranch: header.gitBranch, subagent: header.subagent };
+}
+
+function factsOf(c: Collected): RowFacts {
+  return { header: headerFacts(c.header), replayedIds: c.replayedIds, firstTimestamp: c.lines.find((l) => l.timestamp)?.timestamp, size: c.size, mtimeMs: c.mtimeMs };
+}
+
+function buildSummary(id: string, group: SessionFileGroup, context: AdapterContext, c: RowFacts, d: Digest): SessionSummary {
+  const prompts = d.turns.flatMap((turn) => {
+    const opening = turnOpening(turn);
+    return opening === null ? [] : [opening];
+  });
   const firstPrompt = prompts[0] ?? null;
   const lastPrompt = prompts[prompts.length - 1] ?? null;
   const name = context.names(group.root).get(id) ?? d.threadName;
   const forkedFrom = c.header?.forkedFromId ?? c.replayedIds[0] ?? null;
-  const createdAt = isoOrUndefined(c.header?.timestamp) ?? isoOrUndefined(c.lines.find((l) => l.timestamp)?.timestamp);
+  const createdAt = isoOrUndefined(c.header?.timestamp) ?? isoOrUndefined(c.firstTimestamp);
   // The newest time the group's own lines record (legacy files only date their header); else the file time.
-  const times = [d.newestOwn, timeOf(c.header?.line.timestamp), timeOf(c.header?.timestamp)].filter(
+  const times = [d.newestOwn, timeOf(c.header?.lineTimestamp), timeOf(c.header?.timestamp)].filter(
     (t): t is number => t !== null && t !== undefined,
   );
   const updatedAt = new Date(times.length > 0 ? Math.max(...times) : c.mtimeMs).toISOString();
@@ -969,7 +984,7 @@ function buildSummary(
     lastPrompt,
     name,
     userTurns: d.turns.length,
-    userTurnsExact: exact,
+    userTurnsExact: true,
     prompts,
     createdAt: createdAt ?? updatedAt,
     updatedAt,
@@ -986,6 +1001,158 @@ function buildSummary(
 }
 
 async function readCodexSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
+  return (await indexCodex(group, context)).summary;
+}
+
+/**
+ * The index's fold of one rollout file, a line at a time: what `collect` and `digest` find of a single file
+ * (its header, replayed ids, first time) and a row-only digest, all of it saveable as JSON.
+ */
+class CodexRowFold {
+  headerSeen = false;
+  header: RowFacts['header'] = null;
+  /** The header points into another thread's file (a paginated fork): its row needs the parent. */
+  paginated = false;
+  readonly replayedIds: string[] = [];
+  firstTimestamp: string | undefined = undefined;
+  readonly digest: CodexDigest;
+
+  constructor(
+    public id: string | null,
+    digest?: CodexDigest,
+  ) {
+    this.digest = digest ?? new CodexDigest(id, true);
+  }
+
+  add(line: CodexLine): void {
+    if (line.kind === 'header') {
+      const header = headerOf(line);
+      if (!this.headerSeen) {
+        this.headerSeen = true;
+        this.header = headerFacts(header);
+        this.id = header.id ?? this.id;
+        this.digest.id = this.id;
+        this.paginated = header.historyBase !== null && this.id !== null && header.historyBase.threadId !== this.id;
+        return;
+      }
+      if (header.id !== null && header.id !== this.id) this.replayedIds.push(header.id);
+    }
+    if (this.firstTimestamp === undefined && line.timestamp !== undefined) this.firstTimestamp = line.timestamp;
+    this.digest.add(line);
+  }
+
+  /** Saved with the row: everything `add` needs to go on and `buildSummary` reads. */
+  save(): CodexFoldState {
+    const d = this.digest;
+    return {
+      v: 2,
+      headerSeen: this.headerSeen,
+      header: this.header,
+      id: this.id,
+      replayedIds: this.replayedIds,
+      firstTimestamp: this.firstTimestamp ?? null,
+      // The prompts themselves are the row's (FoldResume.row): the saved fold stays small however long the session.
+      turns: d.turns.length,
+      assistantSeen: d.assistantSeen,
+      usage: d.usage,
+      model: d.model,
+      turnContextCwd: d.turnContextCwd,
+      environmentCwd: d.environmentCwd,
+      threadName: d.threadName,
+      newestOwn: d.newestOwn,
+      inReview: d.inReview,
+    };
+  }
+
+  /** A saved fold back, with the prompts of the row it made; null when it is not one (the file is then read whole). */
+  static load(state: unknown, prompts: readonly string[]): CodexRowFold | null {
+    if (!isRecord(state) || state.v !== 2 || typeof state.headerSeen !== 'boolean' || state.turns !== prompts.length || !Array.isArray(state.replayedIds)) return null;
+    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    const header = state.header;
+    if (!(header === null || (isRecord(header) && ['cwd', 'forkedFromId', 'gitBranch'].every((key) => header[key] === null || typeof header[key] === 'string')))) return null;
+    const digest = new CodexDigest(text(state.id), true);
+    // A row-only digest keeps no messages: the turns' message indexes are never read.
+    for (const text of prompts) digest.turns.push({ messageIndex: 0, text, opened: true });
+    if (typeof state.assistantSeen !== 'boolean') return null;
+    digest.assistantSeen = state.assistantSeen;
+    const usage = state.usage;
+    digest.usage = isRecord(usage) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof usage[key] === 'number') ? (usage as unknown as Usage) : null;
+    digest.model = text(state.model);
+    digest.turnContextCwd = text(state.turnContextCwd);
+    digest.environmentCwd = text(state.environmentCwd);
+    digest.threadName = text(state.threadName);
+    digest.newestOwn = typeof state.newestOwn === 'number' ? state.newestOwn : null;
+    digest.inReview = state.inReview === true;
+    const fold = new CodexRowFold(text(state.id), digest);
+    fold.headerSeen = state.headerSeen;
+    fold.header = header === null ? null : {
+      timestamp: text(header.timestamp) ?? undefined,
+      lineTimestamp: text(header.lineTimestamp) ?? undefined,
+      cwd: text(header.cwd),
+      forkedFromId: text(header.forkedFromId),
+      gitBranch: text(header.gitBranch),
+      subagent: subagentOf(header.subagent),
+    };
+    fold.replayedIds.push(...state.replayedIds.filter((id): id is string => typeof id === 'string'));
+    fold.firstTimestamp = text(state.firstTimestamp) ?? undefined;
+    return fold;
+  }
+}
+
+interface CodexFoldState {
+  readonly v: 2;
+  readonly headerSeen: boolean;
+  readonly header: RowFacts['header'];
+  readonly id: string | null;
+  readonly replayedIds: readonly string[];
+  readonly firstTimestamp: string | null;
+  /** How many prompts the row holds (their openings are the row's `prompts`). */
+  readonly turns: number;
+  readonly assistantSeen: boolean;
+  readonly usage: Usage | null;
+  readonly model: string | null;
+  readonly turnContextCwd: string | null;
+  readonly environmentCwd: string | null;
+  readonly threadName: string | null;
+  readonly newestOwn: number | null;
+  readonly inReview: boolean;
+}
+
+/** A saved header's sub-agent origin back (null when there is none or it is not one). */
+function subagentOf(value: unknown): SubagentSource | null {
+  if (!isRecord(value) || typeof value.kind !== 'string' || !(value.parentId === null || typeof value.parentId === 'string')) return null;
+  return { kind: value.kind, parentId: value.parentId };
+}
+
+/**
+ * The row from every line. A single rollout is folded as it streams (and its fold can be saved, then continued
+ * over appended bytes); a thread of several files, or a paginated fork (whose history is in its parent's file),
+ * is collected whole and digested.
+ */
+async function indexCodex(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
+  const paths = distinctFiles(group.paths);
+  const live = group.paths[group.paths.length - 1]!;
+  const before = indexReads.bytes;
+  // A TypeScript-era rollout is one JSON object, not lines: read whole (collect), never folded.
+  if (paths.length === 1 && !isTypeScriptRollout(paths[0]!)) {
+    const path = paths[0]!;
+    const resumed = resume !== undefined && resume.path === path && resume.row !== undefined ? CodexRowFold.load(resume.state, resume.row.prompts) : null;
+    const fold = resumed ?? new CodexRowFold(group.idHint);
+    const stats = newLineStats();
+    const file = await foldLines(path, resumed === null ? 0 : resume!.offset, (raw) => {
+      for (const line of parseLines(path, [raw], stats, true)) fold.add(line);
+    });
+    if (!fold.paginated) {
+      const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? fold.save() : undefined;
+      if (file.partial !== null) for (const line of parseLines(path, [file.partial], stats, true)) fold.add(line);
+      const d = fold.digest;
+      const listed = fold.id !== null && !(d.turns.length === 0 && !d.assistantSeen);
+      reportSkippedLines(context.report, live, stats, listed);
+      const facts: RowFacts = { header: fold.header, replayedIds: fold.replayedIds, firstTimestamp: fold.firstTimestamp, size: file.size, mtimeMs: file.mtimeMs };
+      const summary = listed && fold.id !== null ? buildSummary(fold.id, group, context, facts, d) : null;
+      return { summary, fingerprint: file.fingerprint, bytesRead: indexReads.bytes - before, ...(state === undefined ? {} : { resume: { path, offset: file.end, state } }) };
+    }
+  }
   const stats = newLineStats();
   const collected = await collect(group, context, 'summary', stats, undefined, new Set());
   const d = digest(collected.lines, collected.id);
@@ -995,8 +1162,8 @@ async function readCodexSummary(group: SessionFileGroup, context: AdapterContext
   const noCodexLine = collected.header === null && collected.lines.length === 0;
   const listed = collected.id !== null && !noCodexLine && !(collected.exact && d.turns.length === 0 && !d.assistantSeen);
   reportSkippedLines(context.report, group.paths[group.paths.length - 1]!, stats, listed);
-  if (!listed || collected.id === null) return null;
-  return buildSummary(collected.id, group, context, collected, d, collected.exact);
+  const summary = !listed || collected.id === null ? null : buildSummary(collected.id, group, context, factsOf(collected), d);
+  return { summary, bytesRead: indexReads.bytes - before };
 }
 
 const PROMPT_MARKS = ['"role":"user"', '"type":"user_message"', '"type":"UserMessage"'].map((mark) => Buffer.from(mark, 'latin1'));
@@ -1022,7 +1189,7 @@ async function readCodexSession(group: SessionFileGroup, context: AdapterContext
     : undefined;
   const collected = await collect(group, context, 'full', stats, undefined, new Set(), clip, onStart);
   const d = digest(collected.lines, collected.id);
-  const summary = buildSummary(collected.id ?? group.paths[0]!, group, context, collected, d, true);
+  const summary = buildSummary(collected.id ?? group.paths[0]!, group, context, factsOf(collected), d);
   return { ...summary, messages: shown(d.messages), malformedLines: stats.malformed };
 }
 
@@ -1151,6 +1318,7 @@ export const codexAdapter: FormatAdapter = {
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
   readSummary: readCodexSummary,
+  indexSession: indexCodex,
   readSession: readCodexSession,
   fork: forkCodex,
 };

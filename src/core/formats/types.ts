@@ -28,9 +28,33 @@ export interface AdapterContext {
   readonly lookup: (agent: Agent, id: string) => SessionFileGroup | undefined;
   /** Codex thread names from `session_index.jsonl`, per CODEX_HOME root (newest wins). */
   readonly names: (root: string) => ReadonlyMap<string, string>;
-  /** Head and tail budgets for summaries. */
-  readonly headBytes: number;
-  readonly tailBytes: number;
+  /** Unused since rows are folded from every line (kept so that older callers still type-check). */
+  readonly headBytes?: number;
+  readonly tailBytes?: number;
+  /** Files at least this big get their fold saved with the row (IndexedSession.resume); default: never. */
+  readonly saveFoldFrom?: number;
+}
+
+/**
+ * Where a saved fold stopped, and what it needs to go on: the live file's offset just past its last complete
+ * line, and the adapter's own fold state (plain JSON, read back from disk: the adapter checks it).
+ */
+export interface FoldResume {
+  readonly path: string;
+  readonly offset: number;
+  readonly state: unknown;
+  /** The row the fold made (the cache keeps it anyway): a fold may keep counts where the row has the texts. */
+  readonly row?: SessionSummary;
+}
+
+/** A row folded from every line, with what a later fold over appended bytes needs (absent: read it whole again). */
+export interface IndexedSession {
+  readonly summary: SessionSummary | null;
+  readonly resume?: FoldResume;
+  /** Fingerprint of the live file's first bytes when it was read (lines.ts headFingerprint). */
+  readonly fingerprint?: string;
+  /** Bytes of the live file this fold read (an appended read reads only what was appended). */
+  readonly bytesRead: number;
 }
 
 /** How a transcript is read: exactly (the default: forks, exports, `show`) or clipped for display. */
@@ -73,8 +97,13 @@ export interface FormatAdapter {
    * a few changed files in a home of thousands). Files that are not this agent's sessions are left out.
    */
   groupFiles?(root: string, paths: readonly string[]): SessionFileGroup[];
-  /** Summary from the head and tail of the files (no full read); null when the files hold no conversation. */
+  /** The row, folded from every line of the files; null when the files hold no conversation. */
   readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null>;
+  /**
+   * The row and the fold's state, in one streaming pass over every line. With `resume` (a fold of the same live
+   * file saved earlier, whose head is unchanged and which only grew), only the bytes after `resume.offset` are read.
+   */
+  indexSession(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession>;
   /** The whole active transcript (long strings clipped when `options.clip` is set). */
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, read, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openRegular, openRegularSync } from './regular.js';
 
@@ -86,17 +86,6 @@ export function splitLines(data: Buffer, base = 0, lastIsTerminated = false): Ra
   return lines;
 }
 
-export interface HeadTail {
-  readonly size: number;
-  readonly mtimeMs: number;
-  /** Complete lines from the start of the file. */
-  readonly head: readonly RawLine[];
-  /** Complete lines from the end of the file (empty when `whole`). */
-  readonly tail: readonly RawLine[];
-  /** True when head covers the whole file: counts taken from it are exact. */
-  readonly whole: boolean;
-}
-
 /** Read `length` bytes at `position` (fewer at the end of the file). */
 export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
@@ -109,50 +98,7 @@ export async function readAt(handle: FileHandle, position: number, length: numbe
   return buffer.subarray(0, filled);
 }
 
-/**
- * Read a file's first `headBytes` and last `tailBytes` as lines: what listing needs, without a full read.
- * A first line longer than the head budget is read to its end (the session header must be whole).
- * The head never returns a line cut by the budget; the tail drops its first (cut) line.
- * Synchronous reads inside: listing does this for thousands of small reads, where promise-based file
- * handles cost more main-thread time than the reading itself.
- */
-export async function readHeadTail(path: string, headBytes: number, tailBytes: number): Promise<HeadTail> {
-  const fd = openRegularSync(path);
-  try {
-    const stat = fstatSync(fd);
-    const size = stat.size;
-    if (size <= headBytes + tailBytes) {
-      const data = readAtSync(fd, 0, size);
-      return { size, mtimeMs: stat.mtimeMs, head: splitLines(data), tail: [], whole: true };
-    }
-    let head = readAtSync(fd, 0, headBytes);
-    let firstNewline = head.indexOf(NEWLINE);
-    // The first record (session header) can be huge; grow the head until it holds one whole line.
-    while (firstNewline === -1 && head.length < size) {
-      const more = readAtSync(fd, head.length, Math.min(Math.max(head.length, 1 << 20), size - head.length));
-      const base = head.length;
-      head = Buffer.concat([head, more]);
-      const nl = more.indexOf(NEWLINE);
-      firstNewline = nl === -1 ? -1 : base + nl;
-    }
-    if (head.length >= size - tailBytes) {
-      // The grown head reached the tail: treat as whole.
-      const rest = readAtSync(fd, head.length, size - head.length);
-      return { size, mtimeMs: stat.mtimeMs, head: splitLines(Buffer.concat([head, rest])), tail: [], whole: true };
-    }
-    const lastNewline = head.lastIndexOf(NEWLINE);
-    const headLines = splitLines(head.subarray(0, lastNewline + 1));
-    const tailStart = size - tailBytes;
-    const tailData = readAtSync(fd, tailStart, tailBytes);
-    const firstTailNewline = tailData.indexOf(NEWLINE);
-    const tail = firstTailNewline === -1 ? [] : splitLines(tailData.subarray(firstTailNewline + 1), tailStart + firstTailNewline + 1);
-    return { size, mtimeMs: stat.mtimeMs, head: headLines, tail, whole: false };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readAtSync(fd: number, position: number, length: number): Buffer {
+function readAtSync(fd: number, position: number, length: number, counted = false): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
@@ -160,6 +106,7 @@ function readAtSync(fd: number, position: number, length: number): Buffer {
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
+  if (counted) indexReads.bytes += filled;
   return buffer.subarray(0, filled);
 }
 
@@ -216,4 +163,105 @@ function isBlank(bytes: Buffer): boolean {
 
 export function newLineStats(): LineStats {
   return { malformed: 0, partial: 0 };
+}
+
+/**
+ * Bytes the index has read from session files since the process started (`foldLines` and `headFingerprint`):
+ * a test reads it to prove that one appended turn costs the appended bytes, not the file.
+ */
+export const indexReads = { bytes: 0 };
+
+/** How many first bytes of a file its fingerprint covers. */
+export const FINGERPRINT_BYTES = 64;
+
+/**
+ * A short fingerprint of a file's first bytes (FNV-1a of up to 64 bytes, with their count): a file that kept
+ * its size and mtime but was rewritten from the start no longer matches its cache entry.
+ */
+export function headFingerprint(path: string): string {
+  const fd = openRegularSync(path);
+  try {
+    return fingerprintOf(readAtSync(fd, 0, FINGERPRINT_BYTES, true));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function fingerprintOf(head: Buffer): string {
+  let hash = 0x811c9dc5;
+  for (const byte of head) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return `${head.length.toString(16)}:${hash.toString(16).padStart(8, '0')}`;
+}
+
+export interface FoldedFile {
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Offset just past the last newline read: where an appended read goes on. */
+  readonly end: number;
+  /** Fingerprint of the file's first bytes (see headFingerprint). */
+  readonly fingerprint: string;
+  /** The last line when it has no newline yet (an agent may be writing it), else null. Not passed to `onLine`. */
+  readonly partial: RawLine | null;
+}
+
+/** Files up to this size are read with one synchronous read: thousands of small async reads cost more than reading. */
+const SYNC_READ_MAX = 1 << 20;
+
+/**
+ * Stream every complete line of a file from `start` (a line start) to its end into `onLine`, once: the index's
+ * one pass. A line's bytes are valid only during the call (chunks are reused). The unterminated last line, if
+ * any, is returned, not folded: the caller decides (a fold that is saved must stop before it).
+ */
+export async function foldLines(path: string, start: number, onLine: (line: RawLine) => void): Promise<FoldedFile> {
+  // Synchronous open, stat and close: for thousands of small files a FileHandle's promises cost more than reading.
+  const fd = openRegularSync(path);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error('not a regular file');
+    const size = info.size;
+    if (start > size) throw new Error(`file shrank below byte ${start}`);
+    let head: Buffer;
+    let position = start;
+    let lineStart = start;
+    let pending: Buffer[] = [];
+    const consume = (data: Buffer): void => {
+      let from = 0;
+      for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
+        const piece = data.subarray(from, nl);
+        const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        pending = [];
+        onLine({ offset: lineStart, bytes: stripCr(bytes), terminated: true });
+        lineStart = position + nl + 1;
+        from = nl + 1;
+      }
+      if (from < data.length) pending.push(Buffer.from(data.subarray(from)));
+      position += data.length;
+    };
+    if (size - start <= SYNC_READ_MAX) {
+      const data = readAtSync(fd, start, size - start, true);
+      head = start === 0 ? data.subarray(0, FINGERPRINT_BYTES) : readAtSync(fd, 0, FINGERPRINT_BYTES, true);
+      consume(data);
+    } else {
+      head = readAtSync(fd, 0, FINGERPRINT_BYTES, true);
+      // Two chunks: the next one is being read (off the main thread) while the lines of this one are folded.
+      const chunks = [Buffer.allocUnsafeSlow(SYNC_READ_MAX), Buffer.allocUnsafeSlow(SYNC_READ_MAX)];
+      const readChunk = (k: number, at: number): Promise<number> =>
+        new Promise((resolve, reject) => read(fd, chunks[k % 2]!, 0, Math.min(SYNC_READ_MAX, Math.max(0, size - at)), at, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+      let next = readChunk(0, position);
+      for (let k = 0; position < size; k++) {
+        const bytesRead = await next;
+        if (bytesRead === 0) break;
+        indexReads.bytes += bytesRead;
+        const nextAt = position + bytesRead;
+        if (nextAt < size) next = readChunk(k + 1, nextAt);
+        consume(chunks[k % 2]!.subarray(0, bytesRead));
+      }
+      // A read still in flight (the loop left early) must finish before the descriptor is closed.
+      await next.catch(() => 0);
+    }
+    const partial = pending.length === 0 ? null : { offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false };
+    return { size: position, mtimeMs: info.mtimeMs, end: lineStart, fingerprint: fingerprintOf(head), partial };
+  } finally {
+    closeSync(fd);
+  }
 }

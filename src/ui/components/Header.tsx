@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import type { ScanProgress } from '../../catalog/scan.js';
 import { oneLine, safeLine } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
@@ -54,7 +55,7 @@ export function Header({ state, width }: HeaderProps) {
           sessions
         </Text>
         {state.loading ? (
-          <Text color={theme.dim}>{` · scanning${state.loading.total ? ` ${state.loading.done}/${state.loading.total}` : ''}…`}</Text>
+          <Text color={theme.dim}>{` · ${indexingProgress(state.loading)}`}</Text>
         ) : (
           <Text>
             {' · '}
@@ -96,4 +97,11 @@ function contentStatus(state: BrowserState): string {
   const sessions = `${state.rows.length} session${state.rows.length === 1 ? '' : 's'}`;
   const status = content.error ? ` (failed: ${content.error})` : content.done ? '' : ' (searching…)';
   return `${sessions}, ${matches} match${matches === 1 ? '' : 'es'} of "${text}" in transcripts${status}`;
+}
+
+/** `indexing 120/10,000 files · 31/2,480 MB…` while the index is built; gone once it is done. */
+export function indexingProgress(progress: ScanProgress): string {
+  if (progress.total === 0) return 'scanning…';
+  const mb = (bytes: number): string => Math.round(bytes / 1e6).toLocaleString('en-US');
+  return `indexing ${progress.done.toLocaleString('en-US')}/${progress.total.toLocaleString('en-US')} files · ${mb(progress.bytesDone)}/${mb(progress.bytesTotal)} MB…`;
 }

@@ -4,7 +4,7 @@ import { CONTENT_MIN_CHARS, contentQuery, type BrowserState } from '../state.js'
 import { CONFIRM_PROMPT_ROWS, ConfirmPrompt } from './ConfirmPrompt.js';
 import { Footer } from './Footer.js';
 import { FORK_PROMPT_ROWS, ForkPrompt } from './ForkPrompt.js';
-import { Header } from './Header.js';
+import { Header, indexingProgress } from './Header.js';
 import { HelpView } from './HelpView.js';
 import { NoticeLine } from './NoticeLine.js';
 import { Preview } from './Preview.js';
@@ -61,7 +61,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
     );
   }
   if (state.loading && state.sessions.length === 0) {
-    const progress = state.loading.total > 0 ? ` ${state.loading.done} of ${state.loading.total} files` : '';
+    const progress = state.loading.total > 0 ? ` ${indexingProgress(state.loading)}` : '';
     return <StatusView lines={[`Scanning for sessions…${progress}`, ...lookedIn.map((place) => `  ${place}`)]} width={columns} height={height} />;
   }
   if (state.sessions.length === 0) {

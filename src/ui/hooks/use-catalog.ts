@@ -1,37 +1,13 @@
 import { useEffect, type Dispatch } from 'react';
-import { describeError, type CatalogSession } from '../../catalog/scan.js';
+import { describeError, type CatalogSession, type ScanProgress } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 
 /** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
 const PROGRESS_INTERVAL_MS = 50;
 
-/**
- * Exact counts arrive one file at a time: hand them to the reducer in batches. Each batch re-sorts the whole
- * catalog and re-indexes it for search (a 100k catalog: tens of MB of garbage), so not too often.
- */
-const REFINE_BATCH_MS = 1000;
-
-function refineTurnCounts(services: TuiServices, sessions: readonly CatalogSession[], dispatch: Dispatch<Action>, cancelled: () => boolean): void {
-  if (!services.refineTurns || sessions.every((session) => session.userTurnsExact)) return;
-  let batch: CatalogSession[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  const flush = (): void => {
-    timer = null;
-    if (cancelled() || batch.length === 0) return;
-    dispatch({ type: 'catalogChanged', upserted: batch, removed: [] });
-    batch = [];
-  };
-  void services
-    .refineTurns(sessions, (session) => {
-      batch.push(session);
-      timer ??= setTimeout(flush, REFINE_BATCH_MS);
-    })
-    .finally(() => {
-      if (timer) clearTimeout(timer);
-      flush();
-    });
-}
+/** Rows indexed on a cold start go to the reducer in batches this often (each batch re-sorts the list). */
+const ROWS_BATCH_MS = 100;
 
 /** Scan once, then watch: the catalog flows into the reducer as scanProgress, scanDone and catalogChanged. */
 export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): void {
@@ -39,11 +15,24 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
     let cancelled = false;
     let stop: (() => void) | null = null;
     let lastProgress = 0;
-    const onProgress = (done: number, total: number): void => {
+    const onProgress = (progress: ScanProgress): void => {
       const now = Date.now();
-      if (cancelled || (done !== total && now - lastProgress < PROGRESS_INTERVAL_MS)) return;
+      if (cancelled || (progress.done !== progress.total && now - lastProgress < PROGRESS_INTERVAL_MS)) return;
       lastProgress = now;
-      dispatch({ type: 'scanProgress', done, total });
+      dispatch({ type: 'scanProgress', progress });
+    };
+    // Rows read from files (not from the cache) show up as they are indexed, newest first, in batches.
+    let batch: CatalogSession[] = [];
+    let batchTimer: NodeJS.Timeout | null = null;
+    const flushRows = (): void => {
+      batchTimer = null;
+      if (cancelled || batch.length === 0) return;
+      dispatch({ type: 'catalogChanged', upserted: batch, removed: [] });
+      batch = [];
+    };
+    const onIndexed = (session: CatalogSession): void => {
+      batch.push(session);
+      batchTimer ??= setTimeout(flushRows, ROWS_BATCH_MS);
     };
     // The first screen (services.cached()) is in the initial state; the whole remembered list follows it,
     // and the scan then validates it file by file.
@@ -53,11 +42,12 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
       },
       () => undefined,
     );
-    services.scan(onProgress).then(
+    services.scan(onProgress, onIndexed).then(
       ({ sessions, problems }) => {
+        if (batchTimer !== null) clearTimeout(batchTimer);
+        batch = [];
         if (cancelled) return;
         dispatch({ type: 'scanDone', sessions, problems });
-        refineTurnCounts(services, sessions, dispatch, () => cancelled);
         stop = services.watch(
           sessions,
           (change) => {
@@ -74,6 +64,7 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
     );
     return () => {
       cancelled = true;
+      if (batchTimer !== null) clearTimeout(batchTimer);
       stop?.();
     };
   }, [services, dispatch]);

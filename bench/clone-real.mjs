@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// A benchmark home made of real shapes: every session is a clone of a real session file (the agents' own
+// files in shared/corpus and test/fixtures: Codex 0.20 to 0.169, Claude Code, claw), with new ids (every uuid in
+// the file is mapped to a new one, consistently within the file), new cwds and shifted dates. Big sessions
+// (--big) repeat a real session's turns until 50, 100 and 200 MB.
+//
+//   node bench/clone-real.mjs --sessions N --out DIR [--big] [--seed S]
+//
+// Writes DIR/.codex, DIR/.claude/projects, claw workspaces DIR/src/pK/.claw/sessions, and DIR/manifest.json
+// (the mix: templates per agent and release, counts, bytes, the big files). Deterministic for (N, seed, DIR).
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const MiB = 1024 * 1024;
+export const CLONE_VERSION = 1;
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const N = Number(opt('--sessions', 10000));
+const OUT = resolve(opt('--out', join(root, 'bench', 'data', `real-${N}`)));
+const SEED = Number(opt('--seed', 1));
+const BIG = args.includes('--big');
+const BIG_SIZES_MB = [50, 100, 200];
+/** Dates are spread over the year before this (never Date.now(): the output must be reproducible). */
+const END_MS = Date.UTC(2026, 10, 22);
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+
+// ---------------------------------------------------------------- templates: the real files
+function walk(dir, accept, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) walk(path, accept, out);
+    else if (accept(path)) out.push(path);
+  }
+  return out;
+}
+const CORPUS = '/work/shared/corpus';
+const CORPUS_CLAW = '/work/shared/corpus-claw';
+const FIXTURES = join(root, 'test', 'fixtures');
+const isRollout = (p) => /\/rollout-[^/]*\.jsonl$/.test(p) && !/_[^/]*\.jsonl$/.test(basename(p).replace(/^rollout-[^_]*-[0-9a-f-]{36}/, ''));
+const isClaudeSession = (p) => /\/projects\/[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(p);
+const isClawSession = (p) => /\/(\.claw|\.claude)\/sessions\/(?:[0-9a-f]{16}\/)?[^/]+\.jsonl?$/.test(p) && !/\.rot-\d+\./.test(p) && !/empty\.jsonl$/.test(p);
+
+const templates = { codex: [], claude: [], claw: [] };
+const seen = new Set();
+const addTemplate = (agent, path) => {
+  const text = readFileSync(path, 'utf8');
+  // The same session copied into several places (fixtures are copies of the corpus): once.
+  if (seen.has(text)) return;
+  seen.add(text);
+  // A paginated fork's history is in its parent's file, which a clone would not find.
+  if (agent === 'codex' && text.includes('"history_base"')) return;
+  const version = agent === 'codex' ? (/"cli_version":"([^"]+)"/.exec(text)?.[1] ?? (text.startsWith('{"id"') ? 'legacy' : '?')) : agent === 'claude' ? (/"version":"([^"]+)"/.exec(text)?.[1] ?? '?') : path.endsWith('.json') ? 'legacy json' : 'jsonl';
+  templates[agent].push({ path, text, version });
+};
+for (const base of [CORPUS, join(FIXTURES, 'home'), join(FIXTURES, 'codex-synthetic')]) for (const p of walk(join(base, '.codex'), isRollout)) addTemplate('codex', p);
+for (const base of [CORPUS, join(FIXTURES, 'home'), join(FIXTURES, 'claude-synthetic')]) for (const p of walk(join(base, '.claude'), isClaudeSession)) addTemplate('claude', p);
+for (const base of [CORPUS_CLAW, join(FIXTURES, 'claw-synthetic')]) for (const p of walk(base, isClawSession)) addTemplate('claw', p);
+
+// ---------------------------------------------------------------- cloning
+function fnv(text, seed) {
+  let hash = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+/** A uuid derived from a string: the same input, the same uuid. */
+function derivedUuid(text) {
+  const hex = [1, 2, 3, 4].map((k) => fnv(text, k * 7919 + SEED).toString(16).padStart(8, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const ISO = /"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"/g;
+
+function shiftDates(text, deltaMs) {
+  return text.replace(ISO, (_, iso) => {
+    const time = Date.parse(iso);
+    if (Number.isNaN(time)) return `"${iso}"`;
+    const shifted = new Date(time + deltaMs).toISOString();
+    return `"${iso.includes('.') ? shifted : shifted.replace(/\.\d{3}Z$/, 'Z')}"`;
+  });
+}
+function firstTime(text) {
+  ISO.lastIndex = 0;
+  const match = ISO.exec(text);
+  ISO.lastIndex = 0;
+  return match ? Date.parse(match[1]) : END_MS - YEAR_MS;
+}
+const pad = (n, w = 2) => String(n).padStart(w, '0');
+
+/** One clone: every uuid mapped for clone `i`, cwds moved under DIR/src/pK, dates moved to `startMs`. */
+function cloneText(template, i, startMs, cwd) {
+  let text = template.text.replace(UUID, (uuid) => derivedUuid(`${uuid}:${i}`));
+  text = text.replaceAll('/home/dev/src/', `${cwd}/`);
+  return shiftDates(text, startMs - firstTime(template.text));
+}
+
+function writeFile(path, text, mtimeMs) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  utimesSync(path, mtimeMs / 1000, mtimeMs / 1000);
+}
+
+// ---------------------------------------------------------------- the home
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+const manifest = { version: CLONE_VERSION, sessions: N, seed: SEED, templates: {}, counts: { codex: 0, claude: 0, claw: 0 }, bytes: 0, big: [] };
+for (const agent of Object.keys(templates)) {
+  manifest.templates[agent] = templates[agent].map((t) => ({ file: relative(root, t.path).startsWith('..') ? t.path : relative(root, t.path), version: t.version, bytes: Buffer.byteLength(t.text) }));
+}
+// The mix: Codex 45 %, Claude 45 %, claw 10 % (claw workspaces hold few sessions each).
+const agentOf = (i) => (i % 20 < 9 ? 'codex' : i % 20 < 18 ? 'claude' : 'claw');
+const uuidOfFile = (path) => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(path)?.[1];
+
+function place(agent, template, i, startMs) {
+  const project = `p${i % 200}`;
+  const cwd = join(OUT, 'src', project);
+  const date = new Date(startMs);
+  if (agent === 'codex') {
+    const id = derivedUuid(`${uuidOfFile(template.path)}:${i}`);
+    const stamp = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}T${pad(date.getUTCHours())}-${pad(date.getUTCMinutes())}-${pad(date.getUTCSeconds())}`;
+    return join(OUT, '.codex', 'sessions', String(date.getUTCFullYear()), pad(date.getUTCMonth() + 1), pad(date.getUTCDate()), `rollout-${stamp}-${id}.jsonl`);
+  }
+  if (agent === 'claude') {
+    const id = derivedUuid(`${uuidOfFile(template.path)}:${i}`);
+    return join(OUT, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`);
+  }
+  // claw: its own file name (ids inside are not uuids), in a workspace of its own per clone.
+  mkdirSync(cwd, { recursive: true });
+  const at = template.path.search(/\/(?:\.claw|\.claude|\.port_sessions)\//);
+  return join(cwd, `c${i}`, template.path.slice(at + 1));
+}
+
+for (let i = 0; i < N; i++) {
+  const agent = agentOf(i);
+  const list = templates[agent];
+  const template = list[Math.floor(i / 20) % list.length];
+  const startMs = END_MS - Math.floor(((i * 7919 + SEED * 104729) % 1_000_003) / 1_000_003 * YEAR_MS);
+  const cwd = join(OUT, 'src', `p${i % 200}`);
+  const text = cloneText(template, i, startMs, agent === 'claw' ? join(cwd, `c${i}`) : cwd);
+  const path = place(agent, template, i, startMs);
+  writeFile(path, text, startMs + 60_000);
+  manifest.counts[agent]++;
+  manifest.bytes += Buffer.byteLength(text);
+}
+
+// ---------------------------------------------------------------- big sessions: real turns repeated
+function bigSession(agent, template, sizeMB, i) {
+  const startMs = END_MS - 3600_000 * (i + 1);
+  const cwd = join(OUT, 'src', 'big');
+  const lines = template.text.split('\n').filter(Boolean);
+  const [head, ...body] = agent === 'codex' ? lines : [null, ...lines];
+  const path = place(agent, template, 1_000_000 + i, startMs);
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  let size = 0;
+  if (head !== null) {
+    const first = `${cloneText({ text: head }, 1_000_000 + i, startMs, cwd)}\n`;
+    writeSync(fd, first);
+    size += Buffer.byteLength(first);
+  }
+  let previousLast = null;
+  for (let copy = 0; size < sizeMB * MiB; copy++) {
+    let text = cloneText({ text: body.join('\n') }, `${1_000_000 + i}:${copy}`, startMs + copy * 60_000, cwd);
+    if (agent === 'claude') {
+      // Keep the conversation one chain: each copy's root continues from the previous copy's last line; the
+      // session id (the file's stem) stays the same in every copy.
+      const id = basename(path, '.jsonl');
+      text = text.replace(/"sessionId":"[^"]*"/g, `"sessionId":"${id}"`);
+      if (previousLast !== null) text = text.replace('"parentUuid":null', `"parentUuid":"${previousLast}"`);
+      const uuids = [...text.matchAll(/"uuid":"([^"]+)"/g)];
+      previousLast = uuids.at(-1)?.[1] ?? previousLast;
+    }
+    text += '\n';
+    writeSync(fd, text);
+    size += Buffer.byteLength(text);
+  }
+  closeSync(fd);
+  utimesSync(path, (startMs + 60_000) / 1000, (startMs + 60_000) / 1000);
+  manifest.big.push({ agent, path: relative(OUT, path), bytes: statSync(path).size, template: relative(root, template.path).startsWith('..') ? template.path : relative(root, template.path) });
+  manifest.bytes += statSync(path).size;
+}
+if (BIG) {
+  const longest = (agent) => templates[agent].filter((t) => t.version !== 'legacy').reduce((a, b) => (Buffer.byteLength(b.text) > Buffer.byteLength(a.text) ? b : a));
+  BIG_SIZES_MB.forEach((sizeMB, k) => bigSession(k % 2 === 0 ? 'claude' : 'codex', longest(k % 2 === 0 ? 'claude' : 'codex'), sizeMB, k));
+}
+writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+process.stderr.write(`clone-real: ${N} sessions (${manifest.counts.codex} Codex, ${manifest.counts.claude} Claude, ${manifest.counts.claw} claw) from ${templates.codex.length}+${templates.claude.length}+${templates.claw.length} real files, ${(manifest.bytes / MiB).toFixed(0)} MiB, in ${OUT}\n`);

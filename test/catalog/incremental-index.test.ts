@@ -1,0 +1,222 @@
+import { appendFile, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CatalogCache } from '../../src/catalog/cache.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
+import { claudeAdapter } from '../../src/core/formats/claude.js';
+import { codexAdapter } from '../../src/core/formats/codex.js';
+import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
+import { FINGERPRINT_BYTES, indexReads } from '../../src/core/io/lines.js';
+
+/*
+ * The index is exact and incremental: a row is folded from every line, its fold is saved with it, and a file that
+ * only grew is read from where the fold stopped. These tests count the bytes read, and check that a row folded in
+ * two goes equals the row of a whole read.
+ */
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-incremental-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const context = (saveFoldFrom = 0): AdapterContext => ({ report: () => undefined, lookup: () => undefined, names: () => new Map(), saveFoldFrom });
+
+const CLAUDE_ID = '5e55104a-0000-4000-8000-00000000c1a0';
+const PROJECT = '-home-dev-src-big';
+
+function claudeLine(fields: Record<string, unknown>): string {
+  return `${JSON.stringify({ isSidechain: false, userType: 'external', cwd: '/home/dev/src/big', sessionId: CLAUDE_ID, version: '2.1.197', gitBranch: 'main', ...fields })}\n`;
+}
+
+/** A Claude turn: prompt, tool call, a big tool result, answer; uuids `<tag>-…`. */
+function claudeTurn(tag: string, parent: string | null, prompt: string, minute: number): { text: string; leaf: string } {
+  const at = `2026-10-02T08:${String(minute % 60).padStart(2, '0')}:00.000Z`;
+  const lines = [
+    claudeLine({ parentUuid: parent, uuid: `${tag}-u`, type: 'user', timestamp: at, message: { role: 'user', content: prompt } }),
+    claudeLine({ parentUuid: `${tag}-u`, uuid: `${tag}-a1`, type: 'assistant', timestamp: at, message: { id: `${tag}-m1`, model: 'claude-opus-4-8', role: 'assistant', content: [{ type: 'tool_use', id: `${tag}-t`, name: 'Bash', input: { command: 'ls' } }], usage: { input_tokens: 10, output_tokens: 2 } } }),
+    claudeLine({ parentUuid: `${tag}-a1`, uuid: `${tag}-r`, type: 'user', timestamp: at, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `${tag}-t`, content: 'x'.repeat(20_000) }] }, toolUseResult: { stdout: 'x'.repeat(20_000) } }),
+    claudeLine({ parentUuid: `${tag}-r`, uuid: `${tag}-att`, type: 'attachment', timestamp: at, attachment: { type: 'prompt_snapshot', content: 'y'.repeat(10_000) } }),
+    claudeLine({ parentUuid: `${tag}-att`, uuid: `${tag}-a2`, type: 'assistant', timestamp: at, message: { id: `${tag}-m2`, model: 'claude-opus-4-8', role: 'assistant', content: [{ type: 'text', text: `answer ${tag}` }], usage: { input_tokens: 20, output_tokens: 3 } } }),
+  ];
+  return { text: lines.join(''), leaf: `${tag}-a2` };
+}
+
+async function bigClaudeFile(turns: number): Promise<{ path: string; group: SessionFileGroup; leaf: string }> {
+  const root = join(dir, '.claude');
+  const folder = join(root, 'projects', PROJECT);
+  await mkdir(folder, { recursive: true });
+  const path = join(folder, `${CLAUDE_ID}.jsonl`);
+  // uuid-less request records of the newest Claude Code: skimmed, never part of the tree.
+  const parts = [`${JSON.stringify({ type: 'api-request-shape', sessionId: CLAUDE_ID, shape: { tools: Array.from({ length: 300 }, (_, i) => ({ name: `tool${i}`, description: 'commit '.repeat(10) })) } })}\n`];
+  let leaf: string | null = null;
+  for (let i = 0; i < turns; i++) {
+    const turn = claudeTurn(`t${i}`, leaf, `prompt number ${i}`, i);
+    parts.push(turn.text);
+    leaf = turn.leaf;
+  }
+  await writeFile(path, parts.join(''));
+  return { path, group: { agent: 'claude', paths: [path], idHint: CLAUDE_ID, root, archived: false }, leaf: leaf! };
+}
+
+describe('Claude: a saved fold goes on over appended lines', () => {
+  it('reads only the appended turn, and the row is the row of a whole read', async () => {
+    const { path, group, leaf } = await bigClaudeFile(60);
+    const first = await claudeAdapter.indexSession(group, context());
+    expect((await stat(path)).size).toBeGreaterThan(1024 * 1024);
+    expect(first.summary).toMatchObject({ userTurns: 60, userTurnsExact: true, lastPrompt: 'prompt number 59' });
+    expect(first.resume?.offset).toBe((await stat(path)).size);
+
+    const appended = claudeTurn('new', leaf, 'one more question', 59).text;
+    await appendFile(path, appended);
+    // The fold travels through JSON (it is saved to disk between runs); the row it made comes with it.
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
+    const before = indexReads.bytes;
+    const next = await claudeAdapter.indexSession(group, context(), resume);
+    expect(indexReads.bytes - before).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    const whole = await claudeAdapter.indexSession(group, context());
+    expect(next.summary).toEqual(whole.summary);
+    expect(next.summary).toMatchObject({ userTurns: 61, lastPrompt: 'one more question', usage: { input: 61 * 30, output: 61 * 5, cacheRead: 0, cacheWrite: 0 } });
+  });
+
+  it('follows a rewind appended after the fold: the turns are those of the new branch', async () => {
+    const { path, group } = await bigClaudeFile(40);
+    const first = await claudeAdapter.indexSession(group, context());
+    // The user went back to turn 3 (its parent is turn 2's answer) and asked something else.
+    const rewind = claudeTurn('rw', 't1-a2', 'a different third question', 50).text;
+    await appendFile(path, rewind);
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
+    expect(next.bytesRead).toBe(Buffer.byteLength(rewind) + FINGERPRINT_BYTES);
+    expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 3, prompts: ['prompt number 0', 'prompt number 1', 'a different third question'] });
+  });
+
+  it('reads the file again whole when an appended line continues from a node the saved fold does not keep', async () => {
+    // 100 turns: a rewind to turn 3 goes further back than the saved fold's rewind points.
+    const { path, group } = await bigClaudeFile(100);
+    const first = await claudeAdapter.indexSession(group, context());
+    await appendFile(path, claudeTurn('deep', 't1-a2', 'back to the start', 50).text);
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
+    expect(next.bytesRead).toBeGreaterThan((await stat(path)).size);
+    expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 3, lastPrompt: 'back to the start' });
+  });
+
+  it('saves the fold before a last line still being written, and goes on from that line', async () => {
+    const { path, group, leaf } = await bigClaudeFile(30);
+    const turn = claudeTurn('half', leaf, 'written in two goes', 40).text;
+    await appendFile(path, turn.slice(0, 100));
+    const first = await claudeAdapter.indexSession(group, context());
+    await appendFile(path, turn.slice(100));
+    const next = await claudeAdapter.indexSession(group, context(), { ...first.resume!, row: first.summary! });
+    expect(next.summary).toEqual((await claudeAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 31, lastPrompt: 'written in two goes' });
+  });
+});
+
+const CODEX_ID = '0199c0de-0000-7000-8000-0000000c0de1';
+
+function codexLine(type: string, payload: Record<string, unknown>, second: number): string {
+  return `${JSON.stringify({ timestamp: `2026-10-02T09:00:${String(second % 60).padStart(2, '0')}.000Z`, type, payload })}\n`;
+}
+
+function codexTurn(prompt: string, second: number, total: number): string {
+  return [
+    codexLine('turn_context', { cwd: '/home/dev/src/api', model: 'gpt-5.5' }, second),
+    codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context><cwd>/x</cwd></environment_context>' }] }, second),
+    codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] }, second),
+    codexLine('event_msg', { type: 'user_message', message: prompt }, second),
+    codexLine('response_item', { type: 'function_call_output', call_id: 'c', output: 'o'.repeat(30_000) }, second),
+    codexLine('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer to ${prompt}` }] }, second),
+    codexLine('event_msg', { type: 'token_count', info: { total_token_usage: { input_tokens: total, output_tokens: 1, cached_input_tokens: 0 } } }, second),
+  ].join('');
+}
+
+async function bigCodexFile(turns: number): Promise<{ path: string; group: SessionFileGroup }> {
+  const root = join(dir, '.codex');
+  const day = join(root, 'sessions', '2026', '10', '02');
+  await mkdir(day, { recursive: true });
+  const path = join(day, `rollout-2026-10-02T09-00-00-${CODEX_ID}.jsonl`);
+  const meta = codexLine('session_meta', { id: CODEX_ID, timestamp: '2026-10-02T09:00:00.000Z', cwd: '/home/dev/src/api', base_instructions: { text: 'i'.repeat(20_000) }, git: { branch: 'main' } }, 0);
+  await writeFile(path, meta + Array.from({ length: turns }, (_, i) => codexTurn(`codex prompt ${i}`, i, (i + 1) * 100)).join(''));
+  return { path, group: { agent: 'codex', paths: [path], idHint: CODEX_ID, root, archived: false } };
+}
+
+describe('Codex: a saved fold goes on over appended lines', () => {
+  it('reads only the appended turn; a rollback appended later drops turns as in a whole read', async () => {
+    const { path, group } = await bigCodexFile(40);
+    const first = await codexAdapter.indexSession(group, context());
+    expect(first.summary).toMatchObject({ userTurns: 40, userTurnsExact: true, usage: { input: 4000 } });
+    const appended = codexTurn('one more', 50, 4100);
+    await appendFile(path, appended);
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
+    const next = await codexAdapter.indexSession(group, context(), resume);
+    expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 41, lastPrompt: 'one more', usage: { input: 4100 } });
+
+    await appendFile(path, codexLine('event_msg', { type: 'thread_rolled_back', num_turns: 2 }, 55));
+    const rolled = await codexAdapter.indexSession(group, context(), { ...next.resume!, row: next.summary! });
+    expect(rolled.bytesRead).toBeLessThan(1000);
+    expect(rolled.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
+    expect(rolled.summary).toMatchObject({ userTurns: 39, lastPrompt: 'codex prompt 38' });
+  });
+});
+
+describe('the catalog cache: fingerprints and folds', () => {
+  const locations = () => resolveLocations({ home: dir }, { env: {}, homeDir: dir, cwd: dir });
+  const cachePath = () => join(dir, 'cache', 'catalog.jsonl');
+  const scanWithCache = async (): Promise<CatalogSession[]> => {
+    const cache = await CatalogCache.load(cachePath());
+    const { sessions } = await scanCatalog(locations(), { cache, workers: 0 });
+    await cache.save();
+    return [...sessions];
+  };
+
+  it('re-indexes one appended turn of a big session by reading the appended bytes (and two fingerprints) only', async () => {
+    const { path, leaf } = await bigClaudeFile(60);
+    const [cold] = await scanWithCache();
+    expect(cold).toMatchObject({ userTurns: 60 });
+    const appended = claudeTurn('new', leaf, 'appended while listed', 59).text;
+    await appendFile(path, appended);
+    const before = indexReads.bytes;
+    const [warm] = await scanWithCache();
+    expect(indexReads.bytes - before).toBe(Buffer.byteLength(appended) + 2 * FINGERPRINT_BYTES);
+    expect(warm).toMatchObject({ userTurns: 61, lastPrompt: 'appended while listed' });
+    // Nothing changed: nothing but the fingerprint is read.
+    const again = indexReads.bytes;
+    await scanWithCache();
+    expect(indexReads.bytes - again).toBe(FINGERPRINT_BYTES);
+  });
+
+  it('reads a file again whole when its first bytes changed, even with the same size and mtime', async () => {
+    const { path } = await bigClaudeFile(3);
+    const at = new Date('2026-10-02T10:00:00.000Z');
+    await utimes(path, at, at);
+    const [before] = await scanWithCache();
+    expect(before).toMatchObject({ firstPrompt: 'prompt number 0' });
+    const info = await stat(path);
+    const text = await readFile(path, 'utf8');
+    // Same length, other first bytes (the request record's id), and a first prompt of the same length.
+    await writeFile(path, text.replace('"type":"api-request-shape","sessionId":"5e55104a', '"type":"api-request-shape","sessionId":"5e55104b').replace('prompt number 0', 'PROMPT NUMBER 0'));
+    await utimes(path, at, at);
+    expect((await stat(path)).size).toBe(info.size);
+    expect((await stat(path)).mtimeMs).toBe(info.mtimeMs);
+    const [after] = await scanWithCache();
+    expect(after).toMatchObject({ firstPrompt: 'PROMPT NUMBER 0' });
+  });
+
+  it('reads a file again whole when it shrank', async () => {
+    const { path } = await bigClaudeFile(30);
+    await scanWithCache();
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, `${lines.slice(0, 1 + 5 * 10).join('\n')}\n`);
+    const [after] = await scanWithCache();
+    expect(after).toMatchObject({ userTurns: 10, lastPrompt: 'prompt number 9' });
+  });
+});
