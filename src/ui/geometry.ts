@@ -83,7 +83,7 @@ export interface RowColumns {
  * them. The title takes what is left and Ink truncates every cell.
  */
 export function rowColumns(width: number): RowColumns {
-  const fixed = { marker: 2, badge: 7, age: 5, turns: 5, marks: 7 };
+  const fixed = { marker: 2, badge: 7, age: 5, turns: 6, marks: 7 };
   const rest = Math.max(0, width - (fixed.marker + fixed.badge + fixed.age + fixed.turns + fixed.marks));
   const cwd = rest >= 40 ? Math.min(40, Math.floor(rest * 0.3)) : 0;
   const branch = rest >= 50 ? Math.min(20, Math.floor(rest * 0.16)) : 0;

@@ -24,6 +24,10 @@ describe('list row cells', () => {
     expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {2}4w /);
   });
 
+  it('shows a five-digit turn count whole (exact counts of long sessions reach tens of thousands)', () => {
+    expect(row({ session: { ...session, userTurns: 28734 } })).toMatch(/ 28734 /);
+  });
+
   it('keeps the cwd column in place after a cut title holding ZWJ emoji (one grapheme, two columns each)', () => {
     const columns = rowColumns(100);
     const plain = row({ session: { ...session, title: 'x'.repeat(200) }, columns });
