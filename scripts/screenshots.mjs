@@ -211,10 +211,13 @@ async function main() {
     await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(COLUMNS), '-y', String(ROWS), '-c', ROOT, `${command}; sleep 600`);
     await see(/sessions · \d+ in /);
     await keys('Tab');
-    const listed = await see(/\d+ in all directories/);
-    // Select the named Codex session: a richer preview (usage, two exchanges).
-    const row = listed.split('\n').findIndex((line) => line.includes('api-health'));
-    for (let i = 1; i < row; i++) await keys('j');
+    await see(/\d+ in all directories/);
+    // Select the named Codex session: a richer preview (usage, two exchanges). Step down until it is selected (rows
+    // may still be arriving, so counting rows on one screen can miss it).
+    for (let i = 0; i < 40 && !/› codex .*api-health/.test(await screen()); i++) {
+      await keys('j');
+      await sleep(60);
+    }
     await see(/› codex .*api-health/);
     await sleep(400); // the preview reads the first and last exchanges after the selection rests
     await shoot('list', dir);
