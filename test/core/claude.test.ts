@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { claudeAdapter, rewriteSessionId } from '../../src/core/formats/claude.js';
+import { claudeAdapter, rewriteSessionId, skimTopLevel, topLevelStringSpans } from '../../src/core/formats/claude.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type SessionSummary } from '../../src/core/model.js';
 import { rawLines, sha256File } from '../helpers/files.js';
@@ -572,5 +572,23 @@ describe('rewriteSessionId', () => {
     ['not json "sessionId":"old"', 'not json "sessionId":"old"'],
   ])('%s', (line, want) => {
     expect(rewriteSessionId(Buffer.from(line), id).toString()).toBe(want);
+  });
+});
+
+describe('the byte scanner a fork and the index step through lines with', () => {
+  // Escaped quotes and backslashes, nested objects and arrays holding strings with braces, non-ASCII text.
+  const line = Buffer.from(
+    JSON.stringify({ type: 'progress', uuid: 'u1', data: { text: 'a "quoted" }] \\ end\\', list: [{ x: '{[' }] }, sessionId: 'été-\\"', after: 'tail', n: 3 }),
+  );
+
+  it('skims top-level scalars, stepping over nested values and strings with escapes', () => {
+    expect(skimTopLevel(line)).toEqual({ type: 'progress', uuid: 'u1', sessionId: 'été-\\"' });
+  });
+
+  it('finds the spans of a top-level string whatever the strings before it hold', () => {
+    const spans = topLevelStringSpans(line, 'after');
+    expect(spans).toHaveLength(1);
+    expect(line.subarray(spans[0]![0], spans[0]![1]).toString()).toBe('"tail"');
+    expect(skimTopLevel(Buffer.from('{"type":"x","data":{"a":"unterminated'))).toBeNull();
   });
 });

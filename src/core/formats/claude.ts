@@ -603,11 +603,33 @@ function skipWhitespace(bytes: Buffer, i: number): number {
   return i;
 }
 
-/** Index just past the string starting at `i` (a quote), or -1 when it does not end. */
+/**
+ * Index just past the string starting at `i` (a quote), or -1 when it does not end. Jumps from quote to quote
+ * natively (strings are most of a line), counting the backslashes before each.
+ */
 function skipString(bytes: Buffer, i: number): number {
-  for (let j = i + 1; j < bytes.length; j++) {
-    if (bytes[j] === 0x5c) j++;
-    else if (bytes[j] === 0x22) return j + 1;
+  for (let from = i + 1; ; ) {
+    const at = bytes.indexOf(0x22, from);
+    if (at === -1) return -1;
+    let backslashes = 0;
+    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return at + 1;
+    from = at + 1;
+  }
+}
+
+/** Index just past the object or array opened at `i`, or -1 when it does not end. */
+function skipNested(bytes: Buffer, i: number): number {
+  let depth = 0;
+  for (let j = i; j < bytes.length; j++) {
+    const byte = bytes[j];
+    if (byte === 0x22) {
+      j = skipString(bytes, j) - 1;
+      if (j < 0) return -1;
+    } else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (--depth === 0) return j + 1;
+    }
   }
   return -1;
 }
@@ -616,21 +638,7 @@ function skipValue(bytes: Buffer, i: number): number {
   const first = bytes[i];
   if (first === undefined) return -1;
   if (first === 0x22) return skipString(bytes, i);
-  if (first === 0x7b || first === 0x5b) {
-    let depth = 0;
-    for (let j = i; j < bytes.length; j++) {
-      const byte = bytes[j];
-      if (byte === 0x22) {
-        j = skipString(bytes, j) - 1;
-        if (j < 0) return -1;
-      } else if (byte === 0x7b || byte === 0x5b) depth++;
-      else if (byte === 0x7d || byte === 0x5d) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-    }
-    return -1;
-  }
+  if (first === 0x7b || first === 0x5b) return skipNested(bytes, i);
   let j = i;
   while (j < bytes.length && bytes[j] !== 0x2c && bytes[j] !== 0x7d && bytes[j] !== 0x5d && bytes[j] !== 0x20 && bytes[j] !== 0x09) j++;
   return j;
@@ -765,14 +773,14 @@ export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
   if (bytes[i] === 0x7d) return out;
   for (;;) {
     if (bytes[i] !== 0x22) return null;
-    const keyEnd = fastSkipString(bytes, i);
+    const keyEnd = skipString(bytes, i);
     if (keyEnd < 0) return null;
     const key = bytes.toString('latin1', i + 1, keyEnd - 1);
     i = skipWhitespace(bytes, keyEnd);
     if (bytes[i] !== 0x3a) return null;
     const valueStart = skipWhitespace(bytes, i + 1);
     const first = bytes[valueStart];
-    const valueEnd = first === 0x22 ? fastSkipString(bytes, valueStart) : first === 0x7b || first === 0x5b ? fastSkipNested(bytes, valueStart) : skipValue(bytes, valueStart);
+    const valueEnd = skipValue(bytes, valueStart);
     if (valueEnd < 0) return null;
     if (SKIMMED_KEYS.has(key) && first !== 0x7b && first !== 0x5b) {
       try {
@@ -786,34 +794,6 @@ export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
     if (bytes[i] !== 0x2c) return null;
     i = skipWhitespace(bytes, i + 1);
   }
-}
-
-/** Index just past the string opened at `i`, jumping from quote to quote natively (strings are most of a line). */
-function fastSkipString(bytes: Buffer, i: number): number {
-  for (let from = i + 1; ; ) {
-    const at = bytes.indexOf(0x22, from);
-    if (at === -1) return -1;
-    let backslashes = 0;
-    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
-    if (backslashes % 2 === 0) return at + 1;
-    from = at + 1;
-  }
-}
-
-/** Index just past the object or array opened at `i`. */
-function fastSkipNested(bytes: Buffer, i: number): number {
-  let depth = 0;
-  for (let j = i; j < bytes.length; j++) {
-    const byte = bytes[j];
-    if (byte === 0x22) {
-      j = fastSkipString(bytes, j) - 1;
-      if (j < 0) return -1;
-    } else if (byte === 0x7b || byte === 0x5b) depth++;
-    else if (byte === 0x7d || byte === 0x5d) {
-      if (--depth === 0) return j + 1;
-    }
-  }
-  return -1;
 }
 
 /** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
