@@ -62,9 +62,12 @@ describe('stale temp files', () => {
       other: `rollout-x.jsonl.tmp-${dead}-0123456789ab`,
       agent: `.rollout-x.jsonl.tmp-${dead}`,
     };
+    // Times set from the process clock (the one the code compares with), not left to the kernel's.
+    const young = Date.now() / 1000;
     for (const [key, name] of Object.entries(names)) {
       await writeFile(join(dir, name), 'partial');
-      if (key !== 'young') await utimes(join(dir, name), old, old);
+      const time = key === 'young' ? young : old;
+      await utimes(join(dir, name), time, time);
     }
     await createFileAtomic(join(dir, 'new.jsonl'), 'x\n');
     const left = new Set(await readdir(dir));
@@ -83,6 +86,8 @@ describe('stale cache temp files', () => {
     await writeFile(stale, 'partial');
     await utimes(stale, old, old);
     await writeFile(young, 'partial');
+    // Dated by the process clock (the one save() compares with), not left to the kernel's.
+    await utimes(young, Date.now() / 1000, Date.now() / 1000);
     await new CatalogCache(join(dir, 'catalog-v2.jsonl')).save();
     const left = await readdir(dir);
     expect(left).not.toContain(`catalog-v2.jsonl.tmp-${dead}`);
