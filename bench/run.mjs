@@ -615,7 +615,8 @@ if (want('rss')) {
     const xdg = join(WORK, xdgName);
     const rows = m === main ? listed : (() => { const x = freshDir('xdg-list'); const r = listJson(m, xdg); rmSync(x, { recursive: true, force: true }); return r; })();
     const probes = tuiProbes(rows);
-    const first = paintTui(m, xdg, probes, { timeoutMs: 600000 });
+    // The first run builds the cache: wait until every file is indexed (exact rows read each file whole).
+    const first = paintTui(m, xdg, probes, { timeoutMs: 600000, settle: true });
     sleepSync(3000);
     const memFirst = procMemory(first.pid);
     tmux.idle();

@@ -30,7 +30,7 @@ const sid = (k: number): string => `c1a0de00-0000-4000-8000-0000000000${k.toStri
 let temp: string;
 let root: string;
 
-const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map(), headBytes: 1 << 16, tailBytes: 1 << 16 };
+const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map() };
 const group = (k: number): SessionFileGroup => ({ agent: 'claude', paths: [join(root, 'projects', PROJECT, `${sid(k)}.jsonl`)], idHint: sid(k), root, archived: false });
 const turnTexts = (messages: readonly Message[]): string[] => messages.filter((m) => m.userTurn).map(messageText);
 

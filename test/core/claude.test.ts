@@ -46,13 +46,11 @@ const synthId = (suffix: string): string => `5e551011-0000-4000-8000-0000000000$
 const synthUuid = (n: number, k: number): string =>
   `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${k.toString(16).padStart(12, '0')}`;
 
-function context(options: { report?: (problem: Problem) => void; headBytes?: number; tailBytes?: number } = {}): AdapterContext {
+function context(options: { report?: (problem: Problem) => void } = {}): AdapterContext {
   return {
     report: options.report ?? (() => undefined),
     lookup: () => undefined,
     names: () => new Map(),
-    headBytes: options.headBytes ?? 1 << 16,
-    tailBytes: options.tailBytes ?? 1 << 16,
   };
 }
 
@@ -233,10 +231,10 @@ describe('corpus summaries', () => {
     });
   }
 
-  it('lists a file from every line, whatever head and tail budgets a caller still passes: the count is exact', async () => {
-    // 42644 bytes; the old head 3000 + tail 10000 would have missed lines 5-49.
+  it('lists a file from every line: the count is exact', async () => {
+    // 42644 bytes; a head of 3000 and a tail of 10000 bytes would have missed lines 5-49.
     const g = corpus(UNICODE, NON_ASCII_ID);
-    const summary = await claudeAdapter.readSummary(g, context({ headBytes: 3000, tailBytes: 10_000 }));
+    const summary = await claudeAdapter.readSummary(g, context());
     expect(summary).toMatchObject({
       id: NON_ASCII_ID,
       cwd: '/home/dev/src/a-ünïcødé-项目',
@@ -420,7 +418,6 @@ describe('synthetic sessions', () => {
     ['e2', 'a summary line only'],
   ])('is not a conversation: %s (%s)', async (suffix) => {
     expect(await claudeAdapter.readSummary(synthetic(suffix), context())).toBeNull();
-    expect(await claudeAdapter.readSummary(synthetic(suffix), context({ headBytes: 16, tailBytes: 16 }))).toBeNull();
   });
 
   it('skips and counts a malformed middle line', async () => {

@@ -47,13 +47,11 @@ async function touchAll(dir: string): Promise<void> {
   }
 }
 
-function context(headBytes = 64 * 1024, tailBytes = 16 * 1024, problems: unknown[] = []): AdapterContext {
+function context(problems: unknown[] = []): AdapterContext {
   return {
     report: (problem) => problems.push(problem),
     lookup: () => undefined,
     names: () => new Map(),
-    headBytes,
-    tailBytes,
   };
 }
 
@@ -523,8 +521,8 @@ describe('synthetic claw sessions', () => {
       { role: 'assistant', blocks: [{ type: 'text', text: 'legacy answer' }], userTurn: false },
       { role: 'user', blocks: [{ type: 'text', text: 'legacy prompt two' }], userTurn: true },
     ]);
-    // The file is 422 bytes: the 205 + 170 bytes a head and tail read once took would not see it all.
-    const summary = await clawAdapter.readSummary(group, context(205, 170));
+    // The file is 422 bytes: a 205-byte head and a 170-byte tail would not see it all.
+    const summary = await clawAdapter.readSummary(group, context());
     expect(summary).toMatchObject({
       id: 'session-1775900000000-7',
       createdAt: ms(1775900000000),

@@ -122,7 +122,7 @@ describe('a clipped read of a big session', () => {
     const path = join(folder, `rollout-2026-01-15T10-00-00-${id}.jsonl`);
     await writeFile(path, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const group = { agent: 'codex' as const, paths: [path], idHint: id, root: join(dir, '.codex'), archived: false };
-    const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>(), headBytes: 65536, tailBytes: 16384 };
+    const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>() };
     const session = await ADAPTERS.codex.readSession(group, context, { clip: DISPLAY_CLIP_LIMITS });
     const result = session.messages[2]!.blocks[0]!;
     expect(result.type).toBe('tool_result');
@@ -149,7 +149,7 @@ describe("a user's long prompt in a display read", () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
-  const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>(), headBytes: 65536, tailBytes: 16384 };
+  const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>() };
   // 33 KB and 120 KB pasted prompts: longer than both display limits, with their ends worth finding.
   const prompt = (kb: number, tag: string): string => `${tag} please review:\n${'a pasted line of the log é\n'.repeat(Math.ceil((kb * 1024) / 27))}the last words ${tag}`;
   const output = `${'tool output line\n'.repeat(4000)}output end`;
@@ -230,7 +230,7 @@ describe('the start of a big transcript, before the rest is read', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
-  const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>(), headBytes: 65536, tailBytes: 16384 };
+  const context = { report: () => undefined, lookup: () => undefined, names: () => new Map<string, string>() };
 
   async function codexFile(name: string, turns: number, header: Record<string, unknown> = {}): Promise<SessionFileGroup> {
     const id = `0199c0de-0000-7000-8000-${name.padStart(12, '0')}`;

@@ -60,7 +60,7 @@ interface Scan {
   group(id: string): SessionFileGroup;
 }
 
-async function scan(root: string, budgets = { headBytes: 64 * 1024, tailBytes: 64 * 1024 }): Promise<Scan> {
+async function scan(root: string): Promise<Scan> {
   const problems: Problem[] = [];
   const report = (problem: Problem): void => {
     problems.push(problem);
@@ -72,7 +72,6 @@ async function scan(root: string, budgets = { headBytes: 64 * 1024, tailBytes: 6
     report,
     lookup: (agent, id) => (agent === 'codex' ? byId.get(id) : undefined),
     names: (r) => (r === root ? names : new Map()),
-    ...budgets,
   };
   return {
     groups,
@@ -608,9 +607,9 @@ describe('corpus summaries and transcripts', () => {
     expect(problems).toEqual([{ path: group(API_FORK).paths[0], message: expect.stringContaining(API) }]);
   });
 
-  it('lists every file from all of its lines, whatever head and tail budgets a caller still passes', async () => {
+  it('lists every file from all of its lines', async () => {
     // The headers are ~22 KB: a 24 KB head and 8 KB tail would leave the middle of every larger file unread.
-    const { group, context } = await scan(CORPUS, { headBytes: 24 * 1024, tailBytes: 8 * 1024 });
+    const { group, context } = await scan(CORPUS);
     const pipeline = (await codexAdapter.readSummary(group(PIPELINE), context))!;
     expect(pipeline).toMatchObject({ userTurns: 7, userTurnsExact: true, firstPrompt: '[a] run ls and explain the layout of this repo', lastPrompt: STEP(6) });
     expect(pipeline.updatedAt).toBe('2026-11-22T01:44:54.650Z');
@@ -1072,7 +1071,7 @@ describe('fork --name', () => {
       await cp(join(FIXTURES, 'home', '.codex'), root, { recursive: true });
       const before = await readFile(join(root, 'session_index.jsonl'), 'utf8');
       const group = (await codexAdapter.discover(root, () => undefined)).find((g) => g.idHint === '01a200ed-60a4-7f10-a53c-15a9ecf122f3')!;
-      const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map(), headBytes: 65536, tailBytes: 16384 };
+      const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map() };
       const result = await codexAdapter.fork(group, { atTurn: 3, branchName: ' try-sqlite ', now: new Date('2026-11-22T03:00:00Z') }, context);
       const after = await readFile(join(root, 'session_index.jsonl'), 'utf8');
       expect(after.startsWith(before)).toBe(true);

@@ -9,7 +9,7 @@ import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/ty
 const ID = '5e551011-0000-4000-8000-00000000c11f';
 let root: string;
 let group: SessionFileGroup;
-const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map(), headBytes: 1 << 16, tailBytes: 1 << 14 };
+const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map() };
 
 const uuid = (n: number): string => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const base = (n: number, parent: number | null) => ({

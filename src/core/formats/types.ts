@@ -28,9 +28,6 @@ export interface AdapterContext {
   readonly lookup: (agent: Agent, id: string) => SessionFileGroup | undefined;
   /** Codex thread names from `session_index.jsonl`, per CODEX_HOME root (newest wins). */
   readonly names: (root: string) => ReadonlyMap<string, string>;
-  /** Unused since rows are folded from every line (kept so that older callers still type-check). */
-  readonly headBytes?: number;
-  readonly tailBytes?: number;
   /** Files at least this big get their fold saved with the row (IndexedSession.resume); default: never. */
   readonly saveFoldFrom?: number;
 }
