@@ -84,6 +84,25 @@ describe('Claude: a saved fold goes on over appended lines', () => {
     expect(next.summary).toMatchObject({ userTurns: 61, lastPrompt: 'one more question', usage: { input: 61 * 30, output: 61 * 5, cacheRead: 0, cacheWrite: 0 } });
   });
 
+  it('a /init waiting for its answer when the fold is saved becomes a turn once the answer is appended', async () => {
+    const { path, group, leaf } = await bigClaudeFile(30);
+    const at = '2026-10-02T09:00:00.000Z';
+    // The command line and its meta expansion are written; the model has not answered yet.
+    await appendFile(
+      path,
+      claudeLine({ parentUuid: leaf, uuid: 'cmd-u', type: 'user', timestamp: at, message: { role: 'user', content: '<command-message>init</command-message>\n<command-name>/init</command-name>' } }) +
+        claudeLine({ parentUuid: 'cmd-u', uuid: 'cmd-meta', type: 'user', isMeta: true, timestamp: at, message: { role: 'user', content: [{ type: 'text', text: 'Please analyze this codebase and create a CLAUDE.md file.' }] } }),
+    );
+    const first = await claudeAdapter.indexSession(group, context());
+    expect(first.summary).toMatchObject({ userTurns: 30 });
+    const answer = claudeLine({ parentUuid: 'cmd-meta', uuid: 'cmd-a', type: 'assistant', timestamp: at, message: { id: 'cmd-m', model: 'claude-opus-4-8', role: 'assistant', content: [{ type: 'text', text: 'Wrote CLAUDE.md.' }], usage: { input_tokens: 1, output_tokens: 1 } } });
+    await appendFile(path, answer);
+    const next = await claudeAdapter.indexSession(group, context(), first.resume && { ...first.resume, row: first.summary! });
+    const whole = await claudeAdapter.indexSession(group, context());
+    expect(whole.summary).toMatchObject({ userTurns: 31, lastPrompt: '/init' });
+    expect(next.summary).toEqual(whole.summary);
+  });
+
   it('follows a rewind appended after the fold: the turns are those of the new branch', async () => {
     const { path, group } = await bigClaudeFile(40);
     const first = await claudeAdapter.indexSession(group, context());
