@@ -185,6 +185,24 @@ describe('Codex: a saved fold goes on over appended lines', () => {
     expect(rolled.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
     expect(rolled.summary).toMatchObject({ userTurns: 39, lastPrompt: 'codex prompt 38' });
   });
+
+  it('a review under way when the fold is saved goes on after it: what Codex writes there is no turn', async () => {
+    const { path, group } = await bigCodexFile(20);
+    await appendFile(path, codexLine('event_msg', { type: 'entered_review_mode' }, 30));
+    const first = await codexAdapter.indexSession(group, context());
+    // The review's own prompt arrives after the fold was saved, then the review ends and the user types again.
+    const appended = [
+      codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Review the current changes' }] }, 31),
+      codexLine('event_msg', { type: 'exited_review_mode' }, 32),
+      codexTurn('after the review', 33, 2200),
+    ].join('');
+    await appendFile(path, appended);
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
+    const next = await codexAdapter.indexSession(group, context(), resume);
+    expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 21, lastPrompt: 'after the review' });
+  });
 });
 
 describe('the catalog cache: fingerprints and folds', () => {
