@@ -20,11 +20,37 @@ export const CACHE_VERSION = 3;
  */
 export type FileStamp = readonly [path: string, size: number, mtimeMs: number, fingerprint: string];
 
+/**
+ * One cached file group, keyed by its first file's path. That file's stamp is in the entry's own fields (most
+ * groups are one file): no stamp arrays per entry, ≈ 140 bytes less each at 100k sessions.
+ */
 interface CacheEntry {
-  readonly stamps: readonly FileStamp[];
   readonly session: CatalogSession;
+  /** The first file's size, mtime and fingerprint. */
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly fingerprint: string;
+  /** The stamps of the group's other files (Codex segments, rotated claw files), when it has any. */
+  readonly more?: readonly FileStamp[];
   /** Where the live file's saved fold stopped (the fold itself is in a file of its own: see foldPath). */
   readonly fold?: number;
+}
+
+/** The entry of these stamps (the first path is the key it is stored under). */
+function makeEntry(stamps: readonly FileStamp[], session: CatalogSession, fold?: number): CacheEntry {
+  const [, size, mtimeMs, fingerprint] = stamps[0]!;
+  const entry = { session, size, mtimeMs, fingerprint };
+  const more = stamps.length > 1 ? { more: stamps.slice(1) } : {};
+  return fold === undefined ? { ...entry, ...more } : { ...entry, ...more, fold };
+}
+
+/** An entry's stamps, first file first. */
+function stampsOfEntry(path: string, entry: CacheEntry): FileStamp[] {
+  return [[path, entry.size, entry.mtimeMs, entry.fingerprint], ...(entry.more ?? [])];
+}
+
+function stampCount(entry: CacheEntry): number {
+  return 1 + (entry.more?.length ?? 0);
 }
 
 /** What a grown file's row can go on from: its saved fold's offset (the state is loaded with loadFold). */
@@ -76,7 +102,7 @@ export class CatalogCache {
     const cache = new CatalogCache(path);
     if (path === null) return cache;
     try {
-      for await (const entry of readEntries(path)) cache.byFirstPath.set(entry.stamps[0]![0], entry);
+      for await (const [first, entry] of readEntries(path)) cache.byFirstPath.set(first, entry);
     } catch (error) {
       cache.byFirstPath.clear();
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -97,10 +123,12 @@ export class CatalogCache {
   /** The cached summary for these files, only if every stamp (size, mtime and first bytes) matches exactly. */
   lookup(stamps: readonly FileStamp[]): CatalogSession | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
-    if (!entry || entry.stamps.length !== stamps.length) return undefined;
-    for (let i = 0; i < stamps.length; i++) {
+    if (!entry || stampCount(entry) !== stamps.length) return undefined;
+    const [, size, mtime, fingerprint] = stamps[0]!;
+    if (size !== entry.size || mtime !== entry.mtimeMs || fingerprint !== entry.fingerprint) return undefined;
+    for (let i = 1; i < stamps.length; i++) {
       const [path, size, mtime, fingerprint] = stamps[i]!;
-      const [cachedPath, cachedSize, cachedMtime, cachedFingerprint] = entry.stamps[i]!;
+      const [cachedPath, cachedSize, cachedMtime, cachedFingerprint] = entry.more![i - 1]!;
       if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime || fingerprint !== cachedFingerprint) return undefined;
     }
     return entry.session;
@@ -112,10 +140,12 @@ export class CatalogCache {
    */
   knows(stamps: readonly FileStamp[]): boolean {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
-    if (!entry || entry.stamps.length !== stamps.length) return false;
+    if (!entry || stampCount(entry) !== stamps.length) return false;
     if (entry.fold !== undefined && stamps.length === 1 && stamps[0]![1] >= entry.fold) return true;
+    if (stamps[0]![1] !== entry.size || stamps[0]![2] !== entry.mtimeMs) return false;
     return stamps.every(([path, size, mtime], i) => {
-      const [cachedPath, cachedSize, cachedMtime] = entry.stamps[i]!;
+      if (i === 0) return true;
+      const [cachedPath, cachedSize, cachedMtime] = entry.more![i - 1]!;
       return path === cachedPath && size === cachedSize && mtime === cachedMtime;
     });
   }
@@ -126,10 +156,9 @@ export class CatalogCache {
    */
   foldCandidate(stamps: readonly FileStamp[]): FoldCandidate | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
-    if (!entry || entry.fold === undefined || stamps.length !== 1 || entry.stamps.length !== 1) return undefined;
+    if (!entry || entry.fold === undefined || stamps.length !== 1 || stampCount(entry) !== 1) return undefined;
     const [path, size, , fingerprint] = stamps[0]!;
-    const [, cachedSize, , cachedFingerprint] = entry.stamps[0]!;
-    if (fingerprint !== cachedFingerprint || size < cachedSize || size < entry.fold) return undefined;
+    if (fingerprint !== entry.fingerprint || size < entry.size || size < entry.fold) return undefined;
     return { path, offset: entry.fold };
   }
 
@@ -156,7 +185,7 @@ export class CatalogCache {
     const first = shared[0]![0];
     const previous = this.byFirstPath.get(first);
     const keepFold = fold !== undefined && stamps.length === 1 && fold.path === first;
-    this.byFirstPath.set(first, keepFold ? { stamps: shared, session, fold: fold.offset } : { stamps: shared, session });
+    this.byFirstPath.set(first, makeEntry(shared, session, keepFold ? fold.offset : undefined));
     if (keepFold) {
       this.pendingFolds.set(first, fold);
       this.staleFolds.delete(first);
@@ -190,7 +219,7 @@ export class CatalogCache {
     await removeStaleTemps(dirname(this.path), Date.now(), CACHE_TEMP_NAME);
     if (this.dirty) {
       await this.saveFolds(this.path);
-      await writeEntries(this.path, this.byFirstPath.values());
+      await writeEntries(this.path, this.byFirstPath.entries());
       this.dirty = false;
       await removeOlderVersions(this.path);
     }
@@ -219,7 +248,7 @@ export class CatalogCache {
       } catch {
         await unlink(temp).catch(() => undefined);
         const entry = this.byFirstPath.get(path);
-        if (entry !== undefined) this.byFirstPath.set(path, { stamps: entry.stamps, session: entry.session });
+        if (entry !== undefined) this.byFirstPath.set(path, makeEntry(stampsOfEntry(path, entry), entry.session));
       }
     }
     this.pendingFolds.clear();
@@ -386,7 +415,7 @@ interface EncodedEntry {
 /** Bytes gathered before a write: big enough for few system calls, small enough to never matter. */
 const WRITE_CHUNK = 1 << 20;
 
-async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promise<void> {
+async function writeEntries(path: string, entries: Iterable<readonly [string, CacheEntry]>): Promise<void> {
   const temp = `${path}.tmp-${process.pid}`;
   // Exclusive create (after removing a leftover of this PID): never opens a FIFO or follows a symlink put there.
   await unlink(temp).catch(() => undefined);
@@ -404,8 +433,8 @@ async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promis
       return index;
     };
     let count = 0;
-    for (const entry of entries) {
-      const line = JSON.stringify(encodeEntry(entry, ref)); // after the string lines it adds
+    for (const [first, entry] of entries) {
+      const line = JSON.stringify(encodeEntry(stampsOfEntry(first, entry), entry, ref)); // after the string lines it adds
       buffered += `${line}\n`;
       count++;
       if (buffered.length >= WRITE_CHUNK) {
@@ -423,7 +452,7 @@ async function writeEntries(path: string, entries: Iterable<CacheEntry>): Promis
   await rename(temp, path);
 }
 
-function encodeEntry({ stamps, session: s, fold }: CacheEntry, ref: (text: string) => number): EncodedEntry {
+function encodeEntry(stamps: readonly FileStamp[], { session: s, fold }: CacheEntry, ref: (text: string) => number): EncodedEntry {
   const promptRef = (text: string | null): number | string | null => {
     if (text === null) return null;
     const at = s.prompts.indexOf(text);
@@ -465,7 +494,7 @@ function encodeEntry({ stamps, session: s, fold }: CacheEntry, ref: (text: strin
 }
 
 /** The entries of a cache file, in order; throws on anything malformed, on another version, or on a file cut short. */
-async function* readEntries(path: string): AsyncGenerator<CacheEntry> {
+async function* readEntries(path: string): AsyncGenerator<readonly [string, CacheEntry]> {
   const table: string[] = [];
   let lineNo = 0;
   let count = 0;
@@ -501,7 +530,7 @@ async function* readEntries(path: string): AsyncGenerator<CacheEntry> {
 
 const AGENT_BY_NAME = new Map<unknown, Agent>(AGENTS.map((agent) => [agent, agent]));
 
-function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | null {
+function decodeEntry(value: unknown, table: readonly string[]): readonly [string, CacheEntry] | null {
   if (!value || typeof value !== 'object') return null;
   const e = value as Partial<Record<keyof EncodedEntry, unknown>>;
   const agent = AGENT_BY_NAME.get(e.agent);
@@ -583,7 +612,7 @@ function decodeEntry(value: unknown, table: readonly string[]): CacheEntry | nul
     root,
   };
   if (!(e.fold === undefined || (typeof e.fold === 'number' && Number.isSafeInteger(e.fold) && e.fold >= 0))) return null;
-  return e.fold === undefined ? { stamps, session } : { stamps, session, fold: e.fold };
+  return [stamps[0]![0], makeEntry(stamps, session, e.fold)];
 }
 
 function isForkOrigin(value: unknown): value is ForkOrigin {
