@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { FoldResume } from '../core/formats/types.js';
@@ -12,7 +12,7 @@ import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './scan.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
-export const CACHE_VERSION = 3;
+export const CACHE_VERSION = 4;
 
 /**
  * One file's identity for the cache: a changed size, mtime or fingerprint of its first bytes (lines.ts
@@ -25,7 +25,8 @@ export type FileStamp = readonly [path: string, size: number, mtimeMs: number, f
  * groups are one file): no stamp arrays per entry, ≈ 140 bytes less each at 100k sessions.
  */
 interface CacheEntry {
-  readonly session: CatalogSession;
+  /** null: the files hold no conversation (a header-only rollout, a summary-only Claude file): not read again. */
+  readonly session: CatalogSession | null;
   /** The first file's size, mtime and fingerprint. */
   readonly size: number;
   readonly mtimeMs: number;
@@ -37,7 +38,7 @@ interface CacheEntry {
 }
 
 /** The entry of these stamps (the first path is the key it is stored under). */
-function makeEntry(stamps: readonly FileStamp[], session: CatalogSession, fold?: number): CacheEntry {
+function makeEntry(stamps: readonly FileStamp[], session: CatalogSession | null, fold?: number): CacheEntry {
   const [, size, mtimeMs, fingerprint] = stamps[0]!;
   const entry = { session, size, mtimeMs, fingerprint };
   const more = stamps.length > 1 ? { more: stamps.slice(1) } : {};
@@ -117,11 +118,16 @@ export class CatalogCache {
 
   /** Every cached session, unvalidated: for painting a first frame while the real scan runs. */
   sessions(): CatalogSession[] {
-    return [...this.byFirstPath.values()].map((entry) => entry.session);
+    const out: CatalogSession[] = [];
+    for (const entry of this.byFirstPath.values()) if (entry.session !== null) out.push(entry.session);
+    return out;
   }
 
-  /** The cached summary for these files, only if every stamp (size, mtime and first bytes) matches exactly. */
-  lookup(stamps: readonly FileStamp[]): CatalogSession | undefined {
+  /**
+   * The cached summary for these files, only if every stamp (size, mtime and first bytes) matches exactly: null when
+   * they are known to hold no conversation, undefined when they must be read.
+   */
+  lookup(stamps: readonly FileStamp[]): CatalogSession | null | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
     if (!entry || stampCount(entry) !== stamps.length) return undefined;
     const [, size, mtime, fingerprint] = stamps[0]!;
@@ -165,7 +171,7 @@ export class CatalogCache {
   /** The saved fold of `candidate`, or undefined when it is missing or does not match (the file is then read whole). */
   async loadFold(candidate: FoldCandidate): Promise<FoldResume | undefined> {
     // The row the fold made goes with it: a fold keeps counts where the row has the texts (Claude's prompts).
-    const row = this.byFirstPath.get(candidate.path)?.session;
+    const row = this.byFirstPath.get(candidate.path)?.session ?? undefined;
     const pending = this.pendingFolds.get(candidate.path);
     if (pending !== undefined) return pending.offset === candidate.offset ? { ...pending, ...(row ? { row } : {}) } : undefined;
     if (this.path === null) return undefined;
@@ -178,13 +184,14 @@ export class CatalogCache {
     }
   }
 
-  store(stamps: readonly FileStamp[], session: CatalogSession, fold?: FoldResume): void {
+  /** Record the row of these files, or null when they hold no conversation (then they are not read again until they change). */
+  store(stamps: readonly FileStamp[], session: CatalogSession | null, fold?: FoldResume): void {
     if (stamps.length === 0) return;
     // The stamps' paths are usually the session's own: share those strings rather than keep two copies.
-    const shared = stamps.map(([path, size, mtime, fingerprint]): FileStamp => [session.paths.find((p) => p === path) ?? path, size, mtime, fingerprint]);
+    const shared = session === null ? stamps : stamps.map(([path, size, mtime, fingerprint]): FileStamp => [session.paths.find((p) => p === path) ?? path, size, mtime, fingerprint]);
     const first = shared[0]![0];
     const previous = this.byFirstPath.get(first);
-    const keepFold = fold !== undefined && stamps.length === 1 && fold.path === first;
+    const keepFold = session !== null && fold !== undefined && stamps.length === 1 && fold.path === first;
     this.byFirstPath.set(first, makeEntry(shared, session, keepFold ? fold.offset : undefined));
     if (keepFold) {
       this.pendingFolds.set(first, fold);
@@ -359,20 +366,33 @@ async function removeOlderVersions(path: string): Promise<void> {
   const keyed = match[2] !== undefined;
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of names) {
-    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(?:json|jsonl|head\.json)$/.exec(name);
+    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(json|jsonl|head\.json|folds)$/.exec(name);
     if (!other) continue;
     const version = Number(other[1]);
     if (version < current || (keyed && version === current && other[2] === undefined)) {
-      await unlink(join(dirname(path), name)).catch(() => undefined);
+      const target = join(dirname(path), name);
+      // An older version's saved folds are a folder of small files; our own folders only (never a symlink).
+      if (other[3] === 'folds') await removeFoldFolder(target);
+      else await unlink(target).catch(() => undefined);
     }
   }
 }
 
+async function removeFoldFolder(dir: string): Promise<void> {
+  const info = await lstat(dir).catch(() => null);
+  if (info === null || !info.isDirectory()) return;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) if (entry.isFile() && entry.name.endsWith('.json')) await unlink(join(dir, entry.name)).catch(() => undefined);
+  await rmdir(dir).catch(() => undefined);
+}
+
 // ---------------------------------------------------------------- the file format
 //
-// Line 1: {"version":3}. Then, in any order, string lines ["s", text] (each appends to a table of shared
+// Line 1: {"version":4}. Then, in any order, string lines ["s", text] (each appends to a table of shared
 // strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
-// {"end": number of entries} (a file without it was cut short and is not trusted). In an entry:
+// {"end": number of entries, both kinds} (a file without it was cut short and is not trusted). Files that hold no
+// conversation are an entry {"none": [[path, size, mtimeMs, fingerprint], ...]} (not read again until they change).
+// In an entry of a conversation:
 //   paths   [path, ...]   whole strings: a path built from a shared directory and a name would be a V8 cons
 //           string, flattened into a private copy of its directory part the first time it is compared
 //   path    index into paths, or the string itself
@@ -434,7 +454,8 @@ async function writeEntries(path: string, entries: Iterable<readonly [string, Ca
     };
     let count = 0;
     for (const [first, entry] of entries) {
-      const line = JSON.stringify(encodeEntry(stampsOfEntry(first, entry), entry, ref)); // after the string lines it adds
+      const stamps = stampsOfEntry(first, entry);
+      const line = JSON.stringify(entry.session === null ? { none: stamps } : encodeEntry(stamps, entry.session, entry.fold, ref)); // after the string lines it adds
       buffered += `${line}\n`;
       count++;
       if (buffered.length >= WRITE_CHUNK) {
@@ -452,7 +473,7 @@ async function writeEntries(path: string, entries: Iterable<readonly [string, Ca
   await rename(temp, path);
 }
 
-function encodeEntry(stamps: readonly FileStamp[], { session: s, fold }: CacheEntry, ref: (text: string) => number): EncodedEntry {
+function encodeEntry(stamps: readonly FileStamp[], s: CatalogSession, fold: number | undefined, ref: (text: string) => number): EncodedEntry {
   const promptRef = (text: string | null): number | string | null => {
     if (text === null) return null;
     const at = s.prompts.indexOf(text);
@@ -514,6 +535,11 @@ async function* readEntries(path: string): AsyncGenerator<readonly [string, Cach
     } else if (Array.isArray(value)) {
       if (value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') throw new Error(`line ${lineNo}: malformed string`);
       table.push(value[1]);
+    } else if (value && typeof value === 'object' && 'none' in value) {
+      const entry = decodeNone((value as { none: unknown }).none);
+      if (!entry) throw new Error(`line ${lineNo}: malformed entry of files without a conversation`);
+      count++;
+      yield entry;
     } else if (value && typeof value === 'object' && 'end' in value) {
       if ((value as { end: unknown }).end !== count) throw new Error(`line ${lineNo}: ${count} entries, end line says ${String((value as { end: unknown }).end)}`);
       ended = true;
@@ -526,6 +552,17 @@ async function* readEntries(path: string): AsyncGenerator<readonly [string, Cach
   }
   if (lineNo === 0) throw new Error('empty file');
   if (!ended) throw new Error('cut short (no end line)');
+}
+
+/** `{"none": stamps}`: files that hold no conversation (stamp paths written whole). */
+function decodeNone(value: unknown): readonly [string, CacheEntry] | null {
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const stamps: FileStamp[] = [];
+  for (const stamp of value as unknown[]) {
+    if (!Array.isArray(stamp) || stamp.length !== 4 || typeof stamp[0] !== 'string' || typeof stamp[1] !== 'number' || typeof stamp[2] !== 'number' || typeof stamp[3] !== 'string') return null;
+    stamps.push([stamp[0], stamp[1], stamp[2], stamp[3]]);
+  }
+  return [stamps[0]![0], makeEntry(stamps, null)];
 }
 
 const AGENT_BY_NAME = new Map<unknown, Agent>(AGENTS.map((agent) => [agent, agent]));

@@ -213,11 +213,11 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
 
 function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | null): CatalogSession | null {
   const summary = indexed.summary;
-  if (summary === null) return null;
-  const session: CatalogSession = { ...summary, root: group.root };
-  context.register(group, summary.id);
+  const session: CatalogSession | null = summary === null ? null : { ...summary, root: group.root };
+  if (session !== null) context.register(group, session.id);
   // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time. A file the
-  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now.
+  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now. Files that
+  // hold no conversation are recorded too (a fifth of a real home): a warm start reads none of them again.
   if (cache !== undefined && stamps !== null) {
     const complete = stamps.map((stamp): FileStamp => (stamp[3] !== '' ? stamp : [stamp[0], stamp[1], stamp[2], (stamps.length === 1 ? indexed.fingerprint : undefined) ?? headFingerprint(stamp[0])]));
     cache.store(complete, session, indexed.resume);
@@ -259,9 +259,10 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
       newestByIndex[index] = Math.max(...stamps.map((stamp) => stamp[2]));
       bytesTotal += sizes[index]!;
       const row = cache?.lookup(stamps);
-      if (!row) return void todo.push(index);
-      context.register(context.shareRow(group, row), row.id);
+      if (row === undefined) return void todo.push(index);
       cached.push(index);
+      if (row === null) return; // known to hold no conversation
+      context.register(context.shareRow(group, row), row.id);
       out.push(row);
     } catch (error) {
       fail(index, describeError(error));
