@@ -2,13 +2,14 @@
 // The TUI's memory on a big home, the way a user holds it open: the built app in tmux on a warm cache
 // (a first run builds it and is waited for until indexing ends), then VmRSS / VmHWM of the process
 //   - 3 s after the first rows,
-//   - after IDLE seconds with no key (default 40),
+//   - after IDLE seconds with no key (default 40), and, when the warm scan was still running then (a loaded
+//     machine), 20 s after it ended,
 //   - after a search (a word typed one key at a time, its results counted, then 5 s more).
 //
 //   node bench/tui-memory.mjs HOME XDG_CACHE_HOME [--claw-dir DIR] [--idle S] [--query WORD] [--node-options '...'] [--node-flags '...']
 // Prints one JSON object. run.mjs runs it in its `rss` section; it can also run alone after a build.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,12 +73,35 @@ function start() {
 }
 const out = { product: PRODUCT, home, sessions: rows.length, query, idleSeconds: IDLE_S, loadAtStart: load() };
 
+/** Wait until a catalog cache file newer than `since` (ms) is there and has stopped growing; true when it is. */
+function waitForCache(since) {
+  const dir = join(xdg, 'sessions');
+  const deadline = Date.now() + 180000;
+  let last = -1;
+  while (Date.now() < deadline) {
+    const files = existsSync(dir) ? readdirSync(dir).filter((name) => /^catalog-v\d+-[0-9a-f]+\.jsonl$/.test(name)) : [];
+    const newest = files.map((name) => statSync(join(dir, name))).filter((info) => info.mtimeMs >= since - 1000).sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+    // Already warm: the file is not rewritten when nothing changed.
+    if (!newest && files.length > 0 && Date.now() > since + 5000) return true;
+    if (newest && newest.size === last) return true;
+    last = newest?.size ?? -1;
+    sleepSync(1000);
+  }
+  return false;
+}
+
 // The cache-building run (a no-op when the cache exists: then it is one more warm start).
+const firstStarted = Date.now();
 const first = start();
 if (!first.painted.ok) throw new Error(`the TUI never painted rows:\n${first.painted.screen}`);
 out.firstRun = { paintMs: Math.round(first.painted.ms), settledMs: first.settled?.ok ? Math.round(first.settled.ms) : null, hwmMB: mb(procMemory(first.pid)?.hwmKB) };
+// The cache is written after indexing ends (tens of MB at 100k): quitting before it is whole would make the
+// "warm" start a cold one.
+out.firstRun.cacheWritten = waitForCache(firstStarted);
+out.firstRun.hwmMB = mb(procMemory(first.pid)?.hwmKB);
 tmux.idle();
 
+const warmStarted = Date.now();
 const warm = start();
 if (!warm.painted.ok) throw new Error('the TUI never painted rows on the warm start');
 const t0 = Date.now();
@@ -94,6 +118,29 @@ while (Date.now() - t0 < IDLE_S * 1000) {
   series.push(sample());
 }
 out.idle = series[series.length - 1] ?? sample();
+// The warm scan (validating every file against the cache) ends with the first-screen file rewritten. Under load
+// it can outlast the idle period: then also sample 20 s after it ended.
+const headFile = () => {
+  const dir = join(xdg, 'sessions');
+  const name = existsSync(dir) ? readdirSync(dir).find((n) => /^catalog-v\d+-[0-9a-f]+\.head\.json$/.test(n)) : undefined;
+  return name === undefined ? null : statSync(join(dir, name)).mtimeMs;
+};
+const scanEnded = () => {
+  const at = headFile();
+  return at !== null && at >= warmStarted ? Number(((at - t0) / 1000).toFixed(1)) : null;
+};
+out.scanEndS = scanEnded();
+if (out.scanEndS === null || out.scanEndS > IDLE_S - 20) {
+  while (Date.now() - t0 < 600000 && (out.scanEndS = scanEnded()) === null) {
+    sleepSync(2000);
+    series.push(sample());
+  }
+  while (out.scanEndS !== null && Date.now() - t0 < (out.scanEndS + 20) * 1000) {
+    sleepSync(2000);
+    series.push(sample());
+  }
+  out.scanEnd20s = series[series.length - 1] ?? null;
+}
 out.idleSeries = series.map((s) => s.rssMB);
 // A search, one key at a time, as a user types it; then the list settles.
 tmux.sendKeys('/');
