@@ -1268,11 +1268,11 @@ async function forkCodex(group: SessionFileGroup, request: ForkRequest, context:
 }
 
 /** Name a thread the way `codex` does: one more `{id, thread_name, updated_at}` line in session_index.jsonl. */
-function codexIndexPath(root: string): string {
+export function codexIndexPath(root: string): string {
   return join(root, 'session_index.jsonl');
 }
 
-async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
+export async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
   const index = codexIndexPath(root);
   const line = JSON.stringify({ id, thread_name: name, updated_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
   try {
