@@ -10,6 +10,7 @@ import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanCont
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
+import { handoffHomes } from './catalog/handoff-homes.js';
 import { handOff, HandoffError } from './core/handoff/index.js';
 import { ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
@@ -383,8 +384,7 @@ Examples:
       const config = readConfig(); // a config that cannot be read fails the command before anything is written
       const to = options.to !== undefined && options.to !== session.agent ? options.to : null;
       try {
-        const locations = locationsFrom(options);
-        const homes = { codex: locations.codexHomes[0], claude: locations.claudeDirs[0] };
+        const homes = handoffHomes(locationsFrom(options));
         const result =
           to === null
             ? await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context)
