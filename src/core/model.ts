@@ -147,6 +147,13 @@ export interface Session extends SessionSummary {
   readonly malformedLines: number;
 }
 
+/** An image given by URL (Codex `input_image.image_url`): a `data:<type>;base64,<bytes>` URL is split into its parts. */
+export function imageFromUrl(url: string): ImageBlock {
+  const data = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i.exec(url);
+  if (data) return { type: 'image', mediaType: data[1] || null, data: url.slice(data[0].length), url: null };
+  return { type: 'image', mediaType: null, data: null, url };
+}
+
 /** What an image block shows wherever text is shown. */
 export const IMAGE_PLACEHOLDER = '[image]';
 

@@ -61,9 +61,14 @@ function results(message: Message): Entry[] {
   return message.blocks.flatMap((block) => (block.type === 'tool_result' ? [{ result: block.output }] : []));
 }
 
+/** Arguments as a value; a freeform tool's input (apply_patch) is carried as `{"input": …}` where calls take objects. */
 function parsed(input: string): unknown {
   try {
-    return JSON.parse(input);
+    const value: unknown = JSON.parse(input);
+    if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && typeof (value as { input?: unknown }).input === 'string') {
+      return (value as { input: string }).input;
+    }
+    return value;
   } catch {
     return input;
   }
@@ -255,5 +260,25 @@ describe('images', () => {
     ]);
     const claw = await handOff({ ...withImage, cwd }, { atTurn: 2, to: 'claw', now: NOW }, homes);
     expect(await readFile(claw.path, 'utf8')).toContain(JSON.stringify(CLAW_IMAGE_TEXT));
+  });
+
+  it('read from the agents\' own files, carry over as images the target reads back (Codex data URL → Claude Code, Claude Code base64 → Codex)', async () => {
+    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', url: null };
+    const cases = [
+      { from: 'codex', to: 'claude', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
+      { from: 'claude', to: 'codex', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
+    ] as const;
+    for (const { from, to, group: source } of cases) {
+      const read = await ADAPTERS[from].readSession(source, context);
+      // The image is in the last turn: one more prompt after it lets a hand-off keep it.
+      const session = { ...read, messages: [...read.messages, user('and then?')], userTurns: read.userTurns + 1 };
+      const { back } = await handOffAndRead(session, to, session.userTurns);
+      expect(back.messages.filter((m) => m.userTurn).at(-1)?.blocks, `${from} → ${to}`).toContainEqual(image);
+      // Codex's web search is a call with no output item: it is closed with an explicit "no result recorded".
+      const carried = essence(back.messages);
+      const closed = carried.filter((entry) => 'result' in entry && entry.result === NO_RESULT_RECORDED);
+      expect(closed).toHaveLength(from === 'codex' ? 1 : 0);
+      expect(carried.filter((entry) => !closed.includes(entry))).toEqual(essence(session.messages, session.userTurns));
+    }
   });
 });
