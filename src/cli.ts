@@ -11,7 +11,7 @@ import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
-import { handOff, HandoffError } from './core/handoff/index.js';
+import { HANDOFF_TARGETS, handOff, HandoffError } from './core/handoff/index.js';
 import { ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
@@ -342,7 +342,7 @@ Examples:
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
     .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
-    .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...AGENTS]))
+    .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
     .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(
       'after',

@@ -1,11 +1,12 @@
 import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import { sessionKey, type SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
-import { AGENTS, type Agent, type Session } from '../core/model.js';
+import { continueChoices } from '../core/handoff/index.js';
+import type { Agent, Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
+import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type ForkState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
@@ -249,7 +250,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'forkBackspace':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: [...state.fork.branchName].slice(0, -1).join('') } } : state;
     case 'forkTarget':
-      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork.target, action.step) } } : state;
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step) } } : state;
     case 'forkSubmit':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, status: 'working', error: null } } : state;
     case 'forkCancel':
@@ -583,9 +584,11 @@ function startFork(state: BrowserState): BrowserState {
   return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null } };
 }
 
-function nextAgent(agent: Agent, step: 1 | -1): Agent {
-  const index = AGENTS.indexOf(agent);
-  return AGENTS[(index + step + AGENTS.length) % AGENTS.length]!;
+/** The next agent to continue in: the session's own (a fork) or one a conversation can be handed off to. */
+function nextAgent(fork: ForkState, step: 1 | -1): Agent {
+  const choices = continueChoices(fork.session.agent);
+  const index = choices.indexOf(fork.target);
+  return choices[(index + step + choices.length) % choices.length]!;
 }
 
 function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {

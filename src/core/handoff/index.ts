@@ -1,11 +1,12 @@
 import type { ForkResult } from '../formats/types.js';
-import type { Agent, Session } from '../model.js';
+import { AGENTS, type Agent, type Session } from '../model.js';
 import { handoffConversation } from './conversation.js';
 import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
 import { handoffNote } from './note.js';
-import type { HandoffWrite } from './types.js';
+import type { HandoffWrite, HandoffWritten } from './types.js';
+import type { HandoffConversation } from './conversation.js';
 
 export { NO_RESULT_RECORDED } from './conversation.js';
 export { AGENT_NAMES, handoffNote } from './note.js';
@@ -20,6 +21,29 @@ export interface HandoffRequest {
 
 /** The homes a hand-off writes into: Codex's CODEX_HOME and Claude Code's config dir (claw keeps sessions in the workspace). */
 export type HandoffHomes = Readonly<Partial<Record<Agent, string>>>;
+
+type HandoffWriter = (conversation: HandoffConversation, write: HandoffWrite, homes: HandoffHomes) => Promise<HandoffWritten>;
+
+/** One writer per agent a conversation can be handed to; null for an agent whose format cannot take one (yet). */
+const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
+  codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
+  claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
+  claw: (conversation, write) => writeClawHandoff(conversation, write),
+};
+
+/** The agents a conversation can be handed off to. */
+export const HANDOFF_TARGETS: readonly Agent[] = AGENTS.filter((agent) => WRITERS[agent] !== null);
+
+/** The agents a session of `agent` can continue in: its own (a fork) and every hand-off target, in AGENTS order. */
+export function continueChoices(agent: Agent): Agent[] {
+  return AGENTS.filter((one) => one === agent || HANDOFF_TARGETS.includes(one));
+}
+
+function homeOf(homes: HandoffHomes, agent: Agent): string {
+  const dir = homes[agent];
+  if (dir === undefined) throw new HandoffError(`no ${agent} home to write the new session in`);
+  return dir;
+}
 
 /** A hand-off that cannot be written (no cwd, no home for the target): nothing was written. */
 export class HandoffError extends Error {
@@ -36,6 +60,8 @@ export class HandoffError extends Error {
  */
 export async function handOff(session: Session, request: HandoffRequest, homes: HandoffHomes): Promise<ForkResult> {
   if (request.to === session.agent) throw new HandoffError(`the session is already a ${session.agent} session: fork it without --to`);
+  const writer = WRITERS[request.to];
+  if (writer === null) throw new HandoffError(`a conversation cannot be handed off to ${request.to}`);
   const conversation = handoffConversation(session, request.atTurn);
   if (session.cwd === null) {
     throw new HandoffError(`${session.path}: the session records no working directory, and ${request.to} keeps and resumes sessions by it`);
@@ -50,16 +76,6 @@ export async function handOff(session: Session, request: HandoffRequest, homes: 
     now: request.now ?? new Date(),
     branchName: request.branchName,
   };
-  const home = (agent: 'codex' | 'claude'): string => {
-    const dir = homes[agent];
-    if (dir === undefined) throw new HandoffError(`no ${agent} home to write the new session in`);
-    return dir;
-  };
-  const written =
-    request.to === 'codex'
-      ? await writeCodexHandoff(conversation, write, home('codex'))
-      : request.to === 'claude'
-        ? await writeClaudeHandoff(conversation, write, home('claude'))
-        : await writeClawHandoff(conversation, write);
+  const written = await writer(conversation, write, homes);
   return { agent: request.to, id: written.id, path: written.path, parentId: session.id, keptUserTurns: conversation.keptUserTurns };
 }

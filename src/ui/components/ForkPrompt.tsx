@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import type { ForkState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { keptTurns } from './TranscriptView.js';
-import { AGENTS } from '../../core/model.js';
+import { continueChoices } from '../../core/handoff/index.js';
 import { safeLine } from '../../core/text.js';
 
 export interface ForkPromptProps {
@@ -43,7 +43,7 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
         {fork.status === 'editing' ? (
           <>
             {'Continue in: '}
-            {AGENTS.map((agent) => (
+            {continueChoices(fork.session.agent).map((agent) => (
               <Text key={agent} bold={agent === fork.target} inverse={agent === fork.target} color={agent === fork.target ? undefined : theme.dim}>{` ${agent} `}</Text>
             ))}
             {` (Tab) · Enter ${handOff ? 'hands off' : 'forks'} · Esc cancels`}
