@@ -9,7 +9,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
-import { uuidv4 } from '../ids.js';
+import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
 import { openRegular, readRegularFile } from '../io/regular.js';
@@ -1001,6 +1001,7 @@ export const claudeAdapter: FormatAdapter = {
     exec: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
     homeEnvironment: (root) => ({ CLAUDE_CONFIG_DIR: root }),
   },
+  idShape: { pattern: UUID_EXACT, description: 'a UUID' },
   forkTarget: 'in the same project folder as the original, <new id>.jsonl',
   lineageInHead: claudeRootInHead,
   isNonConversationLine: isClaudeNonConversationLine,

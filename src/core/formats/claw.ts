@@ -993,6 +993,8 @@ export const clawAdapter: FormatAdapter = {
     interactive: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
     exec: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
   },
+  // claw's generate_session_id: `session-<ms>[-<counter>]`; the Python port's sessions: uuid4().hex.
+  idShape: { pattern: /^(?:session-\d{1,20}(?:-\d{1,10})?|[0-9a-f]{32})$/, description: 'session-<digits>[-<n>] (or 32 hex digits)' },
   forkTarget: 'in the same sessions folder as the original, <new id>.jsonl',
   discover: discoverClaw,
   groupFiles: groupClawFiles,

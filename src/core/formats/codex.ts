@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, describeError, errorCode, errorMessage, isRecord, UnsupportedForkError } from '../errors.js';
-import { UUID_PATTERN, uuidv7 } from '../ids.js';
+import { UUID_EXACT, UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, checkAppendable, createFileAtomic, WriteCheckError } from '../io/atomic.js';
 import { readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
@@ -1336,6 +1336,7 @@ export const codexAdapter: FormatAdapter = {
     exec: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
     homeEnvironment: (root) => ({ CODEX_HOME: root }),
   },
+  idShape: { pattern: UUID_EXACT, description: 'a UUID' },
   forkTarget:
     "under today's date, <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl\n(of the home the original is in; a name given with --name goes to its session_index.jsonl)",
   // base_instructions {text}, developer_instructions and the like, developer-role messages.

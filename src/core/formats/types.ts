@@ -173,6 +173,11 @@ export interface FormatAdapter {
   readonly watch: AgentWatch;
   readonly names?: AgentNames;
   readonly resume: AgentResume;
+  /**
+   * The shape every id of this agent has: an id read from a file goes into argv and paths only when it matches (an
+   * id such as `--dangerously-skip-permissions` would be read as an option).
+   */
+  readonly idShape: { readonly pattern: RegExp; readonly description: string };
   /** `sessions fork --help`: where the fork is written. */
   readonly forkTarget: string;
   /** Find this agent's session files under one root, grouped one conversation per group. */
