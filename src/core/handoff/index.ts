@@ -5,7 +5,9 @@ import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
 import { handoffNote } from './note.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
+import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
+
+export { HandoffError } from './types.js';
 import type { HandoffConversation } from './conversation.js';
 
 export { NO_RESULT_RECORDED } from './conversation.js';
@@ -45,13 +47,6 @@ function homeOf(homes: HandoffHomes, agent: Agent): string {
   return dir;
 }
 
-/** A hand-off that cannot be written (no cwd, no home for the target): nothing was written. */
-export class HandoffError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'HandoffError';
-  }
-}
 
 /**
  * Continue `session` (read whole, never clipped) in another agent: a new native session of `request.to` holding
