@@ -10,7 +10,7 @@ export interface ResumeCommand {
 }
 
 /** The variable that points each agent at another home (claw resumes a path and needs none). */
-export const HOME_VARIABLES: Readonly<Partial<Record<Agent, string>>> = { codex: 'CODEX_HOME', claude: 'CLAUDE_CONFIG_DIR' };
+export const HOME_VARIABLES: Readonly<Partial<Record<Agent, string>>> = { codex: 'CODEX_HOME', claude: 'CLAUDE_CONFIG_DIR', copilot: 'COPILOT_HOME' };
 
 /** The home each agent looks in when its variable is not changed (the caller knows the environment). */
 export type AgentHomes = Readonly<Partial<Record<Agent, string>>>;
@@ -26,6 +26,7 @@ export const DEFAULT_RESUME_TEMPLATES: ResumeTemplates = {
   codex: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
   claude: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
   claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+  copilot: ['copilot', '{args}', '--resume={id}'],
 };
 
 /** Non-interactive resume with a prompt (scripts, tests): one turn, appended to the same session file. */
@@ -33,6 +34,7 @@ export const DEFAULT_EXEC_TEMPLATES: ResumeTemplates = {
   codex: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
   claude: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
   claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+  copilot: ['copilot', '{args}', '--resume={id}', '-p', '{prompt}'],
 };
 
 const PLACEHOLDER = /\{(id|path|cwd|prompt)\}/g;

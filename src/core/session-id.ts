@@ -13,6 +13,7 @@ export const SESSION_ID_SHAPES: Readonly<Record<Agent, { readonly pattern: RegEx
   codex: { pattern: UUID, description: 'a UUID' },
   claude: { pattern: UUID, description: 'a UUID' },
   // claw's generate_session_id: `session-<ms>[-<counter>]`; the Python port's sessions: uuid4().hex.
+  copilot: { pattern: UUID, description: 'a UUID' },
   claw: { pattern: /^(?:session-\d{1,20}(?:-\d{1,10})?|[0-9a-f]{32})$/, description: 'session-<digits>[-<n>] (or 32 hex digits)' },
 };
 

@@ -2,12 +2,14 @@ import type { Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
+import { copilotAdapter } from './copilot.js';
 import type { FormatAdapter } from './types.js';
 
 export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   codex: codexAdapter,
   claude: claudeAdapter,
   claw: clawAdapter,
+  copilot: copilotAdapter,
 };
 
 export function adapterFor(agent: Agent): FormatAdapter {
