@@ -11,6 +11,7 @@ import { addUsage, promptOpening, type Block, type Message, type Session, type S
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
+import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
@@ -554,6 +555,34 @@ function cwdOf(start: JsonObject): string | null {
 
 export const copilotAdapter: FormatAdapter = {
   agent: 'copilot',
+  label: 'GitHub Copilot CLI',
+  locations: {
+    flag: '--copilot-home <dir>',
+    flagHelp: 'a GitHub Copilot CLI home (repeatable; default $COPILOT_HOME or ~/.copilot)',
+    homeFolder: '.copilot',
+    defaultRoots: (environment) => homeFolderRoots('.copilot', 'COPILOT_HOME', environment),
+    readme: {
+      where: '`$COPILOT_HOME/session-state/<id>/events.jsonl` and `workspace.yaml` (default `~/.copilot`)',
+      options: '`--copilot-home DIR` (repeatable), `--home DIR` (= `DIR/.copilot`)',
+    },
+    describeRoot: (dir) => `${dir}/session-state (GitHub Copilot CLI)`,
+  },
+  // ~/.copilot/session-state/<uuid>/{events.jsonl,workspace.yaml}: a session's name changes in workspace.yaml.
+  watch: {
+    roots: 'configured',
+    depth: 2,
+    wanted: (parts) => parts[0] === SESSION_STATE && (parts.length < 2 || SESSION_FOLDER.test(parts[1]!)),
+    fileSuffixes: [EVENTS, WORKSPACE],
+  },
+  resume: {
+    // `--resume=<id>`: the `=` keeps an id from ever being read as an option. Interactive Copilot takes no prompt
+    // beside --resume (its `-i PROMPT` starts a new session).
+    interactive: ['copilot', '{args}', '--resume={id}'],
+    exec: ['copilot', '{args}', '--resume={id}', '-p', '{prompt}'],
+    homeEnvironment: (root) => ({ COPILOT_HOME: root }),
+  },
+  idShape: { pattern: new RegExp(`^${UUID_PATTERN.source}$`, 'i'), description: 'a UUID' },
+  forkTarget: 'a new session folder beside the original: session-state/<new id>/events.jsonl and workspace.yaml',
   discover: discoverCopilot,
   groupFiles: groupCopilotFiles,
   readSummary: readCopilotSummary,
