@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForkRangeError } from '../../src/core/errors.js';
 import { copilotAdapter, groupCopilotFiles, isCopilotNonConversationLine, parseWorkspaceYaml } from '../../src/core/formats/copilot.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
+import { FINGERPRINT_BYTES } from '../../src/core/io/lines.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
 import { rawLines, sha256File } from '../helpers/files.js';
 
@@ -214,6 +215,35 @@ describe('GitHub Copilot CLI 1.0.102 sessions (written by the real CLI)', () => 
       [MAIN, [join(state, MAIN, 'workspace.yaml'), join(state, MAIN, 'events.jsonl')]],
       [NOTES, [join(state, NOTES, 'events.jsonl')]],
     ]);
+  });
+});
+
+describe('indexing a Copilot session that grows', () => {
+  it('saves its fold and, when Copilot appends a resumed turn, reads only the appended events for the same row', async () => {
+    const group = await groupOf(UNICODE);
+    const first = await copilotAdapter.indexSession(group, { ...context(), saveFoldFrom: 0 });
+    const size = (await readFile(events(UNICODE))).length;
+    expect(first.resume).toMatchObject({ path: events(UNICODE), offset: size });
+    // A resumed turn as Copilot writes it (the session's own lines, replayed with new text and times).
+    const lines = await rawLines(events(UNICODE));
+    const resumeLine = lines.find((l) => l.toString().startsWith('{"type":"session.resume"'))!.toString().replace(/2026-11-25T02:01:5\d\.\d{3}Z/g, '2026-11-25T05:00:00.000Z');
+    const prompt = lines.find((l) => l.toString().startsWith('{"type":"user.message"'))!.toString().replace('[c] Ça marche? Grüße aus dem Café ☕', 'third ☕').replace(/"timestamp":"[^"]*"/, '"timestamp":"2026-11-25T05:00:01.000Z"');
+    const appended = `${resumeLine}\n${prompt}\n`;
+    await writeFile(events(UNICODE), appended, { flag: 'a' });
+    const again = await copilotAdapter.indexSession(group, { ...context(), saveFoldFrom: 0 }, { ...first.resume!, row: first.summary! });
+    // The appended events, and the head's first bytes (is it still the same file?).
+    expect(again.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    const whole = await copilotAdapter.indexSession(group, context());
+    expect(again.summary).toEqual(whole.summary);
+    expect(whole.summary).toMatchObject({ userTurns: 3, lastPrompt: 'third ☕', updatedAt: '2026-11-25T05:00:01.000Z' });
+  });
+
+  it('reads the file whole when the saved state is not a fold it wrote', async () => {
+    const group = await groupOf(UNICODE);
+    const whole = await copilotAdapter.indexSession(group, context());
+    const again = await copilotAdapter.indexSession(group, context(), { path: events(UNICODE), offset: 10, state: { prompts: 'no' } });
+    expect(again.summary).toEqual(whole.summary);
+    expect(again.bytesRead).toBe(whole.bytesRead);
   });
 });
 

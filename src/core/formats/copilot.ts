@@ -5,14 +5,14 @@ import { checkForkTurn, errorCode, isRecord } from '../errors.js';
 import { UUID_PATTERN, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { foldLines, headFingerprint, indexReads, jsonObjects, newLineStats, readLines, type LineStats, type RawLine } from '../io/lines.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type LineStats, type RawLine } from '../io/lines.js';
 import { readRegularFile } from '../io/regular.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
  * GitHub Copilot CLI (verified with 1.0.102): one folder per session, `$COPILOT_HOME/session-state/<uuid>/`
@@ -314,12 +314,29 @@ function numberOf(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-/** One pass over events.jsonl: the fold, and the messages when asked for (with `clip`, long strings cut first). */
-async function readEvents(path: string, withMessages: boolean, clip?: ClipLimits): Promise<{ fold: Fold; messages: Message[]; stats: LineStats; size: number; mtimeMs: number }> {
-  const fold = newFold();
+interface EventsRead {
+  readonly fold: Fold;
+  readonly messages: Message[];
+  readonly stats: LineStats;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Fingerprint of the file's first bytes (lines.ts headFingerprint). */
+  readonly fingerprint: string;
+  /** Offset just past the last complete line (where a later read of appended events starts). */
+  readonly end: number;
+  /** The fold as it was before the unterminated last line (if any) was read: what may be saved and gone on from. */
+  readonly saved: Fold;
+}
+
+/**
+ * One pass over events.jsonl from `start` (0, or where a saved `fold` stopped): the fold, and the messages when
+ * asked for (with `clip`, long strings cut first).
+ */
+async function readEvents(path: string, withMessages: boolean, clip?: ClipLimits, start = 0, initial: Fold = newFold()): Promise<EventsRead> {
+  const fold = initial;
   const messages: Message[] = [];
   const stats = newLineStats();
-  const onLine = (line: RawLine): void => {
+  const add = (line: RawLine): void => {
     // Every event ends with its timestamp and parentId: the last one is when the session was last written to.
     const time = tailTimestamp(line.bytes);
     if (time !== null && (fold.lastTime === null || time > fold.lastTime)) fold.lastTime = time;
@@ -333,16 +350,27 @@ async function readEvents(path: string, withMessages: boolean, clip?: ClipLimits
     const read = clip === undefined ? line : clipRawLine(line, clip);
     for (const object of jsonObjects([read], stats)) foldEvent(fold, type, object.value, withMessages ? messages : null, { path, offset: line.offset });
   };
-  const folded = await foldLines(path, 0, onLine);
-  // An unterminated last line may be being written: read it only when it is complete JSON already.
-  if (folded.partial !== null) {
-    const type = typeOf(folded.partial.bytes);
-    if (type !== null && READ_TYPES.has(type)) {
-      for (const object of jsonObjects([folded.partial], stats)) foldEvent(fold, type, object.value, withMessages ? messages : null, { path, offset: folded.partial.offset });
-    }
+  const folded = await foldLines(path, start, add);
+  const saved = structuredClone(fold);
+  // An unterminated last line may be being written: it counts only when it is complete JSON already.
+  if (folded.partial !== null && typeOf(folded.partial.bytes) !== null) {
+    const parsed = [...jsonObjects([folded.partial], newLineStats())];
+    if (parsed.length > 0) add(folded.partial);
   }
-  indexReads.bytes += folded.size;
-  return { fold, messages, stats, size: folded.size, mtimeMs: folded.mtimeMs };
+  return { fold, messages, stats, size: folded.size, mtimeMs: folded.mtimeMs, fingerprint: folded.fingerprint, end: folded.end, saved };
+}
+
+/** A saved fold read back from the cache (plain JSON): checked field by field, else null (the file is read whole). */
+function importFold(state: unknown): Fold | null {
+  if (!isRecord(state)) return null;
+  const text = (value: unknown): value is string | null => value === null || typeof value === 'string';
+  const { sessionId, startTime, lastTime, cwd, branch, model, forkNotes, prompts, usage } = state;
+  if (![sessionId, startTime, lastTime, cwd, branch, model].every(text)) return null;
+  if (!Array.isArray(prompts) || !prompts.every((p) => typeof p === 'string')) return null;
+  if (!Array.isArray(forkNotes) || !forkNotes.every((n) => Array.isArray(n) && n.length === 2 && n.every((v) => typeof v === 'string'))) return null;
+  const usageOk = usage === null || (isRecord(usage) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((k) => typeof usage[k] === 'number'));
+  if (!usageOk) return null;
+  return structuredClone(state) as unknown as Fold;
 }
 
 const TIMESTAMP_KEY = Buffer.from('"timestamp":"', 'latin1');
@@ -415,17 +443,23 @@ async function summarize(group: SessionFileGroup, fold: Fold, size: number, mtim
   };
 }
 
-/** The row, from one pass over every event (long strings clipped: the row needs openings only). */
-async function indexCopilot(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+/**
+ * The row, from one pass over every event (long strings clipped: the row needs openings only); with `resume` (a
+ * fold of the same events file saved earlier, which only grew), only the appended events are read.
+ */
+async function indexCopilot(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
   const events = eventsPath(group);
   const before = indexReads.bytes;
-  const fingerprint = headFingerprint(events);
-  const { fold, stats, size, mtimeMs } = await readEvents(events, false, withPromptLines(SUMMARY_CLIP_LIMITS, isPromptLine));
+  const resumed = resume !== undefined && resume.path === events ? importFold(resume.state) : null;
+  const start = resumed === null ? 0 : resume!.offset;
+  const read = await readEvents(events, false, withPromptLines(SUMMARY_CLIP_LIMITS, isPromptLine), start, resumed ?? newFold());
+  const { fold, stats, size, mtimeMs, fingerprint } = read;
+  const saved = size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? { resume: { path: events, offset: read.end, state: read.saved } } : {};
   const listed = fold.sessionId !== null || fold.prompts.length > 0;
   reportSkippedLines(context.report, events, stats, listed);
-  if (!listed) return { summary: null, fingerprint, bytesRead: indexReads.bytes - before };
+  if (!listed) return { summary: null, fingerprint, bytesRead: indexReads.bytes - before, ...saved };
   const summary = await summarize(group, fold, size, mtimeMs, await readWorkspace(group));
-  return { summary, fingerprint, bytesRead: indexReads.bytes - before };
+  return { summary, fingerprint, bytesRead: indexReads.bytes - before, ...saved };
 }
 
 export async function readCopilotSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
