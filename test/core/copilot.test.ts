@@ -13,13 +13,15 @@ import { rawLines, sha256File } from '../helpers/files.js';
 /*
  * Sessions written by the real GitHub Copilot CLI 1.0.102 (test/interop/record-copilot.ts against the loopback
  * stand-in, imported by test/fixtures/import-copilot-recording.py), plus its own `/fork` of the first one made in
- * its terminal UI and continued with one turn. The expected rows below were written by hand from the files.
+ * its terminal UI and continued with one turn; and one session from exploring Copilot by hand (test/fixtures/
+ * copilot-1.0.102/README.md). The expected rows below were written by hand from the files.
  */
 const FIXTURE = fileURLToPath(new URL('../fixtures/copilot-1.0.102/.copilot', import.meta.url));
 const MAIN = '333c8c0f-07a6-4837-b155-dfba325e902c';
 const UNICODE = '4ae98b21-b659-453b-b037-7ffbe9780750';
 const NOTES = '299d94e5-2c5d-4b95-a2e9-f103a94a3ec8';
 const NATIVE_FORK = 'b2f43ef2-df08-4a3e-8b21-fcfddff254e1';
+const RENAMED = '1d1624b9-fa0c-4666-86b5-81f2e446e514';
 
 let tmp: string;
 let root: string;
@@ -50,6 +52,24 @@ async function groupOf(id: string): Promise<SessionFileGroup> {
 type Row = Omit<SessionSummary, 'path' | 'paths' | 'size' | 'mtimeMs' | 'agent' | 'userTurnsExact' | 'archived' | 'model' | 'gitBranch'>;
 
 const ROWS: Record<string, Row> = {
+  [RENAMED]: {
+    id: RENAMED,
+    cwd: '/home/dev/src/café',
+    // Renamed with /rename in Copilot's terminal UI: workspace.yaml `name` and `user_named: true`.
+    title: 'My chosen name',
+    name: 'My chosen name',
+    firstPrompt: 't1 What does alpha do?',
+    // Under -p, Copilot sends `/rename …` to the model as a prompt: a turn.
+    lastPrompt: '/rename my renamed session',
+    userTurns: 4,
+    prompts: ['t1 What does alpha do?', 't2 RUN-THE-TOOL: show me', 't3 Add health check.', '/rename my renamed session'],
+    createdAt: '2026-11-25T01:54:07.413Z',
+    updatedAt: '2026-11-25T02:31:13.478Z',
+    // Its "Forked this session into …" note names a child, not a parent.
+    forkedFrom: null,
+    fork: null,
+    usage: { input: 12986 + 13079 + 13165 + 13254 + 13347, output: 40, cacheRead: 0, cacheWrite: 0 },
+  },
   [MAIN]: {
     id: MAIN,
     cwd: '/home/dev/src/c-api-server',
@@ -124,7 +144,7 @@ const ROWS: Record<string, Row> = {
 describe('GitHub Copilot CLI 1.0.102 sessions (written by the real CLI)', () => {
   it('discovers one group per session folder: its workspace.yaml, then the events.jsonl a resume appends to', async () => {
     const groups = await copilotAdapter.discover(root, () => undefined);
-    expect(groups.map((g) => g.idHint)).toEqual([NOTES, MAIN, UNICODE, NATIVE_FORK]);
+    expect(groups.map((g) => g.idHint)).toEqual([RENAMED, NOTES, MAIN, UNICODE, NATIVE_FORK]);
     for (const group of groups) {
       expect(group).toEqual({
         agent: 'copilot',
