@@ -99,9 +99,17 @@ export class ScanContext implements AdapterContext {
   shareRow(group: SessionFileGroup, row: CatalogSession): SessionFileGroup {
     const paths = row.paths;
     if (paths === group.paths || paths.length !== group.paths.length || paths.some((path, i) => path !== group.paths[i])) return group;
-    const shared: SessionFileGroup = { ...group, paths };
+    // The id found in a file name is a slice of that name (it would keep the discovered path alive): the row's
+    // own id string stands for it when they are the same id, as map key too.
+    const idHint = group.idHint !== null && group.idHint === row.id ? row.id : group.idHint;
+    const shared: SessionFileGroup = { ...group, paths, idHint };
     const byId = this.groups.get(group.agent);
-    if (byId !== undefined) for (const id of [group.idHint, row.id]) if (id !== null && byId.get(id) === group) byId.set(id, shared);
+    if (byId === undefined) return shared;
+    for (const id of [group.idHint, row.id]) {
+      if (id === null || byId.get(id) !== group) continue;
+      byId.delete(id);
+      byId.set(id === group.idHint ? (idHint ?? id) : id, shared);
+    }
     return shared;
   }
 

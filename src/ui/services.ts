@@ -74,7 +74,15 @@ export interface ServiceOptions {
   readonly cacheHead?: readonly CatalogSession[] | null;
   /** The clock forks are dated by (Codex files them under the day's folder); tests pass their own. */
   readonly now?: () => Date;
+  /**
+   * A full garbage collection (run.tsx gives one): run once when the catalog has settled (scan done, watcher
+   * ready) and the user has not pressed a key for a moment, so the pages that setup's garbage took go back.
+   */
+  readonly collectGarbage?: () => void;
 }
+
+/** No key for this long before the settled catalog's one full collection runs (it pauses the process briefly). */
+const QUIET_BEFORE_COLLECTING_MS = 2000;
 
 /** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
 const WATCH_SAVE_MS = 20_000;
@@ -94,6 +102,18 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
   let cache: Promise<CatalogCache> | null = null;
   /** The cache once loaded (the watcher and forks record their rows in it). */
   let cacheLoaded: CatalogCache | null = null;
+  let lastActivity = 0;
+  /** The settled catalog's one full collection, once no key came for a moment. */
+  const collectWhenQuiet = (): void => {
+    const collect = options.collectGarbage;
+    if (collect === undefined) return;
+    const check = (): void => {
+      const quietFor = Date.now() - lastActivity;
+      if (quietFor >= QUIET_BEFORE_COLLECTING_MS) collect();
+      else setTimeout(check, QUIET_BEFORE_COLLECTING_MS - quietFor).unref();
+    };
+    setTimeout(check, QUIET_BEFORE_COLLECTING_MS).unref();
+  };
   const loadCache = (): Promise<CatalogCache> | null => {
     if (!options.cachePath) return null;
     cache ??= CatalogCache.load(options.cachePath).then((loaded) => (cacheLoaded = loaded));
@@ -117,6 +137,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
   return {
     lookedIn: describeLocations(locations, homeDir),
+
+    noteActivity() {
+      lastActivity = Date.now();
+    },
 
     cached() {
       return options.cacheHead ?? [];
@@ -158,7 +182,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
           });
       };
       const watcher = watchCatalog(locations, sessions, { context, onChange: changed, ...(cacheLoaded ? { cache: cacheLoaded } : {}) });
-      void watcher.ready.then(onReady);
+      void watcher.ready.then(() => {
+        onReady();
+        collectWhenQuiet();
+      });
       return () => void watcher.close();
     },
 
