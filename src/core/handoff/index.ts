@@ -42,6 +42,8 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write) => writeClawHandoff(conversation, write),
     where: '<cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names the source)',
   },
+  // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
+  copilot: null,
 };
 
 /** The agents a conversation can be handed off to. */
