@@ -1,8 +1,8 @@
 /** The normalized session model every adapter produces and every consumer (CLI, TUI, catalog) reads. */
 
-export type Agent = 'codex' | 'claude' | 'claw';
+export type Agent = 'codex' | 'claude' | 'claw' | 'gemini' | 'qwen';
 
-export const AGENTS: readonly Agent[] = ['codex', 'claude', 'claw'];
+export const AGENTS: readonly Agent[] = ['codex', 'claude', 'claw', 'gemini', 'qwen'];
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 

@@ -26,6 +26,8 @@ export const DEFAULT_RESUME_TEMPLATES: ResumeTemplates = {
   codex: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
   claude: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
   claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+  gemini: ['gemini', '{args}', '--resume', '{id}'],
+  qwen: ['qwen', '{args}', '--resume', '{id}'],
 };
 
 /** Non-interactive resume with a prompt (scripts, tests): one turn, appended to the same session file. */
@@ -33,6 +35,8 @@ export const DEFAULT_EXEC_TEMPLATES: ResumeTemplates = {
   codex: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
   claude: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
   claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+  gemini: ['gemini', '{args}', '--resume', '{id}', '-p', '{prompt}'],
+  qwen: ['qwen', '{args}', '--resume', '{id}', '-p', '{prompt}'],
 };
 
 const PLACEHOLDER = /\{(id|path|cwd|prompt)\}/g;

@@ -14,6 +14,8 @@ export const SESSION_ID_SHAPES: Readonly<Record<Agent, { readonly pattern: RegEx
   claude: { pattern: UUID, description: 'a UUID' },
   // claw's generate_session_id: `session-<ms>[-<counter>]`; the Python port's sessions: uuid4().hex.
   claw: { pattern: /^(?:session-\d{1,20}(?:-\d{1,10})?|[0-9a-f]{32})$/, description: 'session-<digits>[-<n>] (or 32 hex digits)' },
+  gemini: { pattern: UUID, description: 'a UUID' },
+  qwen: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
 };
 
 /** Why this id cannot be used in a command or a path, or null when it has its agent's shape. */
