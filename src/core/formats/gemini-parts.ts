@@ -42,8 +42,8 @@ export function argsText(args: unknown): string {
 }
 
 /**
- * Blocks of a model message's parts: text, thoughts (reasoning; `encrypted` when a thought signature came with
- * it), function calls (tool uses).
+ * Blocks of a model message's parts: text (consecutive text parts joined), thoughts (reasoning; `encrypted` when a
+ * thought signature came with it), function calls (tool uses).
  */
 export function modelPartBlocks(content: unknown): Block[] {
   const blocks: Block[] = [];
@@ -51,7 +51,10 @@ export function modelPartBlocks(content: unknown): Block[] {
     if (typeof part.text === 'string' && part.thought === true) {
       blocks.push({ type: 'reasoning', summary: part.text, encrypted: typeof part.thoughtSignature === 'string' });
     } else if (typeof part.text === 'string') {
-      if (part.text.length > 0) blocks.push({ type: 'text', text: part.text });
+      // A streamed answer arrives as several text parts: one text.
+      const last = blocks.at(-1);
+      if (last?.type === 'text') blocks[blocks.length - 1] = { type: 'text', text: last.text + part.text };
+      else if (part.text.length > 0) blocks.push({ type: 'text', text: part.text });
     } else if (isRecord(part.functionCall)) {
       const call = part.functionCall;
       blocks.push({ type: 'tool_use', id: typeof call.id === 'string' ? call.id : '', name: typeof call.name === 'string' ? call.name : '', input: argsText(call.args) });
