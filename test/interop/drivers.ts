@@ -270,9 +270,13 @@ export const geminiDriver: AgentDriver = {
   async prepare(sandbox, origin) {
     // With GOOGLE_GEMINI_BASE_URL alone Gemini CLI picks its "gateway" auth, which it then refuses in -p mode:
     // the API-key auth, chosen in the settings, sends the key to the base URL. No update checks, no statistics.
+    // Session clean-up off: 0.61's `--resume` in a later minute than the session's file name leaves a start-up-only
+    // file under the same short id, and the next run of any other session in the project then deletes both files,
+    // the resumed session included (docs/compatibility.md). Left on, Gemini CLI itself deletes the original this
+    // suite checks is untouched, the moment the fork is resumed.
     const settings = {
       security: { auth: { selectedType: 'gemini-api-key' } },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      general: { disableAutoUpdate: true, disableUpdateNag: true, sessionRetention: { enabled: false } },
       privacy: { usageStatisticsEnabled: false },
       telemetry: { enabled: false },
     };
