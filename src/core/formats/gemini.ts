@@ -414,6 +414,37 @@ export function geminiSessionFileName(id: string, now: Date): string {
 
 export const geminiAdapter: FormatAdapter = {
   agent: 'gemini',
+  label: 'Gemini CLI',
+  locations: {
+    flag: '--gemini-dir <dir>',
+    flagHelp: 'a Gemini CLI folder, the one holding tmp/ (repeatable; default $GEMINI_CLI_HOME/.gemini or ~/.gemini)',
+    homeFolder: '.gemini',
+    // GEMINI_CLI_HOME stands for the user's home: Gemini CLI keeps its files in its `.gemini`.
+    defaultRoots: ({ home, env, homeDir, abs }) => [join(home ?? (env.GEMINI_CLI_HOME ? abs(env.GEMINI_CLI_HOME) : homeDir), '.gemini')],
+    readme: {
+      where: '`$GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl` (default `~/.gemini`; older releases\' `session-*.json` too)',
+      options: '`--gemini-dir DIR` (repeatable: the `.gemini` folder), `--home DIR` (= `DIR/.gemini`)',
+    },
+    describeRoot: (dir) => `${dir}/tmp/*/chats (Gemini CLI)`,
+  },
+  // <dir>/tmp/<project>/chats/session-*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
+  watch: {
+    roots: 'configured',
+    depth: 3,
+    wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
+    fileSuffixes: ['.jsonl', '.json'],
+  },
+  resume: {
+    // A prompt given with --resume makes Gemini CLI answer it and exit: the interactive resume takes none.
+    interactive: ['gemini', '{args}', '--resume', '{id}'],
+    exec: ['gemini', '{args}', '--resume', '{id}', '-p', '{prompt}'],
+    homeEnvironment: (root): Record<string, string> => {
+      const home = geminiHomeOf(root);
+      return home === null ? {} : { GEMINI_CLI_HOME: home };
+    },
+  },
+  idShape: { pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, description: 'a UUID' },
+  forkTarget: 'in the same chats folder as the original, session-<minute>-<first 8 of the new id>.jsonl\n(forkedFrom in its first record names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
     return groupChatFiles(

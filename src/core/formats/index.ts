@@ -1,4 +1,4 @@
-import type { Agent } from '../model.js';
+import { AGENTS, type Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
@@ -6,6 +6,10 @@ import { geminiAdapter } from './gemini.js';
 import { qwenAdapter } from './qwen.js';
 import type { FormatAdapter } from './types.js';
 
+/**
+ * The registry: one adapter per agent. A new agent is one line here (and its name in model.ts's AGENTS); the
+ * catalog, watcher, grep and CLI loop over this and never name an agent (docs/dev/adding-an-agent.md).
+ */
 export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   codex: codexAdapter,
   claude: claudeAdapter,
@@ -13,6 +17,9 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   gemini: geminiAdapter,
   qwen: qwenAdapter,
 };
+
+/** The adapters in AGENTS order. */
+export const ADAPTER_LIST: readonly FormatAdapter[] = AGENTS.map((agent) => ADAPTERS[agent]);
 
 export function adapterFor(agent: Agent): FormatAdapter {
   return ADAPTERS[agent];

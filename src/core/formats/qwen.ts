@@ -310,6 +310,38 @@ function group(root: string, path: string, archived: boolean): SessionFileGroup 
 
 export const qwenAdapter: FormatAdapter = {
   agent: 'qwen',
+  label: 'Qwen Code',
+  locations: {
+    flag: '--qwen-dir <dir>',
+    flagHelp: 'a Qwen Code folder, the one holding projects/ (repeatable; default $QWEN_RUNTIME_DIR, $QWEN_HOME or ~/.qwen)',
+    homeFolder: '.qwen',
+    defaultRoots: ({ home, env, homeDir, abs }) => {
+      if (home !== undefined) return [join(home, '.qwen')];
+      const dir = env.QWEN_RUNTIME_DIR || env.QWEN_HOME;
+      return [dir ? abs(dir) : join(homeDir, '.qwen')];
+    },
+    readme: {
+      where: '`$QWEN_RUNTIME_DIR/projects/*/chats/*.jsonl` and `chats/archive/` (default `$QWEN_HOME`, else `~/.qwen`)',
+      options: '`--qwen-dir DIR` (repeatable), `--home DIR` (= `DIR/.qwen`)',
+    },
+    describeRoot: (dir) => `${dir}/projects/*/chats (Qwen Code)`,
+  },
+  // <dir>/projects/<project>/chats/<id>.jsonl and chats/archive/<id>.jsonl.
+  watch: {
+    roots: 'configured',
+    depth: 4,
+    wanted: (parts) => parts[0] === 'projects' && (parts.length < 3 || parts[2] === 'chats') && (parts.length < 5 || (parts[3] === 'archive' && parts.length === 5)),
+    fileSuffixes: ['.jsonl'],
+  },
+  resume: {
+    // A prompt given with --resume makes Qwen Code answer it and exit: the interactive resume takes none.
+    interactive: ['qwen', '{args}', '--resume', '{id}'],
+    exec: ['qwen', '{args}', '--resume', '{id}', '-p', '{prompt}'],
+    // Where Qwen Code keeps sessions (QWEN_HOME would move its settings and login too).
+    homeEnvironment: (root) => ({ QWEN_RUNTIME_DIR: root }),
+  },
+  idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
+  forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
     const out: SessionFileGroup[] = [];
