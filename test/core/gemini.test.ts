@@ -21,7 +21,7 @@ const ACCENTS_ID = '7da3ac42-2ddf-4520-8f38-5e8d4f31bb20';
 const MAIN_FILE = 'tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl';
 const STRAY_FILE = 'tmp/g-api-server/chats/session-2026-11-25T02-15-c736521c.jsonl';
 const ACCENTS_FILE = 'tmp/g-caf/chats/session-2026-11-25T02-14-7da3ac42.jsonl';
-const MAIN_PROMPTS: [string, string, ...string[]] = ['[g] What does the api server do?', '[g] RUN-THE-TOOL: show me what the tool prints.', '[g] Add a health check endpoint.', '[g] Now document the endpoint.'];
+const MAIN_PROMPTS: [string, string, string, ...string[]] = ['[g] What does the api server do?', '[g] RUN-THE-TOOL: show me what the tool prints.', '[g] Add a health check endpoint.', '[g] Now document the endpoint.'];
 
 let temp: string;
 let root: string; // a copy of the fixture's .gemini: forks write here, never into the fixture
@@ -60,7 +60,7 @@ describe('sessions the real Gemini CLI 0.61.0 wrote (test/fixtures/gemini-0.61.0
       cwd: '/home/dev/src/g-api-server',
       title: MAIN_PROMPTS[0],
       firstPrompt: MAIN_PROMPTS[0],
-      lastPrompt: MAIN_PROMPTS[3],
+      lastPrompt: MAIN_PROMPTS[3]!,
       name: null,
       userTurns: 4,
       userTurnsExact: true,

@@ -19,7 +19,7 @@ const ACCENTS = 'projects/-home-dev-src-q-caf----/chats';
 const MAIN_ID = '2b22c286-b68b-48eb-a7da-307c7cf5d761';
 const FORK_ID = '102c84f4-79ed-4d67-9fdd-e722d4a36748';
 const ACCENTS_ID = '77d4aa70-e81c-4025-9537-2c4526617f71';
-const MAIN_PROMPTS: [string, string, ...string[]] = ['[q] What does the api server do?', '[q] RUN-THE-TOOL: show me what the tool prints.', '[q] Add a health check endpoint.'];
+const MAIN_PROMPTS: [string, string, string, ...string[]] = ['[q] What does the api server do?', '[q] RUN-THE-TOOL: show me what the tool prints.', '[q] Add a health check endpoint.'];
 
 let temp: string;
 let root: string; // a copy of the fixture's .qwen: forks write here, never into the fixture
