@@ -328,11 +328,17 @@ export const geminiDriver: AgentDriver = {
     const contents = (body as { contents?: unknown[] } | null)?.contents ?? [];
     const items: ConversationItem[] = [];
     for (const raw of contents) {
-      const content = raw as { role?: string; parts?: { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string }; functionResponse?: { response?: { output?: unknown } } }[] };
+      const content = raw as { role?: string; parts?: { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string }; functionResponse?: { id?: string; response?: { output?: unknown } } }[] };
       const parts = content.parts ?? [];
       if (content.role === 'user') {
+        // After a resume, 0.61 sends a tool's result twice in one content (its file holds it as `<id>_response` and as
+        // the user message the tool run wrote); it does so for its own sessions too: one result.
+        const seen = new Set<string>();
         for (const part of parts) {
           if (part.functionResponse) {
+            const key = JSON.stringify(part.functionResponse);
+            if (seen.has(key)) continue;
+            seen.add(key);
             const output = part.functionResponse.response?.output;
             items.push({ kind: 'tool_result', text: typeof output === 'string' ? output : JSON.stringify(part.functionResponse.response) });
           }
