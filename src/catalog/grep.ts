@@ -7,7 +7,7 @@ import type { Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { applyNames, conversations, describeError, discoverRoot, indexGroup, newestFirst, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
+import { applyNames, candidateRoots, conversations, describeError, discoverRoot, indexGroup, newestFirst, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -130,8 +130,7 @@ export async function grepLocations(locations: Locations, text: string, options:
   const walks: Promise<SessionFileGroup[]>[] = [];
   const candidateWalks: Promise<unknown>[] = [];
   for (const adapter of adapters) {
-    const configured = locations.roots[adapter.agent];
-    const candidates = adapter.discovery?.candidateRoots ? adapter.discovery.candidateRoots(configured, locations.cwd, context.report) : Promise.resolve([...configured]);
+    const candidates = candidateRoots(adapter, locations, context.report);
     // The roots are known only when the candidates are: the pool waits for them (an empty item list) meanwhile.
     const rootWalks = candidates.then((roots) =>
       Promise.all(

@@ -111,6 +111,8 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   const groups: SessionFileGroup[] = [];
   const summaries: CatalogSession[] = [];
 
+  // Every agent's candidate roots are looked for at once (claw's walk of its dirs runs while the others are read).
+  const candidates = new Map(adapters.map((adapter) => [adapter, candidateRoots(adapter, locations, context.report)]));
   // Agents whose roots come from other sessions' cwds (claw) go second: the first agents' rows name those cwds.
   for (const phase of [adapters.filter((a) => !a.discovery?.rootsFromCwds), adapters.filter((a) => a.discovery?.rootsFromCwds)]) {
     if (phase.length === 0) continue;
@@ -118,7 +120,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
     const found: SessionFileGroup[] = [];
     await Promise.all(
       phase.map(async (adapter) => {
-        const roots = await discoveryRoots(adapter, locations, context.report, adapter.discovery?.rootsFromCwds ? cwds : []);
+        const roots = await discoveryRoots(adapter, [...(await candidates.get(adapter)!), ...(adapter.discovery?.rootsFromCwds ? cwds : [])]);
         await Promise.all(
           roots.map(async (root) => {
             await context.loadNames(adapter, root);
@@ -145,16 +147,18 @@ export function selectedAdapters(agents: readonly Agent[] | undefined): FormatAd
   return ADAPTER_LIST.filter((adapter) => wanted.has(adapter.agent));
 }
 
-/**
- * The folders an agent's sessions are discovered in: its configured roots, or the candidates its adapter derives from
- * them and the current directory, plus `cwds` (other sessions' working directories, for adapters that keep sessions
- * there); each kept once (by real path: a folder reached through a symlink is read once, under its first spelling)
- * when it is one of the agent's roots (default: a directory).
- */
-export async function discoveryRoots(adapter: FormatAdapter, locations: Locations, report: ReportProblem, cwds: readonly string[] = []): Promise<string[]> {
+/** An agent's configured roots, or the candidates its adapter derives from them and the current directory (claw's workspaces). */
+export async function candidateRoots(adapter: FormatAdapter, locations: Locations, report: ReportProblem): Promise<string[]> {
   const configured = locations.roots[adapter.agent];
-  const candidates = adapter.discovery?.candidateRoots ? await adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
-  candidates.push(...cwds);
+  return adapter.discovery?.candidateRoots ? adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
+}
+
+/**
+ * The folders an agent's sessions are discovered in, of `candidates` (its candidate roots, then for adapters that keep
+ * sessions in working directories the cwds other sessions ran in): each once (by real path: a folder reached through
+ * a symlink is read once, under its first spelling), when it is one of the agent's roots (default: a directory).
+ */
+export async function discoveryRoots(adapter: FormatAdapter, candidates: readonly string[]): Promise<string[]> {
   const isRoot = adapter.discovery?.isRoot ?? isDirectory;
   const distinct = await distinctDirectories(candidates);
   const checks = await Promise.all(distinct.map(isRoot));

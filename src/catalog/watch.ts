@@ -1,4 +1,4 @@
-import { existsSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -212,8 +212,9 @@ async function refreshRoot(
   const touched = new Set(changed);
   for (const [, session] of affected) for (const path of session.paths) touched.add(path);
 
-  // Group just the touched files (a whole-root walk costs seconds in a big home).
-  const groups = adapter.groupFiles(root.root, [...touched].filter((path) => existsSync(path)));
+  // Group just the touched files that are there and regular (a FIFO or a link to a device is no session, as in
+  // discovery), without walking the root (a whole-root walk costs seconds in a big home).
+  const groups = adapter.groupFiles(root.root, [...touched].filter(isRegularFile));
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);
@@ -284,4 +285,12 @@ function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, 
     if (parent && (linked || lineageOrder(parent, session) < 0)) session = asLineageFork(session, parent);
   }
   return session;
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
