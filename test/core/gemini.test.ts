@@ -9,6 +9,9 @@ import { ForkRangeError } from '../../src/core/errors.js';
 import { geminiAdapter, geminiMessages, geminiSessionFileName, readGeminiFile } from '../../src/core/formats/gemini.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
+import { UnsafeSessionIdError } from '../../src/core/session-id.js';
 import { sha256File } from '../helpers/files.js';
 
 // Sessions the real Gemini CLI 0.61.0 wrote against the loopback model stand-in (test/interop/record-gemini-qwen.ts,
@@ -218,5 +221,30 @@ describe('the record log, as Gemini CLI 0.61 loads it (loadConversationRecord)',
     expect(await geminiAdapter.readSummary({ ...group('x', base), paths: [path] }, context)).toMatchObject({ cwd: folder });
     const unhashed = await write('session-2026-01-01T00-05-44444444.jsonl', [meta, context1, user('u1', 'hi')]);
     expect(await geminiAdapter.readSummary({ ...group('x', base), paths: [unhashed] }, context)).toMatchObject({ cwd: null });
+  });
+});
+
+describe('where Gemini CLI sessions are looked for, and how they are resumed', () => {
+  const environment = (env: Record<string, string>) => ({ env, homeDir: '/home/u', cwd: '/work' });
+
+  it('GEMINI_CLI_HOME names the home (its .gemini holds the sessions); --home DIR is DIR/.gemini; --gemini-dir wins', () => {
+    expect(resolveLocations({}, environment({})).roots.gemini).toEqual(['/home/u/.gemini']);
+    expect(resolveLocations({}, environment({ GEMINI_CLI_HOME: 'alt' })).roots.gemini).toEqual(['/work/alt/.gemini']);
+    expect(resolveLocations({ home: '/h' }, environment({ GEMINI_CLI_HOME: '/alt' })).roots.gemini).toEqual(['/h/.gemini']);
+    expect(resolveLocations({ home: '/h', roots: { gemini: ['g1', '/g2'] } }, environment({})).roots.gemini).toEqual(['/work/g1', '/g2']);
+  });
+
+  it('resume: `gemini --resume ID` in the recorded cwd; a session from another home gets GEMINI_CLI_HOME pointing at it', () => {
+    const session = { agent: 'gemini' as const, id: MAIN_ID, path: '/h/.gemini/tmp/p/chats/session-x.jsonl', cwd: '/home/dev/src/g-api-server' };
+    const defaultHomes = { gemini: '/home/u/.gemini' };
+    expect(resumeCommand({ ...session, root: '/home/u/.gemini' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes })).toEqual({ argv: ['gemini', '--resume', MAIN_ID], cwd: session.cwd, env: {} });
+    expect(resumeCommand({ ...session, root: '/h/.gemini' }, DEFAULT_EXEC_TEMPLATES, { defaultHomes, prompt: 'go on', extraArgs: ['-y'] })).toEqual({
+      argv: ['gemini', '-y', '--resume', MAIN_ID, '-p', 'go on'],
+      cwd: session.cwd,
+      env: { GEMINI_CLI_HOME: '/h' },
+    });
+    // A folder given with --gemini-dir that is not named .gemini: no variable can point Gemini CLI at it.
+    expect(resumeCommand({ ...session, root: '/backup/gemini-old' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({});
+    expect(() => resumeCommand({ ...session, id: '--yolo' })).toThrow(UnsafeSessionIdError);
   });
 });

@@ -8,6 +8,9 @@ import { ForkRangeError } from '../../src/core/errors.js';
 import { qwenAdapter } from '../../src/core/formats/qwen.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
+import { UnsafeSessionIdError } from '../../src/core/session-id.js';
 import { sha256File } from '../helpers/files.js';
 
 // Sessions the real Qwen Code 0.24.4 wrote against the loopback model stand-in (test/interop/record-gemini-qwen.ts,
@@ -173,5 +176,29 @@ describe('the record tree, as Qwen Code 0.24.4 resumes it (prepareTranscriptReco
     // A fork of an archived session is a live one: in chats/, where `qwen --resume` looks.
     const fork = await qwenAdapter.fork(archived!, { atTurn: 2 }, context);
     expect(fork.path).toBe(join(dir, `${fork.id}.jsonl`));
+  });
+});
+
+describe('where Qwen Code sessions are looked for, and how they are resumed', () => {
+  const environment = (env: Record<string, string>) => ({ env, homeDir: '/home/u', cwd: '/work' });
+
+  it('QWEN_RUNTIME_DIR, else QWEN_HOME, else ~/.qwen; --home DIR is DIR/.qwen; --qwen-dir wins', () => {
+    expect(resolveLocations({}, environment({})).roots.qwen).toEqual(['/home/u/.qwen']);
+    expect(resolveLocations({}, environment({ QWEN_HOME: '/q' })).roots.qwen).toEqual(['/q']);
+    expect(resolveLocations({}, environment({ QWEN_HOME: '/q', QWEN_RUNTIME_DIR: 'rt' })).roots.qwen).toEqual(['/work/rt']);
+    expect(resolveLocations({ home: '/h' }, environment({ QWEN_HOME: '/q' })).roots.qwen).toEqual(['/h/.qwen']);
+    expect(resolveLocations({ home: '/h', roots: { qwen: ['/a'] } }, environment({})).roots.qwen).toEqual(['/a']);
+  });
+
+  it('resume: `qwen --resume ID` in the recorded cwd; a session from another folder gets QWEN_RUNTIME_DIR pointing at it', () => {
+    const session = { agent: 'qwen' as const, id: MAIN_ID, path: '/h/.qwen/projects/p/chats/x.jsonl', cwd: '/home/dev/src/q-api-server' };
+    const defaultHomes = { qwen: '/home/u/.qwen' };
+    expect(resumeCommand({ ...session, root: '/home/u/.qwen' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes })).toEqual({ argv: ['qwen', '--resume', MAIN_ID], cwd: session.cwd, env: {} });
+    expect(resumeCommand({ ...session, root: '/h/.qwen' }, DEFAULT_EXEC_TEMPLATES, { defaultHomes, prompt: 'go on', extraArgs: ['--yolo'] })).toEqual({
+      argv: ['qwen', '--yolo', '--resume', MAIN_ID, '-p', 'go on'],
+      cwd: session.cwd,
+      env: { QWEN_RUNTIME_DIR: '/h/.qwen' },
+    });
+    expect(() => resumeCommand({ ...session, id: '--yolo' })).toThrow(UnsafeSessionIdError);
   });
 });
