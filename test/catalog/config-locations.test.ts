@@ -32,8 +32,13 @@ describe('resolveLocations', () => {
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude' });
-    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' } })).toEqual({ codex: '/c', claude: '/d' });
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude', gemini: '/home/me/.gemini', qwen: '/home/me/.qwen' });
+    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q' } })).toEqual({
+      codex: '/c',
+      claude: '/d',
+      gemini: '/g/.gemini',
+      qwen: '/q',
+    });
   });
 
   it('lists a directory and its ancestors', () => {
@@ -64,7 +69,7 @@ describe('config', () => {
   it.each([
     ['{not json', 'not valid JSON'],
     ['[]', 'must be a JSON object'],
-    ['{"resume": {"gemini": ["g"]}}', 'unknown agent "gemini"'],
+    ['{"resume": {"nosuchagent": ["g"]}}', 'unknown agent "nosuchagent"'],
     ['{"resume": {"codex": "codex resume"}}', 'non-empty array of strings'],
   ])('rejects %s', async (text, message) => {
     const path = join(dir, 'bad.json');
