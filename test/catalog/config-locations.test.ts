@@ -32,13 +32,16 @@ describe('resolveLocations', () => {
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude', gemini: '/home/me/.gemini', qwen: '/home/me/.qwen' });
-    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q' } })).toEqual({
-      codex: '/c',
-      claude: '/d',
-      gemini: '/g/.gemini',
-      qwen: '/q',
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({
+      codex: '/home/me/.codex',
+      claude: '/home/me/.claude',
+      copilot: '/home/me/.copilot',
+      gemini: '/home/me/.gemini',
+      qwen: '/home/me/.qwen',
     });
+    expect(
+      agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q' } }),
+    ).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q' });
   });
 
   it('lists a directory and its ancestors', () => {

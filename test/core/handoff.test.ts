@@ -22,6 +22,13 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
   codex: group('codex', join(FIXTURES, 'home/.codex'), 'home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl'),
   claude: group('claude', join(FIXTURES, 'home/.claude'), 'home/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl'),
   claw: group('claw', join(FIXTURES, 'claw-synthetic/demo'), 'claw-synthetic/demo/.claw/sessions/session-1776000000000-0.jsonl'),
+  copilot: {
+    ...group('copilot', join(FIXTURES, 'copilot-1.0.102/.copilot'), 'copilot-1.0.102/.copilot/session-state/1d1624b9-fa0c-4666-86b5-81f2e446e514/events.jsonl'),
+    paths: [
+      join(FIXTURES, 'copilot-1.0.102/.copilot/session-state/1d1624b9-fa0c-4666-86b5-81f2e446e514/workspace.yaml'),
+      join(FIXTURES, 'copilot-1.0.102/.copilot/session-state/1d1624b9-fa0c-4666-86b5-81f2e446e514/events.jsonl'),
+    ],
+  },
   gemini: group('gemini', join(FIXTURES, 'gemini-0.61.0/.gemini'), 'gemini-0.61.0/.gemini/tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl'),
   qwen: group('qwen', join(FIXTURES, 'qwen-0.24.4/.qwen'), 'qwen-0.24.4/.qwen/projects/-home-dev-src-q-api-server/chats/102c84f4-79ed-4d67-9fdd-e722d4a36748.jsonl'),
 };

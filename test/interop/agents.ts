@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type InteropAgent = 'codex' | 'claude' | 'gemini' | 'qwen';
+export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
@@ -19,6 +19,7 @@ export interface InteropTarget {
 const PACKAGES: Readonly<Record<InteropAgent, { readonly packageName: string; readonly bin: string }>> = {
   codex: { packageName: '@openai/codex', bin: 'codex' },
   claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
+  copilot: { packageName: '@github/copilot', bin: 'copilot' },
   gemini: { packageName: '@google/gemini-cli', bin: 'gemini' },
   qwen: { packageName: '@qwen-code/qwen-code', bin: 'qwen' },
 };
@@ -32,6 +33,7 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('codex', 'codex', '0.169.0'),
   target('claude', 'claude', '2.1.330'),
   target('claude-2.1.197', 'claude', '2.1.197'),
+  target('copilot', 'copilot', '1.0.102'),
   target('gemini', 'gemini', '0.61.0'),
   // Declares node >=22; runs on the Node 20 CI uses (npm warns EBADENGINE and installs it).
   target('qwen', 'qwen', '0.24.4'),
@@ -59,6 +61,7 @@ function versionPattern(pin: InteropTarget): RegExp {
   const version = pin.version.replace(/[.+]/g, (char) => `\\${char}`);
   if (pin.agent === 'codex') return new RegExp(`codex-cli ${version}\\b`);
   if (pin.agent === 'claude') return new RegExp(`^${version} \\(Claude Code\\)`);
+  if (pin.agent === 'copilot') return new RegExp(`^GitHub Copilot CLI ${version}\\.`);
   // Gemini CLI and Qwen Code print the bare version.
   return new RegExp(`^${version}$`);
 }

@@ -33,6 +33,7 @@ const sandbox = {
   home,
   codexHome: join(home, '.codex'),
   claudeDir: join(home, '.claude'),
+  copilotHome: join(home, '.copilot'),
   projects,
   sessionsConfig: join(out, 'sessions-config.json'),
   env: {},

@@ -2,6 +2,7 @@ import { AGENTS, type Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
+import { copilotAdapter } from './copilot.js';
 import { geminiAdapter } from './gemini.js';
 import { qwenAdapter } from './qwen.js';
 import type { FormatAdapter } from './types.js';
@@ -14,6 +15,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   codex: codexAdapter,
   claude: claudeAdapter,
   claw: clawAdapter,
+  copilot: copilotAdapter,
   gemini: geminiAdapter,
   qwen: qwenAdapter,
 };
