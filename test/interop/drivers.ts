@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex.js';
+import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex/index.js';
 import type { InteropAgent } from './agents.js';
 import { claudePromptText, withoutCopilotDatetime, type RecordedRequest } from './model-stand-in.js';
 

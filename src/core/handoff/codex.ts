@@ -1,4 +1,4 @@
-import { codexIndexPath, codexRolloutPath, nameCodexThread } from '../formats/codex.js';
+import { codexIndexPath, codexRolloutPath, nameCodexThread } from '../formats/codex/index.js';
 import { checkAppendable, createFileAtomic } from '../io/atomic.js';
 import { uuidv7 } from '../ids.js';
 import type { ImageBlock } from '../model.js';
