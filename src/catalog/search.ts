@@ -2,11 +2,7 @@ import { performance } from 'node:perf_hooks';
 import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import type { CatalogSession } from './scan.js';
 import { narrows, parseQuery, toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
-
-/** A session's identity in the catalog: ids are unique per agent only. */
-export function sessionKey(session: Pick<CatalogSession, 'agent' | 'id'>): string {
-  return `${session.agent}:${session.id}`;
-}
+import { sessionKey } from '../core/model.js';
 
 /** Inclusive [start, end] character ranges, as fuse.js reports them. */
 export type MatchRanges = readonly (readonly [number, number])[];

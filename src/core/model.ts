@@ -5,6 +5,11 @@ export const AGENTS = ['codex', 'claude', 'claw', 'copilot'] as const;
 
 export type Agent = (typeof AGENTS)[number];
 
+/** A session's identity: ids are unique per agent only. */
+export function sessionKey(session: { readonly agent: Agent; readonly id: string }): string {
+  return `${session.agent}:${session.id}`;
+}
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 /** Set on a block read for display only (clipped): bytes of its text left out of the read. */

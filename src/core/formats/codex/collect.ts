@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { errorMessage, isRecord } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import { PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, clipJsonStrings, clipRawLine, type ClipLimits } from '../../io/clip.js';
 import { jsonObjects, parseJsonLine, readLines, type LineStats, type RawLine } from '../../io/lines.js';
 import { readRegularFile } from '../../io/regular.js';
@@ -8,6 +8,7 @@ import type { AdapterContext, SessionFileGroup } from '../types.js';
 import { digestReads } from './digest.js';
 import { isTypeScriptRollout } from './discovery.js';
 import { type CodexLine, type Header, type HistoryBase, classify, headerOf } from './lines.js';
+import { isRecord } from '../../json.js';
 
 // Collecting a conversation's lines across segments and paginated parents
 

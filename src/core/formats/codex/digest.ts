@@ -1,8 +1,8 @@
-import { isRecord } from '../../errors.js';
 import { imageFromUrl, promptOpening, type Block, type Message, type Role, type Usage } from '../../model.js';
 import { REVIEW_MODE_EVENTS, codexUserPromptText, isImageTag, promptTextOf, reviewModeChange } from './rules.js';
 import { isoOrUndefined, nonNegativeInteger, numberField, stringField, timeOf } from './fields.js';
 import { type CodexLine, type ContentPart, contentParts, messageTextOf } from './lines.js';
+import { isRecord } from '../../json.js';
 
 // Digest: messages, turns and metadata from collected lines
 

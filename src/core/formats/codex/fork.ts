@@ -1,6 +1,6 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UnsupportedForkError, checkForkTurn, describeError, errorCode, isRecord } from '../../errors.js';
+import { UnsupportedForkError, checkForkTurn, describeError, errorCode } from '../../errors.js';
 import { uuidv7 } from '../../ids.js';
 import { WriteCheckError, appendLines, checkAppendable, createFileAtomic } from '../../io/atomic.js';
 import { newLineStats } from '../../io/lines.js';
@@ -10,6 +10,7 @@ import { collect } from './collect.js';
 import { digest } from './digest.js';
 import { isTypeScriptRollout } from './discovery.js';
 import { type CodexLine, type Header, isUserPromptItem } from './lines.js';
+import { isRecord } from '../../json.js';
 
 // Fork
 

@@ -1,7 +1,7 @@
-import { isRecord } from '../../errors.js';
 import { isReviewResult, subagentSourceOf, type SubagentSource } from './rules.js';
 import { nonNegativeInteger, stringField } from './fields.js';
 import { isInjectedContext } from './prompt.js';
+import { isRecord } from '../../json.js';
 
 // Lines
 

@@ -1,4 +1,3 @@
-import { isRecord } from '../../errors.js';
 import { unmarkMessages, withPromptLines } from '../../io/clip.js';
 import { foldLines, indexReads, newLineStats } from '../../io/lines.js';
 import type { Message, Session, SessionSummary, Usage } from '../../model.js';
@@ -10,6 +9,7 @@ import { CodexDigest, type Digest, digest, turnOpening } from './digest.js';
 import { isTypeScriptRollout } from './discovery.js';
 import { isoOrUndefined, timeOf } from './fields.js';
 import { type CodexLine, type Header, headerOf } from './lines.js';
+import { isRecord } from '../../json.js';
 
 // Summary and session
 
