@@ -7,15 +7,12 @@ import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
-import { AGENTS, type Agent, type SessionSummary } from '../core/model.js';
+import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
 import type { Locations } from './locations.js';
+import type { CatalogSession } from './row.js';
 import { summarizeOnWorkers } from './summary-pool.js';
 
-/** A listed conversation: the summary plus what is needed to find its files again. */
-export interface CatalogSession extends SessionSummary {
-  /** The location root it was found under (a CODEX_HOME, a Claude config dir, a claw workspace). */
-  readonly root: string;
-}
+export type { CatalogSession };
 
 export interface ScanResult {
   /** Newest first (by updatedAt). */
@@ -367,7 +364,7 @@ export function mergeRows(summaries: readonly CatalogSession[]): { rows: Catalog
  * whose parent is not found stays a row: a session is never hidden for want of a parent.
  */
 export function nestSubagents(sessions: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
-  const byKey = new Map(sessions.map((s) => [`${s.agent}:${s.id}`, s]));
+  const byKey = new Map(sessions.map((s) => [sessionKey(s), s]));
   // Candidate parents by agent and cwd, built only when a sub-agent names no parent (a home of 100k rows).
   let byCwd: Map<string, CatalogSession[]> | null = null;
   const sameCwd = (child: CatalogSession): readonly CatalogSession[] => {
@@ -430,7 +427,7 @@ function subagentParent(
 ): CatalogSession | undefined {
   const named = child.subagent?.parentId;
   if (named) {
-    const parent = byKey.get(`${child.agent}:${named}`);
+    const parent = byKey.get(sessionKey({ agent: child.agent, id: named }));
     return parent !== child ? parent : undefined;
   }
   if (child.cwd === null) return undefined;
@@ -446,7 +443,7 @@ function subagentParent(
 export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   const byKey = new Map<string, CatalogSession>();
   for (const summary of summaries) {
-    const key = `${summary.agent}:${summary.id}`;
+    const key = sessionKey(summary);
     const seen = byKey.get(key);
     if (!seen) {
       byKey.set(key, summary);
@@ -608,4 +605,3 @@ async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   });
 }
 
-export { describeError };

@@ -3,8 +3,7 @@ import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, conversations, describeError, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
-import { sessionKey } from '../catalog/search.js';
+import { asLineageFork, conversations, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -17,8 +16,10 @@ import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import type { ContentHit } from './state.js';
-import { tildePath } from './time.js';
 import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
+import { sessionKey } from '../core/model.js';
+import { describeError } from '../core/errors.js';
+import { tildePath } from '../core/text.js';
 
 export interface ForkOutcome {
   readonly session: CatalogSession;
