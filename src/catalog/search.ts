@@ -3,9 +3,9 @@ import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptio
 import type { CatalogSession } from './scan.js';
 import { narrows, parseQuery, toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
 
-/** A session's identity in the catalog: ids are unique per agent only. */
-export function sessionKey(session: Pick<CatalogSession, 'agent' | 'id'>): string {
-  return `${session.agent}:${session.id}`;
+/** A session's identity in the catalog: ids are unique per agent only, and per machine (another host's copy is another row). */
+export function sessionKey(session: Pick<CatalogSession, 'agent' | 'id' | 'host'>): string {
+  return session.host === undefined ? `${session.agent}:${session.id}` : `${session.host}\u0000${session.agent}:${session.id}`;
 }
 
 /** Inclusive [start, end] character ranges, as fuse.js reports them. */

@@ -11,7 +11,8 @@ import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTr
 import { isUnder } from '../catalog/locations.js';
 
 export type ResumeOutcome =
-  | { readonly kind: 'go' }
+  /** `remote`: run on the session's host with this ssh argv. */
+  | { readonly kind: 'go'; readonly remote?: { readonly argv: readonly string[] } }
   | { readonly kind: 'ask'; readonly message: string }
   | { readonly kind: 'refuse'; readonly message: string };
 
@@ -183,7 +184,10 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       return session ? { ...state, resumeRequest: session } : state;
     }
     case 'resumeChecked':
-      if (action.outcome.kind === 'go') return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session } };
+      if (action.outcome.kind === 'go') {
+        const remote = action.outcome.remote;
+        return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session, ...(remote ? { remote } : {}) } };
+      }
       if (action.outcome.kind === 'refuse') return { ...state, resumeRequest: null, notice: { text: action.outcome.message, tone: 'error' } };
       return {
         ...state,

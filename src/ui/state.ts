@@ -6,7 +6,10 @@ import type { ScreenSize } from './geometry.js';
 import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
 
 /** What the TUI hands back to the CLI when it exits: the CLI, not the UI, runs the agent. */
-export type TuiDecision = { readonly kind: 'quit' } | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean };
+export type TuiDecision =
+  | { readonly kind: 'quit' }
+  /** `remote`: the session is on another machine; the CLI runs this ssh argv (`ssh -t HOST …`) with the terminal. */
+  | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean; readonly remote?: { readonly argv: readonly string[] } };
 
 export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
 
