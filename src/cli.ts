@@ -18,14 +18,13 @@ import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
 import { oneLine, safeLine, stripControl } from './core/text.js';
 import { checkLaunch, findExecutable, formatCommand, runInherited } from './launch.js';
 import type { Snippet } from './core/io/snippet.js';
-import { forkOnHost, HostActionError, readOnHost, remoteResume } from './remote/host-actions.js';
+import { forkOnHost, HostActionError, remoteResume } from './remote/host-actions.js';
 import { onHost, type HostSource } from './remote/host-source.js';
 import { chosenHosts, hostContext, loadHosts, sourceOf, sshSettings } from './remote/hosts.js';
 import { remoteArgv } from './remote/remote-shell.js';
 import { rowFromListJson } from './remote/remote-row.js';
 import { failureReason, runCommand, sshArgv } from './remote/ssh.js';
 import { watchCatalog } from './catalog/watch.js';
-import { sessionKey } from './catalog/search.js';
 import { fstatSync } from 'node:fs';
 import { fit } from './ui/row-cells.js';
 import { tildePath } from './ui/time.js';
@@ -253,7 +252,9 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
         throw error;
       }
       const config = readConfig();
-      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
+      // The browser always shows this machine; --host (or the config's hosts) adds others, read while it is open.
+      const hosts = { names: chosenHosts(options.host, config).hosts, context: hostContext(config, env, homedir(), options.cache !== false), refreshMs: config.hostRefresh * 1000 };
+      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null, hosts });
       if (decision.kind === 'resume') {
         const remote = decision.remote;
         process.exitCode = remote ? await launchRemote(remote.argv) : await launchResume(decision.session, config, { here: decision.here ?? false });

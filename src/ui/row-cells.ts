@@ -145,8 +145,10 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
   push(cell(highlight(titleCell, titleRanges, titleStyle, match), titleCell.width, columns.title));
 
   if (columns.cwd > 0) {
-    const cwd = safeLine(tildePath(session.cwd, homeDir));
-    const shift = session.cwd ? session.cwd.length - cwd.length : 0;
+    // Another machine's directory is host:path (its home is not this one's: no ~); search matches the host too.
+    const where = session.host === undefined ? session.cwd : `${session.host}:${session.cwd ?? ''}`;
+    const cwd = session.host === undefined ? safeLine(tildePath(session.cwd, homeDir)) : safeLine(where!);
+    const shift = where ? where.length - cwd.length : 0;
     const cwdCell = fit(cwd, columns.cwd - 1, 'start');
     push(cell(highlight(cwdCell, hit?.cwd, { color: theme.dim }, match, shift), cwdCell.width, columns.cwd));
   }
