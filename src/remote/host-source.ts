@@ -176,7 +176,7 @@ export class HostSource {
         synced();
       });
     };
-    const run = runCommand(sshArgv(this.context.settings, this.host, PROBE_LINE, 'batch'), { onLine });
+    const run = runCommand(sshArgv(this.context.settings, this.host, PROBE_LINE, 'batch'), { onLine, keepStdinOpen: true });
     this.stream = run;
     const ended = run.then((result) => {
       if (this.stream === run) this.stream = null;

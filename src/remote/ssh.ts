@@ -39,6 +39,11 @@ export interface RunResult {
 export interface RunOptions {
   /** Written to the command's stdin, then closed (default: stdin closed at once). */
   readonly input?: string | Buffer;
+  /**
+   * Keep stdin open until the command ends: a host's `list --watch` stops when its stdin (the ssh channel)
+   * ends, which is how it learns that this side went away.
+   */
+  readonly keepStdinOpen?: boolean;
   /** Each complete stdout line as it arrives (stdout is then not collected). */
   readonly onLine?: (line: string) => void;
   readonly signal?: AbortSignal;
@@ -67,7 +72,9 @@ export function runCommand(argv: readonly string[], options: RunOptions = {}): P
     });
     child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     child.stdin!.on('error', () => undefined); // a command that exits without reading its input
-    child.stdin!.end(options.input ?? '');
+    if (options.keepStdinOpen) {
+      if (options.input !== undefined) child.stdin!.write(options.input);
+    } else child.stdin!.end(options.input ?? '');
     const abort = (): void => void child.kill('SIGTERM');
     options.signal?.addEventListener('abort', abort, { once: true });
     let settled = false;
