@@ -164,4 +164,19 @@ describeSsh('the browser with hosts over ssh', () => {
       expect(called).toEqual({ argv: ['resume', '01a200fa-3a58-7971-88f2-72d29106bbbb'], cwd: join(home, AWKWARD_DIR), tty: true });
     }, 60_000);
   }
+
+  it('live: a host with sessions streams a new session in; a mirrored host shows one after R re-syncs it', async () => {
+    const t = await open();
+    const first = await t.see(/with-sessions: (\d+) sessions.*mirror-only: (\d+) sessions/, 30_000);
+    const [, streamed, mirrored] = /with-sessions: (\d+) sessions.*mirror-only: (\d+) sessions/.exec(first)!;
+    const source = join(FIXTURE_HOME, '.codex/sessions/2026/11/22/rollout-2026-11-22T01-58-48-01a200fa-3a58-7971-88f2-72d291066439.jsonl');
+    const copy = (id: string): Promise<string> => readFile(source, 'utf8').then((text) => text.replaceAll('01a200fa-3a58-7971-88f2-72d291066439', id));
+    await writeFile(join(sshd.host('with-sessions').home, '.codex/sessions/2026/11/22/rollout-2026-11-22T02-00-00-01a200fa-3a58-7971-88f2-72d29106dddd.jsonl'), await copy('01a200fa-3a58-7971-88f2-72d29106dddd'));
+    await t.see(`with-sessions: ${Number(streamed) + 1} sessions`, 20_000);
+    await writeFile(join(sshd.host('mirror-only').home, '.codex/sessions/2026/11/22/rollout-2026-11-22T02-00-00-01a200fa-3a58-7971-88f2-72d29106eeee.jsonl'), await copy('01a200fa-3a58-7971-88f2-72d29106eeee'));
+    await t.key('R');
+    await t.see(`mirror-only: ${Number(mirrored) + 1} sessions`, 20_000);
+    await t.key('q');
+    expect(await exitCode(t)).toBe(0);
+  }, 60_000);
 });
