@@ -13,7 +13,8 @@ const BIN = join(ROOT, 'bin', 'sessions.js');
 const API_HEALTH = '.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl';
 const AWKWARD_DIR = `work it's "$HOME" $(x)`;
 
-const describeSsh = sshAvailable() ? describe : describe.skip;
+// Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
+const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
 describeSsh('the browser with hosts over ssh', () => {
   let dir: string;

@@ -35,7 +35,8 @@ interface Row {
   userTurns: number;
 }
 
-const describeSsh = sshAvailable() ? describe : describe.skip;
+// Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
+const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
 describeSsh('hosts over ssh', () => {
   let dir: string;

@@ -55,6 +55,9 @@ export class TestSshd {
   }
 
   static async start(dir: string, specs: readonly HostSpec[], sessionsBin: string): Promise<TestSshd> {
+    if (!sshAvailable()) {
+      throw new Error('the hosts tests need OpenSSH and rsync: apt-get install -y openssh-server openssh-client rsync (SESSIONS_ALLOW_NO_SSH=1 skips them)');
+    }
     await mkdir(dir, { recursive: true });
     await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_key')]);
     await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')]);
