@@ -62,10 +62,10 @@ export async function handOff(session: Session, request: HandoffRequest, homes: 
   if (request.to === session.agent) throw new HandoffError(`the session is already a ${session.agent} session: fork it without --to`);
   const writer = WRITERS[request.to];
   if (writer === null) throw new HandoffError(`a conversation cannot be handed off to ${request.to}`);
-  const conversation = handoffConversation(session, request.atTurn);
   if (session.cwd === null) {
     throw new HandoffError(`${session.path}: the session records no working directory, and ${request.to} keeps and resumes sessions by it`);
   }
+  const conversation = handoffConversation(session, request.atTurn);
   const source = { agent: session.agent, id: session.id, atTurn: request.atTurn };
   const write: HandoffWrite = {
     source,
