@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,7 @@ afterEach(async () => {
 /** Hand `source` off to `to` in temp homes (claw writes into the cwd: a temp one) and read it back as the target agent finds it. */
 async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
   const cwd = join(tmp, 'work', 'project ü');
+  await mkdir(cwd, { recursive: true });
   const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
@@ -151,6 +152,9 @@ describe('hand-off between every pair of agents, read back by the target adapter
     await expect(handOff(codex, { atTurn: 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
     await expect(handOff(codex, { atTurn: codex.userTurns + 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
     await expect(handOff({ ...codex, cwd: null }, { atTurn: 2, to: 'claude', now: NOW }, homes)).rejects.toThrow(/no working directory/);
+    // claw keeps sessions in the workspace: one that is gone is not made again.
+    await expect(handOff({ ...codex, cwd: join(tmp, 'gone') }, { atTurn: 2, to: 'claw', now: NOW }, homes)).rejects.toThrow(/gone does not exist: claw keeps/);
+    expect(await readdir(tmp)).toEqual([]);
     expect(await ADAPTERS.claude.discover(homes.claude, () => undefined)).toEqual([]);
   });
 });
@@ -246,6 +250,7 @@ describe('images', () => {
   it('become the target\'s image blocks: Codex input_image with a data URL, Claude Code base64 image; claw says one was there', async () => {
     const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
     const cwd = join(tmp, 'work');
+    await mkdir(cwd);
     const codex = await handOff({ ...withImage, cwd }, { atTurn: 2, to: 'codex', now: NOW }, homes);
     const codexLines = (await readFile(codex.path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { role?: string; content?: unknown } });
     expect(codexLines.find((line) => line.type === 'response_item' && line.payload.role === 'user')?.payload.content).toEqual([
