@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import { CatalogCache } from '../catalog/cache.js';
-import type { Locations } from '../catalog/locations.js';
+import { noRoots, type Locations } from '../catalog/locations.js';
 import { describeError, scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
@@ -206,12 +206,11 @@ export class HostSource {
     }
     this.via = 'mirror';
     const dir = mirrorDir(this.context.cacheDir, this.host);
+    // Only the mirrored agents' roots, and no roots from cwds (those are the host's directories, not this machine's).
     const locations: Locations = {
-      codexHomes: [join(dir, remote.codexHome)],
-      claudeDirs: [join(dir, remote.claudeDir)],
-      clawDirs: [],
+      roots: { ...noRoots(), codex: [join(dir, remote.codexHome)], claude: [join(dir, remote.claudeDir)] },
       cwd: dir,
-      clawFromKnownCwds: false,
+      rootsFromCwds: false,
     };
     this.mirror = { dir, remote, locations, context: null };
     await this.syncMirror(this.mirror);

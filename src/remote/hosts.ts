@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { defaultCachePath } from '../catalog/cache.js';
-import type { Locations } from '../catalog/locations.js';
+import { noRoots, type Locations } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Config } from '../config.js';
 import { HostSource, type HostContext } from './host-source.js';
@@ -21,7 +21,7 @@ export function sshSettings(config: Pick<Config, 'ssh' | 'connectTimeout'>): Ssh
 
 /** Where mirrors and their caches go: beside the local catalog cache. */
 export function hostContext(config: Config, env: Readonly<Record<string, string | undefined>>, homeDir: string, useCache: boolean): HostContext {
-  const cacheDir = dirname(defaultCachePath(env, homeDir, { codexHomes: [], claudeDirs: [], clawDirs: [] }));
+  const cacheDir = dirname(defaultCachePath(env, homeDir, { roots: noRoots() }));
   return {
     settings: sshSettings(config),
     cacheDir,

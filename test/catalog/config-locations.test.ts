@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentDefaultHomes, resolveLocations, selfAndAncestors } from '../../src/catalog/locations.js';
+import { agentDefaultHomes, resolveLocations, selfAndAncestors, type LocationOptions } from '../../src/catalog/locations.js';
 import { configPath, DEFAULT_HOST_SETTINGS, loadConfig } from '../../src/config.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { checkLaunch, findExecutable, formatCommand, shellQuote } from '../../src/launch.js';
@@ -21,12 +21,13 @@ describe('resolveLocations', () => {
     [{}, {}, ['/home/me/.codex'], ['/home/me/.claude']],
     [{}, { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: 'rel' }, ['/c'], ['/work/proj/rel']],
     [{ home: '/sample' }, { CODEX_HOME: '/c' }, ['/sample/.codex'], ['/sample/.claude']],
-    [{ home: '/sample', codexHome: ['/x', '/y'] }, {}, ['/x', '/y'], ['/sample/.claude']],
-    [{ claudeDir: ['a', 'a'] }, {}, ['/home/me/.codex'], ['/work/proj/a']],
-  ])('%j %j', (options, env, codexHomes, claudeDirs) => {
+    [{ home: '/sample', roots: { codex: ['/x', '/y'] } }, {}, ['/x', '/y'], ['/sample/.claude']],
+    [{ roots: { claude: ['a', 'a'] } }, {}, ['/home/me/.codex'], ['/work/proj/a']],
+  ])('%j %j', (options: LocationOptions, env, codexHomes, claudeDirs) => {
     const locations = resolveLocations(options, { ...base, env });
-    expect(locations.codexHomes).toEqual(codexHomes);
-    expect(locations.claudeDirs).toEqual(claudeDirs);
+    expect(locations.roots.codex).toEqual(codexHomes);
+    expect(locations.roots.claude).toEqual(claudeDirs);
+    expect(locations.roots.claw).toEqual([]);
     expect(locations.cwd).toBe('/work/proj');
   });
 
