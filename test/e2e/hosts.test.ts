@@ -23,9 +23,9 @@ describeSsh('the browser with hosts over ssh', () => {
   let terminal: Terminal | null = null;
 
   async function open(): Promise<Terminal> {
-    await rm(join(sandbox, 'exit-code'), { force: true }); // the last run's
+    // A tmux server of its own in a folder of its own each time (a killed server may still hold the last socket).
     terminal = await Terminal.start({
-      dir: sandbox,
+      dir: await mkdtemp(join(sandbox, 'terminal-')),
       cwd: sandbox,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sandbox, XDG_CACHE_HOME: join(sandbox, 'cache'), SESSIONS_CONFIG: join(sandbox, 'config.json') },
       argv: [process.execPath, BIN, '--all', '--home', join(sandbox, 'local'), '--host', 'with-sessions', '--host', 'mirror-only', '--host', 'refused'],
@@ -105,6 +105,7 @@ describeSsh('the browser with hosts over ssh', () => {
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row).toContain('mirror-only:');
     await t.key('Escape');
+    await t.see(/sessions · \d+ in all directories/); // out of search mode (a q sent with the Escape would be Alt-q)
     await t.key('q');
     expect(await exitCode(t)).toBe(0);
   }, 60_000);
