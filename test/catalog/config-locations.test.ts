@@ -32,8 +32,8 @@ describe('resolveLocations', () => {
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude' });
-    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' } })).toEqual({ codex: '/c', claude: '/d' });
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude', copilot: '/home/me/.copilot' });
+    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel' } })).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel' });
   });
 
   it('lists a directory and its ancestors', () => {

@@ -47,6 +47,12 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: 'session-1775386842352-0',
     word: 'doctor --help',
   },
+  copilot: {
+    fixture: 'copilot-1.0.102/.copilot/session-state/4ae98b21-b659-453b-b037-7ffbe9780750/events.jsonl',
+    at: 'session-state/4ae98b21-b659-453b-b037-7ffbe9780750/events.jsonl',
+    id: '4ae98b21-b659-453b-b037-7ffbe9780750',
+    word: 'naïve résumé',
+  },
 };
 
 let temp: string;

@@ -2,6 +2,7 @@ import { AGENTS, type Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
+import { copilotAdapter } from './copilot.js';
 import type { FormatAdapter } from './types.js';
 
 /**
@@ -12,6 +13,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   codex: codexAdapter,
   claude: claudeAdapter,
   claw: clawAdapter,
+  copilot: copilotAdapter,
 };
 
 /** The adapters in AGENTS order. */

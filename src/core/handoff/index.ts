@@ -29,6 +29,8 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
   claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
   claw: (conversation, write) => writeClawHandoff(conversation, write),
+  // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
+  copilot: null,
 };
 
 /** The agents a conversation can be handed off to. */
