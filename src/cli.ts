@@ -662,7 +662,6 @@ async function watchList(options: CommonOptions & { agent?: Agent; cwd?: string;
   const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || s.agent === options.agent);
   const write = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
   for (const s of result.sessions) if (shown(s)) write(toListJson(s));
-  write({ synced: true });
   const watcher = watchCatalog(locations, result.sessions, {
     context: result.context,
     ...(cache ? { cache } : {}),
@@ -671,6 +670,9 @@ async function watchList(options: CommonOptions & { agent?: Agent; cwd?: string;
       for (const key of change.removed) write({ removed: key });
     },
   });
+  // Synced once the watcher is armed: a change from then on is reported.
+  await watcher.ready;
+  write({ synced: true });
   await new Promise<void>((resolveDone) => {
     const stop = (): void => resolveDone();
     process.stdout.once('close', stop);
