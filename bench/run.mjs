@@ -3,7 +3,7 @@
 //
 // Whole-process figures spawn the product (`node bin/sessions.js …`) and its peers the way a user would;
 // in-process figures import dist/. Every figure is the median of several runs (the count is in the table and
-// in bench/results.json). Sections (ids for --only/--skip): index, startup, search, fulltext, replay, watch, rss.
+// in bench/results.json). Sections (ids for --only/--skip): index, startup, search, fulltext, replay, hosts, watch, rss.
 // Data sets are made by bench/generate.mjs into bench/data/ (git-ignored) and reused while their manifest
 // matches. --quick: 200 sessions, no big files, one run each; it proves the harness works, timings mean nothing.
 import { spawnSync } from 'node:child_process';
@@ -57,7 +57,7 @@ function snapshot() {
 }
 const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(section);
 /** The section a figure belongs to (for --merge). */
-const sectionOf = (id) => (id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id);
+const sectionOf = (id) => (id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id.startsWith('hosts-') ? 'hosts' : id);
 
 mkdirSync(WORK, { recursive: true });
 const LOG = join(WORK, 'bench.log');
@@ -562,6 +562,27 @@ function timeToFirstOutput(cmd, args, env) {
       process.stdout.write(JSON.stringify({ code, firstMs: Number((first ?? end) - t0) / 1e6, totalMs: Number(end - t0) / 1e6, peakKB: peak })); });`;
   const r = spawnSync(NODE, ['-e', driver], { env, encoding: 'utf8', timeout: 600000 });
   return JSON.parse(r.stdout);
+}
+
+// ---------------------------------------------------------------- hosts over ssh (bench/hosts.mjs: a real sshd on 127.0.0.1)
+if (want('hosts')) {
+  const tools = ['/usr/sbin/sshd', '/usr/bin/ssh', '/usr/bin/ssh-keygen', '/usr/bin/rsync'];
+  const label = `rows of a ${N}-session host through its own sessions: \`sessions list --json --all --host HOST\``;
+  if (!tools.every((tool) => existsSync(tool))) {
+    figure({ id: 'hosts-via-sessions', label, value: null, status: 'OpenSSH (server, client) or rsync not installed', target: '≤ 1.5× (ssh HOST true + the host\'s warm list)', met: null });
+  } else {
+    const loadAtStart = Number(loadavg()[0].toFixed(2));
+    const r = spawnSync(NODE, [join(BENCH, 'hosts.mjs'), '--home', main.home, '--runs', String(Math.min(RUNS, 3))], { encoding: 'utf8', env: { ...envFor(join(WORK, 'xdg-hosts')), SESSIONS_BENCH_PRODUCT: PRODUCT }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+    const loadAverage = [loadAtStart, Number(loadavg()[0].toFixed(2))];
+    if (r.status !== 0) {
+      figure({ id: 'hosts-via-sessions', label, value: null, status: `bench/hosts.mjs failed (${r.status})`, target: '≤ 1.5×', met: null });
+    } else {
+      const h = JSON.parse(r.stdout.trim().split('\n').pop());
+      const peer = h.sshTrueMs + h.hostWarmListMs;
+      figure({ id: 'hosts-via-sessions', label: `${label} (ssh to 127.0.0.1; ${h.viaRows} of the host's ${h.hostRows} rows)`, value: Number(h.viaSessionsMs.toFixed(1)), unit: 'ms', runs: h.runs, peer: `\`ssh HOST true\` (${fmt(h.sshTrueMs)} ms) + the host's own warm \`list --json --all\` (${fmt(h.hostWarmListMs)} ms)`, peerValue: Number(peer.toFixed(1)), ratio: h.viaSessionsMs / peer, target: '≤ 1.5×', met: h.viaSessionsMs / peer <= 1.5, loadAverage });
+      figure({ id: 'hosts-mirror-resync', label: `a host without sessions, nothing changed: a second \`sessions list --json --all --host HOST\` (probe, rsync, index from the mirror's cache; ${h.mirrorRows} rows; the first sync took ${fmt(h.mirrorFirstMs)} ms)`, value: Number(h.mirrorSecondMs.toFixed(1)), unit: 'ms', runs: h.runs, peer: 'one no-op `rsync` of the same folders (one round trip)', peerValue: Number(h.rsyncNoopMs.toFixed(1)), ratio: h.mirrorSecondMs / h.rsyncNoopMs, target: 'one rsync round trip (plus the probe and the warm local index)', met: null, loadAverage });
+    }
+  }
 }
 
 // ---------------------------------------------------------------- watch latency

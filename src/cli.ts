@@ -18,13 +18,24 @@ import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
 import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
-import { checkLaunch, formatCommand, runInherited } from './launch.js';
+import { checkLaunch, findExecutable, formatCommand, runInherited } from './launch.js';
+import type { Snippet } from './core/io/snippet.js';
+import { forkOnHost, HostActionError, remoteResume } from './remote/host-actions.js';
+import { onHost, type HostSource } from './remote/host-source.js';
+import { chosenHosts, hostContext, loadHosts, sourceOf, sshSettings } from './remote/hosts.js';
+import { remoteArgv } from './remote/remote-shell.js';
+import { rowFromListJson } from './remote/remote-row.js';
+import { failureReason, runCommand, sshArgv } from './remote/ssh.js';
+import { watchCatalog } from './catalog/watch.js';
+import { fstatSync } from 'node:fs';
 import { fit } from './ui/row-cells.js';
 
 /** Every command's options: `--home`, each agent's location flag (its values under the flag's camel-cased name), … */
 interface CommonOptions {
   readonly home?: string;
   readonly json?: boolean;
+  /** `--host` destinations (repeatable); `local` is this machine. */
+  readonly host?: readonly string[];
   /** commander's --no-cache */
   readonly cache?: boolean;
 }
@@ -61,6 +72,7 @@ function withLocations(command: Command): Command {
   const homeFolders = ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [`<dir>/${adapter.locations.homeFolder}`]));
   command.option('--home <dir>', `a home folder to read: ${spokenList(homeFolders)}`);
   for (const flag of locationFlags()) command.option(flag.flags, flag.help, collect);
+  command.option('--host <destination>', "read this ssh destination's sessions (repeatable; `local` is this machine; default: this machine and the config's hosts)", collect);
   return command.option('--no-cache', 'ignore and do not update the catalog cache ($XDG_CACHE_HOME/sessions)');
 }
 
@@ -150,15 +162,47 @@ function stderrProgress(): { update: (progress: ScanProgress) => void; done: () 
   };
 }
 
-async function findOne(query: string, options: CommonOptions): Promise<{ session: CatalogSession; context: ScanContext; problems: readonly Problem[] }> {
-  const { sessions, subagentSessions, context, problems } = await scan(options);
+/** This machine's sessions (unless `--host` leaves it out) and each chosen host's, read at the same time. */
+async function scanAll(options: CommonOptions, config: Config, scanOptions: Omit<ScanOptions, 'cache'> = {}) {
+  const chosen = chosenHosts(options.host, config);
+  const [local, sources] = await Promise.all([
+    chosen.local ? scan(options, scanOptions) : null,
+    loadHosts(chosen.hosts, hostContext(config, env, homedir(), options.cache !== false)),
+  ]);
+  for (const source of sources) {
+    if (source.status.kind === 'unreachable') warn(`sessions: warning: host ${safeLine(source.host)} unreachable: ${source.status.reason}\n`);
+  }
+  const agents = scanOptions.agents;
+  const remote = sources.flatMap((source) => source.sessions()).filter((s) => agents === undefined || agents.includes(s.agent));
+  const sessions = [...(local?.sessions ?? []), ...remote].sort(newestFirst);
+  const subagentSessions = [...(local?.subagentSessions ?? []), ...sources.flatMap((source) => source.subagentSessions())];
+  const problems = [...(local?.problems ?? []), ...sources.flatMap((source) => source.problems)];
+  return { sessions, subagentSessions, problems, context: local?.context ?? null, sources };
+}
+
+async function findOne(
+  query: string,
+  options: CommonOptions,
+  config: Config,
+): Promise<{ session: CatalogSession; context: ScanContext | null; source: HostSource | null; problems: readonly Problem[] }> {
+  const { sessions, subagentSessions, context, problems, sources } = await scanAll(options, config);
   // A sub-agent is not a row of its own, but `show`/`fork` of its id still find it.
   const found = resolveSession([...sessions, ...subagentSessions], query, cwd);
   if (found.kind !== 'found') {
     reportProblems(problems);
     throw new CliError(found.message);
   }
-  return { session: found.session, context, problems };
+  const source = sourceOf(found.session, sources);
+  return { session: found.session, context: source ? (source.mirror?.context ?? null) : context, source, problems };
+}
+
+function pathsOnHost(read: { readonly path: string; readonly paths: readonly string[] }, mirror: string): { path: string; paths: readonly string[] } {
+  const { path, paths } = onHost({ path: read.path, paths: read.paths, mirror });
+  return { path, paths };
+}
+
+function newestFirst(a: CatalogSession, b: CatalogSession): number {
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0;
 }
 
 /** `2026-11-22 01:58`: the updated time in list rows (scripts read the full ISO time from --json). */
@@ -216,9 +260,12 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
         throw error;
       }
       const config = readConfig();
-      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null });
+      // The browser always shows this machine; --host (or the config's hosts) adds others, read while it is open.
+      const hosts = { names: chosenHosts(options.host, config).hosts, context: hostContext(config, env, homedir(), options.cache !== false), refreshMs: config.hostRefresh * 1000 };
+      const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null, hosts });
       if (decision.kind === 'resume') {
-        process.exitCode = await launchResume(decision.session, config, { here: decision.here ?? false });
+        const remote = decision.remote;
+        process.exitCode = remote ? await launchRemote(remote.argv) : await launchResume(decision.session, config, { here: decision.here ?? false });
       }
     });
 
@@ -229,6 +276,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
     .option('--all', 'every session, wherever it ran')
     .option('--exact-turns', 'no effect: every row is exact (kept so that scripts that pass it still work)')
+    .option('--watch', 'with --json: one row per line (NDJSON), then {"synced":true}, then a line per changed row ({"removed":"agent:id"} when one is gone) until stopped')
     .addHelpText(
       'after',
       `
@@ -240,15 +288,24 @@ Progress is shown on stderr when it is a terminal and indexing takes over a seco
 Examples:
   sessions list
   sessions list --all --json | jq '.[0].id'
-  sessions list --agent claude --cwd ~/src/api`,
+  sessions list --agent claude --cwd ~/src/api
+  sessions list --host devbox --host local   this machine's sessions and devbox's (over ssh)
+  sessions list --watch --json               rows as NDJSON, then changes as they happen`,
     )
     .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }>();
-      const { sessions, problems } = await scan(options, {
+      const options = command.optsWithGlobals<CommonOptions & { agent?: Agent; cwd?: string; all?: boolean; watch?: boolean }>();
+      if (options.watch) {
+        if (!options.json) throw new CliError('--watch needs --json (it streams rows as NDJSON)');
+        await watchList(options);
+        return;
+      }
+      const config = readConfig();
+      const { sessions, problems } = await scanAll(options, config, {
         agents: options.agent ? [options.agent] : undefined,
       });
       let shown: readonly CatalogSession[] = sessions;
-      if (!options.all) {
+      // A host's sessions ran in its own directories: naming hosts lists all of theirs unless --cwd says otherwise.
+      if (!options.all && !(options.host?.length && !options.cwd)) {
         const scopeDir = resolve(cwd, options.cwd ?? '.');
         const scoped = sessions.filter((s) => isUnder(s.cwd, scopeDir));
         if (scoped.length > 0 || options.cwd) shown = scoped;
@@ -291,7 +348,26 @@ Examples:
       const options = command.optsWithGlobals<CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string; context?: number }>();
       const mark = process.stdout.isTTY && !process.env.NO_COLOR ? (text: string): string => `\u001b[1;31m${text}\u001b[0m` : (text: string): string => text;
       const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
+      const config = readConfig();
+      const chosen = chosenHosts(options.host, config);
       warnMissingLocations(options);
+      const printRow = (s: CatalogSession, found: { readonly matches: number; readonly snippet: Snippet | null }): void => {
+        if (options.json) {
+          const snippet = options.context === undefined ? {} : { snippet: found.snippet };
+          process.stdout.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
+          return;
+        }
+        process.stdout.write(listLine(s));
+        if (found.snippet) {
+          const { before, match, after } = found.snippet;
+          process.stdout.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
+        }
+      };
+      const hostsMatched = grepHosts(chosen.hosts, text, options, config, scopeDir, printRow);
+      if (!chosen.local) {
+        if ((await hostsMatched) === 0) process.exitCode = 1;
+        return;
+      }
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
       const { matched, problems } = await grepLocations(locationsFrom(options), text, {
         ignoreCase: options.ignoreCase ?? false,
@@ -299,22 +375,11 @@ Examples:
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
-        onMatch: (s, found) => {
-          if (options.json) {
-            const snippet = options.context === undefined ? {} : { snippet: found.snippet };
-            process.stdout.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
-            return;
-          }
-          process.stdout.write(listLine(s));
-          if (found.snippet) {
-            const { before, match, after } = found.snippet;
-            process.stdout.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
-          }
-        },
+        onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
       });
       reportProblems(problems);
-      if (matched === 0) process.exitCode = 1;
+      if (matched + (await hostsMatched) === 0) process.exitCode = 1;
     });
 
   withLocations(program.command('show'))
@@ -332,8 +397,19 @@ Examples:
     )
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }>();
-      const { session, context, problems } = await findOne(id, options);
-      const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+      const config = readConfig();
+      const { session, context, source, problems } = await findOne(id, options, config);
+      if (source !== null && source.via === 'sessions') {
+        // The host's own `sessions` prints it (its files are there); text from another machine is sanitised here too.
+        const line = remoteArgv(['sessions', 'show', session.id, '--format', options.format, ...(options.system ? ['--system'] : [])]);
+        const run = await runCommand(sshArgv(sshSettings(config), source.host, line, 'batch'));
+        if (run.code !== 0) throw new CliError(`${source.host}: ${failureReason(run, 'sessions show failed')}`);
+        process.stdout.write(options.format === 'json' ? run.stdout : stripControl(run.stdout));
+        return;
+      }
+      const read = await ADAPTERS[session.agent].readSession(groupOf(session), context!);
+      // A mirrored host's transcript is read from the mirror and names its files where they are, on the host.
+      const full = session.mirror === undefined ? read : { ...read, ...pathsOnHost(read, session.mirror) };
       const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom, subagent: session.subagent ?? full.subagent, subagents: session.subagents };
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(withFork, null, 2)}\n`);
       else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(withFork, { includeSystem: options.system }));
@@ -374,7 +450,8 @@ Examples:
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { at?: number; dropLast?: number; name?: string; to?: Agent }>();
       if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
-      const { session, context } = await findOne(id, options);
+      const config = readConfig(); // a config that cannot be read fails the command before anything is written
+      const { session, context, source } = await findOne(id, options, config);
       assertSessionId(session);
       const adapter = ADAPTERS[session.agent];
       const turns = session.userTurns;
@@ -382,14 +459,30 @@ Examples:
       if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
-      const config = readConfig(); // a config that cannot be read fails the command before anything is written
+      if (source !== null) {
+        if (options.to !== undefined && options.to !== session.agent) throw new CliError(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${source.host}`);
+        if (atTurn < 1 || atTurn > turns) throw new CliError(`--at ${atTurn} is out of range: valid turns are 1..${turns}`);
+        try {
+          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}) });
+          if (options.json) {
+            process.stdout.write(`${JSON.stringify({ ...forked.result, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
+          } else {
+            process.stdout.write(`${forked.result.id}\n${source.host}:${safeLine(forked.result.path)}\n`);
+            warn(`forked ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
+          }
+        } catch (error) {
+          if (error instanceof HostActionError || error instanceof ForkRangeError) throw new CliError(error.message);
+          throw error;
+        }
+        return;
+      }
       const to = options.to !== undefined && options.to !== session.agent ? options.to : null;
       try {
         const homes = handoffHomes(locationsFrom(options));
         const result =
           to === null
-            ? await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context)
-            : await handOff(await adapter.readSession(groupOf(session), context), { atTurn, to, branchName: options.name }, homes);
+            ? await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context!)
+            : await handOff(await adapter.readSession(groupOf(session), context!), { atTurn, to, branchName: options.name }, homes);
         const forked = to === null ? { ...session, id: result.id, path: result.path } : { agent: to, id: result.id, path: result.path, cwd: session.cwd, root: homes[to] };
         const resume = resumeCommand(forked, config.resume, { defaultHomes: defaultHomes() });
         if (options.json) {
@@ -426,8 +519,19 @@ Examples:
     )
     .action(async (id: string, agentArgs: string[], _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean }>();
-      const { session } = await findOne(id, options);
       const config = readConfig();
+      const { session, source } = await findOne(id, options, config);
+      if (source !== null) {
+        if (options.here) throw new CliError(`--here runs in this machine's current directory; ${safeLine(session.id)} is on ${safeLine(source.host)}`);
+        const resume = remoteResume(session, source, sshSettings(config), options.prompt === undefined ? config.resume : config.exec, { ...(options.prompt === undefined ? {} : { prompt: options.prompt }), extraArgs: agentArgs });
+        if (options.dryRun) {
+          if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: null, env: {}, host: source.host, remote: resume.remoteLine }, null, 2)}\n`);
+          else process.stdout.write(`${formatCommand({ argv: resume.argv, cwd: null })}\n`);
+          return;
+        }
+        process.exitCode = await launchRemote(resume.argv);
+        return;
+      }
       if (options.dryRun) {
         const resume = buildResume(session, config, options.prompt, agentArgs, options.here ?? false);
         if (options.json) process.stdout.write(`${JSON.stringify({ argv: resume.argv, cwd: resume.cwd, env: resume.env }, null, 2)}\n`);
@@ -472,6 +576,121 @@ export async function launchResume(
   return runInherited(check.executable, command.argv.slice(1), check.cwd, { ...process.env, ...command.env });
 }
 
+/** Run ssh with the terminal handed over (`ssh -t HOST …`); its exit code is the agent's, or 255 when ssh failed. */
+async function launchRemote(argv: readonly string[]): Promise<number> {
+  const executable = findExecutableOrNull(argv[0]!);
+  if (executable === null) {
+    warn(`sessions: \`${argv[0]}\` is not on PATH. The command is:\n  ${formatCommand({ argv, cwd: null })}\n`);
+    return 127;
+  }
+  return runInherited(executable, argv.slice(1), cwd, process.env);
+}
+
+function findExecutableOrNull(command: string): string | null {
+  return findExecutable(command, env, cwd);
+}
+
+/** Search each host: its own `sessions grep` streams matching rows; a mirror is searched here. Resolves to the rows matched. */
+async function grepHosts(
+  hosts: readonly string[],
+  text: string,
+  options: CommonOptions & { ignoreCase?: boolean; agent?: Agent; context?: number },
+  config: Config,
+  scopeDir: string | null,
+  printRow: (s: CatalogSession, found: { readonly matches: number; readonly snippet: Snippet | null }) => void,
+): Promise<number> {
+  if (hosts.length === 0) return 0;
+  const context = hostContext(config, env, homedir(), options.cache !== false);
+  const counts = await Promise.all(
+    hosts.map(async (host) => {
+      const [source] = await loadHosts([host], context);
+      if (source!.status.kind === 'unreachable') {
+        warn(`sessions: warning: host ${safeLine(host)} unreachable: ${source!.status.reason}\n`);
+        return 0;
+      }
+      const accept = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || s.agent === options.agent);
+      if (source!.via === 'mirror' && source!.mirror) {
+        const mirror = source!.mirror;
+        const { matched } = await grepLocations(mirror.locations, text, {
+          ignoreCase: options.ignoreCase ?? false,
+          agents: ['codex', 'claude'],
+          accept: (s) => accept({ ...s, host }),
+          count: options.json === true || options.context !== undefined,
+          ...(options.context === undefined ? {} : { context: options.context }),
+          onMatch: (s, found) => printRow({ ...s, host, mirror: mirror.dir }, found),
+        });
+        return matched;
+      }
+      const line = remoteArgv(['sessions', 'grep', text, '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)])]);
+      let matched = 0;
+      const run = await runCommand(sshArgv(sshSettings(config), host, line, 'batch'), {
+        onLine: (json) => {
+          let value: Record<string, unknown>;
+          try {
+            value = JSON.parse(json) as Record<string, unknown>;
+          } catch {
+            return;
+          }
+          const row = rowFromListJson(value, host);
+          if (row === null || !accept(row)) return;
+          matched++;
+          const snippet = value.snippet as Snippet | null | undefined;
+          const clean = snippet && typeof snippet.match === 'string' ? { before: safeLine(String(snippet.before)), match: safeLine(snippet.match), after: safeLine(String(snippet.after)) } : null;
+          printRow(row, { matches: typeof value.matches === 'number' ? value.matches : 0, snippet: clean as Snippet | null });
+        },
+      });
+      // grep exits 1 when nothing matched: not a failure of the host.
+      if (run.code !== 0 && run.code !== 1) warn(`sessions: warning: host ${safeLine(host)}: ${failureReason(run, 'sessions grep failed')}\n`);
+      return matched;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * `list --watch --json`: this machine's rows as NDJSON, `{"synced":true}`, then each row that changes as the
+ * agents write (`{"removed":"agent:id"}` for one that is gone): what another machine's browser reads over one ssh
+ * connection. Ends when its reader goes away (stdout closed, or the stdin of an ssh channel ended).
+ */
+async function watchList(options: CommonOptions & { agent?: Agent; cwd?: string; all?: boolean }): Promise<void> {
+  const locations = locationsFrom(options);
+  const cache = await openCache(options);
+  const result = await scanCatalog(locations, { ...(options.agent ? { agents: [options.agent] } : {}), ...(cache ? { cache } : {}) });
+  await cache?.save().catch(() => undefined);
+  const scopeDir = options.all ? null : resolve(cwd, options.cwd ?? '.');
+  const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || s.agent === options.agent);
+  const write = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
+  for (const s of result.sessions) if (shown(s)) write(toListJson(s));
+  const watcher = watchCatalog(locations, result.sessions, {
+    context: result.context,
+    ...(cache ? { cache } : {}),
+    onChange: (change) => {
+      for (const s of change.upserted) if (shown(s)) write(toListJson(s));
+      for (const key of change.removed) write({ removed: key });
+    },
+  });
+  // Synced once the watcher is armed: a change from then on is reported.
+  await watcher.ready;
+  write({ synced: true });
+  await new Promise<void>((resolveDone) => {
+    const stop = (): void => resolveDone();
+    process.stdout.once('close', stop);
+    process.once('SIGTERM', stop);
+    process.once('SIGHUP', stop);
+    try {
+      const stat = fstatSync(0);
+      // Over ssh, stdin is the channel: when the other side goes, it ends. (A terminal or /dev/null never does.)
+      if (stat.isFIFO() || stat.isSocket()) {
+        process.stdin.on('end', stop).on('error', stop).resume();
+      }
+    } catch {
+      // no stdin
+    }
+  });
+  await watcher.close();
+  await cache?.save().catch(() => undefined);
+}
+
 /** Columns of a title in text rows; a longer one is cut with `…`. */
 const LIST_TITLE_COLUMNS = 60;
 
@@ -481,7 +700,9 @@ function listLine(s: CatalogSession): string {
   const archived = s.archived ? ' [archived]' : '';
   const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${shortenHome(s.cwd)}\n`;
+  // Another machine's directory is written host:path (its home is not ours: no ~).
+  const where = s.host === undefined ? shortenHome(s.cwd) : `${safeLine(s.host)}:${s.cwd === null ? '-' : safeLine(s.cwd)}`;
+  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${where}\n`;
 }
 
 /** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
@@ -496,10 +717,13 @@ function describeLocations(locations: Locations): string {
 }
 
 /** The `list --json` contract (README): stable field names and types. */
-export function toListJson(s: CatalogSession) {
+export function toListJson(row: CatalogSession) {
+  // A mirrored host's files are read here from the mirror; the row names them where they are: on the host.
+  const s = onHost(row);
   return {
     id: s.id,
     agent: s.agent,
+    host: s.host ?? null,
     path: s.path,
     paths: s.paths,
     cwd: s.cwd,

@@ -7,4 +7,11 @@ import type { SessionSummary } from '../core/model.js';
 export interface CatalogSession extends SessionSummary {
   /** The location root it was found under (a CODEX_HOME, a Claude config dir, a claw workspace). */
   readonly root: string;
+  /** The ssh destination the session lives on (absent: this machine). */
+  readonly host?: string;
+  /**
+   * For a host read through a local mirror: the folder its files were copied into (a path on the host is
+   * this prefix removed). Absent for this machine's sessions and for rows a host's own `sessions` sent.
+   */
+  readonly mirror?: string;
 }

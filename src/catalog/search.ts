@@ -530,7 +530,8 @@ function toDoc(session: CatalogSession, key: string, order: number, shared: Map<
     titleEnd: titleIsPrompt ? titleEnd : folded.length - foldedPrompts.length - 1,
     promptsStart: titleIsPrompt ? 0 : folded.length - foldedPrompts.length,
     name: session.name ? foldOrSame(session.name) : '',
-    cwd: foldShared(session.cwd),
+    // Another machine's rows are found by its name too (`devbox`), as the row shows it: host:cwd.
+    cwd: foldShared(session.host === undefined ? session.cwd : `${session.host}:${session.cwd ?? ''}`),
     gitBranch: foldShared(session.gitBranch),
     id: foldOrSame(session.id),
     order,

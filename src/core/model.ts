@@ -9,12 +9,14 @@ export type Agent = (typeof AGENTS)[number];
 const KEYS = new WeakMap<object, string>();
 
 /** A session's identity: ids are unique per agent only. */
-export function sessionKey(session: { readonly agent: Agent; readonly id: string }): string {
+export function sessionKey(session: { readonly agent: Agent; readonly id: string; readonly host?: string }): string {
   let key = KEYS.get(session);
   if (key === undefined) {
     // join() makes one flat string; a template literal makes a cons string that a Map key later flattens into
     // a second copy (≈ 100 bytes a key, five maps of 100k sessions).
-    key = [session.agent, session.id].join(':');
+    const local = [session.agent, session.id].join(':');
+    // Per machine too: another host's copy of a session is another row.
+    key = session.host === undefined ? local : [session.host, local].join('\u0000');
     KEYS.set(session, key);
   }
   return key;

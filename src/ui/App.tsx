@@ -6,6 +6,7 @@ import { useCatalog } from './hooks/use-catalog.js';
 import { useClock } from './hooks/use-clock.js';
 import { useContentSearch } from './hooks/use-content-search.js';
 import { useForkRunner } from './hooks/use-fork-runner.js';
+import { useHosts } from './hooks/use-hosts.js';
 import { usePreviewLoader } from './hooks/use-preview-loader.js';
 import { useResumeCheck } from './hooks/use-resume-check.js';
 import { useSearch } from './hooks/use-search.js';
@@ -34,7 +35,7 @@ const CLOCK_INTERVAL_MS = 5_000;
 /** The container: one reducer, one useInput, the hooks that talk to the outside world, and the pure Screen. */
 export function App({ services, cwd, homeDir, columns, rows, theme, initialScope, onDecision, now = Date.now }: AppProps) {
   const [state, dispatch] = useReducer(browserReducer, undefined, () =>
-    firstState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd' }, services.cached()),
+    firstState({ size: { columns, rows }, cwd, homeDir, now: now(), scope: initialScope ?? 'cwd', hosts: services.hosts?.names ?? [] }, services.cached()),
   );
   const { exit } = useApp();
 
@@ -48,6 +49,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   }, [columns, rows]);
 
   useCatalog(services, dispatch);
+  useHosts(services, state.hostsRefresh, dispatch);
   useSearch(state.sessions, state.query, dispatch);
   useContentSearch(services, state.query, dispatch);
   useTranscriptLoader(services, state.transcript?.key ?? null, state.transcript?.session ?? null, dispatch);

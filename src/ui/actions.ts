@@ -5,6 +5,7 @@ import type { ScanProgress, CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Session } from '../core/model.js';
+import type { HostStatus } from '../remote/host-source.js';
 import type { ScreenSize } from './geometry.js';
 import type { ContentHit, PreviewData } from './state.js';
 
@@ -15,7 +16,8 @@ export type KeyInfo = Pick<
 >;
 
 export type ResumeOutcome =
-  | { readonly kind: 'go' }
+  /** `remote`: run on the session's host with this ssh argv. */
+  | { readonly kind: 'go'; readonly remote?: { readonly argv: readonly string[] } }
   | { readonly kind: 'ask'; readonly message: string }
   | { readonly kind: 'refuse'; readonly message: string };
 
@@ -82,4 +84,7 @@ export type Action =
   | { readonly type: 'forkFailed'; readonly message: string }
   | { readonly type: 'back' }
   | { readonly type: 'previewLoaded'; readonly preview: PreviewData }
-  | { readonly type: 'dismissNotice' };
+  | { readonly type: 'dismissNotice' }
+  /** A host's status, and when its rows changed all of them (they replace the host's rows: the local ones stay). */
+  | { readonly type: 'hostUpdate'; readonly host: string; readonly status: HostStatus; readonly sessions: readonly CatalogSession[] | null }
+  | { readonly type: 'refreshHosts' };

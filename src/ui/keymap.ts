@@ -86,6 +86,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       if (input === '>') return { type: 'toggleContent' };
       if (input === 's') return { type: 'toggleSort' };
       if (input === 'r') return { type: 'resume' };
+      if (input === 'R') return { type: 'refreshHosts' };
       if (input === '?') return { type: 'showHelp' };
       if (input === '!') return { type: 'showProblems' };
       if (input === 'q') return { type: 'quit' };
@@ -166,6 +167,7 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: 'Tab a', what: 'this dir ↔ all dirs' },
       { keys: 's', what: 'sort updated ↔ created' },
       { keys: 'r', what: 'resume in the agent' },
+      { keys: 'R', what: 'read the hosts again' },
       { keys: '!', what: 'scan problems' },
       { keys: 'q Ctrl-C', what: 'quit' },
     ],

@@ -45,11 +45,12 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       // Unvalidated sessions from the persisted catalog (its first screen, then all of it): something to look at
       // while the scan runs. Once the scan is done it has the last word.
       if (!state.loading) return state;
-      const sessions = sortSessions(action.sessions, state.sort);
+      const sessions = sortSessions([...action.sessions, ...hostRows(state)], state.sort);
       return withRows({ ...state, sessions, byKey: keyed(sessions), ...initialScope(state, sessions) }, state.sessions.length > 0 ? 'keep' : 'top');
     }
     case 'scanDone': {
-      const sessions = sortSessions(action.sessions, state.sort);
+      // Hosts' rows arrive on their own and are not this machine's scan's to replace.
+      const sessions = sortSessions([...action.sessions, ...hostRows(state)], state.sort);
       return withRows(
         { ...state, loading: null, sessions, byKey: keyed(sessions), problems: action.problems, ...initialScope(state, sessions) },
         state.sessions.length > 0 ? 'keep' : 'top',
@@ -118,7 +119,10 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       return session ? { ...state, resumeRequest: session } : state;
     }
     case 'resumeChecked':
-      if (action.outcome.kind === 'go') return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session } };
+      if (action.outcome.kind === 'go') {
+        const remote = action.outcome.remote;
+        return { ...state, resumeRequest: null, decision: { kind: 'resume', session: action.session, ...(remote ? { remote } : {}) } };
+      }
       if (action.outcome.kind === 'refuse') return { ...state, resumeRequest: null, notice: { text: action.outcome.message, tone: 'error' } };
       return {
         ...state,
@@ -198,7 +202,23 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       return action.preview.key === state.selectedKey ? { ...state, preview: action.preview } : state;
     case 'dismissNotice':
       return { ...state, notice: null };
+    case 'hostUpdate': {
+      const known = state.hosts.some((host) => host.name === action.host);
+      const view = { name: action.host, status: action.status };
+      const hosts = known ? state.hosts.map((host) => (host.name === action.host ? view : host)) : [...state.hosts, view];
+      if (action.sessions === null) return { ...state, hosts };
+      const kept = new Set(action.sessions.map(sessionKey));
+      const removed = state.sessions.filter((session) => session.host === action.host && !kept.has(sessionKey(session))).map(sessionKey);
+      return catalogChanged({ ...state, hosts }, action.sessions, removed);
+    }
+    case 'refreshHosts':
+      if (state.hosts.length === 0) return { ...state, notice: { text: 'no hosts to read: name them with --host or "hosts" in the config', tone: 'info' } };
+      return { ...state, hostsRefresh: state.hostsRefresh + 1, notice: null };
   }
+}
+
+function hostRows(state: BrowserState): CatalogSession[] {
+  return state.hosts.length === 0 ? [] : state.sessions.filter((session) => session.host !== undefined);
 }
 
 export function sortSessions(sessions: readonly CatalogSession[], sort: SortKey): CatalogSession[] {

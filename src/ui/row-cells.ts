@@ -145,10 +145,21 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
   push(cell(highlight(titleCell, titleRanges, titleStyle, match), titleCell.width, columns.title));
 
   if (columns.cwd > 0) {
-    const cwd = safeLine(tildePath(session.cwd, homeDir));
-    const shift = session.cwd ? session.cwd.length - cwd.length : 0;
-    const cwdCell = fit(cwd, columns.cwd - 1, 'start');
-    push(cell(highlight(cwdCell, hit?.cwd, { color: theme.dim }, match, shift), cwdCell.width, columns.cwd));
+    if (session.host === undefined) {
+      const cwd = safeLine(tildePath(session.cwd, homeDir));
+      const shift = session.cwd ? session.cwd.length - cwd.length : 0;
+      const cwdCell = fit(cwd, columns.cwd - 1, 'start');
+      push(cell(highlight(cwdCell, hit?.cwd, { color: theme.dim }, match, shift), cwdCell.width, columns.cwd));
+    } else {
+      // Another machine's directory is host:path (its home is not this one's: no ~), the host always in sight
+      // (a long path is cut at its start); search matched both as one field.
+      const name = `${session.host}:`;
+      const room = columns.cwd - 1;
+      const hostCell = fit(safeLine(name), Math.max(1, Math.min(name.length, Math.floor(room / 2))));
+      const pathCell = fit(safeLine(session.cwd ?? '-'), room - hostCell.width, 'start');
+      const segments = [...highlight(hostCell, hit?.cwd, { color: theme.dim }, match), ...highlight(pathCell, hit?.cwd, { color: theme.dim }, match, name.length)];
+      push(cell(segments, hostCell.width + pathCell.width, columns.cwd));
+    }
   }
   if (columns.branch > 0) {
     const branch = fit(safeLine(session.gitBranch ?? ''), columns.branch - 1);

@@ -4,6 +4,7 @@ import { render, useStdout } from 'ink';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Locations } from '../catalog/locations.js';
 import type { Config } from '../config.js';
+import type { HostContext } from '../remote/host-source.js';
 import { App } from './App.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
 import { ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN } from './prepaint.js';
@@ -26,6 +27,8 @@ export interface TuiOptions {
   readonly initialScope?: Scope;
   /** The caller already switched to the alternate screen and painted the first rows there (prepaint.ts). */
   readonly screenEntered?: boolean;
+  /** Other machines to read over ssh beside this one. */
+  readonly hosts?: { readonly names: readonly string[]; readonly context: HostContext; readonly refreshMs: number };
 }
 
 /**
@@ -86,6 +89,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     cachePath: options.cachePath ?? null,
     cacheHead: options.cacheHead ?? null,
     ...(collectGarbage ? { collectGarbage } : {}),
+    ...(options.hosts ? { hosts: options.hosts } : {}),
   });
   let decision: TuiDecision = { kind: 'quit' };
   if (!options.screenEntered) stdout.write(ENTER_ALT_SCREEN + CURSOR_HOME);

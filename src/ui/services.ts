@@ -20,6 +20,8 @@ import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { tildePath } from '../core/text.js';
+import { forkOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
+import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 
 export interface ForkOutcome {
   readonly session: CatalogSession;
@@ -58,6 +60,23 @@ export interface TuiServices {
    * found, then `onDone` (with an error message if the search failed). Returns a function that stops it.
    */
   grep?(text: string, onHit: (hit: ContentHit) => void, onDone: (error: string | null) => void): () => void;
+  /** Other machines, read over ssh while the local list is on screen. */
+  readonly hosts?: HostsService;
+}
+
+export interface HostUpdate {
+  readonly host: string;
+  readonly status: HostStatus;
+  /** All of the host's rows (null: only its status changed). */
+  readonly sessions: readonly CatalogSession[] | null;
+}
+
+export interface HostsService {
+  readonly names: readonly string[];
+  /** How often the hosts are read again (a mirror re-syncs; a lost connection is made again). */
+  readonly refreshMs: number;
+  /** Connect to every host at once; updates arrive as each answers. */
+  start(onUpdate: (update: HostUpdate) => void): { refresh(): void; stop(): void };
 }
 
 /** Characters of text each side of a content-search match (the row shows what fits). */
@@ -80,6 +99,8 @@ export interface ServiceOptions {
    * ready) and the user has not pressed a key for a moment, so the pages that setup's garbage took go back.
    */
   readonly collectGarbage?: () => void;
+  /** Other machines to read over ssh, and how. */
+  readonly hosts?: { readonly names: readonly string[]; readonly context: HostContext; readonly refreshMs: number };
 }
 
 /** No key for this long before the settled catalog's one full collection runs (it pauses the process briefly). */
@@ -121,6 +142,13 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     return cache;
   };
 
+  const sources = new Map<string, HostSource>();
+  const sourceOf = (session: CatalogSession): HostSource => {
+    const source = session.host === undefined ? undefined : sources.get(session.host);
+    if (!source) throw new Error(`${session.host ?? 'this machine'} is not being read`);
+    return source;
+  };
+  const hostOptions = options.hosts;
   /** A hand-off: the whole transcript (never the clipped one on screen) written as a new session of `target`. */
   const handOffSession = async (session: CatalogSession, atTurn: number, name: string, target: Agent, now: Date, ctx: ScanContext): Promise<ForkOutcome> => {
     const full = await ADAPTERS[session.agent].readSession(groupOf(session), ctx);
@@ -142,6 +170,36 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     noteActivity() {
       lastActivity = Date.now();
     },
+    ...(hostOptions && hostOptions.names.length > 0
+      ? {
+          hosts: {
+            names: hostOptions.names,
+            refreshMs: hostOptions.refreshMs,
+            start(onUpdate) {
+              for (const name of hostOptions.names) {
+                let lastRows: readonly CatalogSession[] | null = null;
+                const source = new HostSource(name, hostOptions.context, (changed) => {
+                  const rows = changed.sessions();
+                  // Rows are sent when they changed (a status change alone sends none).
+                  const same = lastRows !== null && lastRows.length === rows.length && rows.every((row, i) => row === lastRows![i]);
+                  lastRows = rows;
+                  onUpdate({ host: name, status: changed.status, sessions: same ? null : rows });
+                });
+                sources.set(name, source);
+                void source.load(true);
+              }
+              return {
+                refresh: () => {
+                  for (const source of sources.values()) void source.refresh();
+                },
+                stop: () => {
+                  for (const source of sources.values()) source.close();
+                },
+              };
+            },
+          },
+        }
+      : {}),
 
     cached() {
       return options.cacheHead ?? [];
@@ -191,6 +249,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     },
 
     loadSession(session, onPartial) {
+      if (session.host !== undefined) {
+        const source = sourceOf(session);
+        return transcripts.load(sessionKey(session), `${session.updatedAt}:${session.userTurns}:${session.size}`, transcriptBytes, () =>
+          readOnHost(session, source, hostOptions!.context.settings, { clip: { clip: DISPLAY_CLIP_LIMITS } }),
+        );
+      }
       const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
       // Clipped: the screen shows a few KiB of each tool output; a 200 MB session is read in tens of MB.
       return transcripts.load(sessionKey(session), version, transcriptBytes, async () => {
@@ -200,6 +264,29 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
     async fork(session, atTurn, branchName, target = session.agent) {
       assertSessionId(session);
+      if (session.host !== undefined) {
+        if (target !== session.agent) throw new Error(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${session.host}`);
+        const source = sourceOf(session);
+        const name = branchName.trim();
+        const now = options.now?.() ?? new Date();
+        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}) });
+        // Shown at once as the host will list it (its next read brings the row it indexed).
+        const path = source.mirror ? `${source.mirror.dir}${result.path}` : result.path;
+        const forked: CatalogSession = {
+          ...session,
+          id: result.id,
+          path,
+          paths: [path],
+          userTurns: result.keptUserTurns,
+          createdAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+          forkedFrom: session.id,
+          fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
+          archived: false,
+        };
+        void source.refresh();
+        return { session: forked, resumeCommand: formatCommand({ argv: resume.argv, cwd: null }) };
+      }
       const ctx = await scanned;
       const name = branchName.trim();
       const now = options.now?.() ?? new Date();
@@ -248,6 +335,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     checkResume(session) {
       const problem = sessionIdProblem(session);
       if (problem !== null) return { kind: 'refuse', message: `cannot resume: ${problem}` };
+      if (session.host !== undefined) {
+        // The host checks its own directories and agents when the command runs there.
+        return { kind: 'go', remote: { argv: remoteResume(session, sourceOf(session), hostOptions!.context.settings, config.resume).argv } };
+      }
       const check = checkLaunch(resumeCommand(session, config.resume), env, null);
       if (check.ok || check.reason === 'not-found') return { kind: 'go' }; // the CLI prints the command when the agent is missing
       if (check.reason === 'no-cwd') return { kind: 'ask', message: 'This session recorded no working directory.' };

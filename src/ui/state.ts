@@ -1,4 +1,5 @@
 import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
+import type { HostStatus } from '../remote/host-source.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
@@ -7,7 +8,10 @@ import type { ScreenSize } from './geometry.js';
 import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
 
 /** What the TUI hands back to the CLI when it exits: the CLI, not the UI, runs the agent. */
-export type TuiDecision = { readonly kind: 'quit' } | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean };
+export type TuiDecision =
+  | { readonly kind: 'quit' }
+  /** `remote`: the session is on another machine; the CLI runs this ssh argv (`ssh -t HOST …`) with the terminal. */
+  | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean; readonly remote?: { readonly argv: readonly string[] } };
 
 export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
 
@@ -108,8 +112,18 @@ export interface Notice {
   readonly tone: 'info' | 'success' | 'error';
 }
 
+/** Another machine whose sessions are listed, and how reading it goes. */
+export interface HostView {
+  readonly name: string;
+  readonly status: HostStatus;
+}
+
 export interface BrowserState {
   readonly size: ScreenSize;
+  /** The hosts read over ssh (their rows carry `host`), in the order named. */
+  readonly hosts: readonly HostView[];
+  /** Bumped by `R`: the hosts are read again. */
+  readonly hostsRefresh: number;
   readonly now: number;
   readonly cwd: string;
   readonly homeDir: string;
@@ -165,11 +179,15 @@ export interface InitialOptions {
   readonly now: number;
   /** 'all' is the user's choice (`--all`) and is kept; 'cwd' falls back to all when the directory has none. */
   readonly scope?: Scope;
+  /** Other machines to read (shown as connecting until they answer). */
+  readonly hosts?: readonly string[];
 }
 
 export function initialState(options: InitialOptions): BrowserState {
   return {
     size: options.size,
+    hosts: (options.hosts ?? []).map((name) => ({ name, status: { kind: 'connecting' } })),
+    hostsRefresh: 0,
     now: options.now,
     cwd: options.cwd,
     homeDir: options.homeDir,

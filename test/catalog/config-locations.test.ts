@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentDefaultHomes, resolveLocations, selfAndAncestors, type LocationOptions } from '../../src/catalog/locations.js';
-import { configPath, loadConfig } from '../../src/config.js';
+import { configPath, DEFAULT_HOST_SETTINGS, loadConfig } from '../../src/config.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { checkLaunch, findExecutable, formatCommand, shellQuote } from '../../src/launch.js';
 
@@ -57,7 +57,7 @@ describe('config', () => {
   });
 
   it('uses the defaults when there is no file', () => {
-    expect(loadConfig(join(dir, 'none.json'))).toEqual({ resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null });
+    expect(loadConfig(join(dir, 'none.json'))).toEqual({ resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, ...DEFAULT_HOST_SETTINGS, source: null });
   });
 
   it('overrides one agent and keeps the others', async () => {

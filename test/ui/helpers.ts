@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import type { CatalogSession } from '../../src/catalog/scan.js';
 import type { Message, Session } from '../../src/core/model.js';
+import { DEFAULT_HOST_SETTINGS } from '../../src/config.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { createTuiServices, type TuiServices } from '../../src/ui/services.js';
 
@@ -85,7 +86,7 @@ export function fixtureServices(
   const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
   return createTuiServices({
     locations,
-    config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null },
+    config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, ...DEFAULT_HOST_SETTINGS, source: null },
     homeDir: home,
     env: options.env ?? {},
     ...(options.now ? { now: options.now } : {}),

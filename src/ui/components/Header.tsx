@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ScanProgress } from '../../catalog/scan.js';
+import type { HostStatus } from '../../remote/host-source.js';
 import { oneLine, safeLine, tildePath } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
@@ -79,11 +80,30 @@ export function Header({ state, width }: HeaderProps) {
               {` · sort: ${state.sort}`}
             </Text>
             {state.watching ? <Text color={theme.live}>{' · live'}</Text> : ''}
+            {state.hosts.map((host) => (
+              <Text key={host.name} color={host.status.kind === 'unreachable' ? theme.error : theme.dim}>
+                {` · ${safeLine(host.name)}: ${hostStatusText(host.status)}`}
+              </Text>
+            ))}
           </Text>
         )}
       </Text>
     </Box>
   );
+}
+
+/** A host's state in the header: connecting…, syncing…, 12 sessions, unreachable: the reason. */
+export function hostStatusText(status: HostStatus): string {
+  switch (status.kind) {
+    case 'connecting':
+      return 'connecting…';
+    case 'syncing':
+      return 'syncing…';
+    case 'ready':
+      return `${status.sessions} session${status.sessions === 1 ? '' : 's'}`;
+    case 'unreachable':
+      return `unreachable: ${status.reason}`;
+  }
 }
 
 /** "3 sessions, 17 matches of \"text\" in transcripts (searching…)", or what is missing before it can start. */

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// Hosts over ssh (issue 14's targets), on this machine through a real sshd on 127.0.0.1 (its own config, host key
+// and client key in a temp dir; stopped at the end). The "host" is the benchmark home itself: its sshd sets
+// HOME to it, so nothing is copied.
+//   node bench/hosts.mjs --home DIR [--runs R]   → one JSON line
+// Figures: `ssh HOST true`; the host's own warm `sessions list --json --all` (run as the host would);
+// `sessions list --json --host HOST` through the host's `sessions` (rows appear = the command returns them);
+// and for a host without `sessions`: the first mirror sync + index, a second one with nothing changed, and one
+// no-op `rsync` round trip of the same folders.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, timeProcess } from './lib.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+const HOME = resolve(opt('--home'));
+const RUNS = Number(opt('--runs', 3));
+const PRODUCT = process.env.SESSIONS_BENCH_PRODUCT || root;
+const CLI = join(PRODUCT, 'bin', 'sessions.js');
+const NODE = process.execPath;
+
+const dir = mkdtempSync(join(tmpdir(), 'sessions-bench-hosts-'));
+const servers = [];
+try {
+  const keygen = (name) => spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
+  keygen('host_key');
+  keygen('client_key');
+  copyFileSync(join(dir, 'client_key.pub'), join(dir, 'authorized_keys'));
+  chmodSync(join(dir, 'authorized_keys'), 0o600);
+  if (process.getuid?.() === 0) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const withBin = join(dir, 'bin-with');
+  mkdirSync(withBin);
+  writeFileSync(join(withBin, 'sessions'), `#!/bin/sh\nexec '${NODE}' '${CLI}' "$@"\n`);
+  chmodSync(join(withBin, 'sessions'), 0o755);
+  const hostCache = join(dir, 'host-cache');
+  const client = [];
+  for (const [name, bin] of [['with-sessions', withBin], ['mirror-only', join(dir, 'bin-without')]]) {
+    mkdirSync(bin, { recursive: true });
+    const port = await freePort();
+    const config = join(dir, `${name}.sshd_config`);
+    writeFileSync(config, [
+      'ListenAddress 127.0.0.1', `Port ${port}`, `HostKey ${join(dir, 'host_key')}`, `PidFile ${join(dir, `${name}.pid`)}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no', 'PermitRootLogin prohibit-password', 'PrintMotd no', 'UseDNS no',
+      `SetEnv HOME=${HOME} XDG_CACHE_HOME=${hostCache} PATH=${bin}:${dirname(NODE)}:/usr/bin:/bin`, 'LogLevel ERROR', '',
+    ].join('\n'));
+    servers.push(spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: 'ignore' }));
+    await waitForPort(port);
+    client.push(`Host ${name}`, '  HostName 127.0.0.1', `  Port ${port}`, `  User ${userInfo().username}`, `  IdentityFile ${join(dir, 'client_key')}`,
+      '  IdentitiesOnly yes', '  IdentityAgent none', `  UserKnownHostsFile ${join(dir, 'known_hosts')}`, '  StrictHostKeyChecking no', '  LogLevel ERROR');
+  }
+  const sshConfig = join(dir, 'ssh_config');
+  writeFileSync(sshConfig, `${client.join('\n')}\n`);
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ ssh: ['ssh', '-F', sshConfig] }));
+  const localEnv = (xdg) => ({ PATH: process.env.PATH, HOME: join(dir, 'local-home'), XDG_CACHE_HOME: xdg, SESSIONS_CONFIG: configFile });
+  const hostEnv = { PATH: `${withBin}:${process.env.PATH}`, HOME, XDG_CACHE_HOME: hostCache };
+  const times = (fn) => { const out = []; for (let i = 0; i < RUNS; i++) out.push(fn(i)); return out; };
+  const ok = (r, what) => { if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr.slice(0, 400)}`); return r; };
+
+  const sshTrue = times(() => ok(timeProcess('ssh', ['-F', sshConfig, 'with-sessions', 'true']), 'ssh true').ms);
+  ok(timeProcess(NODE, [CLI, 'list', '--json', '--all'], { env: hostEnv, cwd: dir }), 'host cold list'); // warm the host's cache
+  const hostList = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all'], { env: hostEnv, cwd: dir, captureStdout: true }), 'host list'));
+  const hostRows = JSON.parse(hostList[0].stdout).length;
+  const viaSessions = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'with-sessions'], { env: localEnv(join(dir, 'xdg-local')), cwd: dir, captureStdout: true }), 'list --host with-sessions'));
+  const viaRows = JSON.parse(viaSessions[0].stdout).length;
+
+  const xdgMirror = join(dir, 'xdg-mirror');
+  const mirrorFirst = ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir, captureStdout: true }), 'first mirror');
+  const mirrorRows = JSON.parse(mirrorFirst.stdout).length;
+  const mirrorSecond = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir }), 'second mirror').ms);
+  // The same rsync the second sync runs, alone: nothing to send, one round trip.
+  const target = join(dir, 'rsync-noop');
+  const sources = [join(HOME, '.codex/sessions'), join(HOME, '.codex/archived_sessions'), join(HOME, '.codex/session_index.jsonl'), join(HOME, '.claude/projects')].map((p) => `mirror-only:${p}`);
+  const rsyncArgs = ['-rt', '--relative', '--ignore-missing-args', '-e', `ssh -F ${sshConfig} -T -o BatchMode=yes`, '--', ...sources, `${target}/`];
+  mkdirSync(target);
+  ok(timeProcess('rsync', rsyncArgs), 'rsync first');
+  const rsyncNoop = times(() => ok(timeProcess('rsync', rsyncArgs), 'rsync no-op').ms);
+
+  process.stdout.write(`${JSON.stringify({
+    runs: RUNS,
+    hostRows, viaRows, mirrorRows,
+    sshTrueMs: median(sshTrue), hostWarmListMs: median(hostList.map((r) => r.ms)), viaSessionsMs: median(viaSessions.map((r) => r.ms)),
+    mirrorFirstMs: mirrorFirst.ms, mirrorSecondMs: median(mirrorSecond), rsyncNoopMs: median(rsyncNoop),
+  })}\n`);
+} finally {
+  for (const child of servers) child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => res(port)); });
+  });
+}
+
+async function waitForPort(port) {
+  for (const deadline = Date.now() + 15000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+    const up = await new Promise((res) => { const s = connect(port, '127.0.0.1'); s.once('connect', () => { s.destroy(); res(true); }); s.once('error', () => res(false)); });
+    if (up) return;
+  }
+  throw new Error(`sshd did not start on ${port}`);
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, unlink } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { groupOf, type CatalogSession } from '../catalog/scan.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import type { ForkResult } from '../core/formats/types.js';
+import type { Session } from '../core/model.js';
+import { resumeCommand, type ResumeTemplates } from '../core/resume.js';
+import { assertSessionId } from '../core/session-id.js';
+import { hostPath, type HostSource } from './host-source.js';
+import { remoteArgv, remoteLaunchLine, remoteQuote } from './remote-shell.js';
+import { failureReason, runCommand, sshArgv, type SshSettings } from './ssh.js';
+
+/** A host could not do what was asked (the reason is what ssh, the host's `sessions` or rsync said). */
+export class HostActionError extends Error {}
+
+export interface RemoteResume {
+  /** The local ssh argv: `ssh -t … HOST '<remote line>'`. */
+  readonly argv: readonly string[];
+  /** What the host's shell runs. */
+  readonly remoteLine: string;
+}
+
+/**
+ * Resume a host's session there, in a terminal. A host with `sessions` runs its own `sessions resume ID` (its
+ * config, its homes); a mirrored host gets the agent's resume command built here, in the recorded cwd, with
+ * the variable that points the agent at a home it would not look in by itself, quoted once for its shell.
+ */
+export function remoteResume(
+  session: CatalogSession,
+  source: HostSource,
+  settings: SshSettings,
+  templates: ResumeTemplates,
+  options: { readonly prompt?: string; readonly extraArgs?: readonly string[] } = {},
+): RemoteResume {
+  assertSessionId(session);
+  const extra = options.extraArgs ?? [];
+  let remoteLine: string;
+  if (source.via === 'mirror' && source.mirror) {
+    const { remote } = source.mirror;
+    const onHost = { ...session, path: hostPath(source.mirror.dir, session.path), root: hostPath(source.mirror.dir, session.root) };
+    const command = resumeCommand(onHost, templates, {
+      ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+      extraArgs: extra,
+      defaultHomes: { codex: remote.codexHome, claude: remote.claudeDir },
+    });
+    remoteLine = remoteLaunchLine(command);
+  } else {
+    remoteLine = remoteArgv(['sessions', 'resume', session.id, ...(options.prompt === undefined ? [] : ['--prompt', options.prompt]), ...(extra.length > 0 ? ['--', ...extra] : [])]);
+  }
+  return { argv: sshArgv(settings, source.host, remoteLine, 'terminal'), remoteLine };
+}
+
+export interface HostFork {
+  /** Paths are the host's. */
+  readonly result: ForkResult;
+  /** How to resume the fork: the ssh command to run here. */
+  readonly resume: RemoteResume;
+}
+
+/**
+ * Fork a host's session on the host. With `sessions` there, its own `sessions fork` writes it. A mirrored host's
+ * fork is built here from the mirror, by the agent's adapter, and placed on the host under a temp name, then
+ * linked to its final name (a link never replaces a file that is there) and the temp name removed.
+ */
+export async function forkOnHost(
+  session: CatalogSession,
+  source: HostSource,
+  settings: SshSettings,
+  templates: ResumeTemplates,
+  request: { readonly atTurn: number; readonly branchName?: string; readonly now?: Date },
+): Promise<HostFork> {
+  assertSessionId(session);
+  if (source.via === 'mirror' && source.mirror) return forkFromMirror(session, source, settings, templates, request);
+  const line = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), '--json']);
+  const run = await runCommand(sshArgv(settings, source.host, line, 'batch'));
+  if (run.code !== 0) throw new HostActionError(`${source.host}: ${failureReason(run, 'sessions fork failed')}`);
+  const value = parseJson(run.stdout);
+  const resume = isRecord(value) && isRecord(value.resume) ? value.resume : null;
+  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.path !== 'string' || resume === null || !isStringArray(resume.argv)) {
+    throw new HostActionError(`${source.host}: sessions fork printed no fork: ${run.stdout.slice(0, 200)}`);
+  }
+  const result: ForkResult = {
+    agent: session.agent,
+    id: value.id,
+    path: value.path,
+    parentId: typeof value.parentId === 'string' ? value.parentId : session.id,
+    keptUserTurns: typeof value.keptUserTurns === 'number' ? value.keptUserTurns : 0,
+  };
+  const env = isRecord(resume.env) ? Object.fromEntries(Object.entries(resume.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
+  const remoteLine = remoteLaunchLine({ argv: resume.argv, cwd: typeof resume.cwd === 'string' ? resume.cwd : null, env });
+  return { result, resume: { argv: sshArgv(settings, source.host, remoteLine, 'terminal'), remoteLine } };
+}
+
+async function forkFromMirror(
+  session: CatalogSession,
+  source: HostSource,
+  settings: SshSettings,
+  templates: ResumeTemplates,
+  request: { readonly atTurn: number; readonly branchName?: string; readonly now?: Date },
+): Promise<HostFork> {
+  const mirror = source.mirror!;
+  if (mirror.context === null) throw new HostActionError(`${source.host}: the mirror is not indexed yet`);
+  if (session.agent === 'codex' && request.branchName) {
+    throw new HostActionError(`${source.host}: a Codex fork's name goes into the host's session_index.jsonl, which is written only by sessions on the host; fork without a name, or install sessions there`);
+  }
+  const local = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, mirror.context);
+  const target = hostPath(mirror.dir, local.path);
+  try {
+    await placeOnHost(source.host, settings, target, await readFile(local.path));
+  } catch (error) {
+    await unlink(local.path).catch(() => undefined); // not on the host: not in its mirror either
+    throw error;
+  }
+  const result = { ...local, path: target };
+  const forked: CatalogSession = { ...session, id: local.id, path: local.path, paths: [local.path] };
+  return { result, resume: remoteResume(forked, source, settings, templates) };
+}
+
+/** Write a new file on a host: a temp name in its folder, then a hard link to the final name (never replacing one), mode 0600. */
+export async function placeOnHost(host: string, settings: SshSettings, path: string, bytes: Buffer): Promise<void> {
+  const dir = posix.dirname(path);
+  const temp = posix.join(dir, `.${posix.basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const line = `umask 077 && mkdir -p ${remoteQuote(dir)} && cat > ${remoteQuote(temp)} && ln ${remoteQuote(temp)} ${remoteQuote(path)}; s=$?; rm -f ${remoteQuote(temp)}; exit $s`;
+  const run = await runCommand(sshArgv(settings, host, line, 'batch'), { input: bytes });
+  if (run.code !== 0) throw new HostActionError(`${host}: cannot write ${path}: ${failureReason(run, 'ssh failed')}`);
+}
+
+/** A host's transcript: read from the mirror, or `sessions show --format json` on the host. */
+export async function readOnHost(session: CatalogSession, source: HostSource, settings: SshSettings, options: { readonly clip?: Parameters<(typeof ADAPTERS)['codex']['readSession']>[2] } = {}): Promise<Session> {
+  if (source.via === 'mirror' && source.mirror?.context) {
+    return ADAPTERS[session.agent].readSession(groupOf(session), source.mirror.context, options.clip);
+  }
+  assertSessionId(session);
+  const run = await runCommand(sshArgv(settings, source.host, remoteArgv(['sessions', 'show', session.id, '--format', 'json']), 'batch'));
+  if (run.code !== 0) throw new HostActionError(`${source.host}: ${failureReason(run, 'sessions show failed')}`);
+  const value = parseJson(run.stdout);
+  if (!isRecord(value) || !Array.isArray(value.messages)) throw new HostActionError(`${source.host}: sessions show printed no transcript`);
+  return value as unknown as Session;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((one) => typeof one === 'string');
+}
