@@ -12,7 +12,8 @@ const RANK_SLICE_MS = 8;
 /**
  * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
  * keystrokes that arrive before it runs; results come back as `searchResults` actions (the first page at once,
- * the complete ranking when fuse.js has scored every candidate).
+ * every match with the final count once the walk is over, the complete ranking when fuse.js has scored every
+ * candidate).
  */
 export function useSearch(sessions: readonly CatalogSession[], query: string, dispatch: Dispatch<Action>): void {
   const index = useMemo(() => new SearchIndex(), []);
@@ -31,10 +32,19 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
       syncIndex(index, indexed, sessions);
       // The first page is ranked at once; the rest in slices between keystrokes, so typing never waits.
       const run = index.begin(trimmed);
-      dispatch({ type: 'searchResults', query: trimmed, hits: run.hits(), pending: run.pending });
+      // Once the walk knows how many match, the list holds all of them (those not ranked yet after the ranked
+      // ones) and the count is final; the order of the unranked tail settles when the ranking is over.
+      const send = (): void => {
+        const count = run.count;
+        dispatch({ type: 'searchResults', query: trimmed, hits: count === null || run.done ? run.hits() : [...run.hits(), ...run.unrankedHits()], pending: run.done ? 0 : run.pending, counted: count !== null });
+      };
+      send();
+      let counted = run.count !== null;
       const rankMore = (): void => {
-        if (run.step(RANK_SLICE_MS)) dispatch({ type: 'searchResults', query: trimmed, hits: run.hits(), pending: 0 });
-        else handle = setImmediate(rankMore);
+        const done = run.step(RANK_SLICE_MS);
+        if (done || (!counted && run.count !== null)) send();
+        counted = run.count !== null;
+        if (!done) handle = setImmediate(rankMore);
       };
       if (!run.done) handle = setImmediate(rankMore);
     });
