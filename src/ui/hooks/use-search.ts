@@ -9,6 +9,9 @@ const INDEX_DELAY_MS = 30;
 /** Ranking the rest of a query's candidates yields to input this often. */
 const RANK_SLICE_MS = 8;
 
+/** Ranking a counted query's tail starts once no key came for this long. */
+const TAIL_RANK_DELAY_MS = 300;
+
 /**
  * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
  * keystrokes that arrive before it runs; results come back as `searchResults` actions (the first page at once,
@@ -28,6 +31,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
     const trimmed = query.trim();
     // `>text` searches inside the transcripts (use-content-search.ts), not the catalog.
     if (trimmed === '' || trimmed.startsWith('>')) return;
+    let tail: NodeJS.Timeout | undefined;
     let handle = setImmediate(() => {
       syncIndex(index, indexed, sessions);
       // The first page is ranked at once; the rest in slices between keystrokes, so typing never waits.
@@ -40,15 +44,31 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
       };
       send();
       let counted = run.count !== null;
+      const rankTail = (): void => {
+        tail = setTimeout(() => (handle = setImmediate(rankMore)), TAIL_RANK_DELAY_MS);
+      };
+      // Until the count is known, slices follow each other; the rest (the order of the list's tail, below the
+      // ranked first page) waits until typing pauses: the next keystroke would throw that work away.
       const rankMore = (): void => {
         const done = run.step(RANK_SLICE_MS);
-        if (done || (!counted && run.count !== null)) send();
-        counted = run.count !== null;
-        if (!done) handle = setImmediate(rankMore);
+        const countedNow = !counted && run.count !== null;
+        if (done || countedNow) send();
+        if (done) return;
+        if (countedNow) {
+          counted = true;
+          rankTail();
+        } else {
+          handle = setImmediate(rankMore);
+        }
       };
-      if (!run.done) handle = setImmediate(rankMore);
+      if (run.done) return;
+      if (counted) rankTail();
+      else handle = setImmediate(rankMore);
     });
-    return () => clearImmediate(handle);
+    return () => {
+      clearImmediate(handle);
+      clearTimeout(tail);
+    };
   }, [index, sessions, query, dispatch]);
 }
 
