@@ -29,8 +29,9 @@ const yogaWithoutFetch = {
  * Ink measures and tokenizes every text of every frame again: `renderNodeToOutput` asks `widestLine` for each
  * text node's width (string-width: a regular expression per grapheme), and each frame's `Output` starts with
  * empty caches of the lines it tokenizes and the widths it measures. A keystroke changes a line or two of a
- * 48-line screen, so most of a frame's time went to measuring the same strings again. Both become caches that
- * live across frames (bounded: emptied when they hold too many strings).
+ * 48-line screen, so most of a frame's time went to measuring the same strings again; and each line inside a
+ * box that clips is cut again with slice-ansi. These become caches that live across frames (bounded: emptied
+ * when they hold too many strings).
  */
 const FRAME_CACHE_LIMIT = 20000;
 const inkFrameCaches = {
@@ -71,12 +72,28 @@ const renderNodeToOutput = (node, output, options) => {`,
           'export default class Output {',
           `let sharedCaches = null;
 const frameCaches = () => {
-    if (sharedCaches === null || sharedCaches.styledChars.size + sharedCaches.widths.size + sharedCaches.blockWidths.size >= ${FRAME_CACHE_LIMIT}) sharedCaches = new OutputCaches();
+    if (sharedCaches === null || sharedCaches.styledChars.size + sharedCaches.widths.size + sharedCaches.blockWidths.size + sharedCaches.slices.size >= ${FRAME_CACHE_LIMIT}) sharedCaches = new OutputCaches();
     return sharedCaches;
 };
 export default class Output {`,
         ],
         ['caches = new OutputCaches();', 'caches = frameCaches();'],
+        // a line inside a box that clips (overflow hidden) is cut with slice-ansi, which tokenizes it: once
+        ['return sliceAnsi(line, from, to);', 'return this.caches.slice(line, from, to);'],
+        [
+          'getStringWidth(text) {',
+          `slices = new Map();
+    slice(line, from, to) {
+        const key = from + ':' + to + ':' + line;
+        let cached = this.slices.get(key);
+        if (cached === undefined) {
+            cached = sliceAnsi(line, from, to);
+            this.slices.set(key, cached);
+        }
+        return cached;
+    }
+    getStringWidth(text) {`,
+        ],
       ]),
     );
   },
