@@ -10,6 +10,8 @@ import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanCont
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
+import { handoffHomes } from './catalog/handoff-homes.js';
+import { HANDOFF_TARGETS, handOff, HandoffError } from './core/handoff/index.js';
 import { ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
@@ -340,7 +342,8 @@ Examples:
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
     .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
-    .option('--json', 'print {id, path, agent, parentId, keptUserTurns, resume: {argv, cwd, env}} as JSON')
+    .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
+    .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(
       'after',
       `
@@ -351,12 +354,24 @@ agent's own format, where the agent looks for its sessions, so the agent can res
   Claude Code: in the same project folder as the original, <new id>.jsonl
   claw: in the same sessions folder as the original, <new id>.jsonl
 
+With --to AGENT (another agent than the session's), the conversation is handed off: a new session of
+AGENT, written from the transcript in AGENT's own format where AGENT keeps sessions for the session's
+working directory, which AGENT's own resume takes up:
+  codex:  <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)
+  claude: <Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl
+  claw:   <cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names it)
+It carries every user prompt and answer of turns 1..N-1 in order, tool calls with their results (a call
+with no recorded result gets "no result recorded"), and images (as text for claw, which has none); it
+drops reasoning and thinking (bound to the agent and model that made them) and the source agent's own
+context, and starts with a one-line note naming the source agent, session and turn.
+
 Examples:
-  sessions fork 01a200ed --at 3          keep user turns 1-2
-  sessions fork 01a200ed --drop-last 1   keep everything but the last user turn`,
+  sessions fork 01a200ed --at 3            keep user turns 1-2
+  sessions fork 01a200ed --drop-last 1     keep everything but the last user turn
+  sessions fork 5a1999c3 --at 3 --to codex continue turns 1-2 of a Claude Code session in Codex`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommonOptions & { at?: number; dropLast?: number; name?: string }>();
+      const options = command.optsWithGlobals<CommonOptions & { at?: number; dropLast?: number; name?: string; to?: Agent }>();
       if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
       const { session, context } = await findOne(id, options);
       assertSessionId(session);
@@ -367,18 +382,24 @@ Examples:
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
       const config = readConfig(); // a config that cannot be read fails the command before anything is written
+      const to = options.to !== undefined && options.to !== session.agent ? options.to : null;
       try {
-        const result = await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context);
-        const forked = { ...session, id: result.id, path: result.path };
+        const homes = handoffHomes(locationsFrom(options));
+        const result =
+          to === null
+            ? await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context)
+            : await handOff(await adapter.readSession(groupOf(session), context), { atTurn, to, branchName: options.name }, homes);
+        const forked = to === null ? { ...session, id: result.id, path: result.path } : { agent: to, id: result.id, path: result.path, cwd: session.cwd, root: homes[to as 'codex' | 'claude'] };
         const resume = resumeCommand(forked, config.resume, { defaultHomes: defaultHomes() });
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ ...result, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...result, parentAgent: session.agent, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
         } else {
           process.stdout.write(`${result.id}\n${safeLine(result.path)}\n`);
-          warn(`forked ${session.agent} session ${safeLine(session.id)} before turn ${atTurn} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`);
+          const how = to === null ? 'forked' : `handed off to ${to}:`;
+          warn(`${how} ${session.agent} session ${safeLine(session.id)} before turn ${atTurn} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`);
         }
       } catch (error) {
-        if (error instanceof ForkRangeError) throw new CliError(error.message);
+        if (error instanceof ForkRangeError || error instanceof HandoffError) throw new CliError(error.message);
         throw error;
       }
     });

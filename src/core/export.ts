@@ -1,4 +1,4 @@
-import type { Block, Message, Session } from './model.js';
+import { IMAGE_PLACEHOLDER, type Block, type Message, type Session } from './model.js';
 import { oneLine, safeLine, stripControl } from './text.js';
 
 /** Plain-text transcript: numbered user turns, assistant text, tool calls and results, markers. */
@@ -41,6 +41,8 @@ function blockToText(block: Block): string {
       return `(reasoning) ${stripControl(block.summary) || (block.encrypted ? '[encrypted]' : '')}`;
     case 'compaction':
       return `[conversation compacted]${block.summary ? `\n${stripControl(block.summary)}` : ''}`;
+    case 'image':
+      return IMAGE_PLACEHOLDER;
   }
 }
 
@@ -99,6 +101,8 @@ function blockToMarkdown(block: Block): string {
       return `> _Reasoning:_ ${oneLine(block.summary) || (block.encrypted ? '[encrypted]' : '')}`;
     case 'compaction':
       return `---\n\n_Conversation compacted._${block.summary ? `\n\n> ${oneLine(block.summary)}` : ''}\n\n---`;
+    case 'image':
+      return IMAGE_PLACEHOLDER;
   }
 }
 

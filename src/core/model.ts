@@ -44,7 +44,18 @@ export interface CompactionBlock extends Clipped {
   readonly summary: string;
 }
 
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | CompactionBlock;
+/** An image in a prompt: inline base64 data or a URL, as the agent recorded it (display shows `[image]`). */
+export interface ImageBlock extends Clipped {
+  readonly type: 'image';
+  /** `image/png`, …; null when the agent did not record it. */
+  readonly mediaType: string | null;
+  /** The bytes as base64 (no `data:` prefix), or null for an image given by URL. */
+  readonly data: string | null;
+  /** The image's URL, when it was given by one (not a `data:` URL: those are split into mediaType and data). */
+  readonly url: string | null;
+}
+
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | CompactionBlock | ImageBlock;
 
 export interface Usage {
   readonly input: number;
@@ -136,11 +147,21 @@ export interface Session extends SessionSummary {
   readonly malformedLines: number;
 }
 
-/** Text of a message's text blocks, joined. */
+/** An image given by URL (Codex `input_image.image_url`): a `data:<type>;base64,<bytes>` URL is split into its parts. */
+export function imageFromUrl(url: string): ImageBlock {
+  const data = /^data:([^;,]*)(?:;[^;,]*)*;base64,/i.exec(url);
+  if (data) return { type: 'image', mediaType: data[1] || null, data: url.slice(data[0].length), url: null };
+  return { type: 'image', mediaType: null, data: null, url };
+}
+
+/** What an image block shows wherever text is shown. */
+export const IMAGE_PLACEHOLDER = '[image]';
+
+/** Text of a message's text blocks (an image as `[image]`), joined. */
 export function messageText(message: Pick<Message, 'blocks'>): string {
   return message.blocks
-    .filter((block): block is TextBlock => block.type === 'text')
-    .map((block) => block.text)
+    .filter((block): block is TextBlock | ImageBlock => block.type === 'text' || block.type === 'image')
+    .map((block) => (block.type === 'text' ? block.text : IMAGE_PLACEHOLDER))
     .join('\n');
 }
 

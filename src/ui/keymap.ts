@@ -135,6 +135,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
     case 'fork': {
       if (key.escape) return { type: 'forkCancel' };
       if (key.return) return { type: 'forkSubmit' };
+      if (key.tab) return { type: 'forkTarget', step: key.shift ? -1 : 1 };
       if (backspace) return { type: 'forkBackspace' };
       const text = typed(input, key);
       return text === null ? null : { type: 'forkInput', text };
@@ -184,7 +185,7 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: '/ N P', what: 'find (Ctrl-U clears), next / previous' },
       { keys: 'e', what: 'expand tool output' },
       { keys: 't', what: 'show reasoning' },
-      { keys: 'f', what: 'fork before the turn' },
+      { keys: 'f', what: 'fork before the turn (Tab there: continue in another agent)' },
       { keys: 'r', what: 'resume this session' },
       { keys: 'Esc q ←', what: 'back to the list' },
     ],

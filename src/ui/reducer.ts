@@ -1,11 +1,12 @@
 import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import { sessionKey, type SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
-import type { Session } from '../core/model.js';
+import { continueChoices } from '../core/handoff/index.js';
+import type { Agent, Session } from '../core/model.js';
 import { oneLine } from '../core/text.js';
 import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
+import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type ForkState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
 import { tildePath } from './time.js';
 import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
@@ -71,6 +72,8 @@ export type Action =
   | { readonly type: 'startFork' }
   | { readonly type: 'forkInput'; readonly text: string }
   | { readonly type: 'forkBackspace' }
+  /** Tab / Shift-Tab in the fork prompt: the next or previous agent to continue in. */
+  | { readonly type: 'forkTarget'; readonly step: 1 | -1 }
   | { readonly type: 'forkSubmit' }
   | { readonly type: 'forkCancel' }
   | { readonly type: 'forkDone'; readonly session: CatalogSession; readonly resumeCommand: string }
@@ -247,6 +250,8 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: state.fork.branchName + action.text } } : state;
     case 'forkBackspace':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: [...state.fork.branchName].slice(0, -1).join('') } } : state;
+    case 'forkTarget':
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step) } } : state;
     case 'forkSubmit':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, status: 'working', error: null } } : state;
     case 'forkCancel':
@@ -577,7 +582,14 @@ function startFork(state: BrowserState): BrowserState {
   if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (n/p) and press f');
   const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);
   const turnText = item && item.kind === 'turn' ? oneLine(item.text) : '';
-  return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', status: 'editing', error: null } };
+  return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null } };
+}
+
+/** The next agent to continue in: the session's own (a fork) or one a conversation can be handed off to. */
+function nextAgent(fork: ForkState, step: 1 | -1): Agent {
+  const choices = continueChoices(fork.session.agent);
+  const index = choices.indexOf(fork.target);
+  return choices[(index + step + choices.length) % choices.length]!;
 }
 
 function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {
@@ -589,8 +601,9 @@ function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: s
   const sessions = sortSessions([...byKey.values()], state.sort);
   const scope = state.scope === 'cwd' && !isUnder(session.cwd, state.cwd) ? 'all' : state.scope;
   const kept = state.fork?.atTurn ? state.fork.atTurn - 1 : 0;
+  const handedOff = state.fork !== null && state.fork.target !== state.fork.session.agent;
   const notice: Notice = {
-    text: `forked before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}) → ${tildePath(session.path, state.homeDir)}`,
+    text: `${handedOff ? `handed off to ${session.agent}` : 'forked'} before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}) → ${tildePath(session.path, state.homeDir)}`,
     detail: `resume it: ${resumeCommand}   (or press r)`,
     tone: 'success',
   };

@@ -2,14 +2,16 @@ import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
+import { handoffHomes } from '../catalog/handoff-homes.js';
 import { asLineageFork, conversations, describeError, groupOf, indexGroup, scanCatalog, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
 import { ADAPTERS } from '../core/formats/index.js';
+import { handOff } from '../core/handoff/index.js';
 import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
-import type { Message, Session } from '../core/model.js';
+import type { Agent, Message, Session } from '../core/model.js';
 import { resumeCommand } from '../core/resume.js';
 import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
@@ -46,7 +48,8 @@ export interface TuiServices {
   watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
   /** The transcript, clipped for display; `onPartial` may get its first messages before the rest is read. */
   loadSession(session: CatalogSession, onPartial?: (messages: readonly Message[]) => void): Promise<Session>;
-  fork(session: CatalogSession, atTurn: number, branchName: string): Promise<ForkOutcome>;
+  /** A fork, or with another `target` agent a hand-off: a new session of that agent holding turns 1..atTurn-1. */
+  fork(session: CatalogSession, atTurn: number, branchName: string, target?: Agent): Promise<ForkOutcome>;
   /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
   checkResume(session: CatalogSession): ResumeOutcome;
   /**
@@ -95,6 +98,20 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     if (!options.cachePath) return null;
     cache ??= CatalogCache.load(options.cachePath).then((loaded) => (cacheLoaded = loaded));
     return cache;
+  };
+
+  /** A hand-off: the whole transcript (never the clipped one on screen) written as a new session of `target`. */
+  const handOffSession = async (session: CatalogSession, atTurn: number, name: string, target: Agent, now: Date, ctx: ScanContext): Promise<ForkOutcome> => {
+    const full = await ADAPTERS[session.agent].readSession(groupOf(session), ctx);
+    const homes = handoffHomes(locations);
+    const result = await handOff(full, { atTurn, to: target, now, ...(name ? { branchName: name } : {}) }, homes);
+    const root = target === 'claw' ? (session.cwd ?? '') : homes[target]!;
+    const group = { agent: target, paths: [result.path], idHint: result.id, root, archived: false };
+    ctx.register(group, result.id);
+    const summary = await indexGroup(group, ctx, cacheLoaded ?? undefined);
+    if (!summary) throw new Error(`${result.path}: the new ${target} session could not be read back`);
+    const handed: CatalogSession = { ...summary, root };
+    return { session: handed, resumeCommand: formatCommand(resumeCommand(handed, config.resume, { defaultHomes })) };
   };
 
   return {
@@ -152,11 +169,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       });
     },
 
-    async fork(session, atTurn, branchName) {
+    async fork(session, atTurn, branchName, target = session.agent) {
       assertSessionId(session);
       const ctx = await scanned;
       const name = branchName.trim();
       const now = options.now?.() ?? new Date();
+      if (target !== session.agent) return handOffSession(session, atTurn, name, target, now, ctx);
       const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);

@@ -1,6 +1,7 @@
 import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
+import type { Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { ScreenSize } from './geometry.js';
 import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-layout.js';
@@ -87,6 +88,8 @@ export interface ForkState {
   readonly atTurn: number;
   readonly turnText: string;
   readonly branchName: string;
+  /** The agent the new session is for: the session's own (a fork), or another one (a hand-off); Tab picks it. */
+  readonly target: Agent;
   readonly status: 'editing' | 'working' | 'error';
   readonly error: string | null;
 }

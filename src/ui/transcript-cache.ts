@@ -88,6 +88,9 @@ export function transcriptBytes(session: Session): number {
         case 'compaction':
           bytes += 2 * block.summary.length;
           break;
+        case 'image':
+          bytes += (block.data?.length ?? 0) + 2 * (block.url?.length ?? 0);
+          break;
       }
     }
   }

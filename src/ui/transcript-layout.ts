@@ -1,4 +1,4 @@
-import type { Message, Session } from '../core/model.js';
+import { IMAGE_PLACEHOLDER, type Message, type Session } from '../core/model.js';
 import { oneLine, stripControl } from '../core/text.js';
 import { localTimestamp } from './time.js';
 import { wrapText as wrapped } from './wrap-text.js';
@@ -267,7 +267,7 @@ function clippedOf(message: Message): number {
 
 function textOf(message: Message): string {
   return message.blocks
-    .map((block) => (block.type === 'text' ? block.text : ''))
+    .map((block) => (block.type === 'text' ? block.text : block.type === 'image' ? IMAGE_PLACEHOLDER : ''))
     .filter(Boolean)
     .join('\n');
 }

@@ -341,6 +341,47 @@ describe('sessions fork', () => {
     expect(help.stdout).not.toContain('next to the original,');
   });
 
+  it('--to codex hands a Claude Code session off: a named Codex session in the Codex home, listed as its fork, its first turns read back', async () => {
+    const source = '5a1999c3-3fef-4a8c-8969-b584a1892bda';
+    const originalHash = await sha256File(join(home, '.claude', 'projects', '-home-dev-src-a-api-server', `${source}.jsonl`));
+    const result = await run(at('fork', source, '--at', '3', '--to', 'codex', '--name', 'handed over', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const fork = JSON.parse(result.stdout) as { agent: string; id: string; path: string; parentId: string; parentAgent: string; keptUserTurns: number; resume: { argv: string[]; cwd: string; env: Record<string, string> } };
+    expect(fork).toMatchObject({ agent: 'codex', parentId: source, parentAgent: 'claude', keptUserTurns: 2 });
+    expect(relative(join(home, '.codex', 'sessions'), fork.path)).toMatch(new RegExp(`^\\d{4}/\\d{2}/\\d{2}/rollout-[0-9T-]+-${fork.id}\\.jsonl$`));
+    expect(fork.resume).toEqual({ argv: ['codex', 'resume', fork.id], cwd: '/home/dev/src/a-api-server', env: { CODEX_HOME: join(home, '.codex') } });
+    expect((await stat(fork.path)).mode & 0o777).toBe(0o600);
+    expect(await sha256File(join(home, '.claude', 'projects', '-home-dev-src-a-api-server', `${source}.jsonl`))).toBe(originalHash);
+    const row = (await list()).find((r) => r.id === fork.id);
+    expect(row).toMatchObject({ agent: 'codex', forkedFrom: source, userTurns: 2, name: 'handed over', cwd: '/home/dev/src/a-api-server' });
+    type Shown = { messages: { userTurn: boolean; blocks: { type: string; text?: string }[] }[] };
+    const prompts = (shown: Shown) => shown.messages.filter((m) => m.userTurn).map((m) => m.blocks.map((b) => b.text).join(''));
+    const original = JSON.parse((await run(at('show', source, '--format', 'json'))).stdout) as Shown;
+    const handed = JSON.parse((await run(at('show', fork.id, '--format', 'json'))).stdout) as Shown;
+    expect(prompts(handed)).toEqual(prompts(original).slice(0, 2));
+    const text = await run(at('show', fork.id, '--system'));
+    expect(text.stdout).toContain(`[sessions] This conversation was handed off to Codex from Claude Code session ${source}`);
+  });
+
+  it('--to the session\'s own agent is a plain fork; a session without a cwd cannot be handed off; --to takes only known agents', async () => {
+    const same = await run(at('fork', '01a200ed-60a4', '--at', '2', '--to', 'codex', '--json'));
+    expect(same.code, same.stderr).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ agent: 'codex', parentAgent: 'codex', keptUserTurns: 1 });
+    expect(same.stderr).toBe('');
+    const before = await snapshot(sandbox);
+    // Codex 0.20's rollout records no cwd: Claude Code keeps and resumes sessions by it.
+    const noCwd = await run(at('fork', '584c1c48', '--at', '2', '--to', 'claude'));
+    expect(noCwd.code).toBe(1);
+    expect(noCwd.stderr).toContain('the session records no working directory, and claude keeps and resumes sessions by it');
+    const unknown = await run(at('fork', '01a200ed-60a4', '--at', '2', '--to', 'gemini-or-so'));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("Allowed choices are codex, claude, claw");
+    expect(await snapshot(sandbox)).toEqual(before);
+    const help = await run(['fork', '--help']);
+    expect(help.stdout).toContain('--to <agent>');
+    expect(help.stdout).toContain('the conversation is handed off');
+  });
+
   it('drops the last turn with --drop-last', async () => {
     const result = await run(at('fork', '01a200ed-60a4', '--drop-last', '1', '--json'));
     expect(result.code, result.stderr).toBe(0);

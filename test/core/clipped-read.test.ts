@@ -35,6 +35,8 @@ function textOf(block: Block): string {
     case 'reasoning':
     case 'compaction':
       return block.summary;
+    case 'image':
+      return block.data ?? block.url ?? '';
   }
 }
 

@@ -713,7 +713,8 @@ describe('synthetic rollouts', () => {
       { role: 'tool', turn: false, type: 'tool_result', toolUseId: 'call_shell', output: '1 failing', isError: true },
       { role: 'assistant', turn: false, type: 'tool_use', id: 'ws_1', name: 'web_search', input: '{"type":"search","query":"ink useInput"}' },
       { role: 'assistant', turn: false, type: 'text', text: 'Refactored.' },
-      { role: 'user', turn: true, type: 'text', text: '[image]' },
+      // The image itself, from its data URL (a hand-off carries it to the other agent's image block).
+      { role: 'user', turn: true, type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', url: null },
       { role: 'assistant', turn: false, type: 'text', text: 'That is a screenshot.' },
     ]);
     // Developer, AGENTS.md, environment, user shell command and turn-aborted messages are context, not turns.

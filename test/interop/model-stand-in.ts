@@ -4,16 +4,24 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /**
- * A tiny, deterministic model server on loopback that speaks just enough of two wire protocols for the real
- * agents to hold a conversation: OpenAI Responses (`POST /v1/responses`, SSE) for Codex and Anthropic Messages
- * (`POST /v1/messages`, SSE) for Claude Code. Every request is recorded with its parsed body, so a test can read
- * exactly which history an agent sent.
+ * A tiny, deterministic model server on loopback that speaks just enough of four wire protocols for the real
+ * agents to hold a conversation:
+ * - OpenAI Responses (`POST /v1/responses`, SSE) for Codex;
+ * - Anthropic Messages (`POST /v1/messages`, SSE or not) for Claude Code;
+ * - Gemini `POST /v1beta/models/<model>:generateContent` and `:streamGenerateContent` (SSE with `?alt=sse`, else a
+ *   JSON array), plus `:countTokens`, for Gemini CLI;
+ * - OpenAI Chat Completions (`POST /v1/chat/completions`, SSE with `stream: true` or one JSON answer) for Qwen Code
+ *   and other OpenAI-compatible clients.
+ * Every request is recorded with its parsed body, so a test can read exactly which history an agent sent.
  *
  * Answers:
- * - a prompt containing TOOL_KEYWORD gets one tool call (Codex: `exec_command`/`shell`; Claude: `Bash`) running
- *   TOOL_COMMAND; once the tool's result comes back, a final text;
+ * - a prompt containing TOOL_KEYWORD gets one tool call (Codex: `exec_command`/`shell`; Claude: `Bash`; Gemini and
+ *   Chat Completions: the shell tool the request offers, see SHELL_TOOL_NAMES) running TOOL_COMMAND; once the tool's
+ *   result comes back, a final text;
  * - any other prompt gets `ANSWER_PREFIX + <the prompt>`, so a prompt's marker also tags its answer and a test can
- *   tell from a request body which turns (prompts and answers) it carried.
+ *   tell from a request body which turns (prompts and answers) it carried; with it comes reasoning (Codex: summary
+ *   and `encrypted_content`; Claude: signed thinking; Gemini: a `thought` part with a `thoughtSignature`; Chat
+ *   Completions: `reasoning_content`), all starting with REASONING_PREFIX.
  */
 
 export const TOOL_KEYWORD = 'RUN-THE-TOOL';
@@ -101,6 +109,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
   }
   if (req.method === 'POST' && path.endsWith('/messages')) return answerMessages(record, res);
+  if (req.method === 'POST' && path.endsWith('/chat/completions')) return answerChatCompletions(record, res);
+  const gemini = /\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
+  if (req.method === 'POST' && gemini) {
+    if (gemini[2] === 'countTokens') {
+      record.reply = 'count_tokens';
+      return sendJson(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
+    }
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    return answerGemini(record, res, decodeURIComponent(gemini[1]!), gemini[2] === 'streamGenerateContent', query.get('alt') === 'sse');
+  }
   if (req.method === 'GET' && path.endsWith('/models')) {
     record.reply = 'models';
     return sendJson(res, 200, { object: 'list', data: [], models: [] });
@@ -341,4 +359,286 @@ export function claudePromptText(content: unknown): string {
     )
     .map((part: { text: string }) => part.text)
     .join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shell tools offered as JSON-schema function declarations (Gemini, Chat Completions)
+
+/** Names agents give their shell tool, most specific first (Gemini CLI and Qwen Code: `run_shell_command`). */
+export const SHELL_TOOL_NAMES = ['run_shell_command', 'bash', 'Bash', 'shell', 'exec_command'] as const;
+
+interface JsonSchema {
+  readonly type?: string | readonly string[];
+  readonly properties?: Readonly<Record<string, JsonSchema>>;
+  readonly required?: readonly string[];
+  readonly enum?: readonly unknown[];
+}
+
+interface FunctionTool {
+  readonly name: string;
+  readonly parameters: JsonSchema | undefined;
+}
+
+/** The offered shell tool, or undefined when the request offers none. */
+function pickShellTool(tools: readonly FunctionTool[]): FunctionTool | undefined {
+  for (const name of SHELL_TOOL_NAMES) {
+    const tool = tools.find((candidate) => candidate.name === name);
+    if (tool) return tool;
+  }
+  return undefined;
+}
+
+/** Arguments running TOOL_COMMAND: `command` (a string, or an argv for an array schema), and a plain value for every other required property. */
+function shellToolArgs(tool: FunctionTool): Record<string, unknown> {
+  const schema = tool.parameters ?? {};
+  const properties = schema.properties ?? {};
+  const commandKey = ['command', 'cmd'].find((key) => key in properties) ?? 'command';
+  const commandType = typeOf(properties[commandKey]);
+  const args: Record<string, unknown> = { [commandKey]: commandType === 'array' ? ['bash', '-lc', TOOL_COMMAND] : TOOL_COMMAND };
+  for (const key of schema.required ?? []) {
+    if (key in args) continue;
+    const property = properties[key] ?? {};
+    if (Array.isArray(property.enum) && property.enum.length > 0) args[key] = property.enum[0];
+    else args[key] = plainValue(typeOf(property));
+  }
+  // Claude Code's and opencode's Bash tools show a description; harmless elsewhere when the schema offers it.
+  if ('description' in properties && !('description' in args)) args.description = 'Print a marker';
+  return args;
+}
+
+function typeOf(schema: JsonSchema | undefined): string {
+  const type = schema?.type;
+  const first = Array.isArray(type) ? type[0] : type;
+  return typeof first === 'string' ? first.toLowerCase() : 'string';
+}
+
+function plainValue(type: string): unknown {
+  switch (type) {
+    case 'boolean':
+      return false;
+    case 'integer':
+    case 'number':
+      return 30000;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return 'Print a marker';
+  }
+}
+
+/**
+ * A value matching a JSON schema, for requests that ask for JSON (Gemini CLI's side checks: who speaks next, loop
+ * detection). Enums take their first value, except that a `next_speaker` is always the user: the agent's turn ends.
+ */
+function valueForSchema(schema: JsonSchema | undefined, key = ''): unknown {
+  if (key === 'next_speaker') return 'user';
+  if (Array.isArray(schema?.enum) && schema.enum.length > 0) return schema.enum[0];
+  const type = typeOf(schema);
+  if (type === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(schema?.properties ?? {})) out[name] = valueForSchema(property, name);
+    return out;
+  }
+  if (type === 'string') return key === '' ? 'stand-in' : `stand-in ${key}`;
+  // Scores and counts: the smallest that any range Gemini CLI asks for (1-100, 0-1) accepts.
+  if (type === 'integer' || type === 'number') return 1;
+  return plainValue(type);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gemini generateContent / streamGenerateContent (Gemini CLI)
+
+interface GeminiPart {
+  readonly text?: string;
+  readonly thought?: boolean;
+  readonly thoughtSignature?: string;
+  readonly functionCall?: { readonly id?: string; readonly name?: string; readonly args?: unknown };
+  readonly functionResponse?: { readonly id?: string; readonly name?: string; readonly response?: unknown };
+}
+
+interface GeminiContent {
+  readonly role?: string;
+  readonly parts?: readonly GeminiPart[];
+}
+
+interface GeminiRequest {
+  readonly contents?: readonly GeminiContent[];
+  readonly tools?: readonly { readonly functionDeclarations?: readonly { name?: string; parameters?: JsonSchema; parametersJsonSchema?: JsonSchema }[] }[];
+  readonly generationConfig?: { readonly responseMimeType?: string; readonly responseSchema?: JsonSchema; readonly responseJsonSchema?: JsonSchema };
+}
+
+/**
+ * The typed text of a Gemini user content: its text parts that are not thoughts, nor the context Gemini CLI puts
+ * in front of the first prompt (`<session_context>…`, `<hook_context>…`).
+ */
+export function geminiUserText(content: GeminiContent | undefined): string {
+  return (content?.parts ?? [])
+    .filter((part) => typeof part.text === 'string' && part.thought !== true && !/^\s*<(?:session_context|hook_context)>/.test(part.text))
+    .map((part) => part.text as string)
+    .join('');
+}
+
+function answerGemini(record: RecordedRequest, res: ServerResponse, model: string, stream: boolean, sse: boolean): void {
+  const body = (record.body ?? {}) as GeminiRequest;
+  const contents = Array.isArray(body.contents) ? body.contents : [];
+  const last = contents.at(-1);
+  const tools: FunctionTool[] = (body.tools ?? []).flatMap((tool) =>
+    (tool.functionDeclarations ?? []).flatMap((declaration) =>
+      typeof declaration.name === 'string' ? [{ name: declaration.name, parameters: declaration.parametersJsonSchema ?? declaration.parameters }] : [],
+    ),
+  );
+  const n = record.seq;
+  let parts: GeminiPart[];
+  const config = body.generationConfig ?? {};
+  if (config.responseMimeType === 'application/json') {
+    record.reply = 'json';
+    parts = [{ text: JSON.stringify(valueForSchema(config.responseJsonSchema ?? config.responseSchema)) }];
+  } else if (last?.role === 'user' && (last.parts ?? []).some((part: GeminiPart) => part.functionResponse !== undefined)) {
+    record.reply = 'tool-final';
+    parts = [{ text: TOOL_FINAL_TEXT }];
+  } else {
+    const prompt = last?.role === 'user' ? geminiUserText(last) : '';
+    const shell = pickShellTool(tools);
+    if (prompt.includes(TOOL_KEYWORD) && shell) {
+      record.reply = 'tool';
+      // Gemini 3 models sign the first function call of a turn; the agent must send the signature back with it.
+      parts = [{ functionCall: { name: shell.name, args: shellToolArgs(shell) }, thoughtSignature: encryptedBlob(`${prompt}#tool`) }];
+    } else if (tools.length > 0) {
+      record.reply = 'text';
+      parts = [{ text: `**Plan** ${REASONING_PREFIX}${prompt}`, thought: true }, { text: ANSWER_PREFIX + prompt, thoughtSignature: encryptedBlob(prompt) }];
+    } else {
+      record.reply = 'side';
+      parts = [{ text: ANSWER_PREFIX + prompt }];
+    }
+  }
+  const promptTokens = Math.ceil(record.raw.length / 4);
+  const usageMetadata = { promptTokenCount: promptTokens, candidatesTokenCount: 8, totalTokenCount: promptTokens + 8 };
+  const chunk = (chunkParts: GeminiPart[], final: boolean): unknown => ({
+    candidates: [{ content: { role: 'model', parts: chunkParts }, index: 0, ...(final ? { finishReason: 'STOP' } : {}) }],
+    ...(final ? { usageMetadata } : {}),
+    modelVersion: model,
+    responseId: `standin_${n}`,
+  });
+  if (!stream) {
+    sendJson(res, 200, chunk(parts, true));
+    return;
+  }
+  // One chunk per part, the last carrying finishReason and usage (as the real API streams).
+  const chunks = parts.map((part, index) => chunk([part], index === parts.length - 1));
+  if (!sse) {
+    sendJson(res, 200, chunks);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const value of chunks) res.write(`data: ${JSON.stringify(value)}\r\n\r\n`);
+  res.end();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// OpenAI Chat Completions (Qwen Code and other OpenAI-compatible clients)
+
+interface ChatMessage {
+  readonly role?: string;
+  readonly content?: unknown;
+  readonly tool_calls?: readonly { id?: string; function?: { name?: string; arguments?: string } }[];
+  readonly tool_call_id?: string;
+}
+
+interface ChatRequest {
+  readonly model?: string;
+  readonly messages?: readonly ChatMessage[];
+  readonly tools?: readonly { type?: string; function?: { name?: string; parameters?: JsonSchema } }[];
+  readonly stream?: boolean;
+  readonly stream_options?: { readonly include_usage?: boolean };
+  readonly response_format?: { readonly type?: string; readonly json_schema?: { readonly schema?: JsonSchema } };
+}
+
+/**
+ * The typed text of a Chat Completions user message's content (a string or text parts), without the
+ * `<system-reminder>` parts Qwen Code puts in front of a prompt (skills, session context, the date).
+ */
+export function chatContentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { type?: string; text?: unknown } | null) =>
+      part?.type === 'text' && typeof part.text === 'string' && !/^\s*<system-reminder>/.test(part.text) ? part.text : '',
+    )
+    .join('');
+}
+
+function answerChatCompletions(record: RecordedRequest, res: ServerResponse): void {
+  const body = (record.body ?? {}) as ChatRequest;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const last = messages.findLast((message) => message.role !== 'system');
+  const tools: FunctionTool[] = (body.tools ?? []).flatMap((tool) =>
+    typeof tool.function?.name === 'string' ? [{ name: tool.function.name, parameters: tool.function.parameters }] : [],
+  );
+  const model = body.model ?? 'stand-in';
+  const n = record.seq;
+  let content: string | null = null;
+  let reasoning: string | null = null;
+  let toolCall: { id: string; name: string; arguments: string } | null = null;
+  if (body.response_format?.type === 'json_schema' || body.response_format?.type === 'json_object') {
+    record.reply = 'json';
+    content = JSON.stringify(valueForSchema(body.response_format.json_schema?.schema ?? { type: 'object' }));
+  } else if (last?.role === 'tool') {
+    record.reply = 'tool-final';
+    content = TOOL_FINAL_TEXT;
+  } else {
+    const prompt = last?.role === 'user' ? chatContentText(last.content) : '';
+    const shell = pickShellTool(tools);
+    if (prompt.includes(TOOL_KEYWORD) && shell) {
+      record.reply = 'tool';
+      toolCall = { id: `call_standin_${n}`, name: shell.name, arguments: JSON.stringify(shellToolArgs(shell)) };
+    } else if (tools.length > 0) {
+      record.reply = 'text';
+      reasoning = REASONING_PREFIX + prompt;
+      content = ANSWER_PREFIX + prompt;
+    } else {
+      record.reply = 'side';
+      content = ANSWER_PREFIX + prompt;
+    }
+  }
+  const finishReason = toolCall ? 'tool_calls' : 'stop';
+  const promptTokens = Math.ceil(record.raw.length / 4);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: 8, total_tokens: promptTokens + 8 };
+  const id = `chatcmpl-standin-${n}`;
+  const created = 1_700_000_000 + n;
+  const toolCalls = toolCall ? [{ id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: toolCall.arguments } }] : undefined;
+  if (body.stream !== true) {
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, ...(reasoning !== null ? { reasoning_content: reasoning } : {}), ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+          finish_reason: finishReason,
+        },
+      ],
+      usage,
+    });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const send = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`);
+  };
+  const delta = (value: Record<string, unknown>, finish: string | null = null): void => send([{ index: 0, delta: value, finish_reason: finish }]);
+  delta({ role: 'assistant', content: '' });
+  if (reasoning !== null) delta({ reasoning_content: reasoning });
+  if (content !== null) delta({ content });
+  if (toolCall) {
+    delta({ tool_calls: [{ index: 0, id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: '' } }] });
+    delta({ tool_calls: [{ index: 0, function: { arguments: toolCall.arguments } }] });
+  }
+  delta({}, finishReason);
+  if (body.stream_options?.include_usage === true) send([], { usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
 }

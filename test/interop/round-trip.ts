@@ -8,12 +8,12 @@ import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, encryptedBlob, REASONING_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
 
 /** One agent process (a turn, with a tool call at most) answered by a loopback stand-in takes about a second. */
-const AGENT_TIMEOUT_MS = 60_000;
+export const AGENT_TIMEOUT_MS = 60_000;
 const CLI_TIMEOUT_MS = 60_000;
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 
 /** Variables of the machine that could point an agent (or `sessions`) at the real homes, accounts or network. */
-const SCRUBBED_ENV = /^(CODEX_|CLAUDE|ANTHROPIC_|OPENAI_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
+export const SCRUBBED_ENV = /^(CODEX_|CLAUDE|ANTHROPIC_|OPENAI_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
 
 interface GeneratedSession {
   readonly label: string;

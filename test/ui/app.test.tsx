@@ -252,6 +252,26 @@ describe('transcript', () => {
     expect(countUserTurns(forked.messages)).toBe(2);
   });
 
+  it('Tab in the fork prompt hands the Codex session off to Claude Code: a new Claude session in the cwd\'s project folder, selected', async () => {
+    const ui = await openApiHealth();
+    await ui.press(['n', 'n'], 'turn 3/5');
+    await ui.press(['f'], 'Fork before turn 3');
+    expect(ui.frame()).toMatch(/Continue in: +codex +claude +claw +\(Tab\) · Enter forks/);
+    await ui.press(['\t'], 'Hand off to claude before turn 3: [a] why did the auth test fail?');
+    expect(ui.frame()).toContain('A new claude session, handed off from codex, keeps turns 1–2');
+    await ui.press([ENTER], 'handed off to claude before turn 3 (kept 2 turns)');
+    const id = /claude --resume ([0-9a-f-]{36})/.exec(ui.frame())![1]!;
+    expect(ui.frame()).toContain(`cd ${API_CWD} && `);
+    await ui.see(`id     ${id}`);
+    expect(ui.lines().find((line) => line.startsWith('›'))).toMatch(/claude/);
+    const path = join(home, '.claude', 'projects', '-home-dev-src-a-api-server', `${id}.jsonl`);
+    const handed = await ADAPTERS.claude.readSession({ agent: 'claude', paths: [path], idHint: id, root: join(home, '.claude'), archived: false }, new ScanContext());
+    expect(handed.messages.filter((message) => message.userTurn).map((message) => message.blocks.map((block) => (block.type === 'text' ? block.text : '')).join(''))).toEqual([
+      '[a] Add a health check endpoint to the API server (a-variant)',
+      '[a] now run the tests and list the failures',
+    ]);
+  });
+
   it('a Claude fork shows as a fork at once (⋔, "from" in the preview) and sorts as new', async () => {
     const ui = start();
     await ui.see('19 in all directories');

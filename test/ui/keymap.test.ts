@@ -76,6 +76,8 @@ const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action
   ['fork', '', k({ return: true }), { type: 'forkSubmit' }],
   ['fork', '', k({ escape: true, meta: true }), { type: 'forkCancel' }],
   ['fork', '', k({ delete: true }), { type: 'forkBackspace' }],
+  ['fork', '', k({ tab: true }), { type: 'forkTarget', step: 1 }],
+  ['fork', '', k({ tab: true, shift: true }), { type: 'forkTarget', step: -1 }],
   ['fork', '\u0007', plain, null],
   // confirm, overlays
   ['confirm', 'y', plain, { type: 'confirmYes' }],

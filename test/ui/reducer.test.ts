@@ -353,6 +353,22 @@ describe('fork prompt', () => {
     expect(run([...ready, key('n'), key('n'), key('f'), key('', { escape: true })]).mode).toBe('transcript');
   });
 
+  it('Tab picks the agent to continue in (the session\'s own first), Shift-Tab goes back; done says it was handed off', () => {
+    const prompt = [...ready, key('n'), key('n'), key('f')];
+    expect(run(prompt).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true })]).fork?.target).toBe('claude');
+    expect(run([...prompt, key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('claw');
+    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('claw');
+    const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
+    expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
+    expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');
+    const handed = catalogSession({ id: 'hand1', agent: 'claude', updatedAt: '2026-11-10T00:00:00Z', path: '/claude/hand1.jsonl' });
+    const done = browserReducer(working, { type: 'forkDone', session: handed, resumeCommand: 'cd /x && claude --resume hand1' });
+    expect(done.notice?.text).toMatch(/^handed off to claude before turn 3 \(kept 2 turns\)/);
+    expect(selectedId(done)).toBe('hand1');
+  });
+
   it('Enter starts the fork; it cannot be cancelled while it runs; done selects the fork in the list', () => {
     const working = run([...ready, key('n'), key('n'), key('f'), key('', { return: true })]);
     expect(working.fork?.status).toBe('working');

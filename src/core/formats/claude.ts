@@ -14,7 +14,7 @@ import { createFileAtomic } from '../io/atomic.js';
 import { openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
-import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
@@ -477,7 +477,7 @@ function userBlocks(content: unknown): Block[] {
       const text = stripIdeContext(block.text);
       if (text.length > 0 || block.text.length === 0) blocks.push({ type: 'text', text });
     }
-    else if (block.type === 'image') blocks.push({ type: 'text', text: '[image]' });
+    else if (block.type === 'image') blocks.push(claudeImage(block));
     else if (block.type === 'tool_result') {
       blocks.push({
         type: 'tool_result',
@@ -488,6 +488,16 @@ function userBlocks(content: unknown): Block[] {
     }
   }
   return blocks;
+}
+
+/** An image block `{source: {type: base64, media_type, data} | {type: url, url}}`; `[image]` text when it holds neither. */
+function claudeImage(block: JsonObject): Block {
+  const source = isRecord(block.source) ? block.source : {};
+  if (source.type === 'base64' && typeof source.data === 'string') {
+    return { type: 'image', mediaType: typeof source.media_type === 'string' ? source.media_type : null, data: source.data, url: null };
+  }
+  if (source.type === 'url' && typeof source.url === 'string') return { type: 'image', mediaType: null, data: null, url: source.url };
+  return { type: 'text', text: IMAGE_PLACEHOLDER };
 }
 
 function assistantBlocks(content: unknown): Block[] {

@@ -718,7 +718,7 @@ function summarize(group: SessionFileGroup, doc: ClawDoc, exact: boolean, sizes:
 let sessionCounter = 0;
 
 /** A fresh id the way claw's generate_session_id makes them: `session-<ms>-<counter>`. */
-function nextSessionId(nowMs: number): string {
+export function nextSessionId(nowMs: number): string {
   return `session-${nowMs}-${sessionCounter++}`;
 }
 
@@ -863,7 +863,7 @@ async function assertJsonlSession(path: string): Promise<void> {
 }
 
 /** A message as claw serialises it: keys in alphabetical order (claw renders BTreeMaps). */
-function clawMessageJson(message: ClawAppendMessage, toolNames: ReadonlyMap<string, string> = new Map()): JsonObject {
+export function clawMessageJson(message: ClawAppendMessage, toolNames: ReadonlyMap<string, string> = new Map()): JsonObject {
   const usage = message.usage;
   return {
     blocks: message.blocks.map((block) => clawBlockJson(block, toolNames)),
@@ -898,6 +898,8 @@ function clawBlockJson(block: ClawAppendMessage['blocks'][number], toolNames: Re
     }
     case 'compaction':
       throw new TypeError('a compaction marker is not a message block claw can store');
+    case 'image':
+      throw new TypeError('claw sessions have no image block');
   }
 }
 

@@ -9,7 +9,7 @@ import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES,
 import { codexUserPromptText, isImageTag, isReviewResult, promptTextOf, REVIEW_MODE_EVENTS, reviewModeChange, subagentSourceOf, parseTypeScriptRolloutName, type SubagentSource } from './codex-rules.js';
 import { reportSkippedLines } from './problems.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLines, splitLines, type LineStats, type RawLine } from '../io/lines.js';
-import { promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
+import { imageFromUrl, promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
@@ -330,6 +330,8 @@ function isUserPromptItem(line: CodexLine): boolean {
 interface ContentPart {
   readonly kind: 'text' | 'image';
   readonly text: string;
+  /** An image's `image_url` (a `data:` URL for pasted and attached images). */
+  readonly url?: string;
 }
 
 function contentParts(content: unknown): ContentPart[] {
@@ -341,7 +343,7 @@ function contentParts(content: unknown): ContentPart[] {
     else if (isRecord(item)) {
       if (typeof item.text === 'string') parts.push({ kind: 'text', text: item.text });
       else if (typeof item.refusal === 'string') parts.push({ kind: 'text', text: item.refusal });
-      else if (item.type === 'input_image' || item.type === 'image') parts.push({ kind: 'image', text: '[image]' });
+      else if (item.type === 'input_image' || item.type === 'image') parts.push({ kind: 'image', text: '[image]', ...(typeof item.image_url === 'string' ? { url: item.image_url } : {}) });
     }
   }
   return parts;
@@ -873,7 +875,7 @@ function itemMessage(line: CodexLine): { role: Role; blocks: Block[] } | null {
 function promptBlocks(parts: readonly ContentPart[]): Block[] {
   const blocks: Block[] = [];
   for (const part of parts) {
-    if (part.kind === 'image') blocks.push({ type: 'text', text: part.text });
+    if (part.kind === 'image') blocks.push(part.url !== undefined ? imageFromUrl(part.url) : { type: 'text', text: part.text });
     else if (!isImageTag(part.text)) blocks.push({ type: 'text', text: codexUserPromptText(part.text) });
   }
   return blocks;
@@ -1268,11 +1270,11 @@ async function forkCodex(group: SessionFileGroup, request: ForkRequest, context:
 }
 
 /** Name a thread the way `codex` does: one more `{id, thread_name, updated_at}` line in session_index.jsonl. */
-function codexIndexPath(root: string): string {
+export function codexIndexPath(root: string): string {
   return join(root, 'session_index.jsonl');
 }
 
-async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
+export async function nameCodexThread(root: string, id: string, name: string, now: Date): Promise<void> {
   const index = codexIndexPath(root);
   const line = JSON.stringify({ id, thread_name: name, updated_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z') });
   try {

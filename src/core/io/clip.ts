@@ -192,6 +192,8 @@ export function unmarkBlock(block: Block): Block {
       const { text, clippedBytes } = takeClipMarks(block.summary);
       return clippedBytes === 0 ? block : { ...block, summary: text, clippedBytes };
     }
+    case 'image':
+      return block;
   }
 }
 

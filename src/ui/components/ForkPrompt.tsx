@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import type { ForkState } from '../state.js';
 import { useTheme } from '../theme.js';
 import { keptTurns } from './TranscriptView.js';
+import { continueChoices } from '../../core/handoff/index.js';
 import { safeLine } from '../../core/text.js';
 
 export interface ForkPromptProps {
@@ -12,18 +13,25 @@ export interface ForkPromptProps {
 /** Rows the fork prompt takes (border included). */
 export const FORK_PROMPT_ROWS = 6;
 
-/** Asks before forking: which turn the fork stops before, what it keeps, an optional branch name. */
+/**
+ * Asks before forking: which turn the fork stops before, what it keeps, an optional branch name, and the agent the
+ * new session is for (Tab: another agent hands the conversation off to it).
+ */
 export function ForkPrompt({ fork, width }: ForkPromptProps) {
   const theme = useTheme();
   const kept = fork.atTurn - 1;
+  const handOff = fork.target !== fork.session.agent;
+  const what = handOff
+    ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
+    : `A new ${fork.session.agent} session keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
   return (
     <Box width={width} height={FORK_PROMPT_ROWS} flexShrink={0} flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1} overflow="hidden">
       <Text wrap="truncate-end" bold>
-        {`Fork before turn ${fork.atTurn}: `}
+        {`${handOff ? `Hand off to ${fork.target}` : 'Fork'} before turn ${fork.atTurn}: `}
         <Text color={theme.user}>{fork.turnText || '(empty prompt)'}</Text>
       </Text>
       <Text wrap="truncate-end" color={theme.dim}>
-        {`A new ${fork.session.agent} session keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`}
+        {what}
       </Text>
       <Text wrap="truncate-end">
         {'Branch name (optional): '}
@@ -31,7 +39,16 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
         {fork.status === 'editing' ? <Text inverse> </Text> : ''}
       </Text>
       <Text wrap="truncate-end" color={fork.status === 'error' ? theme.error : theme.dim}>
-        {fork.status === 'working' ? 'forking…' : fork.status === 'error' ? `fork failed: ${safeLine(fork.error ?? '')} (Esc)` : 'Enter forks · Esc cancels'}
+        {fork.status === 'working' ? (handOff ? 'handing off…' : 'forking…') : fork.status === 'error' ? `fork failed: ${safeLine(fork.error ?? '')} (Esc)` : ''}
+        {fork.status === 'editing' ? (
+          <>
+            {'Continue in: '}
+            {continueChoices(fork.session.agent).map((agent) => (
+              <Text key={agent} bold={agent === fork.target} inverse={agent === fork.target} color={agent === fork.target ? undefined : theme.dim}>{` ${agent} `}</Text>
+            ))}
+            {` (Tab) · Enter ${handOff ? 'hands off' : 'forks'} · Esc cancels`}
+          </>
+        ) : ''}
       </Text>
     </Box>
   );

@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { errorCode } from '../errors.js';
+import { clawMessageJson, clawWorkspaceFingerprint, nextSessionId } from '../formats/claw.js';
+import { createFileAtomic } from '../io/atomic.js';
+import type { TextBlock } from '../model.js';
+import type { HandoffConversation } from './conversation.js';
+import type { HandoffWrite, HandoffWritten } from './types.js';
+
+/** claw's blocks have no image: an image becomes this text, so the model knows one was there. */
+export const CLAW_IMAGE_TEXT = '[image: not carried over, claw sessions have no image block]';
+
+/**
+ * A claw JSONL session in the workspace's own folder, `<cwd>/.claw/sessions/<workspace fingerprint>/`: a
+ * `session_meta` whose `fork.parent_session_id` names the source, the note as a `system` message, then
+ * `prompt_history` + `user` records, `assistant` messages (text, `tool_use`) and `tool` messages holding the
+ * results with the tool's name, keys in claw's alphabetical order. No `model`: the source's model is another
+ * vendor's, and claw would ask for it on resume.
+ */
+export async function writeClawHandoff(conversation: HandoffConversation, write: HandoffWrite): Promise<HandoffWritten> {
+  const nowMs = write.now.getTime();
+  const dir = join(write.cwd, '.claw', 'sessions', clawWorkspaceFingerprint(write.cwd));
+  const records: string[] = [];
+  const message = (value: Parameters<typeof clawMessageJson>[0]): string => JSON.stringify({ message: clawMessageJson(value, toolNames), type: 'message' });
+  const toolNames = new Map<string, string>();
+  for (const item of conversation.items) {
+    if (item.kind === 'assistant') for (const block of item.blocks) if (block.type === 'tool_use') toolNames.set(block.id, block.name);
+  }
+  records.push(message({ role: 'system', blocks: [{ type: 'text', text: write.note }] }));
+  for (const item of conversation.items) {
+    if (item.kind === 'user') {
+      const blocks: TextBlock[] = item.blocks.map((block) => (block.type === 'text' ? block : { type: 'text', text: CLAW_IMAGE_TEXT }));
+      records.push(JSON.stringify({ text: blocks.map((block) => block.text).join('\n'), timestamp_ms: nowMs, type: 'prompt_history' }));
+      records.push(message({ role: 'user', blocks }));
+    } else if (item.kind === 'assistant') {
+      records.push(message({ role: 'assistant', blocks: item.blocks }));
+    } else {
+      records.push(message({ role: 'tool', blocks: item.results }));
+    }
+  }
+  const branchName = write.branchName?.trim() || null;
+  for (;;) {
+    const id = nextSessionId(nowMs);
+    const meta = JSON.stringify({
+      created_at_ms: nowMs,
+      fork: branchName === null ? { parent_session_id: write.source.id } : { branch_name: branchName, parent_session_id: write.source.id },
+      session_id: id,
+      type: 'session_meta',
+      updated_at_ms: nowMs,
+      version: 1,
+      workspace_root: write.cwd,
+    });
+    const path = join(dir, `${id}.jsonl`);
+    try {
+      await createFileAtomic(path, [meta, ...records].map((line) => `${line}\n`).join(''));
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') continue; // another session took this name: take the next counter
+      throw error;
+    }
+    return { id, path };
+  }
+}

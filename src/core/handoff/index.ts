@@ -1,0 +1,81 @@
+import type { ForkResult } from '../formats/types.js';
+import { AGENTS, type Agent, type Session } from '../model.js';
+import { handoffConversation } from './conversation.js';
+import { writeClaudeHandoff } from './claude.js';
+import { writeClawHandoff } from './claw.js';
+import { writeCodexHandoff } from './codex.js';
+import { handoffNote } from './note.js';
+import type { HandoffWrite, HandoffWritten } from './types.js';
+import type { HandoffConversation } from './conversation.js';
+
+export { NO_RESULT_RECORDED } from './conversation.js';
+export { AGENT_NAMES, handoffNote } from './note.js';
+
+export interface HandoffRequest {
+  /** 1-based user turn to cut before: the new session holds turns 1..atTurn-1 and what answered them. */
+  readonly atTurn: number;
+  readonly to: Agent;
+  readonly branchName?: string;
+  readonly now?: Date;
+}
+
+/** The homes a hand-off writes into: Codex's CODEX_HOME and Claude Code's config dir (claw keeps sessions in the workspace). */
+export type HandoffHomes = Readonly<Partial<Record<Agent, string>>>;
+
+type HandoffWriter = (conversation: HandoffConversation, write: HandoffWrite, homes: HandoffHomes) => Promise<HandoffWritten>;
+
+/** One writer per agent a conversation can be handed to; null for an agent whose format cannot take one (yet). */
+const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
+  codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
+  claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
+  claw: (conversation, write) => writeClawHandoff(conversation, write),
+};
+
+/** The agents a conversation can be handed off to. */
+export const HANDOFF_TARGETS: readonly Agent[] = AGENTS.filter((agent) => WRITERS[agent] !== null);
+
+/** The agents a session of `agent` can continue in: its own (a fork) and every hand-off target, in AGENTS order. */
+export function continueChoices(agent: Agent): Agent[] {
+  return AGENTS.filter((one) => one === agent || HANDOFF_TARGETS.includes(one));
+}
+
+function homeOf(homes: HandoffHomes, agent: Agent): string {
+  const dir = homes[agent];
+  if (dir === undefined) throw new HandoffError(`no ${agent} home to write the new session in`);
+  return dir;
+}
+
+/** A hand-off that cannot be written (no cwd, no home for the target): nothing was written. */
+export class HandoffError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HandoffError';
+  }
+}
+
+/**
+ * Continue `session` (read whole, never clipped) in another agent: a new native session of `request.to` holding
+ * user turns 1..atTurn-1 and their answers, written where that agent looks for the session's cwd, so that its own
+ * resume takes it up. The source's files are never touched.
+ */
+export async function handOff(session: Session, request: HandoffRequest, homes: HandoffHomes): Promise<ForkResult> {
+  if (request.to === session.agent) throw new HandoffError(`the session is already a ${session.agent} session: fork it without --to`);
+  const writer = WRITERS[request.to];
+  if (writer === null) throw new HandoffError(`a conversation cannot be handed off to ${request.to}`);
+  if (session.cwd === null) {
+    throw new HandoffError(`${session.path}: the session records no working directory, and ${request.to} keeps and resumes sessions by it`);
+  }
+  const conversation = handoffConversation(session, request.atTurn);
+  const source = { agent: session.agent, id: session.id, atTurn: request.atTurn };
+  const write: HandoffWrite = {
+    source,
+    cwd: session.cwd,
+    gitBranch: session.gitBranch,
+    model: session.model,
+    note: handoffNote(source, request.to),
+    now: request.now ?? new Date(),
+    branchName: request.branchName,
+  };
+  const written = await writer(conversation, write, homes);
+  return { agent: request.to, id: written.id, path: written.path, parentId: session.id, keptUserTurns: conversation.keptUserTurns };
+}

@@ -1,0 +1,284 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ForkRangeError } from '../../src/core/errors.js';
+import { ADAPTERS } from '../../src/core/formats/index.js';
+import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
+import { claudeProjectFolder } from '../../src/core/handoff/claude.js';
+import { CLAW_IMAGE_TEXT } from '../../src/core/handoff/claw.js';
+import { handoffConversation } from '../../src/core/handoff/conversation.js';
+import { handOff, HandoffError, handoffNote, NO_RESULT_RECORDED } from '../../src/core/handoff/index.js';
+import { AGENTS, messageText, type Agent, type Message, type Session } from '../../src/core/model.js';
+import { sha256File } from '../helpers/files.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const NOW = new Date('2026-11-24T10:00:00.000Z');
+const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map() };
+
+/** Real sessions of each agent, each with a tool call and its result before its third turn, and reasoning after. */
+const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
+  codex: group('codex', join(FIXTURES, 'home/.codex'), 'home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl'),
+  claude: group('claude', join(FIXTURES, 'home/.claude'), 'home/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl'),
+  claw: group('claw', join(FIXTURES, 'claw-synthetic/demo'), 'claw-synthetic/demo/.claw/sessions/session-1776000000000-0.jsonl'),
+};
+
+function group(agent: Agent, root: string, path: string): SessionFileGroup {
+  return { agent, paths: [join(FIXTURES, path)], idHint: null, root, archived: false };
+}
+
+/** What a hand-off must carry, agent-neutral: prompts, answers, tool calls (arguments parsed) and their outputs. */
+type Entry =
+  | { readonly user: string }
+  | { readonly assistant: string }
+  | { readonly call: string; readonly args: unknown }
+  | { readonly result: string };
+
+function essence(messages: readonly Message[], beforeTurn = Infinity): Entry[] {
+  const entries: Entry[] = [];
+  let turn = 0;
+  for (const message of messages) {
+    if (message.userTurn && ++turn >= beforeTurn) break;
+    if (message.userTurn) {
+      entries.push({ user: messageText(message) });
+      continue;
+    }
+    if (message.role === 'system' || message.role === 'user') {
+      if (message.blocks.some((block) => block.type === 'tool_result')) entries.push(...results(message));
+      continue; // context, notes, compaction markers
+    }
+    for (const block of message.blocks) {
+      if (block.type === 'text' && message.role === 'assistant' && block.text.trim() !== '') entries.push({ assistant: block.text });
+      else if (block.type === 'tool_use') entries.push({ call: block.name, args: parsed(block.input) });
+      else if (block.type === 'tool_result') entries.push({ result: block.output });
+    }
+  }
+  return entries;
+}
+
+function results(message: Message): Entry[] {
+  return message.blocks.flatMap((block) => (block.type === 'tool_result' ? [{ result: block.output }] : []));
+}
+
+/** Arguments as a value; a freeform tool's input (apply_patch) is carried as `{"input": …}` where calls take objects. */
+function parsed(input: string): unknown {
+  try {
+    const value: unknown = JSON.parse(input);
+    if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && typeof (value as { input?: unknown }).input === 'string') {
+      return (value as { input: string }).input;
+    }
+    return value;
+  } catch {
+    return input;
+  }
+}
+
+let tmp: string;
+beforeEach(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'sessions-handoff-'));
+});
+afterEach(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** Hand `source` off to `to` in temp homes (claw writes into the cwd: a temp one) and read it back as the target agent finds it. */
+async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
+  const cwd = join(tmp, 'work', 'project ü');
+  const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
+  const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
+  expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
+  const root = to === 'claw' ? cwd : homes[to];
+  const found = (await ADAPTERS[to].discover(root, () => undefined)).filter((g) => g.paths.includes(result.path));
+  expect(found, `${to} finds the new session where it looks for ${cwd}'s sessions`).toHaveLength(1);
+  const back = await ADAPTERS[to].readSession(found[0]!, context);
+  expect(back.id).toBe(result.id);
+  return { back, path: result.path, id: result.id, cwd };
+}
+
+describe('hand-off between every pair of agents, read back by the target adapter', () => {
+  for (const from of AGENTS) {
+    for (const to of AGENTS.filter((agent) => agent !== from)) {
+      it(`${from} → ${to}: every cut keeps the same prompts, answers and paired tool calls as the source's first N-1 turns`, async () => {
+        const source = await ADAPTERS[from].readSession(SOURCES[from], context);
+        const before = await sha256File(source.path);
+        expect(source.userTurns).toBeGreaterThanOrEqual(4);
+        for (let atTurn = 2; atTurn <= source.userTurns; atTurn++) {
+          const { back, cwd } = await handOffAndRead(source, to, atTurn);
+          const expected = essence(source.messages, atTurn);
+          // Not vacuous: the carried part holds prompts and answers, and from turn 3 on a tool call with its result.
+          expect(expected.filter((entry) => 'user' in entry)).toHaveLength(atTurn - 1);
+          if (atTurn >= 3) expect(expected.some((entry) => 'call' in entry) && expected.some((entry) => 'result' in entry)).toBe(true);
+          expect(essence(back.messages), `${from} → ${to} at turn ${atTurn}`).toEqual(expected);
+          expect(back.userTurns).toBe(atTurn - 1);
+          expect(back.cwd).toBe(cwd);
+          expect(back.messages.flatMap((m) => m.blocks).some((block) => block.type === 'reasoning'), 'reasoning is dropped').toBe(false);
+          // The note says where the conversation came from, before the first prompt.
+          const note = handoffNote({ agent: from, id: source.id, atTurn }, to);
+          const first = back.messages.findIndex((m) => m.userTurn);
+          expect(back.messages.slice(0, first).map(messageText)).toContain(note);
+        }
+        expect(await sha256File(source.path), 'the source is never touched').toBe(before);
+      });
+    }
+  }
+
+  it('the fork metadata points at the source where the format has a field for it (Codex forked_from_id, claw fork.parent_session_id)', async () => {
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    expect((await handOffAndRead(claude, 'codex', 3)).back.forkedFrom).toBe(claude.id);
+    expect((await handOffAndRead(claude, 'claw', 3)).back.forkedFrom).toBe(claude.id);
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    const { back } = await handOffAndRead(codex, 'claude', 3);
+    expect(back.forkedFrom).toBeNull(); // Claude Code's lines have no field for a parent: the note names it
+  });
+
+  it('writes where the target agent looks for the cwd: Codex under the date, Claude Code in the cwd\'s project folder, claw in the workspace', async () => {
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    const toCodex = await handOffAndRead(claude, 'codex', 2);
+    expect(toCodex.path).toBe(join(tmp, '.codex', 'sessions', '2026', '11', pad(NOW.getDate()), `rollout-2026-11-${pad(NOW.getDate())}T${pad(NOW.getHours())}-${pad(NOW.getMinutes())}-${pad(NOW.getSeconds())}-${toCodex.id}.jsonl`));
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    const toClaude = await handOffAndRead(codex, 'claude', 2);
+    expect(toClaude.path).toBe(join(tmp, '.claude', 'projects', claudeProjectFolder(toClaude.cwd), `${toClaude.id}.jsonl`));
+    expect(claudeProjectFolder(toClaude.cwd)).toMatch(/^[A-Za-z0-9-]+$/);
+    const toClaw = await handOffAndRead(codex, 'claw', 2);
+    expect(toClaw.path).toMatch(new RegExp(`^${escape(join(toClaw.cwd, '.claw', 'sessions'))}/[0-9a-f]{16}/session-${NOW.getTime()}-\\d+\\.jsonl$`));
+  });
+
+  it('refuses a hand-off to the same agent, a cut out of range and a session without a cwd, writing nothing', async () => {
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
+    await expect(handOff(codex, { atTurn: 2, to: 'codex', now: NOW }, homes)).rejects.toThrow(HandoffError);
+    await expect(handOff(codex, { atTurn: 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
+    await expect(handOff(codex, { atTurn: codex.userTurns + 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
+    await expect(handOff({ ...codex, cwd: null }, { atTurn: 2, to: 'claude', now: NOW }, homes)).rejects.toThrow(/no working directory/);
+    expect(await ADAPTERS.claude.discover(homes.claude, () => undefined)).toEqual([]);
+  });
+});
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe('claudeProjectFolder', () => {
+  it('is the folder Claude Code itself made for a non-ASCII cwd (test/fixtures/home)', () => {
+    expect(claudeProjectFolder('/home/dev/src/a-ünïcødé-项目')).toBe('-home-dev-src-a--n-c-d----');
+    expect(claudeProjectFolder('/home/dev/src/a-api-server')).toBe('-home-dev-src-a-api-server');
+  });
+
+  it('cuts a name past 200 characters and adds Claude Code\'s base-36 hash of the path', () => {
+    const cwd = `/${'x'.repeat(250)}`;
+    // (h << 5) - h + c over the UTF-16 units, kept to 32 bits: computed by hand for "/" + 250 "x".
+    let h = 0;
+    for (const c of cwd) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+    expect(claudeProjectFolder(cwd)).toBe(`-${'x'.repeat(199)}-${Math.abs(h).toString(36)}`);
+  });
+});
+
+const user = (text: string): Message => ({ role: 'user', blocks: [{ type: 'text', text }], userTurn: true });
+const assistant = (...blocks: Message['blocks']): Message => ({ role: 'assistant', blocks, userTurn: false });
+const tool = (id: string, output: string): Message => ({ role: 'tool', blocks: [{ type: 'tool_result', toolUseId: id, output, isError: false }], userTurn: false });
+const call = (id: string) => ({ type: 'tool_use', id, name: 'shell', input: '{"cmd":"ls"}' }) as const;
+
+describe('handoffConversation', () => {
+  it('closes a call without a result with an explicit output, right after its step', () => {
+    const conversation = handoffConversation({ messages: [user('one'), assistant(call('a')), user('two'), assistant({ type: 'text', text: 'x' }), user('three')] }, 3);
+    expect(conversation.items).toEqual([
+      { kind: 'user', blocks: [{ type: 'text', text: 'one' }] },
+      { kind: 'assistant', blocks: [call('a')] },
+      { kind: 'results', results: [{ type: 'tool_result', toolUseId: 'a', output: NO_RESULT_RECORDED, isError: true }] },
+      { kind: 'user', blocks: [{ type: 'text', text: 'two' }] },
+      { kind: 'assistant', blocks: [{ type: 'text', text: 'x' }] },
+    ]);
+  });
+
+  it('keeps parallel calls in one step with their results in the calls\' order, drops a result without its call, reasoning and context', () => {
+    const messages: Message[] = [
+      { role: 'system', blocks: [{ type: 'text', text: '<environment_context>' }], userTurn: false },
+      user('one'),
+      assistant({ type: 'reasoning', summary: 'hmm', encrypted: true }, { type: 'text', text: 'running both' }, call('a'), call('b')),
+      tool('b', 'B out'),
+      tool('a', 'A out'),
+      tool('orphan', 'no call made this'),
+      assistant({ type: 'text', text: 'done' }),
+      user('two'),
+    ];
+    expect(handoffConversation({ messages }, 2).items).toEqual([
+      { kind: 'user', blocks: [{ type: 'text', text: 'one' }] },
+      { kind: 'assistant', blocks: [{ type: 'text', text: 'running both' }, call('a'), call('b')] },
+      {
+        kind: 'results',
+        results: [
+          { type: 'tool_result', toolUseId: 'a', output: 'A out', isError: false },
+          { type: 'tool_result', toolUseId: 'b', output: 'B out', isError: false },
+        ],
+      },
+      { kind: 'assistant', blocks: [{ type: 'text', text: 'done' }] },
+    ]);
+  });
+
+  it('cuts sequential calls into steps, each followed by its result', () => {
+    const messages: Message[] = [user('one'), assistant(call('a')), tool('a', 'A'), assistant(call('b')), tool('b', 'B'), user('two')];
+    expect(handoffConversation({ messages }, 2).items.map((item) => item.kind)).toEqual(['user', 'assistant', 'results', 'assistant', 'results']);
+  });
+});
+
+describe('images', () => {
+  const png = Buffer.from('fake png bytes').toString('base64');
+  const withImage: Session = {
+    ...({} as Session),
+    id: '0b1a0000-0000-4000-8000-000000000001',
+    agent: 'claude',
+    path: '/nowhere.jsonl',
+    cwd: '/nowhere',
+    gitBranch: null,
+    model: null,
+    messages: [
+      { role: 'user', userTurn: true, blocks: [{ type: 'text', text: 'what is in this picture?' }, { type: 'image', mediaType: 'image/png', data: png, url: null }] },
+      assistant({ type: 'text', text: 'a cat' }),
+      user('thanks'),
+    ],
+  };
+
+  it('become the target\'s image blocks: Codex input_image with a data URL, Claude Code base64 image; claw says one was there', async () => {
+    const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
+    const cwd = join(tmp, 'work');
+    const codex = await handOff({ ...withImage, cwd }, { atTurn: 2, to: 'codex', now: NOW }, homes);
+    const codexLines = (await readFile(codex.path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { role?: string; content?: unknown } });
+    expect(codexLines.find((line) => line.type === 'response_item' && line.payload.role === 'user')?.payload.content).toEqual([
+      { type: 'input_text', text: 'what is in this picture?' },
+      { type: 'input_image', image_url: `data:image/png;base64,${png}` },
+    ]);
+    const claude = await handOff({ ...withImage, agent: 'codex', cwd }, { atTurn: 2, to: 'claude', now: NOW }, homes);
+    const claudeLines = (await readFile(claude.path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string; isMeta?: boolean; message?: { content?: unknown } });
+    expect(claudeLines.find((line) => line.type === 'user' && line.isMeta !== true)?.message?.content).toEqual([
+      { type: 'text', text: 'what is in this picture?' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+    ]);
+    const claw = await handOff({ ...withImage, cwd }, { atTurn: 2, to: 'claw', now: NOW }, homes);
+    expect(await readFile(claw.path, 'utf8')).toContain(JSON.stringify(CLAW_IMAGE_TEXT));
+  });
+
+  it('read from the agents\' own files, carry over as images the target reads back (Codex data URL → Claude Code, Claude Code base64 → Codex)', async () => {
+    const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', url: null };
+    const cases = [
+      { from: 'codex', to: 'claude', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
+      { from: 'claude', to: 'codex', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
+    ] as const;
+    for (const { from, to, group: source } of cases) {
+      const read = await ADAPTERS[from].readSession(source, context);
+      // The image is in the last turn: one more prompt after it lets a hand-off keep it.
+      const session = { ...read, messages: [...read.messages, user('and then?')], userTurns: read.userTurns + 1 };
+      const { back } = await handOffAndRead(session, to, session.userTurns);
+      expect(back.messages.filter((m) => m.userTurn).at(-1)?.blocks, `${from} → ${to}`).toContainEqual(image);
+      // Codex's web search is a call with no output item: it is closed with an explicit "no result recorded".
+      const carried = essence(back.messages);
+      const closed = carried.filter((entry) => 'result' in entry && entry.result === NO_RESULT_RECORDED);
+      expect(closed).toHaveLength(from === 'codex' ? 1 : 0);
+      expect(carried.filter((entry) => !closed.includes(entry))).toEqual(essence(session.messages, session.userTurns));
+    }
+  });
+});
