@@ -293,6 +293,7 @@ Examples:
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
+        ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: (s, found) => {
           if (options.json) {
             const snippet = options.context === undefined ? {} : { snippet: found.snippet };
