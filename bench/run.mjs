@@ -60,7 +60,7 @@ function snapshot() {
 }
 const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(section);
 /** The section a figure belongs to (for --merge). */
-const sectionOf = (id) => (id.startsWith('keys-') ? 'keys' : id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id);
+const sectionOf = (id) => (id.startsWith('keys-') ? 'keys' : id.startsWith('fulltext') ? 'fulltext' : id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id);
 
 mkdirSync(WORK, { recursive: true });
 const LOG = join(WORK, 'bench.log');
@@ -513,6 +513,17 @@ if (want('fulltext')) {
   } else {
     const ours = repeat(() => timeProcess(NODE, cliArgs(main, [sub, needle]), { env: envFor(join(WORK, 'xdg-fulltext')), captureStdout: true, cwd: WORK }));
     figure({ id: 'fulltext', label: `full-text search of "${needle}" over all ${N} transcripts (\`sessions ${sub}\`)`, value: ms(ours.map((r) => r.ms)), unit: 'ms', runs: ours.length, peer: `rg -l -F (${rgFiles} files)`, peerValue: ms(rg.map((r) => r.ms)), ratio: ms(ours.map((r) => r.ms)) / ms(rg.map((r) => r.ms)), target: '≤ 2× rg -l -F', met: ms(ours.map((r) => r.ms)) / ms(rg.map((r) => r.ms)) <= 2 });
+  }
+}
+
+// `sessions grep` on the home of real shapes: a rare, a common and an absent word (bench/grep-real.mjs)
+if (want('fulltext') && !QUICK) {
+  const real = ensureReal(N);
+  const r = spawnSync(NODE, [join(BENCH, 'grep-real.mjs'), '--home', real.home, '--runs', String(Math.min(RUNS, 3)), '--out', join(WORK, `grep-real-${N}.json`)], { encoding: 'utf8', env: { ...process.env, SESSIONS_BENCH_PRODUCT: PRODUCT }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error('grep-real.mjs failed');
+  const g = JSON.parse(r.stdout.trim().split('\n').pop());
+  for (const w of g.words) {
+    figure({ id: `fulltext-real-${w.kind}`, label: `\`sessions grep\` of a ${w.kind} word ("${w.word}", ${w.rgUuFiles} of ${g.files} files) on ${N} real-shaped sessions, catalog cache warm (--no-cache: ${w.noCacheMs} ms)`, value: w.oursMs, unit: 'ms', runs: g.runs, rows: w.rows, maxRssMB: w.oursMaxRssMB, peer: `rg -l -F -uu (${w.rgUuFiles} files; rg without -uu ${w.rgMs} ms, ${w.rgFiles} files)`, peerValue: w.rgUuMs, ratio: w.ratioUu, target: '≤ 2× rg -l -F', met: w.ratioUu <= 2, loadAverage: w.load });
   }
 }
 
