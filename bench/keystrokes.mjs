@@ -56,7 +56,7 @@ if (listed.status !== 0) throw new Error(`list failed: ${listed.stderr.slice(0, 
 const { scanCatalog } = await import(dist('catalog/scan.js'));
 const { CatalogCache, defaultCachePath } = await import(dist('catalog/cache.js'));
 const { resolveLocations } = await import(dist('catalog/locations.js'));
-const locations = { ...resolveLocations({ home, clawDir: [clawDir] }, { env: {}, homeDir: home, cwd: home }), clawFromKnownCwds: true };
+const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
 const cache = await CatalogCache.load(defaultCachePath(env, home, locations));
 const { sessions } = await scanCatalog(locations, { cache });
 out.sessions = sessions.length;

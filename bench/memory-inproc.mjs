@@ -23,7 +23,7 @@ const { resolveLocations } = await load('catalog/locations.js');
 const { SearchIndex } = await load('catalog/search.js');
 const { watchCatalog } = await load('catalog/watch.js');
 
-const locations = resolveLocations({ home, clawDir: [clawDir ?? join(home, 'src')] }, { env: {}, homeDir: home, cwd: home });
+const locations = resolveLocations({ home, roots: { claw: [clawDir ?? join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home });
 const cachePath = defaultCachePath({ XDG_CACHE_HOME: xdg }, home, locations);
 const mb = (bytes) => Number((bytes / 2 ** 20).toFixed(1));
 const status = () => {

@@ -14,7 +14,7 @@ const t0 = performance.now();
 const { scanCatalog } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'scan.js')).href);
 const { resolveLocations } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'locations.js')).href);
 const t1 = performance.now();
-const locations = resolveLocations({ home, clawDir: [clawDir ?? join(home, 'src')] }, { env: {}, homeDir: home, cwd: home });
+const locations = resolveLocations({ home, roots: { claw: [clawDir ?? join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home });
 const { sessions, problems } = await scanCatalog(locations, {});
 const t2 = performance.now();
 process.stdout.write(`${JSON.stringify({ sessions: sessions.length, problems: problems.length, importMs: Number((t1 - t0).toFixed(1)), ms: Number((t2 - t1).toFixed(1)) })}\n`);

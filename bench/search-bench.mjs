@@ -48,7 +48,7 @@ const { resolveLocations } = await import(dist('catalog/locations.js'));
 const search = await import(dist('catalog/search.js'));
 
 const t0 = performance.now();
-const locations = { ...resolveLocations({ home, clawDir: [clawDir] }, { env: {}, homeDir: home, cwd: home }), clawFromKnownCwds: true };
+const locations = { ...resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: true };
 const { sessions } = await scanCatalog(locations, {});
 out.scanMs = Number((performance.now() - t0).toFixed(0));
 out.catalogSessions = sessions.length;

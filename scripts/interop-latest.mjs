@@ -17,6 +17,7 @@ const END = '<!-- interop:latest end -->';
 const TARGETS = [
   { key: 'codex', name: 'OpenAI Codex CLI', packageName: '@openai/codex', file: 'codex.test.ts' },
   { key: 'claude', name: 'Claude Code', packageName: '@anthropic-ai/claude-code', file: 'claude.test.ts' },
+  { key: 'copilot', name: 'GitHub Copilot CLI', packageName: '@github/copilot', file: 'copilot.test.ts' },
 ];
 
 function pinnedVersion(key) {

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { agentDefaultHomes, isUnder, resolveLocations, type LocationOptions, type Locations } from './catalog/locations.js';
+import { agentDefaultHomes, isUnder, locationFlags, locationOptionsFromFlags, resolveLocations, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
@@ -12,7 +12,7 @@ import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError } from './core/handoff/index.js';
-import { ADAPTERS } from './core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
@@ -22,7 +22,9 @@ import { checkLaunch, formatCommand, runInherited } from './launch.js';
 import { fit } from './ui/row-cells.js';
 import { tildePath } from './ui/time.js';
 
-interface CommonOptions extends LocationOptions {
+/** Every command's options: `--home`, each agent's location flag (its values under the flag's camel-cased name), … */
+interface CommonOptions {
+  readonly home?: string;
   readonly json?: boolean;
   /** commander's --no-cache */
   readonly cache?: boolean;
@@ -50,27 +52,32 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** Location options, accepted by every command (before or after the command name). */
-function withLocations(command: Command): Command {
-  return command
-    .option('--home <dir>', 'a home folder to read: <dir>/.codex and <dir>/.claude')
-    .option('--codex-home <dir>', 'a Codex home (repeatable; default $CODEX_HOME or ~/.codex)', collect)
-    .option('--claude-dir <dir>', 'a Claude Code config dir (repeatable; default $CLAUDE_CONFIG_DIR or ~/.claude)', collect)
-    .option('--claw-dir <dir>', 'a folder to search for claw workspaces (repeatable)', collect)
-    .option('--no-cache', 'ignore and do not update the catalog cache ($XDG_CACHE_HOME/sessions)');
+/** `a, b and c` */
+function spokenList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
 }
 
-function locationsFrom(options: LocationOptions): Locations {
-  return resolveLocations(options, { env, homeDir: homedir(), cwd });
+/** Location options, accepted by every command (before or after the command name): `--home` and each adapter's flag. */
+function withLocations(command: Command): Command {
+  const homeFolders = ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [`<dir>/${adapter.locations.homeFolder}`]));
+  command.option('--home <dir>', `a home folder to read: ${spokenList(homeFolders)}`);
+  for (const flag of locationFlags()) command.option(flag.flags, flag.help, collect);
+  return command.option('--no-cache', 'ignore and do not update the catalog cache ($XDG_CACHE_HOME/sessions)');
+}
+
+function locationsFrom(options: CommonOptions): Locations {
+  return resolveLocations(locationOptionsFromFlags(options as Readonly<Record<string, unknown>>), { env, homeDir: homedir(), cwd });
 }
 
 /** A folder named on the command line that is not there is a typo or a missing mount, not an empty home: say so. */
-function warnMissingLocations(options: LocationOptions): void {
+function warnMissingLocations(options: CommonOptions): void {
+  const parsed = options as Readonly<Record<string, unknown>>;
   const named = [
     ...(options.home === undefined ? [] : [['--home', options.home] as const]),
-    ...(options.codexHome ?? []).map((dir) => ['--codex-home', dir] as const),
-    ...(options.claudeDir ?? []).map((dir) => ['--claude-dir', dir] as const),
-    ...(options.clawDir ?? []).map((dir) => ['--claw-dir', dir] as const),
+    ...locationFlags().flatMap((flag) => {
+      const values = parsed[flag.attribute];
+      return Array.isArray(values) ? values.map((dir) => [flag.long, String(dir)] as const) : [];
+    }),
   ];
   for (const [option, dir] of named) {
     if (!isDirectory(resolve(cwd, dir))) process.stderr.write(`sessions: warning: ${option} ${dir} does not exist\n`);
@@ -166,7 +173,7 @@ function shortenHome(path: string | null): string {
 
 export function buildProgram(): Command {
   const program = withLocations(new Command('sessions'))
-    .description('Find, replay, fork and resume your coding-agent conversations (Codex CLI, Claude Code, claw).')
+    .description(`Find, replay, fork and resume your coding-agent conversations (${ADAPTER_LIST.map((adapter) => adapter.label).join(', ')}).`)
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
@@ -350,10 +357,7 @@ Examples:
       `
 The original session is never modified. The new file is written atomically with mode 0600, in the
 agent's own format, where the agent looks for its sessions, so the agent can resume it:
-  Codex: under today's date, <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl
-         (of the home the original is in; a name given with --name goes to its session_index.jsonl)
-  Claude Code: in the same project folder as the original, <new id>.jsonl
-  claw: in the same sessions folder as the original, <new id>.jsonl
+${ADAPTER_LIST.map((adapter) => `  ${adapter.label}: ${adapter.forkTarget.split('\n').join(`\n${' '.repeat(adapter.label.length + 4)}`)}`).join('\n')}
 
 With --to AGENT (another agent than the session's), the conversation is handed off: a new session of
 AGENT, written from the transcript in AGENT's own format where AGENT keeps sessions for the session's
@@ -489,7 +493,10 @@ const LIST_HEADER = `${'agent'.padEnd(6)}  ${'updated'.padEnd(16)}  ${'turns'.pa
 
 function describeLocations(locations: Locations): string {
   const place = (dir: string): string => (isDirectory(dir) ? dir : `${dir} (does not exist)`);
-  return [...locations.codexHomes.map(place), ...locations.claudeDirs.map(place), ...locations.clawDirs.map(place), `${locations.cwd} (claw)`].join(', ');
+  return [
+    ...ADAPTER_LIST.flatMap((adapter) => locations.roots[adapter.agent].map(place)),
+    ...ADAPTER_LIST.flatMap((adapter) => (adapter.locations.describeAlso ? [`${locations.cwd} (${adapter.agent})`] : [])),
+  ].join(', ');
 }
 
 /** The `list --json` contract (README): stable field names and types. */

@@ -40,15 +40,16 @@ export interface FoldCandidate {
 export function defaultCachePath(
   env: Readonly<Record<string, string | undefined>>,
   homeDir: string,
-  locations: Pick<Locations, 'codexHomes' | 'claudeDirs' | 'clawDirs'>,
+  locations: Pick<Locations, 'roots'>,
 ): string {
   const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
   return join(base, 'sessions', `catalog-v${CACHE_VERSION}-${locationsKey(locations)}.jsonl`);
 }
 
 /** A short name for a set of locations: the same folders in any order give the same key. */
-export function locationsKey(locations: Pick<Locations, 'codexHomes' | 'claudeDirs' | 'clawDirs'>): string {
-  const set = [locations.codexHomes, locations.claudeDirs, locations.clawDirs].map((dirs) => [...new Set(dirs)].sort());
+export function locationsKey(locations: Pick<Locations, 'roots'>): string {
+  // In AGENTS order: for codex, claude and claw this is the key earlier builds wrote (their caches stay valid).
+  const set = AGENTS.map((agent) => [...new Set(locations.roots[agent])].sort());
   return createHash('sha256').update(JSON.stringify(set)).digest('hex').slice(0, 16);
 }
 

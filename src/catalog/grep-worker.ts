@@ -4,7 +4,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer, type MatchPlace } from '../core/io/contains.js';
 import { readSnippet, type Snippet } from '../core/io/snippet.js';
 import type { Agent } from '../core/model.js';
-import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from './grep-heads.js';
+import { cwdInHead, SUMMARY_HEAD_BYTES } from '../core/io/heads.js';
 
 export interface GrepWorkerData {
   readonly text: string;
@@ -73,7 +73,7 @@ if (parentPort) {
       let first = true;
       const onHead = (chunk: Buffer): void => {
         const head = chunk.subarray(0, SUMMARY_HEAD_BYTES);
-        if (first && item.sniffLineage) lineage = claudeRootInHead(head);
+        if (first && item.sniffLineage) lineage = ADAPTERS[item.agent].lineageInHead?.(head) ?? null;
         first = false;
         if (!wanted) return;
         const cwd = cwdInHead(head);

@@ -1,17 +1,14 @@
-import { statSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { stat, realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ADAPTERS } from '../core/formats/index.js';
-import { findClawWorkspaces } from '../core/formats/claw.js';
-import type { Problem, SessionFileGroup } from '../core/formats/types.js';
-import { AGENTS, type Agent } from '../core/model.js';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
+import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
+import type { Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { CatalogCache } from './cache.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
-import { selfAndAncestors, type Locations } from './locations.js';
-import { applyCodexNames, CLAW_SEARCH_DEPTH, conversations, describeError, indexGroup, isClawWorkspace, newestFirst, ScanContext, type CatalogSession } from './scan.js';
+import type { Locations } from './locations.js';
+import { applyNames, candidateRoots, conversations, describeError, discoverRoot, indexGroup, newestFirst, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -64,12 +61,12 @@ export interface GrepResult {
  * Full-text search over whole transcripts: every file of every session in the locations, for the literal
  * `text` (as written in JSON: raw, escaped, or \u-escaped). The catalog is not scanned first: files are searched
  * on worker threads as soon as a folder walk finds them, and only the sessions that match are summarised (the
- * rows are the ones `list` prints). Rows are reported as they are found, except Claude Code's: their files are
- * searched first and their rows reported together, newest first, once every Claude file was seen (a fork made by
- * Claude's --fork-session is linked to its lineage root only then).
+ * rows are the ones `list` prints). Rows are reported as they are found, except those of agents whose forks are
+ * found by lineage (Claude Code's): their files are searched first and their rows reported together, newest first,
+ * once every such file was seen (a fork made by Claude's --fork-session is linked to its lineage root only then).
  */
 export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
-  const agents = new Set(options.agents ?? AGENTS);
+  const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   // The workers boot (tens of ms) while the folders are walked.
   const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), {
@@ -77,7 +74,7 @@ export async function grepLocations(locations: Locations, text: string, options:
     ignoreCase: options.ignoreCase ?? false,
     count: options.count ?? false,
     context: options.context ?? null,
-    notConversation: Object.values(ADAPTERS).flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
   });
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
@@ -85,14 +82,17 @@ export async function grepLocations(locations: Locations, text: string, options:
   const sameId = new Map<string, SessionFileGroup[]>();
   /** Discovery order: a merged row takes its path from the later file, as in `list`. */
   const discoveryIndex = new Map<SessionFileGroup, number>();
-  // Claw sessions live in project folders: those other agents' sessions ran in are searched too (like `list`).
-  const sniffCwds = agents.has('claw') && locations.clawFromKnownCwds;
+  // Some agents keep sessions in project folders (claw): those other agents' sessions ran in are searched too (like `list`).
+  const fromCwds = adapters.filter((adapter) => adapter.discovery?.rootsFromCwds);
+  const sniffCwds = fromCwds.length > 0 && locations.rootsFromCwds !== false;
+  /** Agents whose forks record no parent (Claude's --fork-session): rows link to their lineage once all their files were seen. */
+  const byLineage = new Set(adapters.filter((adapter) => adapter.lineageInHead !== undefined).map((adapter) => adapter.agent));
 
-  // Claude Code's own --fork-session records no parent: `list` links such a fork to the earliest session of its
-  // lineage (the root message uuid they share), so Claude rows wait until every Claude file's head was seen.
+  // `list` links such a fork to the earliest session of its lineage (the root id they share), so these rows wait until
+  // every such file's head was seen.
   const lineages = new Map<number, string | null>();
-  let claudeUnseen = 0;
-  const claudeSeen = new Latch();
+  let lineageUnseen = 0;
+  const lineageSeen = new Latch();
 
   // Registering every group for the summaries' lookups waits until the walks are done: the main thread's time
   // goes to feeding the workers first.
@@ -110,62 +110,55 @@ export async function grepLocations(locations: Locations, text: string, options:
       }
       discoveryIndex.set(group, groups.length);
       groups.push(group);
-      if (group.agent === 'claude') claudeUnseen++;
+      const lineage = byLineage.has(group.agent);
+      if (lineage) lineageUnseen++;
       const index = groups.length - 1;
-      return { index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && group.agent !== 'claw', sniffLineage: group.agent === 'claude' };
+      const ownCwds = fromCwds.some((adapter) => adapter.agent === group.agent);
+      return { index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && !ownCwds, sniffLineage: lineage };
     });
 
-  const discover = async (agent: Agent, root: string): Promise<SessionFileGroup[]> => {
-    if (!isDirectory(root)) return [];
-    try {
-      return await ADAPTERS[agent].discover(root, context.report);
-    } catch (error) {
-      context.report({ path: root, message: describeError(error) });
-      return [];
-    }
-  };
-  const clawRoots = new Set<string>();
-  const clawRealPaths = new Set<string>();
-  const discoverClaw = async (root: string): Promise<SessionFileGroup[]> => {
-    if (clawRoots.has(root)) return [];
-    clawRoots.add(root);
-    if (!(await isClawWorkspace(root))) return [];
-    // A workspace reached through a symlink and through its real path is searched once.
+  // Each root once: by its spelling, then by its real path (a folder reached through a symlink and through its real
+  // path is searched once, under the first spelling met), and only when it is one of the agent's roots.
+  const seenRoots = new Map<Agent, Set<string>>();
+  const discoverOnce = async (adapter: FormatAdapter, root: string): Promise<SessionFileGroup[]> => {
+    let seen = seenRoots.get(adapter.agent);
+    if (seen === undefined) seenRoots.set(adapter.agent, (seen = new Set()));
+    if (seen.has(root)) return [];
+    seen.add(root);
+    if (!(await (adapter.discovery?.isRoot ?? isDirectory)(root))) return [];
     const real = await realpath(root).catch(() => null);
-    if (real === null || clawRealPaths.has(real)) return [];
-    clawRealPaths.add(real);
-    return discover('claw', root);
+    if (real === null || seen.has(`\0${real}`)) return [];
+    seen.add(`\0${real}`);
+    const [found] = await Promise.all([discoverRoot(adapter, root, context.report), context.loadNames(adapter, root)]);
+    return found;
   };
 
-  // Each walk's files are queued as soon as it ends: the first reads start before the slowest walk is done.
+  // Each root's files are queued as soon as its walk ends: the first reads start before the slowest walk is done.
   const walks: Promise<SessionFileGroup[]>[] = [];
-  const clawWalks: Promise<SessionFileGroup[]>[] = [];
-  if (agents.has('claude')) for (const root of locations.claudeDirs) walks.push(discover('claude', root));
-  // Thread names are read alongside (rows are built after every walk is done).
-  if (agents.has('codex')) for (const root of locations.codexHomes) walks.push(Promise.all([discover('codex', root), context.loadNames(root)]).then(([found]) => found));
-  if (agents.has('claw')) {
-    clawWalks.push(Promise.all(selfAndAncestors(locations.cwd).map(discoverClaw)).then((found) => found.flat()));
-    for (const dir of locations.clawDirs) {
-      clawWalks.push(
-        findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).then(
-          async (workspaces) => (await Promise.all(workspaces.map(discoverClaw))).flat(),
-          (error: unknown) => {
-            context.report({ path: dir, message: describeError(error) });
-            return [];
-          },
-        ),
-      );
-    }
+  const candidateWalks: Promise<unknown>[] = [];
+  for (const adapter of adapters) {
+    const candidates = candidateRoots(adapter, locations, context.report);
+    // The roots are known only when the candidates are: the pool waits for them (an empty item list) meanwhile.
+    const rootWalks = candidates.then((roots) =>
+      Promise.all(
+        roots.map((root) => {
+          const walk = discoverOnce(adapter, root);
+          pool.expect(walk.then(add));
+          return walk;
+        }),
+      ),
+    );
+    pool.expect(rootWalks.then(() => []));
+    walks.push(rootWalks.then((found) => found.flat()));
+    if (adapter.discovery?.rootsFromCwds) candidateWalks.push(rootWalks);
   }
-  walks.push(...clawWalks);
-  for (const walk of walks) pool.expect(walk.then(add));
-  // Workspaces found through cwds come after those of --claw-dir (the first path to a workspace names it, as in `list`).
-  const clawWalked = Promise.all(clawWalks);
+  // Roots found through cwds come after the configured ones (the first path to a root names it, as in `list`).
+  const candidatesWalked = Promise.all(candidateWalks);
   // Rows are built once every walk is done: a conversation's other files (same id) must be known.
   const walked = Promise.all(walks).then(() => {
     for (const group of unregistered ?? []) context.register(group);
     unregistered = null;
-    if (claudeUnseen === 0) claudeSeen.open();
+    if (lineageUnseen === 0) lineageSeen.open();
   });
 
   const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
@@ -178,7 +171,7 @@ export async function grepLocations(locations: Locations, text: string, options:
     }
     return summary;
   };
-  let byLineage: Map<string | null, number[]> | null = null;
+  let indexesByLineage: Map<string | null, number[]> | null = null;
   /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
   let unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
   const families = new Map<string, Promise<CatalogSession[]>>();
@@ -190,15 +183,15 @@ export async function grepLocations(locations: Locations, text: string, options:
   const familyOf = (lineage: string): Promise<CatalogSession[]> => {
     let family = families.get(lineage);
     if (family !== undefined) return family;
-    if (byLineage === null) {
-      byLineage = new Map();
+    if (indexesByLineage === null) {
+      indexesByLineage = new Map();
       for (const [index, sniffed] of lineages) {
-        const same = byLineage.get(sniffed);
-        if (same === undefined) byLineage.set(sniffed, [index]);
+        const same = indexesByLineage.get(sniffed);
+        if (same === undefined) indexesByLineage.set(sniffed, [index]);
         else same.push(index);
       }
     }
-    const known = byLineage;
+    const known = indexesByLineage;
     unsniffed ??= Promise.all((known.get(null) ?? []).map((index) => summarise(groups[index]!))).then((rows) => {
       const byReal = new Map<string | undefined, CatalogSession[]>();
       for (const row of rows) {
@@ -233,7 +226,7 @@ export async function grepLocations(locations: Locations, text: string, options:
     options.onMatch(row, found.get(row) ?? { matches: 0, snippet: null });
   };
   const rows: Promise<void>[] = [];
-  const claudeRows: Promise<CatalogSession | null>[] = [];
+  const lineageRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number, what: GrepFound): void => {
     if (signal?.aborted) return;
     const group = groups[index]!;
@@ -248,28 +241,28 @@ export async function grepLocations(locations: Locations, text: string, options:
       if (r !== null) found.set(r, what);
       return r;
     };
-    if (group.agent === 'claude') claudeRows.push(claudeSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
+    if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
     for (const [index, lineage] of seen) lineages.set(index, lineage);
-    claudeUnseen -= seen.length;
-    if (claudeUnseen === 0) void walked.then(() => claudeUnseen === 0 && claudeSeen.open());
-    if (cwds.length === 0) return [];
-    await clawWalked;
-    return add((await Promise.all(cwds.map(discoverClaw))).flat());
+    lineageUnseen -= seen.length;
+    if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
+    if (cwds.length === 0 || !sniffCwds) return [];
+    await candidatesWalked;
+    return add((await Promise.all(fromCwds.flatMap((adapter) => cwds.map((cwd) => discoverOnce(adapter, cwd))))).flat());
   };
-  // Claude rows go out together, newest first, once every Claude file was seen.
-  const claudeDone = claudeSeen.wait.then(async () => {
-    const found = (await Promise.all(claudeRows)).filter((row): row is CatalogSession => row !== null);
+  // Rows found by lineage go out together, newest first, once every file of their agents was seen.
+  const lineageDone = lineageSeen.wait.then(async () => {
+    const found = (await Promise.all(lineageRows)).filter((row): row is CatalogSession => row !== null);
     for (const row of found.sort(newestFirst)) emit(row);
   });
   try {
     await pool.run({ onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
   } finally {
-    claudeSeen.open();
+    lineageSeen.open();
   }
-  await claudeDone;
+  await lineageDone;
   await Promise.all(rows);
   return { matched, problems: context.problems };
 }
@@ -301,19 +294,18 @@ async function rowFor(
   const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
-  applyCodexNames(rows, context);
+  applyNames(rows, context);
   return rows.find((row) => row.id === own.id) ?? null;
 }
 
-/** The id a group's file names suggest (claw files are named after their session id too). */
+/** The id a group's file names suggest (see FormatAdapter.nameIdHint). */
 function idHintOf(group: SessionFileGroup): string | null {
-  if (group.idHint !== null || group.agent !== 'claw') return group.idHint;
-  return basename(group.paths[group.paths.length - 1]!).replace(/(\.rot-\d+)?\.jsonl?$/, '');
+  return group.idHint ?? ADAPTERS[group.agent].nameIdHint?.(group) ?? null;
 }
 
-function isDirectory(path: string): boolean {
+async function isDirectory(path: string): Promise<boolean> {
   try {
-    return statSync(path).isDirectory();
+    return (await stat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -330,7 +322,7 @@ class Latch {
 
 interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound) => void;
-  /** A batch is done: new cwds seen in files' heads and Claude lineages; resolves to more work (claw sessions in those cwds). */
+  /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
   readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
@@ -344,7 +336,7 @@ class GrepPool {
    * Work not handed out yet, taken from the end: Claude files first (their rows wait for all of them), then the
    * others, newest first (the walks list them oldest first). No sort: 100,000 items would cost more than the search.
    */
-  private readonly claudeQueue: GrepItem[] = [];
+  private readonly lineageQueue: GrepItem[] = [];
   private readonly queue: GrepItem[] = [];
   private busy = 0;
   /** Work that is still being found (folder walks): the pool is not done while any is pending. */
@@ -365,7 +357,7 @@ class GrepPool {
     work
       .then((items) => {
         if (this.aborted) return;
-        for (const item of items) (item.sniffLineage ? this.claudeQueue : this.queue).push(item);
+        for (const item of items) (item.sniffLineage ? this.lineageQueue : this.queue).push(item);
       })
       .catch((error: unknown) => {
         this.failure ??= error;
@@ -383,7 +375,7 @@ class GrepPool {
   /** End the search now: what is queued is dropped, and the workers are ended mid-batch (a batch can be seconds of reading). */
   abort(): void {
     this.aborted = true;
-    this.claudeQueue.length = 0;
+    this.lineageQueue.length = 0;
     this.queue.length = 0;
     for (const worker of this.workers) void worker.terminate();
     this.done?.();
@@ -430,10 +422,10 @@ class GrepPool {
     }
     for (let depth = 1; depth <= 2; depth++) {
       for (const worker of this.workers) {
-        const queue = this.claudeQueue.length > 0 ? this.claudeQueue : this.queue;
+        const queue = this.lineageQueue.length > 0 ? this.lineageQueue : this.queue;
         if (queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
         // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
-        const left = this.claudeQueue.length + this.queue.length;
+        const left = this.lineageQueue.length + this.queue.length;
         const size = Math.max(1, Math.min(256, Math.ceil(left / (this.workers.length * 4))));
         const items = queue.splice(Math.max(0, queue.length - size)).reverse();
         worker.postMessage({ kind: 'work', items } satisfies GrepRequest);
@@ -441,6 +433,6 @@ class GrepPool {
         this.busy++;
       }
     }
-    if (this.claudeQueue.length === 0 && this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
+    if (this.lineageQueue.length === 0 && this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
   }
 }

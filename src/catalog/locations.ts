@@ -1,22 +1,23 @@
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
+import { selfAndAncestors } from '../core/formats/roots.js';
+import type { RootEnvironment } from '../core/formats/types.js';
+import { AGENTS, type Agent } from '../core/model.js';
 
 /** Where sessions are looked for. Every path is absolute. */
 export interface Locations {
-  readonly codexHomes: readonly string[];
-  readonly claudeDirs: readonly string[];
-  /** Directories searched (a few levels down) for claw workspaces. */
-  readonly clawDirs: readonly string[];
-  /** The current directory: it and its ancestors are claw workspaces to check. */
+  /** Each agent's configured roots (a CODEX_HOME, a Claude config dir, folders searched for claw workspaces). */
+  readonly roots: Readonly<Record<Agent, readonly string[]>>;
+  /** The current directory (claw: it and its ancestors are workspaces to check). */
   readonly cwd: string;
-  /** Also check the cwds recorded by other agents' sessions for claw workspaces. */
-  readonly clawFromKnownCwds: boolean;
+  /** Roots derived from the cwds other agents' sessions recorded (claw's workspaces); default true. Tests turn it off. */
+  readonly rootsFromCwds?: boolean;
 }
 
 export interface LocationOptions {
   readonly home?: string;
-  readonly codexHome?: readonly string[];
-  readonly claudeDir?: readonly string[];
-  readonly clawDir?: readonly string[];
+  /** Explicit roots per agent (the repeatable location flags): they replace `--home`, the environment and the defaults. */
+  readonly roots?: Readonly<Partial<Record<Agent, readonly string[]>>>;
 }
 
 export interface LocationEnvironment {
@@ -26,33 +27,69 @@ export interface LocationEnvironment {
   readonly cwd: string;
 }
 
+/** No roots for any agent (tests and callers fill in the ones they want). */
+export function noRoots(): Record<Agent, string[]> {
+  return Object.fromEntries(AGENTS.map((agent) => [agent, []])) as unknown as Record<Agent, string[]>;
+}
+
 /**
- * Resolve locations: explicit flags win, then `--home DIR` (DIR/.codex, DIR/.claude),
- * then CODEX_HOME / CLAUDE_CONFIG_DIR, then ~/.codex and ~/.claude.
+ * Resolve locations, one agent at a time through its adapter: explicit flags win, then `--home DIR` (DIR/.codex,
+ * DIR/.claude, …), then the agent's variable (CODEX_HOME, CLAUDE_CONFIG_DIR, …), then its default under the home.
  */
 export function resolveLocations(options: LocationOptions, environment: LocationEnvironment): Locations {
   const { env, homeDir, cwd } = environment;
   const abs = (path: string): string => resolve(cwd, path);
-  const home = options.home === undefined ? undefined : abs(options.home);
-  const codexHomes = nonEmpty(options.codexHome)
-    ? options.codexHome!.map(abs)
-    : [home ? join(home, '.codex') : env.CODEX_HOME ? abs(env.CODEX_HOME) : join(homeDir, '.codex')];
-  const claudeDirs = nonEmpty(options.claudeDir)
-    ? options.claudeDir!.map(abs)
-    : [home ? join(home, '.claude') : env.CLAUDE_CONFIG_DIR ? abs(env.CLAUDE_CONFIG_DIR) : join(homeDir, '.claude')];
-  return {
-    codexHomes: unique(codexHomes),
-    claudeDirs: unique(claudeDirs),
-    clawDirs: unique((options.clawDir ?? []).map(abs)),
-    cwd: abs(cwd),
-    clawFromKnownCwds: true,
-  };
+  const rootEnvironment: RootEnvironment = { home: options.home === undefined ? undefined : abs(options.home), env, homeDir, abs };
+  const roots = noRoots();
+  for (const adapter of ADAPTER_LIST) {
+    const given = options.roots?.[adapter.agent];
+    roots[adapter.agent] = unique(given !== undefined && given.length > 0 ? given.map(abs) : adapter.locations.defaultRoots(rootEnvironment));
+  }
+  return { roots, cwd: abs(cwd) };
 }
 
-/** Where Codex and Claude Code look for sessions when run in this environment (no options given). */
-export function agentDefaultHomes(environment: LocationEnvironment): { readonly codex: string; readonly claude: string } {
+/** Where each agent looks for sessions when run in this environment (no options given): a session found elsewhere is resumed with its home's variables. */
+export function agentDefaultHomes(environment: LocationEnvironment): Readonly<Partial<Record<Agent, string>>> {
   const defaults = resolveLocations({}, environment);
-  return { codex: defaults.codexHomes[0]!, claude: defaults.claudeDirs[0]! };
+  const homes: Partial<Record<Agent, string>> = {};
+  for (const agent of AGENTS) {
+    const first = defaults.roots[agent][0];
+    if (first !== undefined && ADAPTERS[agent].resume.homeEnvironment !== undefined) homes[agent] = first;
+  }
+  return homes;
+}
+
+/** One agent's location flag, as the CLI declares it: the commander option and the agent it names roots of. */
+export interface LocationFlag {
+  readonly agent: Agent;
+  /** `--codex-home <dir>` */
+  readonly flags: string;
+  /** `--codex-home` */
+  readonly long: string;
+  /** The key commander stores the values under (`codexHome`). */
+  readonly attribute: string;
+  readonly help: string;
+}
+
+/** Every agent's location flag, from the registry. */
+export function locationFlags(): LocationFlag[] {
+  return ADAPTER_LIST.map((adapter) => {
+    const long = adapter.locations.flag.split(/[ =]/)[0]!;
+    // commander's attribute name: `--codex-home` → `codexHome`.
+    const attribute = long.replace(/^--/, '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    return { agent: adapter.agent, flags: adapter.locations.flag, long, attribute, help: adapter.locations.flagHelp };
+  });
+}
+
+/** `LocationOptions` from commander's parsed options (`{home, codexHome: [...], claudeDir: [...]}`). */
+export function locationOptionsFromFlags(parsed: Readonly<Record<string, unknown>>): LocationOptions {
+  const roots: Partial<Record<Agent, readonly string[]>> = {};
+  for (const flag of locationFlags()) {
+    const values = parsed[flag.attribute];
+    if (Array.isArray(values)) roots[flag.agent] = values.filter((value): value is string => typeof value === 'string');
+  }
+  const home = parsed.home;
+  return { ...(typeof home === 'string' ? { home } : {}), roots };
 }
 
 /** True when `dir` is `root` or below it (the "sessions of this directory" scope). */
@@ -62,19 +99,7 @@ export function isUnder(dir: string | null, root: string): boolean {
   return dir === root || dir.startsWith(`${root}/`);
 }
 
-/** A directory and all its ancestors, nearest first. */
-export function selfAndAncestors(dir: string): string[] {
-  const out: string[] = [];
-  for (let current = resolve(dir); ; current = dirname(current)) {
-    out.push(current);
-    if (dirname(current) === current) break;
-  }
-  return out;
-}
-
-function nonEmpty(list: readonly string[] | undefined): boolean {
-  return list !== undefined && list.length > 0;
-}
+export { selfAndAncestors };
 
 function unique(list: readonly string[]): string[] {
   return [...new Set(list)];

@@ -2,15 +2,13 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { realpath, stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
-import { ADAPTERS } from '../core/formats/index.js';
-import { clawWorkspaceOfSessionFolder, findClawWorkspaces } from '../core/formats/claw.js';
-import { readCodexNames } from '../core/formats/codex.js';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
-import type { AdapterContext, IndexedSession, Problem, SessionFileGroup } from '../core/formats/types.js';
-import type { Agent, SessionSummary } from '../core/model.js';
-import { selfAndAncestors, type Locations } from './locations.js';
+import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
+import { AGENTS, type Agent, type SessionSummary } from '../core/model.js';
+import type { Locations } from './locations.js';
 import { summarizeOnWorkers } from './summary-pool.js';
 
 /** A listed conversation: the summary plus what is needed to find its files again. */
@@ -58,15 +56,12 @@ export interface ScanOptions {
  */
 export const FOLD_SAVE_MIN_BYTES = 1024 * 1024;
 
-/** How deep below a --claw-dir to look for claw workspaces. */
-export const CLAW_SEARCH_DEPTH = 4;
-
 /** The files of a listed session, as its adapter wants them back. */
 export function groupOf(session: CatalogSession): SessionFileGroup {
   return { agent: session.agent, paths: session.paths, idHint: session.id, root: session.root, archived: session.archived };
 }
 
-/** Discovery and summaries share one context: lookups by id and Codex names. */
+/** Discovery and summaries share one context: lookups by id and the names kept beside sessions (Codex's). */
 export class ScanContext implements AdapterContext {
   readonly problems: Problem[] = [];
   /** Summaries read on worker threads (the rest were read on the calling thread or came from the cache). */
@@ -93,16 +88,18 @@ export class ScanContext implements AdapterContext {
     if (id !== null && !this.groups.has(`${group.agent}:${id}`)) this.groups.set(`${group.agent}:${id}`, group);
   }
 
-  /** Every CODEX_HOME's thread names (for summary workers). */
+  /** Every root's names (for summary workers). */
   allNames(): ReadonlyMap<string, ReadonlyMap<string, string>> {
     return this.nameMaps;
   }
 
-  async loadNames(root: string): Promise<void> {
+  /** Read (again) the names an adapter keeps beside the sessions of `root`; nothing for an adapter without names. */
+  async loadNames(adapter: FormatAdapter, root: string): Promise<void> {
+    if (adapter.names === undefined) return;
     try {
-      this.nameMaps.set(root, await readCodexNames(root));
+      this.nameMaps.set(root, await adapter.names.read(root));
     } catch (error) {
-      this.report({ path: join(root, 'session_index.jsonl'), message: describeError(error) });
+      this.report({ path: join(root, adapter.names.file), message: describeError(error) });
     }
   }
 }
@@ -110,75 +107,72 @@ export class ScanContext implements AdapterContext {
 /** Find every conversation in the locations: discovery, then rows folded from every line, merged one per conversation. */
 export async function scanCatalog(locations: Locations, options: ScanOptions = {}): Promise<ScanResult & { context: ScanContext }> {
   const context = new ScanContext(options.cache ? (options.saveFoldFrom ?? FOLD_SAVE_MIN_BYTES) : Number.POSITIVE_INFINITY);
-  const agents = new Set(options.agents ?? (['codex', 'claude', 'claw'] as const));
+  const adapters = selectedAdapters(options.agents);
   const groups: SessionFileGroup[] = [];
+  const summaries: CatalogSession[] = [];
 
-  const discover = async (agent: Agent, root: string): Promise<void> => {
-    if (!(await isDirectory(root))) return;
-    try {
-      groups.push(...(await ADAPTERS[agent].discover(root, context.report)));
-    } catch (error) {
-      context.report({ path: root, message: describeError(error) });
-    }
-  };
-
-  const tasks: Promise<void>[] = [];
-  if (agents.has('codex')) for (const root of locations.codexHomes) tasks.push(discover('codex', root), context.loadNames(root));
-  if (agents.has('claude')) for (const root of locations.claudeDirs) tasks.push(discover('claude', root));
-  await Promise.all(tasks);
-
-  const clawRoots = new Set<string>();
-  if (agents.has('claw')) {
-    for (const dir of locations.clawDirs) {
-      // A session folder names its workspace; any other directory is searched for workspaces.
-      const workspace = clawWorkspaceOfSessionFolder(dir);
-      if (workspace !== null) {
-        clawRoots.add(workspace);
-        continue;
-      }
-      for (const found of await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH).catch((error: unknown) => {
-        context.report({ path: dir, message: describeError(error) });
-        return [] as string[];
-      })) {
-        clawRoots.add(found);
-      }
-    }
-    for (const dir of selfAndAncestors(locations.cwd)) clawRoots.add(dir);
-    // The current directory's sessions include its subfolders' (README): by default workspaces below it count
-    // too. An explicit --claw-dir says where claw sessions are instead (as every explicit location replaces a
-    // default); and never below the filesystem root, where that walk would be every mounted disk (and /proc).
-    if (locations.clawDirs.length === 0 && dirname(locations.cwd) !== locations.cwd) {
-      for (const found of await findClawWorkspaces(locations.cwd, CLAW_SEARCH_DEPTH).catch(() => [] as string[])) clawRoots.add(found);
-    }
-  }
-
-  for (const group of groups) context.register(group);
-  const summaries = await summarize(groups, context, options);
-
-  if (agents.has('claw')) {
-    // Claw keeps sessions inside each workspace: the cwds other agents recorded are workspaces too.
-    if (locations.clawFromKnownCwds) for (const summary of summaries) if (summary.cwd) clawRoots.add(summary.cwd);
-    const clawGroups: SessionFileGroup[] = [];
+  // Every agent's candidate roots are looked for at once (claw's walk of its dirs runs while the others are read).
+  const candidates = new Map(adapters.map((adapter) => [adapter, candidateRoots(adapter, locations, context.report)]));
+  // Agents whose roots come from other sessions' cwds (claw) go second: the first agents' rows name those cwds.
+  for (const phase of [adapters.filter((a) => !a.discovery?.rootsFromCwds), adapters.filter((a) => a.discovery?.rootsFromCwds)]) {
+    if (phase.length === 0) continue;
+    const cwds = locations.rootsFromCwds === false ? [] : summaries.flatMap((summary) => (summary.cwd ? [summary.cwd] : []));
+    const found: SessionFileGroup[] = [];
     await Promise.all(
-      (await distinctDirectories(clawRoots)).map(async (root) => {
-        if (!(await isClawWorkspace(root))) return;
-        try {
-          clawGroups.push(...(await ADAPTERS.claw.discover(root, context.report)));
-        } catch (error) {
-          context.report({ path: root, message: describeError(error) });
-        }
+      phase.map(async (adapter) => {
+        const roots = await discoveryRoots(adapter, [...(await candidates.get(adapter)!), ...(adapter.discovery?.rootsFromCwds ? cwds : [])]);
+        await Promise.all(
+          roots.map(async (root) => {
+            await context.loadNames(adapter, root);
+            found.push(...(await discoverRoot(adapter, root, context.report)));
+          }),
+        );
       }),
     );
-    for (const group of clawGroups) context.register(group);
-    summaries.push(...(await summarize(clawGroups, context, options)));
-    groups.push(...clawGroups);
+    for (const group of found) context.register(group);
+    summaries.push(...(await summarize(found, context, options)));
+    groups.push(...found);
   }
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
-  applyCodexNames(summaries, context);
+  applyNames(summaries, context);
   const { rows: merged, nested } = catalogRows(summaries);
   merged.sort(newestFirst);
   return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
+}
+
+/** The adapters of these agents (all by default), in registry order. */
+export function selectedAdapters(agents: readonly Agent[] | undefined): FormatAdapter[] {
+  const wanted = new Set<Agent>(agents ?? AGENTS);
+  return ADAPTER_LIST.filter((adapter) => wanted.has(adapter.agent));
+}
+
+/** An agent's configured roots, or the candidates its adapter derives from them and the current directory (claw's workspaces). */
+export async function candidateRoots(adapter: FormatAdapter, locations: Locations, report: ReportProblem): Promise<string[]> {
+  const configured = locations.roots[adapter.agent];
+  return adapter.discovery?.candidateRoots ? adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
+}
+
+/**
+ * The folders an agent's sessions are discovered in, of `candidates` (its candidate roots, then for adapters that keep
+ * sessions in working directories the cwds other sessions ran in): each once (by real path: a folder reached through
+ * a symlink is read once, under its first spelling), when it is one of the agent's roots (default: a directory).
+ */
+export async function discoveryRoots(adapter: FormatAdapter, candidates: readonly string[]): Promise<string[]> {
+  const isRoot = adapter.discovery?.isRoot ?? isDirectory;
+  const distinct = await distinctDirectories(candidates);
+  const checks = await Promise.all(distinct.map(isRoot));
+  return distinct.filter((_, i) => checks[i]);
+}
+
+/** One root's groups; a root that cannot be walked is reported, never fatal. */
+export async function discoverRoot(adapter: FormatAdapter, root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
+  try {
+    return await adapter.discover(root, report);
+  } catch (error) {
+    report({ path: root, message: describeError(error) });
+    return [];
+  }
 }
 
 /**
@@ -492,11 +486,11 @@ export function asLineageFork(session: CatalogSession, parent: CatalogSession): 
   return { ...linked, createdAt: made, updatedAt: made };
 }
 
-/** Codex names live in session_index.jsonl, not in the rollout: apply them after (cached) summaries. */
-export function applyCodexNames(sessions: CatalogSession[], context: ScanContext): void {
+/** Names kept beside the sessions (Codex's session_index.jsonl), not in them: applied after (cached) summaries. */
+export function applyNames(sessions: CatalogSession[], context: ScanContext): void {
   for (let i = 0; i < sessions.length; i++) {
     const session = sessions[i]!;
-    if (session.agent !== 'codex') continue;
+    if (ADAPTERS[session.agent].names === undefined) continue;
     const name = context.names(session.root).get(session.id);
     if (name !== undefined && name !== session.name) sessions[i] = { ...session, name, title: name };
   }
@@ -557,13 +551,6 @@ async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
     seen.add(key);
     return true;
   });
-}
-
-export async function isClawWorkspace(dir: string): Promise<boolean> {
-  const checks = await Promise.all(
-    [join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory),
-  );
-  return checks.some(Boolean);
 }
 
 export { describeError };

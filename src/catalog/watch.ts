@@ -1,10 +1,9 @@
-import { existsSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { ADAPTERS } from '../core/formats/index.js';
-import type { Problem, SessionFileGroup } from '../core/formats/types.js';
-import type { Agent } from '../core/model.js';
+import { ADAPTER_LIST } from '../core/formats/index.js';
+import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Locations } from './locations.js';
 import type { CatalogCache } from './cache.js';
 import { asLineageFork, conversations, describeError, indexGroup, lineageOrder, lineageParent, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
@@ -36,12 +35,8 @@ export interface CatalogWatcher {
 }
 
 interface WatchRoot {
-  readonly agent: Agent;
+  readonly adapter: FormatAdapter;
   readonly root: string;
-  /** chokidar depth below `root`. */
-  readonly depth: number;
-  /** Whether a path under `root` (as its segments) is worth watching: everything else in ~/.claude or ~/.codex is noise. */
-  readonly wanted: (parts: readonly string[]) => boolean;
 }
 
 const DEFAULT_DEBOUNCE_MS = 150;
@@ -100,23 +95,25 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
 
   const readies: Promise<void>[] = [];
   for (const root of roots) {
+    const { depth, wanted, fileSuffixes } = root.adapter.watch;
+    const isFile = (path: string): boolean => fileSuffixes.some((suffix) => path.endsWith(suffix));
     const watcher = watch(root.root, {
       ignoreInitial: true,
-      depth: root.depth,
+      depth,
       ignorePermissionErrors: true,
       // Folders only: chokidar gives every file it tracks an fs.watch of its own (≈ 3 KB of heap each, 300 MB
       // and seconds of setup at 100k files). A folder's watch reports its files' writes anyway (raw events).
       ignored: (path: string, stats?: Stats) => {
         // By name first: chokidar would otherwise stat each of them to learn that it is a file.
-        if (path.endsWith('.jsonl') || path.endsWith('.json') || stats?.isFile()) return true;
+        if (isFile(path) || stats?.isFile()) return true;
         const rel = relative(root.root, path);
-        return rel !== '' && !root.wanted(rel.split(sep));
+        return rel !== '' && !wanted(rel.split(sep));
       },
     });
     const onEvent = (path: string): void => {
-      if (!path.endsWith('.jsonl') && !path.endsWith('.json')) return;
+      if (!isFile(path)) return;
       const rel = relative(root.root, path);
-      if (rel.startsWith('..') || !root.wanted(rel.split(sep))) return;
+      if (rel.startsWith('..') || !wanted(rel.split(sep))) return;
       let set = pending.get(root);
       if (!set) pending.set(root, (set = new Set()));
       set.add(path);
@@ -171,19 +168,17 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
   };
 }
 
-/** The folders to watch: every Codex home and Claude dir, and the claw workspaces that hold sessions. */
-function watchRoots(locations: Locations, sessions: readonly CatalogSession[]): WatchRoot[] {
+/**
+ * The folders to watch, per adapter: each configured root (a Codex home, a Claude dir: sessions may appear there
+ * later), or for adapters whose roots are found (claw workspaces) the roots the listed sessions came from.
+ */
+export function watchRoots(locations: Locations, sessions: readonly CatalogSession[], adapters: readonly FormatAdapter[] = ADAPTER_LIST): WatchRoot[] {
   const roots: WatchRoot[] = [];
-  // ~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl; archived_sessions/…; session_index.jsonl holds names.
-  const codex = new Set(['sessions', 'archived_sessions', 'session_index.jsonl']);
-  for (const root of locations.codexHomes) roots.push({ agent: 'codex', root, depth: 4, wanted: (parts) => codex.has(parts[0]!) });
-  // ~/.claude/projects/<project>/<uuid>.jsonl (subagent transcripts deeper down belong to their parent).
-  for (const root of locations.claudeDirs) roots.push({ agent: 'claude', root, depth: 2, wanted: (parts) => parts[0] === 'projects' });
-  const clawRoots = new Set(sessions.filter((session) => session.agent === 'claw').map((session) => session.root));
-  // <workspace>/.claw/sessions[/<hash>]/…, <workspace>/.claude/sessions/…, <workspace>/.port_sessions/…
-  const claw = (parts: readonly string[]): boolean =>
-    parts[0] === '.port_sessions' ? parts.length <= 2 : (parts[0] === '.claw' || parts[0] === '.claude') && (parts.length === 1 || parts[1] === 'sessions');
-  for (const root of clawRoots) roots.push({ agent: 'claw', root, depth: 3, wanted: claw });
+  for (const adapter of adapters) {
+    const dirs =
+      adapter.watch.roots === 'configured' ? locations.roots[adapter.agent] : new Set(sessions.filter((session) => session.agent === adapter.agent).map((session) => session.root));
+    for (const root of dirs) roots.push({ adapter, root });
+  }
   return roots;
 }
 
@@ -196,10 +191,12 @@ async function refreshRoot(
   removed: Set<string>,
   cache: CatalogCache | undefined,
 ): Promise<void> {
-  if (root.agent === 'codex' && [...paths].some((path) => basename(path) === 'session_index.jsonl' && relative(root.root, path) === 'session_index.jsonl')) {
-    await context.loadNames(root.root);
+  const { adapter } = root;
+  const namesFile = adapter.names === undefined ? null : join(root.root, adapter.names.file);
+  if (namesFile !== null && paths.has(namesFile)) {
+    await context.loadNames(adapter, root.root);
     for (const [key, session] of current) {
-      if (session.agent !== 'codex' || session.root !== root.root) continue;
+      if (session.agent !== adapter.agent || session.root !== root.root) continue;
       const name = context.names(root.root).get(session.id);
       if (name !== undefined && name !== session.name) {
         const renamed = { ...session, name, title: name };
@@ -208,23 +205,20 @@ async function refreshRoot(
       }
     }
   }
-  const changed = new Set([...paths].filter((path) => basename(path) !== 'session_index.jsonl'));
+  const changed = new Set([...paths].filter((path) => path !== namesFile));
   if (changed.size === 0) return;
   // Sessions that own a changed file: re-read them as a whole (one of several files may have gone).
-  const affected = [...current.entries()].filter(([, session]) => session.agent === root.agent && session.paths.some((path) => changed.has(path)));
+  const affected = [...current.entries()].filter(([, session]) => session.agent === adapter.agent && session.paths.some((path) => changed.has(path)));
   const touched = new Set(changed);
   for (const [, session] of affected) for (const path of session.paths) touched.add(path);
 
-  const adapter = ADAPTERS[root.agent];
-  // Group just the touched files where the adapter can (a whole-root walk costs seconds in a big home).
-  const existing = [...touched].filter((path) => existsSync(path));
-  const groups = adapter.groupFiles
-    ? adapter.groupFiles(root.root, existing)
-    : (await adapter.discover(root.root, context.report)).filter((group) => group.paths.some((path) => touched.has(path)));
+  // Group just the touched files that are there and regular (a FIFO or a link to a device is no session, as in
+  // discovery), without walking the root (a whole-root walk costs seconds in a big home).
+  const groups = adapter.groupFiles(root.root, [...touched].filter(isRegularFile));
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);
-    const summary = await readRow(group, context, cache);
+    const summary = await readRow(root, group, context, cache);
     if (!summary) continue;
     context.register(group, summary.id);
     const key = sessionKey(summary);
@@ -242,8 +236,8 @@ async function refreshRoot(
   }
 }
 
-/** The group's row through the scan's own pipeline (a grown file is read from its saved fold), with its Codex name. */
-async function readRow(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
+/** The group's row through the scan's own pipeline (a grown file is read from its saved fold), with its name (Codex's). */
+async function readRow(root: WatchRoot, group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
   try {
     // A file can vanish between the event and the read (an agent's temp file renamed away).
     await stat(group.paths[group.paths.length - 1]!);
@@ -253,7 +247,7 @@ async function readRow(group: SessionFileGroup, context: ScanContext, cache: Cat
   try {
     const session = await indexGroup(group, context, cache);
     if (!session) return null;
-    const name = session.agent === 'codex' ? context.names(group.root).get(session.id) : undefined;
+    const name = root.adapter.names !== undefined ? context.names(group.root).get(session.id) : undefined;
     return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
@@ -291,4 +285,12 @@ function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, 
     if (parent && (linked || lineageOrder(parent, session) < 0)) session = asLineageFork(session, parent);
   }
   return session;
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -24,3 +24,6 @@ function formatUuid(bytes: Buffer): string {
 }
 
 export const UUID_PATTERN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** A whole string that is a UUID (any version, any case): Codex's and Claude Code's session ids. */
+export const UUID_EXACT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,9 @@
 /** The normalized session model every adapter produces and every consumer (CLI, TUI, catalog) reads. */
 
-export type Agent = 'codex' | 'claude' | 'claw';
+/** Every agent, in the order rows of equal time and locations are listed. A new agent is added here and in formats/index.ts. */
+export const AGENTS = ['codex', 'claude', 'claw', 'copilot'] as const;
 
-export const AGENTS: readonly Agent[] = ['codex', 'claude', 'claw'];
+export type Agent = (typeof AGENTS)[number];
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 

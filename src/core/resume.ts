@@ -1,4 +1,5 @@
-import type { Agent, SessionSummary } from './model.js';
+import { ADAPTERS } from './formats/index.js';
+import { AGENTS, type Agent, type SessionSummary } from './model.js';
 import { assertSessionId } from './session-id.js';
 
 export interface ResumeCommand {
@@ -9,9 +10,6 @@ export interface ResumeCommand {
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** The variable that points each agent at another home (claw resumes a path and needs none). */
-export const HOME_VARIABLES: Readonly<Partial<Record<Agent, string>>> = { codex: 'CODEX_HOME', claude: 'CLAUDE_CONFIG_DIR' };
-
 /** The home each agent looks in when its variable is not changed (the caller knows the environment). */
 export type AgentHomes = Readonly<Partial<Record<Agent, string>>>;
 
@@ -21,19 +19,15 @@ export type AgentHomes = Readonly<Partial<Record<Agent, string>>>;
  */
 export type ResumeTemplates = Readonly<Record<Agent, readonly string[]>>;
 
-/** Interactive resume: the agent's own TUI takes the terminal. */
-export const DEFAULT_RESUME_TEMPLATES: ResumeTemplates = {
-  codex: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
-  claude: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
-  claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
-};
+/** Interactive resume: the agent's own TUI takes the terminal (each adapter's `resume.interactive`). */
+export const DEFAULT_RESUME_TEMPLATES: ResumeTemplates = templatesOf('interactive');
 
 /** Non-interactive resume with a prompt (scripts, tests): one turn, appended to the same session file. */
-export const DEFAULT_EXEC_TEMPLATES: ResumeTemplates = {
-  codex: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
-  claude: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
-  claw: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
-};
+export const DEFAULT_EXEC_TEMPLATES: ResumeTemplates = templatesOf('exec');
+
+function templatesOf(kind: 'interactive' | 'exec'): ResumeTemplates {
+  return Object.fromEntries(AGENTS.map((agent) => [agent, ADAPTERS[agent].resume[kind]])) as Record<Agent, readonly string[]>;
+}
 
 const PLACEHOLDER = /\{(id|path|cwd|prompt)\}/g;
 
@@ -65,8 +59,8 @@ export function resumeCommand(
     argv.push(part.replace(PLACEHOLDER, (_, name: string) => values[name]!));
   }
   if (!template.includes('{args}')) argv.push(...extraArgs);
-  const variable = HOME_VARIABLES[session.agent];
+  const homeEnvironment = ADAPTERS[session.agent].resume.homeEnvironment;
   const home = session.root;
-  const env = variable !== undefined && home !== undefined && home !== options.defaultHomes?.[session.agent] ? { [variable]: home } : {};
+  const env = homeEnvironment !== undefined && home !== undefined && home !== options.defaultHomes?.[session.agent] ? homeEnvironment(home) : {};
   return { argv, cwd: session.cwd, env };
 }

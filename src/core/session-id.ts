@@ -1,24 +1,15 @@
+import { ADAPTERS } from './formats/index.js';
 import type { Agent } from './model.js';
 
 /*
  * A session's id comes from inside a file (or its name), and goes into an agent's argv and into paths: an id
  * such as `--dangerously-skip-permissions` would be read by the agent as an option. Every id is checked against
- * its agent's own shape before it is used for anything but display.
+ * its agent's own shape (its adapter's `idShape`) before it is used for anything but display.
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Each agent's id shape (a new agent adds its own: the Record makes the compiler ask). */
-export const SESSION_ID_SHAPES: Readonly<Record<Agent, { readonly pattern: RegExp; readonly description: string }>> = {
-  codex: { pattern: UUID, description: 'a UUID' },
-  claude: { pattern: UUID, description: 'a UUID' },
-  // claw's generate_session_id: `session-<ms>[-<counter>]`; the Python port's sessions: uuid4().hex.
-  claw: { pattern: /^(?:session-\d{1,20}(?:-\d{1,10})?|[0-9a-f]{32})$/, description: 'session-<digits>[-<n>] (or 32 hex digits)' },
-};
 
 /** Why this id cannot be used in a command or a path, or null when it has its agent's shape. */
 export function sessionIdProblem(session: { readonly agent: Agent; readonly id: string }): string | null {
-  const shape = SESSION_ID_SHAPES[session.agent];
+  const shape = ADAPTERS[session.agent].idShape;
   if (shape.pattern.test(session.id)) return null;
   return `its id is not ${shape.description}, so it is not passed to ${session.agent} (the file may be damaged or hostile); it can be shown but not resumed or forked`;
 }

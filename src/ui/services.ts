@@ -7,7 +7,7 @@ import { asLineageFork, conversations, describeError, groupOf, indexGroup, scanC
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
-import { ADAPTERS } from '../core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { handOff } from '../core/handoff/index.js';
 import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
@@ -232,9 +232,7 @@ function describeLocations(locations: Locations, homeDir: string): string[] {
   // A home that is not there is not an empty one: said apart (a typo in --home, a missing mount).
   const missing = (dir: string): string => (existsSync(dir) ? '' : ' — does not exist');
   return [
-    ...locations.codexHomes.map((dir) => `${home(dir)}/sessions and archived_sessions (Codex)${missing(dir)}`),
-    ...locations.claudeDirs.map((dir) => `${home(dir)}/projects (Claude Code)${missing(dir)}`),
-    ...locations.clawDirs.map((dir) => `claw workspaces under ${home(dir)}${missing(dir)}`),
-    `claw workspaces at ${home(locations.cwd)} and its parents, and at the directories other sessions ran in`,
+    ...ADAPTER_LIST.flatMap((adapter) => locations.roots[adapter.agent].map((dir) => `${adapter.locations.describeRoot(home(dir))}${missing(dir)}`)),
+    ...ADAPTER_LIST.flatMap((adapter) => (adapter.locations.describeAlso ? [adapter.locations.describeAlso(home(locations.cwd))] : [])),
   ];
 }

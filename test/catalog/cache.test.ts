@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogCache, defaultCachePath, loadCacheHead } from '../../src/catalog/cache.js';
-import { resolveLocations } from '../../src/catalog/locations.js';
+import { noRoots, resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -21,7 +21,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const locations = () => ({ ...resolveLocations({ home: join(dir, 'home') }, { env: {}, homeDir: dir, cwd: dir }), clawFromKnownCwds: false });
+const locations = () => ({ ...resolveLocations({ home: join(dir, 'home') }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false });
 
 async function scanWithCache() {
   const cache = await CatalogCache.load(cachePath);
@@ -120,12 +120,12 @@ describe('CatalogCache', () => {
 
   it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
     const env = { XDG_CACHE_HOME: '/c' };
-    const one = { codexHomes: ['/a/.codex', '/b/.codex'], claudeDirs: ['/a/.claude'], clawDirs: [] };
+    const one = { roots: { ...noRoots(), codex: ['/a/.codex', '/b/.codex'], claude: ['/a/.claude'] } };
     const path = defaultCachePath(env, '/me', one);
     expect(path).toMatch(/^\/c\/sessions\/catalog-v3-[0-9a-f]{16}\.jsonl$/);
-    expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/b/.codex', '/a/.codex'] })).toBe(path);
-    expect(defaultCachePath(env, '/me', { ...one, codexHomes: ['/a/.codex'] })).not.toBe(path);
-    expect(defaultCachePath(env, '/me', { ...one, clawDirs: ['/a/.codex'] })).not.toBe(path);
+    expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/b/.codex', '/a/.codex'] } })).toBe(path);
+    expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/a/.codex'] } })).not.toBe(path);
+    expect(defaultCachePath(env, '/me', { roots: { ...one.roots, claw: ['/a/.codex'] } })).not.toBe(path);
     expect(defaultCachePath({}, '/me', one)).toBe(path.replace('/c/', '/me/.cache/'));
   });
 

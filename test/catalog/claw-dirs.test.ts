@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scanCatalog } from '../../src/catalog/scan.js';
 import { clawWorkspaceOfSessionFolder } from '../../src/core/formats/claw.js';
+import { noRoots } from '../../src/catalog/locations.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const HASH = 'd87be5ec94538b86';
@@ -31,7 +32,7 @@ afterEach(async () => {
 });
 
 async function clawRows(clawDirs: string[], cwd = elsewhere): Promise<{ id: string; root: string }[]> {
-  const { sessions } = await scanCatalog({ codexHomes: [], claudeDirs: [], clawDirs, cwd, clawFromKnownCwds: false }, { agents: ['claw'], workers: 0 });
+  const { sessions } = await scanCatalog({ roots: { ...noRoots(), claw: clawDirs }, cwd, rootsFromCwds: false }, { agents: ['claw'], workers: 0 });
   return sessions.map((s) => ({ id: s.id, root: s.root })).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 

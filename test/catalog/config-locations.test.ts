@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentDefaultHomes, resolveLocations, selfAndAncestors } from '../../src/catalog/locations.js';
+import { agentDefaultHomes, resolveLocations, selfAndAncestors, type LocationOptions } from '../../src/catalog/locations.js';
 import { configPath, loadConfig } from '../../src/config.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { checkLaunch, findExecutable, formatCommand, shellQuote } from '../../src/launch.js';
@@ -21,18 +21,19 @@ describe('resolveLocations', () => {
     [{}, {}, ['/home/me/.codex'], ['/home/me/.claude']],
     [{}, { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: 'rel' }, ['/c'], ['/work/proj/rel']],
     [{ home: '/sample' }, { CODEX_HOME: '/c' }, ['/sample/.codex'], ['/sample/.claude']],
-    [{ home: '/sample', codexHome: ['/x', '/y'] }, {}, ['/x', '/y'], ['/sample/.claude']],
-    [{ claudeDir: ['a', 'a'] }, {}, ['/home/me/.codex'], ['/work/proj/a']],
-  ])('%j %j', (options, env, codexHomes, claudeDirs) => {
+    [{ home: '/sample', roots: { codex: ['/x', '/y'] } }, {}, ['/x', '/y'], ['/sample/.claude']],
+    [{ roots: { claude: ['a', 'a'] } }, {}, ['/home/me/.codex'], ['/work/proj/a']],
+  ])('%j %j', (options: LocationOptions, env, codexHomes, claudeDirs) => {
     const locations = resolveLocations(options, { ...base, env });
-    expect(locations.codexHomes).toEqual(codexHomes);
-    expect(locations.claudeDirs).toEqual(claudeDirs);
+    expect(locations.roots.codex).toEqual(codexHomes);
+    expect(locations.roots.claude).toEqual(claudeDirs);
+    expect(locations.roots.claw).toEqual([]);
     expect(locations.cwd).toBe('/work/proj');
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude' });
-    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' } })).toEqual({ codex: '/c', claude: '/d' });
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude', copilot: '/home/me/.copilot' });
+    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel' } })).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel' });
   });
 
   it('lists a directory and its ancestors', () => {

@@ -34,7 +34,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const locations = () => resolveLocations({ home: HOME, clawDir: [join(HOME, 'src')] }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
+const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
 
 describe('grep with the catalog cache', () => {
   it('reports the cached rows of unchanged files without indexing them again', async () => {

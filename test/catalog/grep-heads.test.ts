@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from '../../src/catalog/grep-heads.js';
+import { claudeRootInHead, cwdInHead, SUMMARY_HEAD_BYTES } from '../../src/core/io/heads.js';
 import { ScanContext } from '../../src/catalog/scan.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 

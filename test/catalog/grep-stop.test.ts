@@ -18,7 +18,7 @@ beforeAll(async () => {
   grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
 });
 
-const locations = () => resolveLocations({ home: HOME, clawDir: [join(HOME, 'src')] }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
+const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
 
 describe('grep for the browser', () => {
   it('hands over each matching file group with its count and snippet, and summarises nothing', async () => {

@@ -23,7 +23,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const locations = () => resolveLocations({ home: join(dir, 'home'), clawDir: [join(dir, 'home', 'src')] }, { env: {}, homeDir: dir, cwd: dir });
+const locations = () => resolveLocations({ home: join(dir, 'home'), roots: { claw: [join(dir, 'home', 'src')] } }, { env: {}, homeDir: dir, cwd: dir });
 
 describe('summaries on worker threads', () => {
   it('list exactly what the main thread lists, with the same problems', async () => {

@@ -335,7 +335,7 @@ describe('sessions fork', () => {
 
   it('--help says where each agent\'s fork is written', async () => {
     const help = await run(['fork', '--help']);
-    expect(help.stdout).toContain("Codex: under today's date");
+    expect(help.stdout).toContain("Codex CLI: under today's date");
     expect(help.stdout).toContain('Claude Code: in the same project folder');
     expect(help.stdout).toContain('claw: in the same sessions folder');
     expect(help.stdout).not.toContain('next to the original,');

@@ -8,17 +8,21 @@ import { ADAPTERS } from '../../src/core/formats/index.js';
 import { COUNT_CLIP_LIMITS, DISPLAY_CLIP_LIMITS, type ClipLimits } from '../../src/core/io/clip.js';
 import type { SessionFileGroup } from '../../src/core/formats/types.js';
 import type { Block, Message, Session } from '../../src/core/model.js';
+import { noRoots } from '../../src/catalog/locations.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /** Every session of every fixture home, as the catalog finds them. */
 async function fixtureSessions(): Promise<{ sessions: readonly CatalogSession[]; context: ScanContext }> {
   const result = await scanCatalog({
-    codexHomes: [join(FIXTURES, 'home', '.codex'), join(FIXTURES, 'codex-synthetic', '.codex')],
-    claudeDirs: [join(FIXTURES, 'home', '.claude'), join(FIXTURES, 'claude-synthetic', '.claude')],
-    clawDirs: [join(FIXTURES, 'home', 'src'), join(FIXTURES, 'claw-synthetic')],
+    roots: {
+      ...noRoots(),
+      codex: [join(FIXTURES, 'home', '.codex'), join(FIXTURES, 'codex-synthetic', '.codex')],
+      claude: [join(FIXTURES, 'home', '.claude'), join(FIXTURES, 'claude-synthetic', '.claude')],
+      claw: [join(FIXTURES, 'home', 'src'), join(FIXTURES, 'claw-synthetic')],
+    },
     cwd: join(FIXTURES, 'claw-synthetic', 'demo'),
-    clawFromKnownCwds: false,
+    rootsFromCwds: false,
   });
   return { sessions: result.sessions, context: result.context };
 }

@@ -22,6 +22,7 @@ import {
   subagentSourceOf,
 } from '../../src/core/formats/codex-rules.js';
 import { messageText, type Session } from '../../src/core/model.js';
+import { noRoots } from '../../src/catalog/locations.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/codex-rules/.codex', import.meta.url));
 
@@ -44,7 +45,7 @@ afterEach(async () => {
 });
 
 async function scan() {
-  return scanCatalog({ codexHomes: [root], claudeDirs: [], clawDirs: [], cwd: temp, clawFromKnownCwds: false }, { workers: 0 });
+  return scanCatalog({ roots: { ...noRoots(), codex: [root] }, cwd: temp, rootsFromCwds: false }, { workers: 0 });
 }
 
 async function open(id: string): Promise<{ session: Session; row: CatalogSession }> {

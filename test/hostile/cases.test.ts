@@ -17,6 +17,7 @@ import { browserReducer, firstState } from '../../src/ui/reducer.js';
 import { sha256File } from '../helpers/files.js';
 import { catalogSession, fixtureHome, fixtureServices } from '../ui/helpers.js';
 import { EVIL_BRANCH, EVIL_CWD, EVIL_PROMPT, startCodexLikeAppender } from './home.js';
+import { noRoots } from '../../src/catalog/locations.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -113,7 +114,7 @@ describe('session ids', () => {
 
   it('substitutes placeholders in one pass: a value holding a placeholder stays as it is', () => {
     const session = { agent: 'codex' as const, id: CODEX_ID, path: '/h/{id}.jsonl', cwd: '/src/{path}' };
-    const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'] };
+    const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'], copilot: ['copilot'] };
     expect(resumeCommand(session, templates, { prompt: '{cwd}' }).argv).toEqual(['codex', '--cd=/src/{path}', 'resume', CODEX_ID, '--file=/h/{id}.jsonl', 'say={cwd}']);
   });
 });
@@ -146,7 +147,7 @@ describe('the first-screen file', () => {
     const home = await copyHome();
     const cachePath = join(sandbox, 'cache', 'catalog-v2.jsonl');
     const cache = await CatalogCache.load(cachePath);
-    const { sessions } = await scanCatalog({ codexHomes: [join(home, '.codex')], claudeDirs: [join(home, '.claude')], clawDirs: [], clawFromKnownCwds: false, cwd: sandbox }, { cache });
+    const { sessions } = await scanCatalog({ roots: { ...noRoots(), codex: [join(home, '.codex')], claude: [join(home, '.claude')] }, rootsFromCwds: false, cwd: sandbox }, { cache });
     await cache.save({ sessions, scopeDir: sandbox });
     const headFile = join(sandbox, 'cache', 'catalog-v2.head.json');
     const head = JSON.parse(await readFile(headFile, 'utf8')) as { sessions: Record<string, unknown>[] };

@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type InteropAgent = 'codex' | 'claude';
+export type InteropAgent = 'codex' | 'claude' | 'copilot';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
@@ -19,6 +19,7 @@ export interface InteropTarget {
 const PACKAGES: Readonly<Record<InteropAgent, { readonly packageName: string; readonly bin: string }>> = {
   codex: { packageName: '@openai/codex', bin: 'codex' },
   claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
+  copilot: { packageName: '@github/copilot', bin: 'copilot' },
 };
 
 function target(key: string, agent: InteropAgent, version: string): InteropTarget {
@@ -30,6 +31,7 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('codex', 'codex', '0.169.0'),
   target('claude', 'claude', '2.1.330'),
   target('claude-2.1.197', 'claude', '2.1.197'),
+  target('copilot', 'copilot', '1.0.102'),
 ];
 
 /**
@@ -52,7 +54,9 @@ export function interopTargets(env: NodeJS.ProcessEnv = process.env): InteropTar
 /** What `<bin> --version` prints for a release. */
 function versionPattern(pin: InteropTarget): RegExp {
   const version = pin.version.replace(/[.+]/g, (char) => `\\${char}`);
-  return pin.agent === 'codex' ? new RegExp(`codex-cli ${version}\\b`) : new RegExp(`^${version} \\(Claude Code\\)`);
+  if (pin.agent === 'codex') return new RegExp(`codex-cli ${version}\\b`);
+  if (pin.agent === 'copilot') return new RegExp(`^GitHub Copilot CLI ${version}\\.`);
+  return new RegExp(`^${version} \\(Claude Code\\)`);
 }
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex.js';
 import type { InteropAgent } from './agents.js';
-import { claudePromptText, type RecordedRequest } from './model-stand-in.js';
+import { claudePromptText, withoutCopilotDatetime, type RecordedRequest } from './model-stand-in.js';
 
 /** One item of the conversation an agent sent the model, with the agent's injected context left out. */
 export type ConversationItem =
@@ -19,6 +20,7 @@ export interface Sandbox {
   readonly home: string;
   readonly codexHome: string;
   readonly claudeDir: string;
+  readonly copilotHome: string;
   readonly projects: string;
   readonly sessionsConfig: string;
   readonly env: NodeJS.ProcessEnv;
@@ -33,8 +35,8 @@ export interface AgentDriver {
   newSessionArgs(prompt: string): string[];
   /** argv (after the binary) for one non-interactive turn appended to an existing session. */
   resumeArgs(id: string, prompt: string): string[];
-  /** argv (after the binary) for the agent's own fork of a whole session plus one new turn (a new session id). */
-  agentForkArgs(id: string, prompt: string): string[];
+  /** argv (after the binary) for the agent's own fork of a whole session plus one new turn (a new session id), when it has one without a terminal. */
+  agentForkArgs?(id: string, prompt: string): string[];
   /** argv (after the binary) running one of the agent's own slash commands (`/rename X`, `/compact`) on a session, when it can. */
   slashCommandArgs?(id: string, command: string): string[];
   /** The session id the agent reports on stdout for the args above. */
@@ -51,6 +53,8 @@ export interface AgentDriver {
   conversation(body: unknown): ConversationItem[];
   /** Name of the tool the stand-in asks for. */
   readonly toolName: string;
+  /** Whether the agent sends earlier turns' reasoning back to the model (Copilot 1.0.x does not). */
+  readonly replaysReasoning: boolean;
 }
 
 async function walkJsonl(dir: string): Promise<string[]> {
@@ -84,6 +88,7 @@ function partsText(content: unknown, partType: string): string {
 export const codexDriver: AgentDriver = {
   agent: 'codex',
   toolName: 'exec_command',
+  replaysReasoning: true,
   async prepare(sandbox, origin) {
     // Loopback only: no update check, no analytics, no plugin catalog sync (they would reach out to the internet).
     const config = [
@@ -159,6 +164,7 @@ export const codexDriver: AgentDriver = {
 export const claudeDriver: AgentDriver = {
   agent: 'claude',
   toolName: 'Bash',
+  replaysReasoning: true,
   async prepare(_sandbox, origin) {
     return {
       ANTHROPIC_BASE_URL: origin,
@@ -222,4 +228,90 @@ export const claudeDriver: AgentDriver = {
   },
 };
 
-export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver };
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * GitHub Copilot CLI with its bring-your-own-model provider pointed at the stand-in over OpenAI Responses, offline:
+ * no GitHub sign-in, telemetry, update check or MCP server reaches out.
+ */
+export function copilotEnvironment(origin: string): NodeJS.ProcessEnv {
+  return {
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${origin}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_WIRE_API: 'responses',
+    // Copilot redacts the key's value from everything it prints: a long one that appears nowhere else.
+    COPILOT_PROVIDER_API_KEY: 'stand-in-provider-key',
+    COPILOT_MODEL: 'gpt-5.4',
+    COPILOT_AUTO_UPDATE: 'false',
+  };
+}
+
+/** The session id in `--output-format json` output: the closing `{"type":"result","sessionId":…}` line. */
+export function copilotSessionId(stdout: string): string | null {
+  for (const line of stdout.split('\n').reverse()) {
+    try {
+      const event = JSON.parse(line) as { type?: string; sessionId?: unknown };
+      if (event.type === 'result' && typeof event.sessionId === 'string') return event.sessionId;
+    } catch {
+      // not an event line
+    }
+  }
+  return null;
+}
+
+async function copilotEventFiles(copilotHome: string): Promise<string[]> {
+  const state = join(copilotHome, 'session-state');
+  let entries;
+  try {
+    entries = await readdir(state, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const events = join(state, entry.name, 'events.jsonl');
+    if (existsSync(events)) out.push(events);
+  }
+  return out.sort();
+}
+
+export const copilotDriver: AgentDriver = {
+  agent: 'copilot',
+  toolName: 'bash',
+  replaysReasoning: false,
+  async prepare(_sandbox, origin) {
+    return copilotEnvironment(origin);
+  },
+  newSessionArgs: (prompt) => ['--allow-all-tools', '--output-format', 'json', '-p', prompt],
+  resumeArgs: (id, prompt) => ['--allow-all-tools', '--output-format', 'json', `--resume=${id}`, '-p', prompt],
+  // Copilot forks only inside its terminal UI (`/fork`), which also writes to the parent: no agentForkArgs.
+  reportedSessionId: copilotSessionId,
+  execTemplate: (bin) => [bin, '{args}', '--resume={id}', '-p', '{prompt}'],
+  passThroughArgs: ['--allow-all-tools'],
+  sessionFiles: (sandbox) => copilotEventFiles(sandbox.copilotHome),
+  turnRequests: (requests) => requests.filter((request) => request.method === 'POST' && request.path.endsWith('/responses')),
+  conversation(body) {
+    const input = (body as { input?: unknown[] } | null)?.input ?? [];
+    const items: ConversationItem[] = [];
+    for (const raw of input) {
+      const item = raw as { type?: string; role?: string; content?: unknown; name?: string; output?: unknown; encrypted_content?: unknown };
+      if ((item.type === 'message' || item.type === undefined) && item.role === 'user') {
+        items.push({ kind: 'user', text: withoutCopilotDatetime(partsText(item.content, 'input_text')) });
+      } else if (item.type === 'message' && item.role === 'assistant') {
+        items.push({ kind: 'assistant', text: partsText(item.content, 'output_text') });
+      } else if (item.type === 'reasoning') {
+        items.push({ kind: 'reasoning', blob: String(item.encrypted_content) });
+      } else if (item.type === 'function_call') {
+        items.push({ kind: 'tool_call', name: String(item.name) });
+      } else if (item.type === 'function_call_output') {
+        items.push({ kind: 'tool_result', text: typeof item.output === 'string' ? item.output : JSON.stringify(item.output) });
+      }
+    }
+    return items;
+  },
+};
+
+export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver };

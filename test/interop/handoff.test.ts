@@ -44,6 +44,7 @@ const available = codexPin?.available === true && claudePin?.available === true;
 const bins: Record<InteropAgent, string> = {
   codex: codexPin?.available ? codexPin.bin : '',
   claude: claudePin?.available ? claudePin.bin : '',
+  copilot: '', // not a hand-off target (src/core/handoff/index.ts)
 };
 
 describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${codexPin?.target.version} and ${claudePin?.target.packageName}@${claudePin?.target.version} (the real agents)`, () => {
@@ -60,6 +61,7 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
       home,
       codexHome: join(home, '.codex'),
       claudeDir: join(home, '.claude'),
+      copilotHome: join(home, '.copilot'),
       projects: join(root, 'projects'),
       sessionsConfig: join(root, 'sessions-config.json'),
     };

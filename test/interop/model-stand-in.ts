@@ -186,10 +186,11 @@ function answerResponses(record: RecordedRequest, res: ServerResponse): void {
     record.reply = 'tool-final';
     items = [assistantMessage(n, TOOL_FINAL_TEXT)];
   } else {
-    const prompt = lastCodexUserText(input);
+    // Copilot CLI puts `<current_datetime>…</current_datetime>` before every prompt it sends; it is no part of the prompt.
+    const prompt = withoutCopilotDatetime(lastCodexUserText(input));
     if (prompt.includes(TOOL_KEYWORD)) {
       record.reply = 'tool';
-      items = [codexToolCall(n, body.tools ?? [])];
+      items = [isCopilotRequest(body.tools ?? []) ? copilotToolCall(n) : codexToolCall(n, body.tools ?? [])];
     } else {
       record.reply = 'text';
       items = [reasoningItem(n, prompt), assistantMessage(n, ANSWER_PREFIX + prompt)];
@@ -263,6 +264,26 @@ function contentText(content: unknown): string {
     .map((part: { type?: string; text?: unknown }) => (typeof part?.text === 'string' && part.type !== 'tool_result' ? part.text : ''))
     .filter(Boolean)
     .join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// GitHub Copilot CLI over OpenAI Responses (`COPILOT_PROVIDER_WIRE_API=responses`): the route above, with Copilot's
+// own tool and the datetime it puts before each prompt.
+
+/** Copilot offers `bash` (and `read_bash`, `apply_patch`, …); Codex offers `exec_command` or `shell`. */
+function isCopilotRequest(tools: readonly { name?: string }[]): boolean {
+  const names = new Set(tools.map((tool) => tool.name));
+  return names.has('bash') && names.has('read_bash') && !names.has('exec_command') && !names.has('shell');
+}
+
+function copilotToolCall(n: number): unknown {
+  const args = { command: TOOL_COMMAND, description: 'Print a marker', mode: 'sync', initial_wait: 30 };
+  return { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', name: 'bash', arguments: JSON.stringify(args) };
+}
+
+/** Copilot 1.0.x sends each prompt as `<current_datetime>ISO</current_datetime>\n\n<prompt>`. */
+export function withoutCopilotDatetime(text: string): string {
+  return text.replace(/^<current_datetime>[^<]*<\/current_datetime>\s*/, '');
 }
 
 // ---------------------------------------------------------------------------------------------------------------

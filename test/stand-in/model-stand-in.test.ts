@@ -152,3 +152,32 @@ describe('OpenAI Chat Completions', () => {
     expect(standIn.requests.at(-1)!.reply).toBe('side');
   });
 });
+
+describe('OpenAI Responses as GitHub Copilot CLI speaks it (COPILOT_PROVIDER_WIRE_API=responses)', () => {
+  const copilotTools = ['bash', 'read_bash', 'stop_bash', 'apply_patch', 'view'].map((name) => ({ type: 'function', name }));
+  const userMessage = (text: string): unknown => ({ role: 'user', type: 'message', content: [{ type: 'input_text', text }] });
+
+  /** The items of the `response.completed` event. */
+  async function outputOf(response: Response): Promise<Record<string, unknown>[]> {
+    const events = sseData(await response.text()) as { type: string; response?: { output: Record<string, unknown>[] } }[];
+    return events.find((event) => event.type === 'response.completed')!.response!.output;
+  }
+
+  test('answers the prompt without the <current_datetime> Copilot puts before it', async () => {
+    const prompt = 'co-1 Hello';
+    const output = await outputOf(await post('/v1/responses', { input: [userMessage(`<current_datetime>2026-11-25T01:54:07.620+00:00</current_datetime>\n\n${prompt}`)], tools: copilotTools }));
+    expect(output).toEqual([
+      { type: 'reasoning', id: expect.any(String), summary: [{ type: 'summary_text', text: REASONING_PREFIX + prompt }], encrypted_content: encryptedBlob(prompt) },
+      expect.objectContaining({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER_PREFIX + prompt, annotations: [] }] }),
+    ]);
+  });
+
+  test("calls Copilot's own bash tool (sync) for the tool keyword, then answers the tool's result", async () => {
+    const input = [userMessage(`<current_datetime>x</current_datetime>\n\nco-2 ${TOOL_KEYWORD}`)];
+    const [call] = await outputOf(await post('/v1/responses', { input, tools: copilotTools }));
+    expect(call).toMatchObject({ type: 'function_call', name: 'bash' });
+    expect(JSON.parse(call!.arguments as string)).toEqual({ command: TOOL_COMMAND, description: 'Print a marker', mode: 'sync', initial_wait: 30 });
+    const final = await outputOf(await post('/v1/responses', { input: [...input, call, { type: 'function_call_output', call_id: call!.call_id, output: 'interop-tool-ran' }], tools: copilotTools }));
+    expect(final).toEqual([expect.objectContaining({ type: 'message', content: [{ type: 'output_text', text: TOOL_FINAL_TEXT, annotations: [] }] })]);
+  });
+});

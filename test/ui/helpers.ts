@@ -82,7 +82,7 @@ export function fixtureServices(
   home: string,
   options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly now?: () => Date } = {},
 ): TuiServices {
-  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
+  const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
   return createTuiServices({
     locations,
     config: { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, source: null },

@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function watching() {
-  const locations = resolveLocations({ home, clawDir: [join(home, 'src')] }, { env: {}, homeDir: home, cwd: '/nowhere' });
+  const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
   const { sessions, context } = await scanCatalog(locations);
   const changes: CatalogChange[] = [];
   watcher = watchCatalog(locations, sessions, { context, onChange: (change) => changes.push(change) });

@@ -9,8 +9,9 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
-import { uuidv4 } from '../ids.js';
+import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
+import { claudeRootInHead } from '../io/heads.js';
 import { openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
@@ -19,6 +20,7 @@ import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
+import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -990,6 +992,28 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
+  label: 'Claude Code',
+  locations: {
+    flag: '--claude-dir <dir>',
+    flagHelp: 'a Claude Code config dir (repeatable; default $CLAUDE_CONFIG_DIR or ~/.claude)',
+    homeFolder: '.claude',
+    defaultRoots: (environment) => homeFolderRoots('.claude', 'CLAUDE_CONFIG_DIR', environment),
+    readme: {
+      where: '`$CLAUDE_CONFIG_DIR/projects/*/*.jsonl` (default `~/.claude`)',
+      options: '`--claude-dir DIR` (repeatable), `--home DIR` (= `DIR/.claude`)',
+    },
+    describeRoot: (dir) => `${dir}/projects (Claude Code)`,
+  },
+  // ~/.claude/projects/<project>/<uuid>.jsonl (subagent transcripts deeper down belong to their parent).
+  watch: { roots: 'configured', depth: 2, wanted: (parts) => parts[0] === 'projects', fileSuffixes: ['.jsonl', '.json'] },
+  resume: {
+    interactive: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
+    exec: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
+    homeEnvironment: (root) => ({ CLAUDE_CONFIG_DIR: root }),
+  },
+  idShape: { pattern: UUID_EXACT, description: 'a UUID' },
+  forkTarget: 'in the same project folder as the original, <new id>.jsonl',
+  lineageInHead: claudeRootInHead,
   isNonConversationLine: isClaudeNonConversationLine,
   // Attachments (skill listings, environment), system prompts and request shapes.
   notConversation: /"attachment"\s*:\s*\{[^{}]*$|"system"\s*:\s*(\[\s*\{[^{}]*)?$|"type"\s*:\s*"(api-request-shape|api-request|system)"[^{}]*$/,

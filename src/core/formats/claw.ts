@@ -30,6 +30,7 @@ import {
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
+import { selfAndAncestors } from './roots.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -71,8 +72,7 @@ function sessionFolders(root: string): SessionFolder[] {
 async function groupFolder(dir: string, root: string, report: ReportProblem, nested: boolean): Promise<SessionFileGroup[]> {
   const entries = await listDir(dir, report);
   const groups: SessionFileGroup[] = [];
-  const live = new Map<string, string>();
-  const rotated = new Map<string, { path: string; ms: number }[]>();
+  const files: string[] = [];
   for (const entry of entries) {
     // Hidden names are temp files (ours: `.name.tmp-…`); claw's own temps end in `.tmp-<ms>-<n>`.
     if (entry.name.startsWith('.')) continue;
@@ -82,14 +82,25 @@ async function groupFolder(dir: string, root: string, report: ReportProblem, nes
       if (nested && !SKIPPED_DIRS.has(entry.name)) groups.push(...(await groupFolder(path, root, report, false)));
       continue;
     }
-    if (kind !== 'file') continue;
-    const rot = ROTATED_NAME.exec(entry.name);
+    if (kind === 'file') files.push(path);
+  }
+  return [...groups, ...groupSessionFiles(files, root)];
+}
+
+/** One folder's session files, one group per conversation: rotated `<stem>.rot-<ms>.jsonl` files go with `<stem>.jsonl`. */
+function groupSessionFiles(paths: readonly string[], root: string): SessionFileGroup[] {
+  const groups: SessionFileGroup[] = [];
+  const live = new Map<string, string>();
+  const rotated = new Map<string, { path: string; ms: number }[]>();
+  for (const path of paths) {
+    const name = basename(path);
+    const rot = ROTATED_NAME.exec(name);
     if (rot) {
-      const stem = rot[1]!;
+      const stem = `${dirname(path)}/${rot[1]!}`;
       rotated.set(stem, [...(rotated.get(stem) ?? []), { path, ms: Number(rot[2]) }]);
-    } else if (entry.name.endsWith('.jsonl')) {
-      live.set(entry.name.slice(0, -'.jsonl'.length), path);
-    } else if (entry.name.endsWith('.json')) {
+    } else if (name.endsWith('.jsonl')) {
+      live.set(path.slice(0, -'.jsonl'.length), path);
+    } else if (name.endsWith('.json')) {
       groups.push(makeGroup([path], root));
     }
   }
@@ -100,6 +111,18 @@ async function groupFolder(dir: string, root: string, report: ReportProblem, nes
     groups.push(makeGroup(livePathOfStem === undefined ? rots : [...rots, livePathOfStem], root));
   }
   return groups;
+}
+
+/** The watcher's grouping: known files of a workspace, grouped as `discoverClaw` would, without listing folders. */
+export function groupClawFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
+  const folders = sessionFolders(root);
+  const inSessionFolder = (path: string): boolean => {
+    if (basename(path).startsWith('.')) return false;
+    const dir = dirname(path);
+    const sub = basename(dir);
+    return folders.some((folder) => folder.dir === dir || (folder.nested && dirname(dir) === folder.dir && !sub.startsWith('.') && !SKIPPED_DIRS.has(sub)));
+  };
+  return groupSessionFiles([...new Set(paths)].filter(inSessionFolder), root).sort((a, b) => compare(livePath(a), livePath(b)));
 }
 
 function makeGroup(paths: readonly string[], root: string): SessionFileGroup {
@@ -909,9 +932,75 @@ export async function resumeClawInPlace(group: SessionFileGroup, context?: Adapt
   return { kind: 'resumed', id: session.id, history: session.messages, path: session.path };
 }
 
+/** How deep below a --claw-dir (and, without one, below the current directory) claw workspaces are looked for. */
+export const CLAW_SEARCH_DEPTH = 4;
+
+/** True when `dir` holds claw sessions: `.claw/sessions`, `.claude/sessions` or `.port_sessions`. */
+export async function isClawWorkspace(dir: string): Promise<boolean> {
+  const checks = await Promise.all([join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory));
+  return checks.some(Boolean);
+}
+
+/**
+ * The workspaces to look in: each --claw-dir's (a session folder names its workspace; any other directory is searched
+ * 4 levels down), the current directory and its ancestors, and without --claw-dir the current directory's subfolders.
+ */
+async function clawCandidateRoots(configured: readonly string[], cwd: string, report: ReportProblem): Promise<string[]> {
+  const roots: string[] = [];
+  for (const dir of configured) {
+    const workspace = clawWorkspaceOfSessionFolder(dir);
+    if (workspace !== null) {
+      roots.push(workspace);
+      continue;
+    }
+    try {
+      roots.push(...(await findClawWorkspaces(dir, CLAW_SEARCH_DEPTH)));
+    } catch (error) {
+      report({ path: dir, message: describeError(error) });
+    }
+  }
+  roots.push(...selfAndAncestors(cwd));
+  // The current directory's sessions include its subfolders' (README): by default workspaces below it count too. An
+  // explicit --claw-dir says where claw sessions are instead (as every explicit location replaces a default); and
+  // never below the filesystem root, where that walk would be every mounted disk (and /proc).
+  if (configured.length === 0 && dirname(cwd) !== cwd) roots.push(...(await findClawWorkspaces(cwd, CLAW_SEARCH_DEPTH).catch(() => [] as string[])));
+  return roots;
+}
+
+/** <workspace>/.claw/sessions[/<hash>]/…, <workspace>/.claude/sessions/…, <workspace>/.port_sessions/… */
+function clawWatched(parts: readonly string[]): boolean {
+  return parts[0] === '.port_sessions' ? parts.length <= 2 : (parts[0] === '.claw' || parts[0] === '.claude') && (parts.length === 1 || parts[1] === 'sessions');
+}
+
 export const clawAdapter: FormatAdapter = {
   agent: 'claw',
+  label: 'claw',
+  locations: {
+    flag: '--claw-dir <dir>',
+    flagHelp: 'a folder to search for claw workspaces (repeatable)',
+    homeFolder: null,
+    defaultRoots: () => [],
+    readme: {
+      where:
+        "`<workspace>/.claw/sessions/` (and its per-workspace hash folders, the legacy `.claude/sessions/*.json`, `.port_sessions/`) in the current directory and its ancestors, in every directory other agents' sessions ran in, and under each `--claw-dir DIR` (4 levels deep); without `--claw-dir`, in the current directory's subfolders too (4 levels deep)",
+      options:
+        '`--claw-dir DIR` (repeatable): a directory holding workspaces, a workspace, or one of its session folders (`.claw`, `.claw/sessions`, `.claw/sessions/<hash>`, `.claude/sessions`, `.port_sessions`: the whole workspace is read)',
+    },
+    describeRoot: (dir) => `claw workspaces under ${dir}`,
+    describeAlso: (cwd) => `claw workspaces at ${cwd} and its parents, and at the directories other sessions ran in`,
+  },
+  discovery: { candidateRoots: clawCandidateRoots, isRoot: isClawWorkspace, rootsFromCwds: true },
+  watch: { roots: 'found', depth: 3, wanted: clawWatched, fileSuffixes: ['.jsonl', '.json'] },
+  resume: {
+    interactive: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+    exec: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
+  },
+  // claw's generate_session_id: `session-<ms>[-<counter>]`; the Python port's sessions: uuid4().hex.
+  idShape: { pattern: /^(?:session-\d{1,20}(?:-\d{1,10})?|[0-9a-f]{32})$/, description: 'session-<digits>[-<n>] (or 32 hex digits)' },
+  forkTarget: 'in the same sessions folder as the original, <new id>.jsonl',
   discover: discoverClaw,
+  groupFiles: groupClawFiles,
+  nameIdHint: (group) => basename(livePath(group)).replace(/(\.rot-\d+)?\.jsonl?$/, ''),
   readSummary: readClawSummary,
   indexSession: indexClaw,
   readSession: readClawSession,
@@ -989,3 +1078,11 @@ function compare(a: string, b: string): number {
 }
 
 
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

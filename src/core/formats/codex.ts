@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { checkForkTurn, describeError, errorCode, errorMessage, isRecord, UnsupportedForkError } from '../errors.js';
-import { UUID_PATTERN, uuidv7 } from '../ids.js';
+import { UUID_EXACT, UUID_PATTERN, uuidv7 } from '../ids.js';
 import { appendLines, checkAppendable, createFileAtomic, WriteCheckError } from '../io/atomic.js';
 import { readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
@@ -12,6 +12,7 @@ import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLi
 import { imageFromUrl, promptOpening, type Block, type Message, type Role, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
+import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
@@ -1312,8 +1313,34 @@ function forkHeader(header: Header, sourceId: string, id: string, now: Date, roo
 
 // ---------------------------------------------------------------------------------------------------------
 
+/** ~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl; archived_sessions/…; session_index.jsonl holds names. */
+const CODEX_WATCHED = new Set(['sessions', 'archived_sessions', 'session_index.jsonl']);
+
 export const codexAdapter: FormatAdapter = {
   agent: 'codex',
+  label: 'Codex CLI',
+  locations: {
+    flag: '--codex-home <dir>',
+    flagHelp: 'a Codex home (repeatable; default $CODEX_HOME or ~/.codex)',
+    homeFolder: '.codex',
+    defaultRoots: (environment) => homeFolderRoots('.codex', 'CODEX_HOME', environment),
+    readme: {
+      where:
+        "`$CODEX_HOME/sessions/**/rollout-*.jsonl` and `archived_sessions/` (default `~/.codex`); the TypeScript CLI's `rollout-YYYY-MM-DD-<id>.json` too (listed and shown; not forkable)",
+      options: '`--codex-home DIR` (repeatable), `--home DIR` (= `DIR/.codex`)',
+    },
+    describeRoot: (dir) => `${dir}/sessions and archived_sessions (Codex)`,
+  },
+  watch: { roots: 'configured', depth: 4, wanted: (parts) => CODEX_WATCHED.has(parts[0]!), fileSuffixes: ['.jsonl', '.json'] },
+  names: { file: 'session_index.jsonl', read: readCodexNames },
+  resume: {
+    interactive: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
+    exec: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
+    homeEnvironment: (root) => ({ CODEX_HOME: root }),
+  },
+  idShape: { pattern: UUID_EXACT, description: 'a UUID' },
+  forkTarget:
+    "under today's date, <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl\n(of the home the original is in; a name given with --name goes to its session_index.jsonl)",
   // base_instructions {text}, developer_instructions and the like, developer-role messages.
   notConversation: /instructions"\s*:\s*(\{\s*"text"\s*:\s*)?$|"role"\s*:\s*"developer"/,
   isNonConversationLine: isCodexNonConversationLine,

@@ -1,14 +1,23 @@
-import type { Agent } from '../model.js';
+import { AGENTS, type Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
+import { copilotAdapter } from './copilot.js';
 import type { FormatAdapter } from './types.js';
 
+/**
+ * The registry: one adapter per agent. A new agent is one line here (and its name in model.ts's AGENTS); the
+ * catalog, watcher, grep and CLI loop over this and never name an agent (docs/dev/adding-an-agent.md).
+ */
 export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   codex: codexAdapter,
   claude: claudeAdapter,
   claw: clawAdapter,
+  copilot: copilotAdapter,
 };
+
+/** The adapters in AGENTS order. */
+export const ADAPTER_LIST: readonly FormatAdapter[] = AGENTS.map((agent) => ADAPTERS[agent]);
 
 export function adapterFor(agent: Agent): FormatAdapter {
   return ADAPTERS[agent];

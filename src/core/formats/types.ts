@@ -85,15 +85,118 @@ export interface ForkResult {
   readonly keptUserTurns: number;
 }
 
+/** What an agent's default roots are made of: the inputs, passed in (nothing below cli.ts reads homedir()). */
+export interface RootEnvironment {
+  /** `--home DIR`, absolute, when given: it stands for the user's home and wins over the agents' variables. */
+  readonly home: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The user's home directory. */
+  readonly homeDir: string;
+  /** A path from the environment made absolute (against the current directory). */
+  readonly abs: (path: string) => string;
+}
+
+/** Where an agent's sessions live, and how the user names other places (the CLI's flags and README come from this). */
+export interface AgentLocations {
+  /** The repeatable location flag, commander style: `--codex-home <dir>`. Its camel-cased name keys `LocationOptions.roots`. */
+  readonly flag: string;
+  /** The flag's `--help` text. */
+  readonly flagHelp: string;
+  /** The folder `--home DIR` means for this agent (`.codex` → `DIR/.codex`); null when `--home` does not apply (claw). */
+  readonly homeFolder: string | null;
+  /** The roots when the flag is not given (`--home`, then the agent's variable, then its default under the user's home). */
+  defaultRoots(environment: RootEnvironment): string[];
+  /** The README's row of "Where sessions are looked for": where (Markdown) and which options. */
+  readonly readme: { readonly where: string; readonly options: string };
+  /** What the browser's empty screen says was looked in, for one root (`dir` is already shortened for display). */
+  describeRoot(dir: string): string;
+  /** Said once after the roots on the empty screen and by `list` when nothing was found (claw: the cwd's workspaces). */
+  describeAlso?(cwd: string): string;
+}
+
+/** How the configured roots become the folders sessions are discovered in. */
+export interface AgentDiscovery {
+  /**
+   * The candidate roots (default: the configured ones). claw: the workspaces under each configured dir, the current
+   * directory and its ancestors, and without configured dirs the current directory's subfolders.
+   */
+  candidateRoots?(configured: readonly string[], cwd: string, report: ReportProblem): Promise<string[]>;
+  /** Whether a candidate holds this agent's sessions (default: it is a directory). */
+  isRoot?(dir: string): Promise<boolean>;
+  /** The directories other agents' sessions ran in (their cwds) are candidate roots too (claw keeps sessions in the workspace). */
+  readonly rootsFromCwds?: boolean;
+}
+
+/** How the watcher follows an agent's files (folders only: a file's writes arrive as raw events of its folder). */
+export interface AgentWatch {
+  /** `configured`: each configured root, whether or not it holds sessions yet; `found`: the roots sessions were found under. */
+  readonly roots: 'configured' | 'found';
+  /** How many folder levels below a root can hold sessions. */
+  readonly depth: number;
+  /** Whether a path below a root (its segments) can hold sessions or their names: nothing else is watched. */
+  wanted(parts: readonly string[]): boolean;
+  /** The endings of file names that matter (`.jsonl`): other files are neither stat'ed nor read. */
+  readonly fileSuffixes: readonly string[];
+}
+
+/** Names kept beside the sessions, per root (Codex `session_index.jsonl`): a named row is titled by its name. */
+export interface AgentNames {
+  /** The file, relative to the root: the watcher reads the names again when it changes. */
+  readonly file: string;
+  read(root: string): Promise<Map<string, string>>;
+}
+
+/** How the agent's own CLI continues a session. */
+export interface AgentResume {
+  /**
+   * Interactive resume argv; placeholders `{id}`, `{path}`, `{cwd}`; an element that is exactly `{prompt}` becomes
+   * the prompt (or nothing), one that is exactly `{args}` the extra arguments (default: at the end).
+   */
+  readonly interactive: readonly string[];
+  /** Non-interactive resume with a prompt (one turn appended to the same session). */
+  readonly exec: readonly string[];
+  /** The variables that point the agent at `root`, the home a session came from (none: it needs none, e.g. a path is resumed). */
+  homeEnvironment?(root: string): Record<string, string>;
+}
+
+/**
+ * Everything about one agent: where its files are and how they are watched, how they are grouped and read, how a
+ * fork is written and how the agent resumes. The catalog, the watcher, grep and the CLI loop over the registry
+ * (formats/index.ts) and never name an agent. See docs/dev/adding-an-agent.md.
+ */
 export interface FormatAdapter {
   readonly agent: Agent;
+  /** The agent's name for people: `Codex CLI`. */
+  readonly label: string;
+  readonly locations: AgentLocations;
+  readonly discovery?: AgentDiscovery;
+  readonly watch: AgentWatch;
+  readonly names?: AgentNames;
+  readonly resume: AgentResume;
+  /**
+   * The shape every id of this agent has: an id read from a file goes into argv and paths only when it matches (an
+   * id such as `--dangerously-skip-permissions` would be read as an option).
+   */
+  readonly idShape: { readonly pattern: RegExp; readonly description: string };
+  /** `sessions fork --help`: where the fork is written. */
+  readonly forkTarget: string;
   /** Find this agent's session files under one root, grouped one conversation per group. */
   discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]>;
   /**
    * Group known files under `root` the way `discover` would, without walking the root (the watcher's path:
    * a few changed files in a home of thousands). Files that are not this agent's sessions are left out.
    */
-  groupFiles?(root: string, paths: readonly string[]): SessionFileGroup[];
+  groupFiles(root: string, paths: readonly string[]): SessionFileGroup[];
+  /**
+   * The lineage a file's head shows (Claude: its root message uuid, shared by forks), for agents whose forks record
+   * no parent: grep reports such agents' rows once every file of theirs was seen. Null: not in the head.
+   */
+  lineageInHead?(head: Buffer): string | null;
+  /**
+   * The id a group's file names suggest where discovery leaves `idHint` null because names are not reliable ids (claw
+   * names files after the session id): grep uses it only to read the files of one conversation together.
+   */
+  nameIdHint?(group: SessionFileGroup): string | null;
   /** The row, folded from every line of the files; null when the files hold no conversation. */
   readSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null>;
   /**

@@ -3,7 +3,7 @@ import { createFileAtomic } from '../io/atomic.js';
 import { uuidv4 } from '../ids.js';
 import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
 import { argumentsObject, safeToolName, SafeIds } from './ids.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
 
 /** Claude Code's longest project folder name before it adds a hash of the path. */
 const MAX_PROJECT_NAME = 200;
@@ -81,7 +81,7 @@ export async function writeClaudeHandoff(conversation: HandoffConversation, writ
     }
   }
   if (write.branchName?.trim()) lines.push({ type: 'custom-title', customTitle: write.branchName.trim(), sessionId: id });
-  await createFileAtomic(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  await createFileAtomic(path, jsonLines(lines));
   return { id, path };
 }
 

@@ -1,10 +1,11 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorCode } from '../errors.js';
 import { clawMessageJson, clawWorkspaceFingerprint, nextSessionId } from '../formats/claw.js';
 import { createFileAtomic } from '../io/atomic.js';
 import type { TextBlock } from '../model.js';
 import type { HandoffConversation } from './conversation.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
+import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
 
 /** claw's blocks have no image: an image becomes this text, so the model knows one was there. */
 export const CLAW_IMAGE_TEXT = '[image: not carried over, claw sessions have no image block]';
@@ -17,6 +18,8 @@ export const CLAW_IMAGE_TEXT = '[image: not carried over, claw sessions have no 
  * vendor's, and claw would ask for it on resume.
  */
 export async function writeClawHandoff(conversation: HandoffConversation, write: HandoffWrite): Promise<HandoffWritten> {
+  // The workspace holds claw's sessions: writing into one that is gone would make its folders again.
+  if (!(await isDirectory(write.cwd))) throw new HandoffError(`${write.cwd} does not exist: claw keeps a session in its workspace, and resumes it there`);
   const nowMs = write.now.getTime();
   const dir = join(write.cwd, '.claw', 'sessions', clawWorkspaceFingerprint(write.cwd));
   const records: string[] = [];
@@ -51,11 +54,19 @@ export async function writeClawHandoff(conversation: HandoffConversation, write:
     });
     const path = join(dir, `${id}.jsonl`);
     try {
-      await createFileAtomic(path, [meta, ...records].map((line) => `${line}\n`).join(''));
+      await createFileAtomic(path, [meta, ...records].map((line) => Buffer.from(`${line}\n`, 'utf8')));
     } catch (error) {
       if (errorCode(error) === 'EEXIST') continue; // another session took this name: take the next counter
       throw error;
     }
     return { id, path };
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }

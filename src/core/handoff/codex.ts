@@ -4,7 +4,7 @@ import { uuidv7 } from '../ids.js';
 import type { ImageBlock } from '../model.js';
 import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
 import { safeToolName } from './ids.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
 
 /**
  * A Codex rollout holding the conversation, under today's date in `codexHome`: a `session_meta` whose
@@ -52,7 +52,7 @@ export async function writeCodexHandoff(conversation: HandoffConversation, write
       for (const result of item.results) push('response_item', { type: 'function_call_output', call_id: result.toolUseId, output: result.output });
     }
   }
-  await createFileAtomic(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  await createFileAtomic(path, jsonLines(lines));
   if (name) await nameCodexThread(codexHome, id, name, write.now);
   return { id, path };
 }

@@ -1,15 +1,15 @@
 import type { ForkResult } from '../formats/types.js';
 import { AGENTS, type Agent, type Session } from '../model.js';
-import { handoffConversation } from './conversation.js';
 import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
+import { handoffConversation, type HandoffConversation } from './conversation.js';
 import { handoffNote } from './note.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
-import type { HandoffConversation } from './conversation.js';
+import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
 
 export { NO_RESULT_RECORDED } from './conversation.js';
 export { AGENT_NAMES, handoffNote } from './note.js';
+export { HandoffError } from './types.js';
 
 export interface HandoffRequest {
   /** 1-based user turn to cut before: the new session holds turns 1..atTurn-1 and what answered them. */
@@ -29,6 +29,8 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
   claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
   claw: (conversation, write) => writeClawHandoff(conversation, write),
+  // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
+  copilot: null,
 };
 
 /** The agents a conversation can be handed off to. */
@@ -43,14 +45,6 @@ function homeOf(homes: HandoffHomes, agent: Agent): string {
   const dir = homes[agent];
   if (dir === undefined) throw new HandoffError(`no ${agent} home to write the new session in`);
   return dir;
-}
-
-/** A hand-off that cannot be written (no cwd, no home for the target): nothing was written. */
-export class HandoffError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'HandoffError';
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Agent } from '../model.js';
 
 /** The agents' names as their users know them. */
-export const AGENT_NAMES: Readonly<Record<Agent, string>> = { codex: 'Codex', claude: 'Claude Code', claw: 'claw' };
+export const AGENT_NAMES: Readonly<Record<Agent, string>> = { codex: 'Codex', claude: 'Claude Code', claw: 'claw', copilot: 'Copilot CLI' };
 
 /** Where a handed-off session came from. */
 export interface HandoffSource {

@@ -16,3 +16,16 @@ export interface HandoffWritten {
   readonly id: string;
   readonly path: string;
 }
+
+/** Records as the bytes of a JSONL file, one buffer per line (a long session never becomes one giant string). */
+export function jsonLines(records: readonly unknown[]): Buffer[] {
+  return records.map((record) => Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
+}
+
+/** A hand-off that cannot be written (no cwd, no home for the target): nothing was written. */
+export class HandoffError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HandoffError';
+  }
+}

@@ -1,0 +1,153 @@
+// Every adapter in the registry is found, grepped, watched and given its location flag: an agent added to the
+// registry (and to AGENTS) cannot be silently left out of one of them. SAMPLES is a Record<Agent, …>, so a new agent
+// does not compile here until it names a real session file of its own.
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { agentDocTables, withAgentDocTables } from '../../src/agent-docs.js';
+import { buildProgram } from '../../src/cli.js';
+import type * as Grep from '../../src/catalog/grep.js';
+import { locationFlags, locationOptionsFromFlags, resolveLocations, type Locations } from '../../src/catalog/locations.js';
+import { scanCatalog } from '../../src/catalog/scan.js';
+import { watchCatalog, type CatalogChange, type CatalogWatcher } from '../../src/catalog/watch.js';
+import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
+import { AGENTS, type Agent } from '../../src/core/model.js';
+import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
+import { waitFor } from '../ui/helpers.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const README = join(import.meta.dirname, '..', '..', 'README.md');
+
+/** One real session of the agent: its fixture file, where it goes below a root given with the agent's flag, its id, a word in it. */
+interface AgentSample {
+  readonly fixture: string;
+  readonly at: string;
+  readonly id: string;
+  readonly word: string;
+}
+
+const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
+  codex: {
+    fixture: 'home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-55-01a200ed-8253-74d3-b561-f652765d4d59.jsonl',
+    at: 'sessions/2026/11/22/rollout-2026-11-22T01-44-55-01a200ed-8253-74d3-b561-f652765d4d59.jsonl',
+    id: '01a200ed-8253-74d3-b561-f652765d4d59',
+    word: '01a200ed-8253-74d3-b561-f652765d4d59',
+  },
+  claude: {
+    fixture: 'home/.claude/projects/-home-dev-src-a-web-ui/637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl',
+    at: 'projects/-home-dev-src-a-web-ui/637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl',
+    id: '637c5025-a11d-4fce-bb60-2cbeb9eb07a4',
+    word: 'Make the sidebar collapsible',
+  },
+  claw: {
+    fixture: 'home/src/claw-code/rust/.claw/sessions/session-1775386842352-0.jsonl',
+    at: 'ws/.claw/sessions/session-1775386842352-0.jsonl',
+    id: 'session-1775386842352-0',
+    word: 'doctor --help',
+  },
+  copilot: {
+    fixture: 'copilot-1.0.102/.copilot/session-state/4ae98b21-b659-453b-b037-7ffbe9780750/events.jsonl',
+    at: 'session-state/4ae98b21-b659-453b-b037-7ffbe9780750/events.jsonl',
+    id: '4ae98b21-b659-453b-b037-7ffbe9780750',
+    word: 'naïve résumé',
+  },
+};
+
+let temp: string;
+let grep: typeof Grep;
+
+beforeAll(async () => {
+  // grep's workers are the built grep-worker.js (`npm test` builds first).
+  grep = (await import(join(import.meta.dirname, '..', '..', 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+});
+
+beforeEach(async () => {
+  temp = await mkdtemp(join(tmpdir(), 'sessions-registry-'));
+  for (const agent of AGENTS) {
+    const target = join(temp, agent, SAMPLES[agent].at);
+    await mkdir(dirname(target), { recursive: true });
+    await cp(join(FIXTURES, SAMPLES[agent].fixture), target);
+  }
+});
+
+afterEach(async () => {
+  await rm(temp, { recursive: true, force: true });
+});
+
+/** Each agent's root named through its own location flag, as the CLI parses it (`{codexHome: [dir], …}`). */
+function locationsFromFlags(): Locations {
+  const parsed = Object.fromEntries(locationFlags().map((flag) => [flag.attribute, [join(temp, flag.agent)]]));
+  return { ...resolveLocations(locationOptionsFromFlags(parsed), { env: {}, homeDir: join(temp, 'nobody'), cwd: join(temp, 'elsewhere') }), rootsFromCwds: false };
+}
+
+describe('the adapter registry', () => {
+  it('has one adapter per agent, under its own name', () => {
+    expect(ADAPTER_LIST.map((adapter) => adapter.agent)).toEqual([...AGENTS]);
+    for (const agent of AGENTS) expect(ADAPTERS[agent].agent).toBe(agent);
+    expect(Object.keys(DEFAULT_RESUME_TEMPLATES).sort()).toEqual([...AGENTS].sort());
+    expect(Object.keys(DEFAULT_EXEC_TEMPLATES).sort()).toEqual([...AGENTS].sort());
+  });
+
+  it('gives every agent a location flag on every command, and an --agent choice', () => {
+    const program = buildProgram();
+    const commands: Command[] = [program, ...program.commands];
+    const flags = locationFlags();
+    expect(new Set(flags.map((flag) => flag.long)).size).toBe(AGENTS.length);
+    for (const command of commands) {
+      const longs = command.options.map((option) => option.long);
+      for (const flag of flags) expect(longs, `${command.name()} ${flag.long}`).toContain(flag.long);
+    }
+    for (const name of ['list', 'grep']) {
+      const agent = program.commands.find((command) => command.name() === name)!.options.find((option) => option.long === '--agent')!;
+      expect(agent.argChoices).toEqual([...AGENTS]);
+    }
+    for (const adapter of ADAPTER_LIST) expect(program.description()).toContain(adapter.label);
+  });
+
+  it('README holds the tables made from the registry (SESSIONS_WRITE_README=1 writes them)', async () => {
+    const readme = await readFile(README, 'utf8');
+    const updated = withAgentDocTables(readme);
+    if (process.env.SESSIONS_WRITE_README === '1') await writeFile(README, updated);
+    else expect(readme).toBe(updated);
+    for (const adapter of ADAPTER_LIST) expect(agentDocTables().locations).toContain(`| ${adapter.label} |`);
+  });
+
+  it('lists a session of every agent found through its location flag', async () => {
+    const { sessions } = await scanCatalog(locationsFromFlags(), { workers: 0 });
+    for (const agent of AGENTS) expect(sessions.find((s) => s.id === SAMPLES[agent].id)?.agent, agent).toBe(agent);
+  });
+
+  it('greps a session of every agent', async () => {
+    for (const agent of AGENTS) {
+      const found: string[] = [];
+      await grep.grepLocations(locationsFromFlags(), SAMPLES[agent].word, { workers: 1, onMatch: (session) => found.push(`${session.agent}:${session.id}`) });
+      expect(found, agent).toContain(`${agent}:${SAMPLES[agent].id}`);
+    }
+  });
+
+  describe('watching', () => {
+    let watcher: CatalogWatcher | null = null;
+    afterEach(async () => {
+      await watcher?.close();
+      watcher = null;
+    });
+
+    it('re-reads a session of every agent when its file is written', async () => {
+      const locations = locationsFromFlags();
+      const { sessions, context } = await scanCatalog(locations, { workers: 0 });
+      const changes: CatalogChange[] = [];
+      watcher = watchCatalog(locations, sessions, { context, onChange: (change) => changes.push(change) });
+      await watcher.ready;
+      for (const agent of AGENTS) {
+        const path = join(temp, agent, SAMPLES[agent].at);
+        await writeFile(path, await readFile(path));
+      }
+      await waitFor(() => {
+        const seen = new Set(changes.flatMap((change) => change.upserted).map((session) => `${session.agent}:${session.id}`));
+        for (const agent of AGENTS) expect(seen).toContain(`${agent}:${SAMPLES[agent].id}`);
+      });
+    });
+  });
+});
