@@ -136,7 +136,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyNames(summaries, context);
-  const { rows: merged, nested } = catalogRows(summaries);
+  const { rows: merged, nested } = mergeRows(summaries);
   merged.sort(newestFirst);
   return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
 }
@@ -176,8 +176,18 @@ export async function discoverRoot(adapter: FormatAdapter, root: string, report:
 }
 
 /**
- * A group's row, folded from every line of its files: the one row pipeline of scan, watch and grep. With a cache,
- * a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
+ * The one row pipeline of scan, watch, grep and the browser's forks: a group's row, folded from every line of its
+ * files (through the cache when there is one), with the name its root keeps for it (Codex's session_index.jsonl).
+ * Rows of several groups become the listed rows through `mergeRows`.
+ */
+export async function toRow(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
+  const row = await indexGroup(group, context, cache, stamps);
+  return row === null ? null : named(row, context);
+}
+
+/**
+ * A group's row, folded from every line of its files, as the cache keeps it (without the name kept beside it). With a
+ * cache, a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
  */
 export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
@@ -306,13 +316,17 @@ const PARALLEL_MIN_FILES = 400;
  */
 const PARALLEL_MIN_CORES = 3;
 
-/** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
+/** Per-group rows → the listed conversations, newest first (also used on a cache's unvalidated contents). */
 export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
-  return catalogRows(summaries).rows;
+  return mergeRows(summaries).rows;
 }
 
-/** The rows (newest first), and the sub-agent sessions nested under a row instead. */
-export function catalogRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
+/**
+ * Per-group rows → the listed rows (newest first) and the sub-agent sessions nested under a row instead: one row per
+ * conversation (same id), forks linked to their lineage (`lineageLink`), sub-agents under their parent. Scan, watch
+ * and grep all end here.
+ */
+export function mergeRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
   const merged = mergeById(summaries);
   linkLineageForks(merged);
   const { rows, nested } = nestSubagents(merged);
@@ -403,7 +417,7 @@ function subagentParent(
 }
 
 /** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
-function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
+export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   const byKey = new Map<string, CatalogSession>();
   for (const summary of summaries) {
     const key = `${summary.agent}:${summary.id}`;
@@ -448,6 +462,19 @@ function linkLineageForks(sessions: CatalogSession[]): void {
   }
 }
 
+/**
+ * One session linked into its lineage family (the other sessions sharing its root message), by the rule of
+ * `linkLineageForks`: the family's parent (`lineageParent` over the family and the session) is its parent, unless
+ * that is the session itself. The watcher's path: one changed row against the rows already listed.
+ */
+export function lineageLink(session: CatalogSession, family: readonly CatalogSession[]): CatalogSession {
+  if (!session.lineage || session.forkedFrom) return session;
+  const members = family.filter((other) => other.agent === session.agent && other.lineage === session.lineage && other.id !== session.id);
+  if (members.length === 0) return session;
+  const parent = lineageParent([session, ...members]);
+  return parent === session ? session : asLineageFork(session, parent);
+}
+
 type LineageFields = Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs' | 'forkedFrom'> & { readonly userTurns?: number };
 
 /**
@@ -488,12 +515,14 @@ export function asLineageFork(session: CatalogSession, parent: CatalogSession): 
 
 /** Names kept beside the sessions (Codex's session_index.jsonl), not in them: applied after (cached) summaries. */
 export function applyNames(sessions: CatalogSession[], context: ScanContext): void {
-  for (let i = 0; i < sessions.length; i++) {
-    const session = sessions[i]!;
-    if (ADAPTERS[session.agent].names === undefined) continue;
-    const name = context.names(session.root).get(session.id);
-    if (name !== undefined && name !== session.name) sessions[i] = { ...session, name, title: name };
-  }
+  for (let i = 0; i < sessions.length; i++) sessions[i] = named(sessions[i]!, context);
+}
+
+/** The row with the name its root keeps for it, if any (the name is the title). */
+export function named(session: CatalogSession, context: ScanContext): CatalogSession {
+  if (ADAPTERS[session.agent].names === undefined) return session;
+  const name = context.names(session.root).get(session.id);
+  return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
 }
 
 export function newestFirst(a: SessionSummary, b: SessionSummary): number {
