@@ -44,6 +44,9 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   },
   // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
   copilot: null,
+  // Not yet: a Gemini CLI or Qwen Code session can be handed to the others, not the other way round.
+  gemini: null,
+  qwen: null,
 };
 
 /** The agents a conversation can be handed off to. */
