@@ -3,7 +3,10 @@
 //
 // Whole-process figures spawn the product (`node bin/sessions.js …`) and its peers the way a user would;
 // in-process figures import dist/. Every figure is the median of several runs (the count is in the table and
-// in bench/results.json). Sections (ids for --only/--skip): index, startup, search, fulltext, replay, hosts, watch, rss.
+// in bench/results.json). Sections (ids for --only/--skip): index, startup, keys, search, fulltext, replay, hosts,
+// watch, rss. `keys` is the real-terminal one (bench/keystrokes.mjs): the app in tmux, keys sent one at a time, beside
+// interactive fzf in the same run, on homes of real shapes (bench/clone-real.mjs, --sessions and
+// --search-sessions of them); `search` is the in-process figure of the same thing (a second column).
 // Data sets are made by bench/generate.mjs into bench/data/ (git-ignored) and reused while their manifest
 // matches. --quick: 200 sessions, no big files, one run each; it proves the harness works, timings mean nothing.
 import { spawnSync } from 'node:child_process';
@@ -57,7 +60,7 @@ function snapshot() {
 }
 const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(section);
 /** The section a figure belongs to (for --merge). */
-const sectionOf = (id) => (id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id.startsWith('hosts-') ? 'hosts' : id);
+const sectionOf = (id) => (id.startsWith('keys-') ? 'keys' : id.startsWith('fulltext') ? 'fulltext' : id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id.startsWith('hosts-') ? 'hosts' : id);
 
 mkdirSync(WORK, { recursive: true });
 const LOG = join(WORK, 'bench.log');
@@ -442,7 +445,7 @@ if (want('search')) {
   };
   const addSearch = (res, n, target, dataset) => {
     const e = res.sizes.find((s) => s.n === n) ?? res.sizes[res.sizes.length - 1];
-    figure({ id: `search-${e.n}`, label: `search per keystroke, ${e.n} sessions (${dataset}): p50 / p95, in-process (${e.mode ?? 'search'})`, value: e.p95, p50: e.p50, fullP50: e.full?.p50, fullP95: e.full?.p95, unit: 'ms (p95)', runs: e.passes ?? res.runs, peerRuns: e.fzf?.passes, keystrokes: e.keystrokes, indexBuildMs: e.indexBuildMs, firstKeyP50: e.firstKeyP50, peer: `fzf --filter (whole process per keystroke, ${e.fzf?.version ?? 'missing'}) p95`, peerValue: e.fzf?.p95, peerP50: e.fzf?.p50, ratio: e.fzf?.p95 ? e.p95 / e.fzf.p95 : null, target, met: e.p95 <= Number(/≤ (\d+)/.exec(target)[1]) && (e.fzf?.p95 ? e.p95 <= 2 * e.fzf.p95 : true) });
+    figure({ id: `search-${e.n}`, label: `search per keystroke, ${e.n} sessions (${dataset}): p50 / p95, IN-PROCESS (second column to keys-*; ${e.mode ?? 'search'})`, value: e.p95, p50: e.p50, fullP50: e.full?.p50, fullP95: e.full?.p95, unit: 'ms (p95)', runs: e.passes ?? res.runs, peerRuns: e.fzf?.passes, keystrokes: e.keystrokes, indexBuildMs: e.indexBuildMs, firstKeyP50: e.firstKeyP50, peer: `fzf --filter (whole process per keystroke, ${e.fzf?.version ?? 'missing'}) p95`, peerValue: e.fzf?.p95, peerP50: e.fzf?.p50, ratio: e.fzf?.p95 ? e.p95 / e.fzf.p95 : null, target, met: e.p95 <= Number(/≤ (\d+)/.exec(target)[1]) && (e.fzf?.p95 ? e.p95 <= 2 * e.fzf.p95 : true) });
   };
   const mainRes = runSearch(main, QUICK ? [main.sessions] : [1000, main.sessions], 'main');
   if (mainRes.status !== 'ok') figure({ id: `search-${N}`, label: `search per keystroke, ${N} sessions`, value: null, status: mainRes.status, note: mainRes.note, target: '≤ 16 ms p95, ≤ 2× fzf', met: null });
@@ -463,6 +466,38 @@ if (want('search')) {
   }
 }
 
+// ---------------------------------------------------------------- keystroke → screen, in a real terminal
+/** A home of real shapes (bench/clone-real.mjs), made once into bench/data/real-N. */
+function ensureReal(n) {
+  const dir = join(BENCH, 'data', `real-${n}`);
+  const manifest = join(dir, 'manifest.json');
+  if (!existsSync(manifest) || JSON.parse(readFileSync(manifest, 'utf8')).sessions !== n) {
+    log(`data: cloning ${n} real-shaped sessions into ${dir}`);
+    const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(n), '--out', dir, ...(n <= 10000 ? ['--big'] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error('clone-real.mjs failed');
+  }
+  return { home: dir, clawDir: join(dir, 'src') };
+}
+if (want('keys')) {
+  const homes = QUICK ? [[main.sessions, { home: main.home, clawDir: main.clawDir }, 'generated']] : [N, ...(SEARCH_N > 0 ? [SEARCH_N] : [])].map((n) => [n, ensureReal(n), 'real shapes']);
+  for (const [n, home, shapes] of homes) {
+    const outFile = join(WORK, `keys-${n}.json`);
+    const r = spawnSync(NODE, [join(BENCH, 'keystrokes.mjs'), '--home', home.home, '--claw-dir', home.clawDir, '--queries', String(QUICK ? 2 : 8), '--out', outFile, '--timeout-ms', String(QUICK ? 10000 : 30000)], { encoding: 'utf8', env: { ...process.env, SESSIONS_BENCH_PRODUCT: PRODUCT }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024, timeout: 3600000 });
+    if (r.status !== 0) {
+      figure({ id: `keys-first-${n}`, label: `keystroke → first screen change, ${n} sessions`, value: null, status: `harness failed (${r.status ?? r.signal})`, target: '≤ 1.5× interactive fzf (p95)', met: null });
+      continue;
+    }
+    const k = JSON.parse(r.stdout.trim().split('\n').pop());
+    const ours = k.tui;
+    const fzf = k.fzf?.firstP95 === undefined ? null : k.fzf;
+    const rows = k.sessions;
+    const common = { runs: 1, keystrokes: ours.keystrokes, queries: k.queries, sessionsListed: rows, loadAverage: [ours.load?.[0], fzf?.load?.[1] ?? ours.load?.[1]] };
+    figure({ id: `keys-first-${n}`, label: `keystroke → first screen change, ${n} sessions (${shapes}; \`sessions --all\` in tmux, keys sent one at a time, ${k.queries.length} queries typed): p50 / p95`, value: ours.firstP95, p50: ours.firstP50, unit: 'ms (p95)', ...common, peer: fzf ? `interactive fzf ${fzf.version.split(' ')[0]} on the same ${rows} candidate lines, same run` : 'fzf (missing)', peerValue: fzf?.firstP95, peerP50: fzf?.firstP50, ratio: fzf?.firstP95 ? ours.firstP95 / fzf.firstP95 : null, target: '≤ 1.5× interactive fzf (p95)', met: fzf?.firstP95 ? ours.firstP95 <= 1.5 * fzf.firstP95 : null });
+    const finalTarget = n >= 100000 ? 250 : null;
+    figure({ id: `keys-final-${n}`, label: `keystroke → final match count on screen, ${n} sessions (${shapes}): p50 / p95 (${ours.missed} of ${ours.keystrokes} not seen within the time-out)`, value: ours.finalP95, p50: ours.finalP50, unit: 'ms (p95)', ...common, rssMB: ours.rssMB, hwmMB: ours.hwmMB, peer: fzf ? `interactive fzf: its N/M line showing \`fzf --filter\`'s count (${fzf.missed} missed)` : 'fzf (missing)', peerValue: fzf?.finalP95, peerP50: fzf?.finalP50, ratio: fzf?.finalP95 ? ours.finalP95 / fzf.finalP95 : null, target: finalTarget ? '≤ 250 ms' : '(reference; ≤ 250 ms at 100k)', met: finalTarget ? ours.finalP95 <= finalTarget && ours.missed === 0 : null });
+  }
+}
+
 // ---------------------------------------------------------------- full-text search
 if (want('fulltext')) {
   const needles = JSON.parse(readFileSync(join(main.home, 'manifest.json'), 'utf8')).needles;
@@ -478,6 +513,17 @@ if (want('fulltext')) {
   } else {
     const ours = repeat(() => timeProcess(NODE, cliArgs(main, [sub, needle]), { env: envFor(join(WORK, 'xdg-fulltext')), captureStdout: true, cwd: WORK }));
     figure({ id: 'fulltext', label: `full-text search of "${needle}" over all ${N} transcripts (\`sessions ${sub}\`)`, value: ms(ours.map((r) => r.ms)), unit: 'ms', runs: ours.length, peer: `rg -l -F (${rgFiles} files)`, peerValue: ms(rg.map((r) => r.ms)), ratio: ms(ours.map((r) => r.ms)) / ms(rg.map((r) => r.ms)), target: '≤ 2× rg -l -F', met: ms(ours.map((r) => r.ms)) / ms(rg.map((r) => r.ms)) <= 2 });
+  }
+}
+
+// `sessions grep` on the home of real shapes: a rare, a common and an absent word (bench/grep-real.mjs)
+if (want('fulltext') && !QUICK) {
+  const real = ensureReal(N);
+  const r = spawnSync(NODE, [join(BENCH, 'grep-real.mjs'), '--home', real.home, '--runs', String(Math.min(RUNS, 3)), '--out', join(WORK, `grep-real-${N}.json`)], { encoding: 'utf8', env: { ...process.env, SESSIONS_BENCH_PRODUCT: PRODUCT }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error('grep-real.mjs failed');
+  const g = JSON.parse(r.stdout.trim().split('\n').pop());
+  for (const w of g.words) {
+    figure({ id: `fulltext-real-${w.kind}`, label: `\`sessions grep\` of a ${w.kind} word ("${w.word}", ${w.rgUuFiles} of ${g.files} files) on ${N} real-shaped sessions, catalog cache warm (--no-cache: ${w.noCacheMs} ms)`, value: w.oursMs, unit: 'ms', runs: g.runs, rows: w.rows, maxRssMB: w.oursMaxRssMB, peer: `rg -l -F -uu (${w.rgUuFiles} files; rg without -uu ${w.rgMs} ms, ${w.rgFiles} files)`, peerValue: w.rgUuMs, ratio: w.ratioUu, target: '≤ 2× rg -l -F', met: w.ratioUu <= 2, loadAverage: w.load });
   }
 }
 

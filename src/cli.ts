@@ -334,7 +334,7 @@ Examples:
       `
 The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
 escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
-\`list\` prints. Claude Code rows arrive together once every Claude file was searched (a fork made by
+\`list\` prints (from the catalog cache when a session's files did not change; --no-cache reads them). Claude Code rows arrive together once every Claude file was searched (a fork made by
 Claude's --fork-session is linked to its parent then). \`matches\` counts the occurrences in the
 session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
 1 when nothing did (like grep).
@@ -375,6 +375,7 @@ Examples:
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
+        ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
       });

@@ -5,6 +5,7 @@ import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { type Agent, sessionKey } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
+import type { CatalogCache } from './cache.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
@@ -34,6 +35,12 @@ export interface GrepOptions {
   readonly onProblem?: (problem: Problem) => void;
   /** Worker threads to search with (default: one per core). */
   readonly workers?: number;
+  /**
+   * The catalog cache, loaded when the first match is summarised (a search that matches nothing never pays for
+   * it): a matching session whose files did not change since `list` or the browser indexed them gets its cached
+   * row instead of a read of every line.
+   */
+  readonly cache?: () => Promise<CatalogCache | undefined>;
 }
 
 /** What a matching session holds of the text. */
@@ -156,27 +163,56 @@ export async function grepLocations(locations: Locations, text: string, options:
   });
 
   const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  let cache: Promise<CatalogCache | undefined> | null = null;
   const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
     let summary = summaries.get(group);
-    if (summary === undefined) summaries.set(group, (summary = summaryOf(group, context)));
+    if (summary === undefined) {
+      cache ??= options.cache ? options.cache().catch(() => undefined) : Promise.resolve(undefined);
+      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded))));
+    }
     return summary;
   };
   let indexesByLineage: Map<string | null, number[]> | null = null;
-  const withLineage = async (row: CatalogSession, group: SessionFileGroup): Promise<CatalogSession> => {
-    if (row.lineage === undefined) return row;
+  /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
+  let unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
+  const families = new Map<string, Promise<CatalogSession[]>>();
+  /**
+   * Every session of a lineage (the root uuid their heads share, or found by summarising those whose head did
+   * not show it): made once per lineage, so linking is linear in the number of sessions whatever the family sizes
+   * and however many match.
+   */
+  const familyOf = (lineage: string): Promise<CatalogSession[]> => {
+    let family = families.get(lineage);
+    if (family !== undefined) return family;
     if (indexesByLineage === null) {
       indexesByLineage = new Map();
-      for (const [index, lineage] of lineages) {
-        const same = indexesByLineage.get(lineage);
-        if (same === undefined) indexesByLineage.set(lineage, [index]);
+      for (const [index, sniffed] of lineages) {
+        const same = indexesByLineage.get(sniffed);
+        if (same === undefined) indexesByLineage.set(sniffed, [index]);
         else same.push(index);
       }
     }
-    // Unknown lineages (root line not in the head) are read: they may be family.
-    const candidates = [...(indexesByLineage.get(row.lineage) ?? []), ...(indexesByLineage.get(null) ?? [])].filter((index) => groups[index] !== group);
-    const family = (await Promise.all(candidates.map((index) => summarise(groups[index]!)))).filter(
-      (s): s is CatalogSession => s !== null && s.lineage === row.lineage && s.id !== row.id,
-    );
+    const known = indexesByLineage;
+    unsniffed ??= Promise.all((known.get(null) ?? []).map((index) => summarise(groups[index]!))).then((rows) => {
+      const byReal = new Map<string | undefined, CatalogSession[]>();
+      for (const row of rows) {
+        if (row === null) continue;
+        const same = byReal.get(row.lineage);
+        if (same === undefined) byReal.set(row.lineage, [row]);
+        else same.push(row);
+      }
+      return byReal;
+    });
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) => [
+      ...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage),
+      ...(byReal.get(lineage) ?? []),
+    ]);
+    families.set(lineage, family);
+    return family;
+  };
+  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => {
+    if (row.lineage === undefined) return row;
+    const family = (await familyOf(row.lineage)).filter((s) => s.id !== row.id);
     return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
   };
 
@@ -206,7 +242,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       if (r !== null) found.set(r, what);
       return r;
     };
-    if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r, group))).then(noted));
+    if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
@@ -232,10 +268,11 @@ export async function grepLocations(locations: Locations, text: string, options:
   return { matched, problems: context.problems };
 }
 
-async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
+async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
   try {
-    // The same row pipeline as `list` (every line folded): grep rows and list rows never disagree.
-    return await toRow(group, context);
+    // The same row pipeline as `list` (every line folded, or the cached row of unchanged files): grep rows and
+    // list rows never disagree.
+    return await toRow(group, context, cache);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;

@@ -213,6 +213,12 @@ export async function toRow(group: SessionFileGroup, context: ScanContext, cache
  */
 export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
+  // Files unchanged since the cache saw them: their row is the cached one (what `list` prints).
+  const known = own !== null ? cache!.lookup(own) : undefined;
+  if (known) {
+    context.register(group, known.id);
+    return known;
+  }
   const candidate = own !== null ? cache!.foldCandidate(own) : undefined;
   const resume = candidate !== undefined ? await cache!.loadFold(candidate) : undefined;
   let indexed = await ADAPTERS[group.agent].indexSession(group, context, resume);

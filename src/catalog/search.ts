@@ -64,7 +64,7 @@ const SHORT_KEYS = [
 ];
 
 const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
-  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (doc) => doc.session.prompts.map(fold))],
+  keys: [...SHORT_KEYS, fuseKey('prompts', 1.5, (doc) => rankedPrompts(doc.session.prompts).map(fold))],
   includeMatches: true,
   includeScore: true,
   // Prompts are long: where in them a match sits must not matter.
@@ -78,6 +78,18 @@ const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
   minMatchCharLength: 1,
   shouldSort: false,
 };
+
+/**
+ * fuse.js ranks by a session's first and last prompts only: a session of 30,000 turns would otherwise cost it
+ * a bitap pass over every prompt for every word (hundreds of milliseconds for one candidate). A word found
+ * exactly in a prompt it does not read still matches (see SearchRun.rank): it is ranked after fuse.js's hits.
+ */
+export const RANKED_PROMPTS = { first: 48, last: 16 };
+
+function rankedPrompts(prompts: readonly string[]): readonly string[] {
+  const { first, last } = RANKED_PROMPTS;
+  return prompts.length <= first + last ? prompts : [...prompts.slice(0, first), ...prompts.slice(-last)];
+}
 
 /** For a query that still matches most of the catalog (one or two letters), fuse.js reads the short fields only. */
 const SHORT_OPTIONS: IFuseOptions<SearchDoc> = { ...FUSE_OPTIONS, keys: SHORT_KEYS };
@@ -238,6 +250,7 @@ export class SearchIndex {
       pool,
       docs: this.docs,
       recordOf: (slot) => this.recordOf(slot, broad),
+      broad,
       options: broad ? SHORT_OPTIONS : FUSE_OPTIONS,
       keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
       // The complete candidate list (catalog order) narrows the next, longer query.
@@ -289,25 +302,58 @@ const KEPT_RECORDS = 4096;
 /** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
 export const FIRST_PAGE = 150;
 
+/** Added to a tier when fuse.js may still reject the candidate (see matchTier). */
+const UNSURE = 4;
+/** Returned for a candidate fuse.js cannot keep: kept to narrow the next query, never ranked nor counted. */
+const NEVER = 8;
+
 /**
  * How a document passes the prefilter, or -1: the weakest of its groups' tiers (a group: the best of its words),
  * or -1 when a group does not match or an excluded word does. fuse.js has the last word on the positive words;
  * excluded words are decided here (fuse.js would let one field without the word pass).
+ *
+ * Plus UNSURE when fuse.js may still reject it, or NEVER when it cannot keep it. A word found exactly in a field
+ * fuse.js reads is a match fuse.js always keeps (an exact substring scores 0; `'word`, `^word`, `word$`,
+ * `^word$` are exact tests of the same folded fields); a compact subsequence or a prompt's line start or end
+ * (fuse.js tests whole prompts) may be rejected. fuse.js allows errors/length ≤ 0.3 (threshold, no location),
+ * so a word of three letters or fewer matches exactly or not at all: its subsequences never match, nor do
+ * prompts when fuse.js reads the short fields only (`broad`). Sure candidates are counted at once, so the number
+ * of matches is known as soon as the walk is over and the few unsure ones are scored.
  */
-function matchTier(doc: SearchDoc, query: ParsedQuery): number {
+function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean): number {
   for (const term of query.excluded) if (termTier(doc, term) >= 0) return -1;
   let tier = 0;
+  let status = SURE_TERM;
   for (const group of query.groups) {
     let best = -1;
+    let groupStatus = NEVER_TERM;
     for (const term of group) {
       const one = termTier(doc, term);
-      if (one >= 0 && (best < 0 || one < best)) best = one;
+      if (one < 0) continue;
+      if (best < 0 || one < best) best = one;
+      groupStatus = Math.min(groupStatus, termStatus(one, term, broad));
       if (best === 0) break;
     }
     if (best < 0) return -1;
     tier = Math.max(tier, best);
+    status = Math.max(status, groupStatus);
   }
-  return tier;
+  return status === SURE_TERM ? tier : status === MAYBE_TERM ? tier + UNSURE : tier + NEVER;
+}
+
+const SURE_TERM = 0;
+const MAYBE_TERM = 1;
+const NEVER_TERM = 2;
+
+/** Whether fuse.js keeps a word matched at this tier (see matchTier). */
+function termStatus(tier: number, term: QueryTerm, broad: boolean): number {
+  if (tier <= 1) return SURE_TERM;
+  const exactOnly = term.text.length <= 3;
+  if (tier === 2) {
+    if (broad) return exactOnly ? NEVER_TERM : MAYBE_TERM;
+    return term.kind === 'fuzzy' || term.kind === 'include' ? SURE_TERM : MAYBE_TERM;
+  }
+  return exactOnly ? NEVER_TERM : MAYBE_TERM;
 }
 
 /**
@@ -381,6 +427,8 @@ interface RunParts {
   readonly pool: readonly number[];
   readonly docs: readonly (SearchDoc | null)[];
   readonly recordOf: (slot: number) => FuseRecord;
+  /** fuse.js reads the short fields only (a one- or two-letter query over a big pool). */
+  readonly broad: boolean;
   readonly options: IFuseOptions<SearchDoc>;
   readonly keys: FuseIndex<SearchDoc>['keys'];
   readonly onScanned: (candidates: readonly number[]) => void;
@@ -394,10 +442,19 @@ export class SearchRun {
   private readonly passed: number[] = [];
   private scanned = 0;
   private readonly rankedFirst = new Set<number>();
-  /** After the walk: the candidates not ranked yet, in tier order. */
+  /** After the walk: the candidates not ranked yet, in tier order (the unsure ones first: they decide the count). */
   private queue: number[] | null = null;
   private queued = 0;
   private expression: Expression | null = null;
+  /** Candidates fuse.js will keep whatever it scores (see matchTier), and the unsure ones, by slot. */
+  private sure = 0;
+  private readonly unsure = new Set<number>();
+  /** Unsure candidates scored so far, and how many of them fuse.js kept. */
+  private unsureScored = 0;
+  private unsureKept = 0;
+  /** Every slot handed to fuse.js so far. */
+  private readonly scored = new Set<number>();
+  private readonly hitOf = new WeakMap<FuseResult<SearchDoc>, SearchHit>();
 
   constructor(
     readonly query: string,
@@ -431,24 +488,60 @@ export class SearchRun {
     return this.done;
   }
 
+  /**
+   * How many sessions match, once known: after the walk, when every unsure candidate has been scored (usually
+   * long before the ranking of the rest is done). Null until then.
+   */
+  get count(): number | null {
+    if (this.scanned < this.parts.pool.length || this.unsureScored < this.unsure.size) return null;
+    return this.sure + this.unsureKept;
+  }
+
+  /**
+   * The sure candidates fuse.js has not scored yet, after the ranked hits, in tier and catalog order and without
+   * match ranges: with hits() they are every match once `count` is known, so a list can show all of them (its
+   * visible top is ranked: the first page is) before the ranking of the rest is over.
+   */
+  unrankedHits(): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push({ key: this.parts.docs[slot]!.key, score: 1 });
+    return out;
+  }
+
   /** Candidates not scored yet (those still to be walked count as one each). */
   get pending(): number {
     const unwalked = this.parts.pool.length - this.scanned;
     return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirst.size);
   }
 
-  /** The hits ranked so far, best first. */
+  /** The hits ranked so far, best first (the same hit objects from call to call: a list re-renders only what moved). */
   hits(): SearchHit[] {
-    return this.ranked.map(toHit);
+    return this.ranked.map((result) => {
+      let hit = this.hitOf.get(result);
+      if (hit === undefined) {
+        hit = toHit(result);
+        this.hitOf.set(result, hit);
+      }
+      return hit;
+    });
   }
 
   private scan(until: number, titleTarget: number): void {
     const { pool, docs, query } = this.parts;
     let i = this.scanned;
+    const { broad } = this.parts;
     while (i < pool.length) {
       const slot = pool[i++]!;
-      const tier = matchTier(docs[slot]!, query);
-      if (tier >= 0) {
+      let tier = matchTier(docs[slot]!, query, broad);
+      if (tier >= NEVER) {
+        this.passed.push(slot);
+      } else if (tier >= 0) {
+        if (tier >= UNSURE) {
+          tier -= UNSURE;
+          this.unsure.add(slot);
+        } else {
+          this.sure++;
+        }
         this.tiers[tier]!.push(slot);
         this.passed.push(slot);
       }
@@ -460,7 +553,10 @@ export class SearchRun {
 
   /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
   private remaining(): number[] {
-    this.queue ??= this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
+    if (this.queue === null) {
+      const left = this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
+      this.queue = [...left.filter((slot) => this.unsure.has(slot)), ...left.filter((slot) => !this.unsure.has(slot))];
+    }
     return this.queue;
   }
 
@@ -468,6 +564,10 @@ export class SearchRun {
   private rank(slots: readonly number[]): void {
     if (slots.length === 0) return;
     const { docs, options, keys, recordOf, query } = this.parts;
+    for (const slot of slots) {
+      this.scored.add(slot);
+      if (this.unsure.has(slot)) this.unsureScored++;
+    }
     let results: FuseResult<SearchDoc>[];
     if (query.groups.length === 0) {
       // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
@@ -475,10 +575,37 @@ export class SearchRun {
     } else {
       this.expression ??= toExpression(query);
       const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
-      results = new Fuse(docs as SearchDoc[], options, index).search(this.expression).sort(byScore);
+      results = new Fuse(docs as SearchDoc[], options, index).search(this.expression);
+      // A sure candidate is a match whatever fuse.js scored (its word is in a prompt fuse.js does not read):
+      // ranked after every scored hit, showing the first prompt that has the word.
+      if (results.length < slots.length) {
+        const kept = new Set(results.map((result) => result.refIndex));
+        for (const slot of slots) if (!kept.has(slot) && !this.unsure.has(slot)) results.push(exactPromptMatch(docs[slot]!, slot, query));
+      }
+      results.sort(byScore);
     }
+    for (const result of results) if (this.unsure.has(result.refIndex)) this.unsureKept++;
     this.ranked = mergeSorted(this.ranked, results);
   }
+}
+
+/** The score of a match fuse.js did not score (see exactPromptMatch): after every hit it scored (1 is its worst). */
+const UNSCORED = 1;
+
+/** A sure candidate fuse.js did not keep, as a result: its first prompt holding a word of the query, exactly. */
+function exactPromptMatch(doc: SearchDoc, slot: number, query: ParsedQuery): FuseResult<SearchDoc> {
+  const { prompts } = doc.session;
+  const words = query.groups.flat().map((term) => term.text);
+  for (let i = 0; i < prompts.length; i++) {
+    const folded = fold(prompts[i]!);
+    const ranges: [number, number][] = [];
+    for (const word of words) {
+      const at = folded.indexOf(word);
+      if (at !== -1) ranges.push([at, at + word.length - 1]);
+    }
+    if (ranges.length > 0) return { item: doc, refIndex: slot, score: UNSCORED, matches: [{ key: 'prompts', refIndex: i, indices: ranges, value: folded }] };
+  }
+  return { item: doc, refIndex: slot, score: UNSCORED, matches: [] };
 }
 
 /** How long the first walk may take before the first page is ranked from what it found. */

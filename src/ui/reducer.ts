@@ -62,7 +62,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       if (action.query !== state.query.trim()) return state;
       // The same query ranked further (more candidates scored): keep what the user has selected.
       const refined = state.search?.query === action.query;
-      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending }, openWhenSearched: false }, refined ? 'keep' : 'top');
+      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending, counted: action.counted ?? action.pending === 0 }, openWhenSearched: false }, refined ? 'keep' : 'top');
       return state.openWhenSearched ? open(next) : next;
     }
     case 'contentResults': {

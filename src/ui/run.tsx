@@ -108,7 +108,9 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
           decision = chosen;
         }}
       />,
-      { exitOnCtrlC: false, patchConsole: true },
+      // A frame may follow the previous one after 16 ms rather than Ink's 33: a keystroke's echo and its results
+      // are two frames. (Ink's incrementalRendering is not used: it misplaced lines after the first screen.)
+      { exitOnCtrlC: false, patchConsole: true, maxFps: 60 },
     );
     await instance.waitUntilExit();
   } finally {

@@ -145,7 +145,8 @@ export interface BrowserState {
   /** Content search (`>text`, Ctrl-G): the sessions found so far for `query`, in the order found; `done` once every file was searched. */
   readonly content: { readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error: string | null } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
-  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number } | null;
+  /** `counted`: `hits` holds every match (the count is final) while `pending` of them are still being ranked. */
+  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean } | null;
   readonly rows: readonly ListRow[];
   /** Enter was pressed before the results for the typed query arrived: open the best match when they do. */
   readonly openWhenSearched: boolean;

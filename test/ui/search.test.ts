@@ -1,3 +1,4 @@
+import Fuse from 'fuse.js';
 import { describe, expect, it } from 'vitest';
 import { FIRST_PAGE, fold, isCompactSubsequence, isSubsequence, SearchIndex, type MatchRanges } from '../../src/catalog/search.js';
 import { catalogSession } from './helpers.js';
@@ -196,5 +197,67 @@ describe('isCompactSubsequence', () => {
     ['ab', 'ba', false],
   ])('%s in %s', (needle, haystack, expected) => {
     expect(isCompactSubsequence(needle, haystack)).toBe(expected);
+  });
+});
+
+describe('the count of a search, known before the ranking is over', () => {
+  // Words drawn from a small vocabulary so that queries find exact words, words split over a field (compact
+  // subsequences fuse.js may reject), prompt line starts (`^word` fuse.js tests per prompt) and nothing.
+  const words = ['deploy', 'parser', 'cache', 'module', 'widget', 'health', 'login', 'rate', 'limiter', 'sidebar'];
+  const catalog = Array.from({ length: 2200 }, (_, i) => {
+    const w = (k: number): string => words[(i * 7 + k * 3) % words.length]!;
+    return catalogSession({
+      id: `id-${String(i).padStart(5, '0')}`,
+      title: i % 5 === 0 ? `${w(1)}-${w(2)}` : `${w(1)} the ${w(2)} ${i}`,
+      prompts: [`${w(3)} then ${w(4)}`, `and\n${w(5)} at line start`],
+      cwd: `/src/${w(6)}-p${i % 9}`,
+      gitBranch: i % 4 === 0 ? `feat/${w(7)}` : null,
+    });
+  });
+  const queries = ['d', 'de', 'dpl', 'cache', 'parser deploy', 'dplyprs', "'widget", '^rate', '^limiter', 'login$', 'at line start', 'health !cache', 'sidebar | module', 'xyzzy', 'feat', 'p3', 'hlth lgn'];
+
+  it.each(queries)('%s: the count equals what the full ranking finds, and the rows then are every match', (query) => {
+    const index = new SearchIndex(catalog);
+    const full = index.search(query).map((hit) => hit.key);
+    const run = index.begin(query);
+    while (run.count === null) run.step(1);
+    expect(run.count).toBe(full.length);
+    const listed = [...run.hits(), ...run.unrankedHits()].map((hit) => hit.key);
+    expect(new Set(listed)).toEqual(new Set(full));
+    expect(listed).toHaveLength(full.length);
+    while (!run.step(5));
+    expect(run.count).toBe(full.length);
+    expect(run.unrankedHits()).toEqual([]);
+    expect(run.hits().map((hit) => hit.key)).toEqual(full);
+  });
+});
+
+describe('a session of many turns', () => {
+  it('is found by a word in a prompt fuse.js does not rank by, after the sessions it ranked, showing that prompt', () => {
+    const prompts = Array.from({ length: 200 }, (_, i) => (i === 100 ? 'rename the quokka module' : `step ${i} of the plan`));
+    const long = catalogSession({ id: 'long-one', title: 'a long session', prompts });
+    const short = catalogSession({ id: 'short-one', title: 'quokka sightings' });
+    const index = new SearchIndex([long, short]);
+    const hits = index.search('quokka');
+    expect(hits.map((hit) => hit.key)).toEqual(['codex:short-one', 'codex:long-one']);
+    expect(hits[1]!.prompt).toEqual({ text: 'rename the quokka module', ranges: [[11, 16]] });
+    const run = index.begin('quokka');
+    while (run.count === null) run.step(1);
+    expect(run.count).toBe(2);
+  });
+});
+
+describe('what fuse.js keeps of a short word (the prefilter counts on it)', () => {
+  // matchTier drops a short word's subsequence candidates unscored: fuse.js, with the options search.ts gives it
+  // (threshold 0.3, no location, extended search, the word quoted), keeps a word of three letters or fewer only
+  // where it is a substring. If fuse.js ever scores otherwise, this fails.
+  const fields = ['pipeline', 'the parser', 'apple', 'plate', 'p-l-e', 'thesis', 'th', 'tahini', '/src/p12/x', 'simple', 'pale', 'tsih'];
+  const fuse = new Fuse(fields.map((text) => ({ text })), { keys: ['text'], threshold: 0.3, ignoreLocation: true, useExtendedSearch: true, isCaseSensitive: true, minMatchCharLength: 1 });
+  it.each(['ple', 'thi', 'th', 'p', 'pe', 'sis', 'abc', 'ale'])('%s', (word) => {
+    const found = fuse.search(`"${word}"`).map((result) => fields[result.refIndex]).sort();
+    expect(found).toEqual(fields.filter((text) => text.includes(word)).sort());
+  });
+  it('while a longer word is kept with an error', () => {
+    expect(fuse.search('"pxle"').map((result) => fields[result.refIndex])).toContain('pale');
   });
 });

@@ -66,7 +66,7 @@ export function Header({ state, width }: HeaderProps) {
               </Text>
             ) : query ? (
               <Text color={theme.match}>
-                {searchSettled(state) ? `${state.rows.length}${state.search?.pending ? '+' : ''} matching "${query}"${state.search?.pending ? ' (ranking…)' : ''}` : `searching "${query}"…`}
+                {searchSettled(state) ? `${state.rows.length}${state.search?.counted === false ? '+' : ''} matching "${query}"${state.search?.pending ? ' (ranking…)' : ''}` : `searching "${query}"…`}
                 {state.mode === 'search' ? '' : ' (Esc clears)'}
               </Text>
             ) : (

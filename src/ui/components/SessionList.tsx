@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { useMemo } from 'react';
 import { rowColumns } from '../geometry.js';
 import type { ListRow, SortKey } from '../state.js';
 import { useTheme } from '../theme.js';
@@ -22,7 +23,7 @@ export interface SessionListProps {
 /** The visible window of rows; only `height` rows are rendered whatever the list's length. */
 export function SessionList({ rows, top, selected, width, height, now, homeDir, sort, emptyText }: SessionListProps) {
   const theme = useTheme();
-  const columns = rowColumns(width);
+  const columns = useMemo(() => rowColumns(width), [width]);
   if (rows.length === 0) {
     return (
       <Box width={width} height={height} flexDirection="column" paddingLeft={2} paddingTop={1} overflow="hidden">

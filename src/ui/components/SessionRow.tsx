@@ -1,4 +1,5 @@
 import { Text } from 'ink';
+import { memo } from 'react';
 import { sessionRowSegments, type RowInput } from '../row-cells.js';
 import { useTheme } from '../theme.js';
 
@@ -6,9 +7,10 @@ export type SessionRowProps = Omit<RowInput, 'theme'>;
 
 /**
  * One conversation on one line: agent, age, title, cwd, branch, turns, fork and live marks. Laid out as text
- * (row-cells.ts), not as a box per column: one layout node per row instead of nine.
+ * (row-cells.ts), not as a box per column: one layout node per row instead of nine. Memoised: a frame that
+ * changes the header or one row (a keystroke, a moved selection) does not lay out the other rows' text again.
  */
-export function SessionRow(props: SessionRowProps) {
+export const SessionRow = memo(function SessionRow(props: SessionRowProps) {
   const theme = useTheme();
   const segments = sessionRowSegments({ ...props, theme });
   return (
@@ -24,4 +26,4 @@ export function SessionRow(props: SessionRowProps) {
       )}
     </Text>
   );
-}
+});

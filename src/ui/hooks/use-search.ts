@@ -9,10 +9,14 @@ const INDEX_DELAY_MS = 30;
 /** Ranking the rest of a query's candidates yields to input this often. */
 const RANK_SLICE_MS = 8;
 
+/** Ranking a counted query's tail starts once no key came for this long. */
+const TAIL_RANK_DELAY_MS = 300;
+
 /**
  * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
  * keystrokes that arrive before it runs; results come back as `searchResults` actions (the first page at once,
- * the complete ranking when fuse.js has scored every candidate).
+ * every match with the final count once the walk is over, the complete ranking when fuse.js has scored every
+ * candidate).
  */
 export function useSearch(sessions: readonly CatalogSession[], query: string, dispatch: Dispatch<Action>): void {
   const index = useMemo(() => new SearchIndex(), []);
@@ -27,18 +31,44 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
     const trimmed = query.trim();
     // `>text` searches inside the transcripts (use-content-search.ts), not the catalog.
     if (trimmed === '' || trimmed.startsWith('>')) return;
+    let tail: NodeJS.Timeout | undefined;
     let handle = setImmediate(() => {
       syncIndex(index, indexed, sessions);
       // The first page is ranked at once; the rest in slices between keystrokes, so typing never waits.
       const run = index.begin(trimmed);
-      dispatch({ type: 'searchResults', query: trimmed, hits: run.hits(), pending: run.pending });
-      const rankMore = (): void => {
-        if (run.step(RANK_SLICE_MS)) dispatch({ type: 'searchResults', query: trimmed, hits: run.hits(), pending: 0 });
-        else handle = setImmediate(rankMore);
+      // Once the walk knows how many match, the list holds all of them (those not ranked yet after the ranked
+      // ones) and the count is final; the order of the unranked tail settles when the ranking is over.
+      const send = (): void => {
+        const count = run.count;
+        dispatch({ type: 'searchResults', query: trimmed, hits: count === null || run.done ? run.hits() : [...run.hits(), ...run.unrankedHits()], pending: run.done ? 0 : run.pending, counted: count !== null });
       };
-      if (!run.done) handle = setImmediate(rankMore);
+      send();
+      let counted = run.count !== null;
+      const rankTail = (): void => {
+        tail = setTimeout(() => (handle = setImmediate(rankMore)), TAIL_RANK_DELAY_MS);
+      };
+      // Until the count is known, slices follow each other; the rest (the order of the list's tail, below the
+      // ranked first page) waits until typing pauses: the next keystroke would throw that work away.
+      const rankMore = (): void => {
+        const done = run.step(RANK_SLICE_MS);
+        const countedNow = !counted && run.count !== null;
+        if (done || countedNow) send();
+        if (done) return;
+        if (countedNow) {
+          counted = true;
+          rankTail();
+        } else {
+          handle = setImmediate(rankMore);
+        }
+      };
+      if (run.done) return;
+      if (counted) rankTail();
+      else handle = setImmediate(rankMore);
     });
-    return () => clearImmediate(handle);
+    return () => {
+      clearImmediate(handle);
+      clearTimeout(tail);
+    };
   }, [index, sessions, query, dispatch]);
 }
 

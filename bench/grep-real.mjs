@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+// `sessions grep WORD` against ripgrep on a home of real shapes (bench/clone-real.mjs), in one run, for three
+// words chosen from the data: a rare one (in about 5 % of the session files), a common one (in the most files)
+// and one in none. Peers: `rg -l -F -uu` (every file, hidden folders and ignored files too: what `sessions`
+// searches) and `rg -l -F --no-ignore-vcs` (ripgrep's default walk, which skips hidden folders such as .claw,
+// so it reads less). Whole processes, medians of --runs, interleaved; the machine's load is recorded with each
+// word. `sessions grep` runs with the catalog cache `list` made (as a user's is), and once with --no-cache.
+//
+//   node bench/grep-real.mjs --home DIR [--runs 3] [--out FILE]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, timeProcess } from './lib.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const home = resolve(opt('--home'));
+const clawDir = join(home, 'src');
+const RUNS = Number(opt('--runs', 3));
+const OUT = opt('--out', null);
+const NODE = process.execPath;
+const CLI = join(root, 'bin', 'sessions.js');
+const WORK = join(BENCH, '.work');
+mkdirSync(WORK, { recursive: true });
+const load = () => loadavg().map((x) => Number(x.toFixed(2)));
+const log = (line) => process.stderr.write(`[grep-real] ${line}\n`);
+const dirs = [join(home, '.codex'), join(home, '.claude'), clawDir];
+
+const rgFiles = (word, extra) => spawnSync('rg', ['-l', '-F', ...extra, '--', word, ...dirs], { encoding: 'utf8', maxBuffer: 2 ** 28 }).stdout.split('\n').filter(Boolean);
+const files = rgFiles('"type"', ['-uu']).length;
+
+// Words from the titles the clones share; their file counts from rg itself.
+const manifest = JSON.parse(readFileSync(join(home, 'manifest.json'), 'utf8'));
+const titles = spawnSync('rg', ['-o', '-N', '-I', '-uu', '--max-count', '1', '"(?:title|thread_name|summary|message)":"[^"]{4,80}"', ...dirs], { encoding: 'utf8', maxBuffer: 2 ** 28 }).stdout;
+const words = [...new Set(titles.toLowerCase().match(/\b[a-z]{6,12}\b/g) ?? [])].slice(0, 60);
+const counted = words.map((word) => ({ word, files: rgFiles(word, ['-uu']).length })).filter((w) => w.files > 0);
+counted.sort((a, b) => a.files - b.files);
+const rare = counted.reduce((best, w) => (Math.abs(w.files - files * 0.05) < Math.abs(best.files - files * 0.05) ? w : best), counted[0]);
+const common = counted[counted.length - 1];
+const chosen = [
+  { kind: 'rare', ...rare },
+  { kind: 'common', ...common },
+  { kind: 'absent', word: 'zqxvkjwy-absent', files: 0 },
+];
+log(`${files} files; words: ${chosen.map((w) => `${w.kind} "${w.word}" (${w.files} files)`).join(', ')}`);
+
+const out = { home, sessions: manifest.sessions, files, runs: RUNS, words: [] };
+// The catalog cache a user has (`list` or the browser made it): grep takes unchanged sessions' rows from it.
+const xdg = mkdtempSync(join(WORK, 'xdg-grep-'));
+const env = { ...process.env, XDG_CACHE_HOME: xdg, XDG_CONFIG_HOME: join(WORK, 'xdg-config'), NO_COLOR: '1' };
+const listed = timeProcess(NODE, [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
+if (listed.status !== 0) throw new Error(`list failed: ${listed.stderr.slice(0, 400)}`);
+for (const w of chosen) {
+  const loadBefore = load();
+  const ours = [];
+  const uu = [];
+  const plain = [];
+  let matched = null;
+  for (let r = 0; r < RUNS; r++) {
+    // interleaved, so that a change of load hits all three alike
+    const o = timeProcess(NODE, [CLI, 'grep', w.word, '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
+    if (o.status !== 0 && o.status !== 1) throw new Error(`sessions grep failed (${o.status}): ${o.stderr.slice(0, 400)}`);
+    matched = o.stdout.split('\n').filter(Boolean).length;
+    ours.push(o);
+    uu.push(timeProcess('rg', ['-l', '-F', '-uu', '--', w.word, ...dirs], { captureStdout: true }));
+    plain.push(timeProcess('rg', ['-l', '-F', '--no-ignore-vcs', '--', w.word, ...dirs], { captureStdout: true }));
+  }
+  // once without the cache: every matching session indexed from its files
+  const cold = timeProcess(NODE, [CLI, 'grep', w.word, '--no-cache', '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
+  const ms = (list) => Number(median(list.map((x) => x.ms)).toFixed(1));
+  const entry = {
+    ...w,
+    oursMs: ms(ours),
+    oursMaxRssMB: Math.round(median(ours.map((x) => x.maxRssKB)) / 1024),
+    rows: matched,
+    rgUuMs: ms(uu),
+    rgUuFiles: uu[0].stdout.split('\n').filter(Boolean).length,
+    rgMs: ms(plain),
+    rgFiles: plain[0].stdout.split('\n').filter(Boolean).length,
+    noCacheMs: Number(cold.ms.toFixed(1)),
+    load: [loadBefore, load()],
+  };
+  entry.ratioUu = Number((entry.oursMs / entry.rgUuMs).toFixed(2));
+  entry.ratio = Number((entry.oursMs / entry.rgMs).toFixed(2));
+  out.words.push(entry);
+  log(`${w.kind} "${w.word}": sessions grep ${entry.oursMs} ms (${matched} rows; --no-cache ${entry.noCacheMs} ms) | rg -uu ${entry.rgUuMs} ms (${entry.rgUuFiles} files) ${entry.ratioUu}× | rg ${entry.rgMs} ms (${entry.rgFiles} files) ${entry.ratio}× | load ${loadBefore[0]}`);
+}
+rmSync(xdg, { recursive: true, force: true });
+if (OUT) writeFileSync(resolve(OUT), `${JSON.stringify(out, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify(out)}\n`);

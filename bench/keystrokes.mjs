@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+// Keystroke to screen, measured from outside: the built app (`sessions --all`) in a tmux pane, a query typed one
+// key at a time with `send-keys`, the pane captured every few milliseconds. Per keystroke, two times:
+//   - first change: the first capture that differs from the one taken just before the key was sent;
+//   - final count: the first capture whose header shows the settled count for the typed prefix
+//     (`N matching "prefix"` with no `+` and no "ranking…", or "Nothing matches").
+// Interactive fzf is measured the same way in the same run, on the same candidate lines (each session's title,
+// name, prompts, cwd, branch and id on one line, as bench/search-bench.mjs builds them): its final count is the
+// `N/M` info line showing what `fzf --filter prefix` prints for the same lines. The next key is sent once the
+// final count of the previous one is on screen (or after a time-out, counted as missing). A space is typed but
+// not measured: it changes nothing fzf draws.
+//
+//   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--out FILE] [--timeout-ms 20000]
+//
+// Queries are chosen from the data, not by hand: single words of titles (a common and a rarer one), two words of
+// one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b).
+// Prints one JSON object on stdout (and writes it to --out).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Tmux, percentile, sleepSync, sq } from './lib.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const home = resolve(opt('--home'));
+const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
+const WORK = join(BENCH, '.work');
+const xdg = resolve(opt('--xdg', join(WORK, `xdg-keys-${home.split('/').pop()}`)));
+const QUERY_COUNT = Number(opt('--queries', 8));
+const TIMEOUT_MS = Number(opt('--timeout-ms', 20000));
+const OUT = opt('--out', null);
+const NODE = process.execPath;
+const CLI = join(root, 'bin', 'sessions.js');
+const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
+const log = (line) => process.stderr.write(`[keystrokes] ${line}\n`);
+mkdirSync(WORK, { recursive: true });
+const load = () => loadavg().map((x) => Number(x.toFixed(2)));
+
+const env = { ...process.env, XDG_CACHE_HOME: xdg, XDG_CONFIG_HOME: join(WORK, 'xdg-config'), NO_COLOR: '1', FORCE_COLOR: '0' };
+delete env.CODEX_HOME;
+delete env.CLAUDE_CONFIG_DIR;
+const cliArgs = (extra) => [CLI, ...extra, '--home', home, '--claw-dir', clawDir];
+
+// ---------------------------------------------------------------- the catalog and its candidate lines
+// `list` builds (or reuses) the cache the TUI then starts from; the prompts come from the product's own scan.
+const out = { home, loadAtStart: load(), queries: [], tui: null, fzf: null };
+const listed = spawnSync(NODE, cliArgs(['list', '--all', '--json']), { env, encoding: 'utf8', maxBuffer: 2 ** 30, cwd: WORK });
+if (listed.status !== 0) throw new Error(`list failed: ${listed.stderr.slice(0, 400)}`);
+const { scanCatalog } = await import(dist('catalog/scan.js'));
+const { CatalogCache, defaultCachePath } = await import(dist('catalog/cache.js'));
+const { resolveLocations } = await import(dist('catalog/locations.js'));
+const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
+const cache = await CatalogCache.load(defaultCachePath(env, home, locations));
+const { sessions } = await scanCatalog(locations, { cache });
+out.sessions = sessions.length;
+const candidateLine = (s) => [s.title, s.name ?? '', ...(s.prompts ?? [s.firstPrompt ?? '']), s.cwd ?? '', s.gitBranch ?? '', s.id].join(' ').replace(/\s+/g, ' ');
+const linesPath = join(WORK, `keys-candidates-${sessions.length}.txt`);
+writeFileSync(linesPath, `${sessions.map(candidateLine).join('\n')}\n`);
+
+// ---------------------------------------------------------------- queries, from the titles
+function chooseQueries(count) {
+  const df = new Map(); // word -> sessions whose title has it
+  const titles = sessions.map((s) => (s.title ?? '').toLowerCase());
+  for (const t of titles) for (const w of new Set(t.match(/[a-z]{4,}/g) ?? [])) df.set(w, (df.get(w) ?? 0) + 1);
+  const byFreq = [...df.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const common = byFreq.filter(([w]) => w.length >= 5).slice(0, 40);
+  const pick = (list, k) => list[Math.min(list.length - 1, k)]?.[0];
+  const rare = byFreq.filter(([, n]) => n >= 2 && n <= Math.max(3, sessions.length / 200));
+  const w1 = pick(common, 2) ?? 'test';
+  const w2 = pick(common, 9) ?? 'file';
+  const w3 = pick(rare, Math.floor(rare.length / 2)) ?? 'zzzz';
+  // two words of one title, typed in the other order
+  const pair = titles.map((t) => t.match(/[a-z]{4,}/g) ?? []).find((ws) => ws.length >= 3 && ws[0] !== ws[2] && df.get(ws[0]) > 3 && df.get(ws[2]) > 3);
+  const reversed = pair ? `${pair[2]} ${pair[0]}` : `${w2} ${w1}`;
+  const all = [w1, w3, reversed, `${w2} ${w1}`, `'${w2}`, `^${pick(common, 4) ?? w1}`, `${pick(common, 6) ?? w2}$`, `${w1} !${w2}`, `${w3} | ${pick(rare, 3) ?? w2}`, 'xyzzyq'];
+  return all.slice(0, count);
+}
+const queries = chooseQueries(QUERY_COUNT);
+out.queries = queries;
+log(`${sessions.length} sessions; queries: ${queries.map((q) => JSON.stringify(q)).join(' ')}`);
+
+/** What `fzf --filter` prints for each prefix of each query: the count interactive fzf settles on. */
+function fzfCounts() {
+  const counts = new Map();
+  for (const q of queries) {
+    for (let i = 1; i <= q.length; i++) {
+      const prefix = q.slice(0, i);
+      if (counts.has(prefix)) continue;
+      const r = spawnSync('sh', ['-c', `fzf --filter ${sq(prefix)} < ${sq(linesPath)} | wc -l`], { encoding: 'utf8' });
+      counts.set(prefix, Number(r.stdout.trim()));
+    }
+  }
+  return counts;
+}
+
+// ---------------------------------------------------------------- typing
+const tmux = new Tmux(`keys-${process.pid}`, { width: 160, height: 48 });
+tmux.start();
+process.on('exit', () => tmux.kill());
+
+/**
+ * Type each query one key at a time; `final(prefix, screen)` says when the screen shows the settled count.
+ * Returns per-keystroke samples {query, prefix, firstMs, finalMs} (null: not seen before the time-out).
+ */
+function typeQueries(final, clear) {
+  const samples = [];
+  for (const q of queries) {
+    for (let i = 1; i <= q.length; i++) {
+      const prefix = q.slice(0, i);
+      if (q[i - 1] === ' ') {
+        // A space changes nothing fzf shows (the cursor moves; capture-pane does not show it): typed, not measured.
+        tmux.sendLiteral(' ');
+        sleepSync(150);
+        continue;
+      }
+      const before = tmux.capture();
+      const since = process.hrtime.bigint();
+      tmux.sendLiteral(q[i - 1]);
+      let firstMs = null;
+      let finalMs = null;
+      for (;;) {
+        const screen = tmux.capture();
+        const ms = Number(process.hrtime.bigint() - since) / 1e6;
+        if (firstMs === null && screen !== before) firstMs = ms;
+        if (firstMs !== null && final(prefix, screen)) {
+          finalMs = ms;
+          break;
+        }
+        if (ms > TIMEOUT_MS) break;
+        sleepSync(2);
+      }
+      samples.push({ query: q, prefix, firstMs, finalMs });
+      sleepSync(20);
+    }
+    clear();
+  }
+  return samples;
+}
+
+function summarise(samples) {
+  const first = samples.map((s) => s.firstMs).filter((x) => x !== null);
+  const final = samples.map((s) => s.finalMs).filter((x) => x !== null);
+  const r = (x) => (Number.isFinite(x) ? Number(x.toFixed(1)) : null);
+  return { keystrokes: samples.length, missed: samples.length - final.length, firstP50: r(percentile(first, 50)), firstP95: r(percentile(first, 95)), finalP50: r(percentile(final, 50)), finalP95: r(percentile(final, 95)), finalMax: r(Math.max(...final)) };
+}
+
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// ---- ours
+{
+  const vars = ['XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'NO_COLOR', 'FORCE_COLOR', 'HOME', 'PATH'].filter((k) => env[k] !== undefined).map((k) => `${k}=${sq(env[k])}`);
+  const since = tmux.launch(`exec env -i ${vars.join(' ')} TERM=xterm-256color LANG=C.UTF-8 ${sq(NODE)} ${cliArgs(['--all']).map(sq).join(' ')}`, WORK);
+  // settled: rows painted, the header no longer says it is scanning or indexing
+  const ready = tmux.waitFor((s) => / in all directories/.test(s.split('\n')[0] ?? '') && !/scanning|indexing/i.test(s.split('\n')[0] ?? ''), { since, timeoutMs: 600000, pollMs: 20 });
+  if (!ready.ok) throw new Error(`the TUI never settled:\n${ready.screen}`);
+  sleepSync(3000); // the search index is built 30 ms after the catalog settles; the watcher arms
+  const pid = tmux.panePid();
+  tmux.sendLiteral('/');
+  tmux.waitFor((s) => /^\/ /m.test(s), { timeoutMs: 5000 });
+  sleepSync(200);
+  const loadBefore = load();
+  const settled = (prefix, screen) => {
+    const header = screen.split('\n')[0] ?? '';
+    const q = escapeRe(prefix.trim());
+    return new RegExp(`\\b\\d+ matching "${q}"`).test(header) || screen.includes(`Nothing matches "${prefix.trim()}"`);
+  };
+  const samples = typeQueries(settled, () => {
+    tmux.sendKeys('C-u');
+    tmux.waitFor((s) => /^\/ $|^\/ \s/m.test(s) && !/matching "/.test(s.split('\n')[0] ?? ''), { timeoutMs: 5000 });
+    sleepSync(100);
+  });
+  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  out.tui = { ...summarise(samples), load: [loadBefore, load()], rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024), samples };
+  tmux.idle();
+  log(`sessions: first change p50 ${out.tui.firstP50} / p95 ${out.tui.firstP95} ms, final count p50 ${out.tui.finalP50} / p95 ${out.tui.finalP95} ms (${out.tui.missed} missed), load ${loadBefore[0]}`);
+}
+
+// ---- fzf, interactive, on the same lines
+if (spawnSync('sh', ['-c', 'command -v fzf']).status !== 0) {
+  out.fzf = { status: 'fzf is not installed (apt-get install fzf)' };
+} else {
+  const counts = fzfCounts();
+  const total = sessions.length;
+  const since = tmux.launch(`exec env TERM=xterm-256color LANG=C.UTF-8 fzf --no-mouse < ${sq(linesPath)}`, WORK);
+  const ready = tmux.waitFor((s) => new RegExp(`\\b${total}/${total}\\b`).test(s), { since, timeoutMs: 120000, pollMs: 10 });
+  if (!ready.ok) throw new Error(`fzf never showed ${total}/${total}:\n${ready.screen}`);
+  sleepSync(500);
+  const loadBefore = load();
+  // fzf's info line: `  123/10000` (a spinner before it while it is still matching)
+  const settled = (prefix, screen) => new RegExp(`(^|\\s)${counts.get(prefix)}/${total}(\\s|$)`, 'm').test(screen) && screen.includes(`> ${prefix.trimEnd()}`);
+  const samples = typeQueries(settled, () => {
+    tmux.sendKeys('C-u');
+    tmux.waitFor((s) => new RegExp(`\\b${total}/${total}\\b`).test(s), { timeoutMs: 10000 });
+    sleepSync(100);
+  });
+  out.fzf = { ...summarise(samples), version: spawnSync('fzf', ['--version'], { encoding: 'utf8' }).stdout.trim(), load: [loadBefore, load()], samples };
+  tmux.idle();
+  log(`fzf: first change p50 ${out.fzf.firstP50} / p95 ${out.fzf.firstP95} ms, final count p50 ${out.fzf.finalP50} / p95 ${out.fzf.finalP95} ms (${out.fzf.missed} missed), load ${loadBefore[0]}`);
+}
+tmux.kill();
+out.loadAtEnd = load();
+const json = JSON.stringify(out);
+if (OUT) {
+  mkdirSync(dirname(resolve(OUT)), { recursive: true });
+  writeFileSync(resolve(OUT), `${JSON.stringify(out, null, 2)}\n`);
+}
+process.stdout.write(`${json}\n`);
+if (!existsSync(CLI)) process.exitCode = 1;

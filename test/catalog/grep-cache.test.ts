@@ -1,0 +1,57 @@
+// `sessions grep` takes the rows of unchanged files from the catalog cache: the rows `list` printed, with no
+// file read again to summarise them. Runs the built modules (its workers are the built grep-worker.js).
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as Cache from '../../src/catalog/cache.js';
+import type * as Grep from '../../src/catalog/grep.js';
+import type * as Scan from '../../src/catalog/scan.js';
+import type * as Formats from '../../src/core/formats/index.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HOME = join(ROOT, 'test', 'fixtures', 'home');
+let grep: typeof Grep;
+let scan: typeof Scan;
+let cacheModule: typeof Cache;
+let formats: typeof Formats;
+let dir: string;
+
+beforeAll(async () => {
+  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  });
+  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+  scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
+  cacheModule = (await import(join(ROOT, 'dist', 'catalog', 'cache.js'))) as typeof Cache;
+  formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+  dir = await mkdtemp(join(tmpdir(), 'sessions-grep-cache-'));
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
+
+describe('grep with the catalog cache', () => {
+  it('reports the cached rows of unchanged files without indexing them again', async () => {
+    const cachePath = join(dir, 'catalog.jsonl');
+    const cache = await cacheModule.CatalogCache.load(cachePath);
+    const { sessions } = await scan.scanCatalog(locations(), { cache });
+    await cache.save();
+    const indexed = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'indexSession'));
+    const rows: Scan.CatalogSession[] = [];
+    await grep.grepLocations(locations(), 'auth test', { ignoreCase: true, cache: () => cacheModule.CatalogCache.load(cachePath), onMatch: (row) => rows.push(row) });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toEqual(sessions.find((one) => one.agent === row.agent && one.id === row.id));
+    expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBe(0);
+    // without the cache, the same rows, each indexed from its files
+    const fresh: Scan.CatalogSession[] = [];
+    await grep.grepLocations(locations(), 'auth test', { ignoreCase: true, onMatch: (row) => fresh.push(row) });
+    expect(fresh).toEqual(rows);
+    expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThanOrEqual(rows.length);
+  });
+});
