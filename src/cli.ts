@@ -364,8 +364,9 @@ working directory, which AGENT's own resume takes up:
   codex:  <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)
   claude: <Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl
   claw:   <cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names it)
+  copilot: <COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names it)
 It carries every user prompt and answer of turns 1..N-1 in order, tool calls with their results (a call
-with no recorded result gets "no result recorded"), and images (as text for claw, which has none); it
+with no recorded result gets "no result recorded"), and images (as text for claw and Copilot); it
 drops reasoning and thinking (bound to the agent and model that made them) and the source agent's own
 context, and starts with a one-line note naming the source agent, session and turn.
 

@@ -3,6 +3,7 @@ import { AGENTS, type Agent, type Session } from '../model.js';
 import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
+import { writeCopilotHandoff } from './copilot.js';
 import { handoffConversation, type HandoffConversation } from './conversation.js';
 import { handoffNote } from './note.js';
 import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
@@ -29,8 +30,7 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
   claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
   claw: (conversation, write) => writeClawHandoff(conversation, write),
-  // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
-  copilot: null,
+  copilot: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
 };
 
 /** The agents a conversation can be handed off to. */
