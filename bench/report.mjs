@@ -38,6 +38,7 @@ if (rs) row('… `sessions show` of it (CLI): first line / whole run; peak RSS',
 const w = by.watch;
 if (w) row('Watch: new session file → its row painted', w.value === null ? w.status : f(w.value, ' ms'), '—', '—', '≤ 1 s', w.met, w.runs);
 for (const t of r.figures.filter((y) => y.id.startsWith('tui-rss-'))) {
-  row(`TUI memory, ${t.id.slice(8)} sessions${/lite/.test(t.label) ? ' (lite set)' : ''}: RSS (peak)`, t.value === null ? t.status : `${t.value} MB (${t.hwmMB} MB)`, '—', '—', t.target, t.met, t.runs);
+  const search = t.afterSearchMB !== undefined ? `; ${t.afterSearchMB} MB after a search` : '';
+  row(`TUI memory, ${t.id.slice(8)} sessions${/lite/.test(t.label) ? ' (lite set)' : /real-shaped/.test(t.label) ? ' (real-shaped)' : ''}: RSS idle${search ? ', after a search' : ''} (peak)`, t.value === null ? t.status : `${t.value} MB${search} (${t.hwmMB} MB)`, '—', '—', t.target, t.met, t.runs);
 }
 process.stdout.write(`| Measure | sessions | Peer (same run) | Ratio | Target | | Runs |\n|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`);

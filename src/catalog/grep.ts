@@ -7,7 +7,7 @@ import type { Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { applyNames, candidateRoots, conversations, describeError, discoverRoot, indexGroup, newestFirst, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
+import { candidateRoots, conversations, describeError, discoverRoot, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -200,7 +200,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       return;
     }
     // A stopped search summarises nothing more (a common word matches thousands of sessions).
-    const row = walked.then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex, context)));
+    const row = walked.then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex)));
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);
       return r;
@@ -234,7 +234,7 @@ export async function grepLocations(locations: Locations, text: string, options:
 async function summaryOf(group: SessionFileGroup, context: ScanContext): Promise<CatalogSession | null> {
   try {
     // The same row pipeline as `list` (every line folded): grep rows and list rows never disagree.
-    return await indexGroup(group, context);
+    return await toRow(group, context);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
@@ -247,7 +247,6 @@ async function rowFor(
   summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
   sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
   discoveryIndex: ReadonlyMap<SessionFileGroup, number>,
-  context: ScanContext,
 ): Promise<CatalogSession | null> {
   const own = await summarise(group);
   if (own === null) return null;
@@ -257,7 +256,6 @@ async function rowFor(
   const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
-  applyNames(rows, context);
   return rows.find((row) => row.id === own.id) ?? null;
 }
 

@@ -67,7 +67,8 @@ export class ScanContext implements AdapterContext {
   /** Summaries read on worker threads (the rest were read on the calling thread or came from the cache). */
   workerReads = 0;
   private readonly reported = new Set<string>();
-  private readonly groups = new Map<string, SessionFileGroup>();
+  /** File groups by agent, then id (no composite key strings: 100k of them cost ≈ 10 MB). */
+  private readonly groups = new Map<Agent, Map<string, SessionFileGroup>>();
   private readonly nameMaps = new Map<string, ReadonlyMap<string, string>>();
 
   /** Files at least this big get their fold back with their row (only worth it with a cache to keep it in). */
@@ -80,12 +81,28 @@ export class ScanContext implements AdapterContext {
     this.problems.push(problem);
   };
 
-  readonly lookup = (agent: Agent, id: string): SessionFileGroup | undefined => this.groups.get(`${agent}:${id}`);
+  readonly lookup = (agent: Agent, id: string): SessionFileGroup | undefined => this.groups.get(agent)?.get(id);
 
   readonly names = (root: string): ReadonlyMap<string, string> => this.nameMaps.get(root) ?? new Map();
 
   register(group: SessionFileGroup, id = group.idHint): void {
-    if (id !== null && !this.groups.has(`${group.agent}:${id}`)) this.groups.set(`${group.agent}:${id}`, group);
+    if (id === null) return;
+    let byId = this.groups.get(group.agent);
+    if (byId === undefined) this.groups.set(group.agent, (byId = new Map()));
+    if (!byId.has(id)) byId.set(id, group);
+  }
+
+  /**
+   * The group found by discovery, registered again with the paths of its cached row (the same files): the
+   * context then holds no second copy of each path, which is ≈ 200 bytes a file at 100k files.
+   */
+  shareRow(group: SessionFileGroup, row: CatalogSession): SessionFileGroup {
+    const paths = row.paths;
+    if (paths === group.paths || paths.length !== group.paths.length || paths.some((path, i) => path !== group.paths[i])) return group;
+    const shared: SessionFileGroup = { ...group, paths };
+    const byId = this.groups.get(group.agent);
+    if (byId !== undefined) for (const id of [group.idHint, row.id]) if (id !== null && byId.get(id) === group) byId.set(id, shared);
+    return shared;
   }
 
   /** Every root's names (for summary workers). */
@@ -136,7 +153,7 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyNames(summaries, context);
-  const { rows: merged, nested } = catalogRows(summaries);
+  const { rows: merged, nested } = mergeRows(summaries);
   merged.sort(newestFirst);
   return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
 }
@@ -176,8 +193,18 @@ export async function discoverRoot(adapter: FormatAdapter, root: string, report:
 }
 
 /**
- * A group's row, folded from every line of its files: the one row pipeline of scan, watch and grep. With a cache,
- * a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
+ * The one row pipeline of scan, watch, grep and the browser's forks: a group's row, folded from every line of its
+ * files (through the cache when there is one), with the name its root keeps for it (Codex's session_index.jsonl).
+ * Rows of several groups become the listed rows through `mergeRows`.
+ */
+export async function toRow(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
+  const row = await indexGroup(group, context, cache, stamps);
+  return row === null ? null : named(row, context);
+}
+
+/**
+ * A group's row, folded from every line of its files, as the cache keeps it (without the name kept beside it). With a
+ * cache, a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
  */
 export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
@@ -190,11 +217,11 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
 
 function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | null): CatalogSession | null {
   const summary = indexed.summary;
-  if (summary === null) return null;
-  const session: CatalogSession = { ...summary, root: group.root };
-  context.register(group, summary.id);
+  const session: CatalogSession | null = summary === null ? null : { ...summary, root: group.root };
+  if (session !== null) context.register(group, session.id);
   // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time. A file the
-  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now.
+  // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now. Files that
+  // hold no conversation are recorded too (a fifth of a real home): a warm start reads none of them again.
   if (cache !== undefined && stamps !== null) {
     const complete = stamps.map((stamp): FileStamp => (stamp[3] !== '' ? stamp : [stamp[0], stamp[1], stamp[2], (stamps.length === 1 ? indexed.fingerprint : undefined) ?? headFingerprint(stamp[0])]));
     cache.store(complete, session, indexed.resume);
@@ -202,7 +229,8 @@ function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context
   return session;
 }
 
-async function summarize(groups: readonly SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
+/** Rows of these groups; a group whose row came from the cache is replaced in `groups` by one sharing the row's paths. */
+async function summarize(groups: SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
   const out: CatalogSession[] = [];
   const cache = options.cache;
   let done = 0;
@@ -231,14 +259,20 @@ async function summarize(groups: readonly SessionFileGroup[], context: ScanConte
   groups.forEach((group, index) => {
     try {
       const stamps = cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false);
-      stampsByIndex[index] = cache ? stamps : null;
+      // Kept only for the files that are read (100k stamps are ≈ 18 MB while the scan runs).
       sizes[index] = stamps.reduce((sum, stamp) => sum + stamp[1], 0);
       newestByIndex[index] = Math.max(...stamps.map((stamp) => stamp[2]));
       bytesTotal += sizes[index]!;
       const row = cache?.lookup(stamps);
-      if (!row) return void todo.push(index);
-      context.register(group, row.id);
+      if (row === undefined) {
+        stampsByIndex[index] = cache ? stamps : null;
+        return void todo.push(index);
+      }
       cached.push(index);
+      if (row === null) return; // known to hold no conversation
+      // The discovered group (its own copy of each path) is let go now, not when the scan ends.
+      groups[index] = context.shareRow(group, row);
+      context.register(groups[index], row.id);
       out.push(row);
     } catch (error) {
       fail(index, describeError(error));
@@ -300,13 +334,17 @@ const PARALLEL_MIN_FILES = 400;
  */
 const PARALLEL_MIN_CORES = 3;
 
-/** Per-file summaries → the listed conversations, newest first (also used on a cache's unvalidated contents). */
+/** Per-group rows → the listed conversations, newest first (also used on a cache's unvalidated contents). */
 export function conversations(summaries: readonly CatalogSession[]): CatalogSession[] {
-  return catalogRows(summaries).rows;
+  return mergeRows(summaries).rows;
 }
 
-/** The rows (newest first), and the sub-agent sessions nested under a row instead. */
-export function catalogRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
+/**
+ * Per-group rows → the listed rows (newest first) and the sub-agent sessions nested under a row instead: one row per
+ * conversation (same id), forks linked to their lineage (`lineageLink`), sub-agents under their parent. Scan, watch
+ * and grep all end here.
+ */
+export function mergeRows(summaries: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
   const merged = mergeById(summaries);
   linkLineageForks(merged);
   const { rows, nested } = nestSubagents(merged);
@@ -397,7 +435,7 @@ function subagentParent(
 }
 
 /** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
-function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
+export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   const byKey = new Map<string, CatalogSession>();
   for (const summary of summaries) {
     const key = `${summary.agent}:${summary.id}`;
@@ -442,6 +480,19 @@ function linkLineageForks(sessions: CatalogSession[]): void {
   }
 }
 
+/**
+ * One session linked into its lineage family (the other sessions sharing its root message), by the rule of
+ * `linkLineageForks`: the family's parent (`lineageParent` over the family and the session) is its parent, unless
+ * that is the session itself. The watcher's path: one changed row against the rows already listed.
+ */
+export function lineageLink(session: CatalogSession, family: readonly CatalogSession[]): CatalogSession {
+  if (!session.lineage || session.forkedFrom) return session;
+  const members = family.filter((other) => other.agent === session.agent && other.lineage === session.lineage && other.id !== session.id);
+  if (members.length === 0) return session;
+  const parent = lineageParent([session, ...members]);
+  return parent === session ? session : asLineageFork(session, parent);
+}
+
 type LineageFields = Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs' | 'forkedFrom'> & { readonly userTurns?: number };
 
 /**
@@ -482,12 +533,14 @@ export function asLineageFork(session: CatalogSession, parent: CatalogSession): 
 
 /** Names kept beside the sessions (Codex's session_index.jsonl), not in them: applied after (cached) summaries. */
 export function applyNames(sessions: CatalogSession[], context: ScanContext): void {
-  for (let i = 0; i < sessions.length; i++) {
-    const session = sessions[i]!;
-    if (ADAPTERS[session.agent].names === undefined) continue;
-    const name = context.names(session.root).get(session.id);
-    if (name !== undefined && name !== session.name) sessions[i] = { ...session, name, title: name };
-  }
+  for (let i = 0; i < sessions.length; i++) sessions[i] = named(sessions[i]!, context);
+}
+
+/** The row with the name its root keeps for it, if any (the name is the title). */
+export function named(session: CatalogSession, context: ScanContext): CatalogSession {
+  if (ADAPTERS[session.agent].names === undefined) return session;
+  const name = context.names(session.root).get(session.id);
+  return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
 }
 
 export function newestFirst(a: SessionSummary, b: SessionSummary): number {

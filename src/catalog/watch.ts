@@ -6,7 +6,7 @@ import { ADAPTER_LIST } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Locations } from './locations.js';
 import type { CatalogCache } from './cache.js';
-import { asLineageFork, conversations, describeError, indexGroup, lineageOrder, lineageParent, nestSubagents, type CatalogSession, type ScanContext } from './scan.js';
+import { describeError, lineageLink, mergeById, nestSubagents, toRow, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from './search.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
@@ -218,7 +218,7 @@ async function refreshRoot(
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);
-    const summary = await readRow(root, group, context, cache);
+    const summary = await readRow(group, context, cache);
     if (!summary) continue;
     context.register(group, summary.id);
     const key = sessionKey(summary);
@@ -237,7 +237,7 @@ async function refreshRoot(
 }
 
 /** The group's row through the scan's own pipeline (a grown file is read from its saved fold), with its name (Codex's). */
-async function readRow(root: WatchRoot, group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
+async function readRow(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
   try {
     // A file can vanish between the event and the read (an agent's temp file renamed away).
     await stat(group.paths[group.paths.length - 1]!);
@@ -245,10 +245,7 @@ async function readRow(root: WatchRoot, group: SessionFileGroup, context: ScanCo
     return null;
   }
   try {
-    const session = await indexGroup(group, context, cache);
-    if (!session) return null;
-    const name = root.adapter.names !== undefined ? context.names(group.root).get(session.id) : undefined;
-    return name !== undefined && name !== session.name ? { ...session, name, title: name } : session;
+    return await toRow(group, context, cache);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
@@ -269,22 +266,14 @@ function nestUnderParent(child: CatalogSession, current: Map<string, CatalogSess
   return true;
 }
 
-/** One row per conversation, as the scan does it: other files of the same id stay merged; forks find their family. */
+/**
+ * One row per conversation, as the scan does it (`mergeById`, `lineageLink`): other files of the same id stay merged;
+ * a fork finds its family among the rows listed.
+ */
 function mergeInto(existing: CatalogSession | undefined, fresh: CatalogSession, current: ReadonlyMap<string, CatalogSession>): CatalogSession {
-  let session = fresh;
-  if (existing && !existing.paths.some((path) => fresh.paths.includes(path))) {
-    session = conversations([existing, fresh])[0] ?? fresh;
-  }
-  if (session.lineage && !session.forkedFrom) {
-    const family = [...current.values()].filter(
-      (other) => other.agent === session.agent && other.lineage === session.lineage && sessionKey(other) !== sessionKey(session),
-    );
-    // The rows already listed are dated (a fork's time is when it was made): compare on what the files say.
-    const linked = existing?.forkedFrom ? family.find((other) => other.id === existing.forkedFrom) : undefined;
-    const parent = linked ?? (family.length > 0 ? lineageParent(family) : undefined);
-    if (parent && (linked || lineageOrder(parent, session) < 0)) session = asLineageFork(session, parent);
-  }
-  return session;
+  const session = existing && !existing.paths.some((path) => fresh.paths.includes(path)) ? (mergeById([existing, fresh])[0] ?? fresh) : fresh;
+  if (!session.lineage || session.forkedFrom) return session;
+  return lineageLink(session, [...current.values()]);
 }
 
 function isRegularFile(path: string): boolean {

@@ -3,7 +3,7 @@ import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, conversations, describeError, groupOf, indexGroup, scanCatalog, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
+import { asLineageFork, conversations, describeError, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
 import { sessionKey } from '../catalog/search.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
@@ -105,10 +105,11 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     const full = await ADAPTERS[session.agent].readSession(groupOf(session), ctx);
     const homes = handoffHomes(locations);
     const result = await handOff(full, { atTurn, to: target, now, ...(name ? { branchName: name } : {}) }, homes);
-    const root = target === 'claw' ? (session.cwd ?? '') : homes[target]!;
+    // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
+    const root = homes[target] ?? session.cwd ?? '';
     const group = { agent: target, paths: [result.path], idHint: result.id, root, archived: false };
     ctx.register(group, result.id);
-    const summary = await indexGroup(group, ctx, cacheLoaded ?? undefined);
+    const summary = await toRow(group, ctx, cacheLoaded ?? undefined);
     if (!summary) throw new Error(`${result.path}: the new ${target} session could not be read back`);
     const handed: CatalogSession = { ...summary, root };
     return { session: handed, resumeCommand: formatCommand(resumeCommand(handed, config.resume, { defaultHomes })) };
@@ -178,7 +179,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
       const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
       ctx.register(group, result.id);
-      const summary = await indexGroup(group, ctx, cacheLoaded ?? undefined);
+      const summary = await toRow(group, ctx, cacheLoaded ?? undefined);
       // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
       const forked: CatalogSession = summary
         ? summary.forkedFrom

@@ -106,8 +106,10 @@ describe('CatalogCache', () => {
 
   it('removes the files of older cache versions once it has written its own', async () => {
     const { mkdir } = await import('node:fs/promises');
-    const current = join(dir, 'cache', 'catalog-v3.jsonl');
-    await mkdir(join(dir, 'cache'), { recursive: true });
+    const current = join(dir, 'cache', 'catalog-v4.jsonl');
+    await mkdir(join(dir, 'cache', 'catalog-v3-0123456789abcdef.folds'), { recursive: true });
+    await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.folds', 'a.json'), '{}');
+    await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.jsonl'), '{"version":3}\n{"end":0}\n');
     await writeFile(join(dir, 'cache', 'catalog-v2.jsonl'), '{"version":2}\n{"end":0}\n');
     await writeFile(join(dir, 'cache', 'catalog-v1.json'), '{"version":1,"entries":[]}');
     await writeFile(join(dir, 'cache', 'catalog-v1.head.json'), '{}');
@@ -115,14 +117,14 @@ describe('CatalogCache', () => {
     await scanCatalog(locations(), { cache });
     await cache.save();
     const { readdir } = await import('node:fs/promises');
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v3.jsonl']);
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v4.jsonl']);
   });
 
   it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
     const env = { XDG_CACHE_HOME: '/c' };
     const one = { roots: { ...noRoots(), codex: ['/a/.codex', '/b/.codex'], claude: ['/a/.claude'] } };
     const path = defaultCachePath(env, '/me', one);
-    expect(path).toMatch(/^\/c\/sessions\/catalog-v3-[0-9a-f]{16}\.jsonl$/);
+    expect(path).toMatch(/^\/c\/sessions\/catalog-v4-[0-9a-f]{16}\.jsonl$/);
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/b/.codex', '/a/.codex'] } })).toBe(path);
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/a/.codex'] } })).not.toBe(path);
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, claw: ['/a/.codex'] } })).not.toBe(path);
@@ -132,15 +134,15 @@ describe('CatalogCache', () => {
   it('a keyed cache removes the one shared file of its version that came before keys', async () => {
     const { mkdir, readdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'cache'), { recursive: true });
-    await writeFile(join(dir, 'cache', 'catalog-v3.jsonl'), '{"version":3}\n');
-    await writeFile(join(dir, 'cache', 'catalog-v3.head.json'), '{}');
-    await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.jsonl'), '{"version":3}\n'); // another home's: kept
+    await writeFile(join(dir, 'cache', 'catalog-v4.jsonl'), '{"version":4}\n');
+    await writeFile(join(dir, 'cache', 'catalog-v4.head.json'), '{}');
+    await writeFile(join(dir, 'cache', 'catalog-v4-0123456789abcdef.jsonl'), '{"version":4}\n'); // another home's: kept
     const path = defaultCachePath({ XDG_CACHE_HOME: dir }, dir, locations()).replace(join(dir, 'sessions'), join(dir, 'cache'));
     const cache = await CatalogCache.load(path);
     await scanCatalog(locations(), { cache });
     await cache.save({ sessions: [], scopeDir: dir });
     const name = path.slice(join(dir, 'cache').length + 1);
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v3-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v4-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

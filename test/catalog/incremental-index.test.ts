@@ -248,6 +248,25 @@ describe('the catalog cache: fingerprints and folds', () => {
     expect(after).toMatchObject({ firstPrompt: 'PROMPT NUMBER 0' });
   });
 
+  it('remembers files that hold no conversation: a warm scan reads only their fingerprints, a changed one is read again', async () => {
+    const { path } = await bigClaudeFile(2);
+    // A summary-only Claude file (no conversation), beside the session.
+    const summaryOnly = join(dir, '.claude', 'projects', PROJECT, '5e55104a-0000-4000-8000-0000000000aa.jsonl');
+    const summaryLine = `${JSON.stringify({ type: 'summary', summary: 'Another session title', leafUuid: 'not-in-this-file' })}\n`;
+    await writeFile(summaryOnly, summaryLine.repeat(200));
+    const cold = await scanWithCache();
+    expect(cold.map((s) => s.path)).toEqual([path]);
+    const saved = await readFile(cachePath(), 'utf8');
+    expect(saved).toContain(`{"none":[[${JSON.stringify(summaryOnly)},`);
+    const before = indexReads.bytes;
+    expect((await scanWithCache()).map((s) => s.path)).toEqual([path]);
+    expect(indexReads.bytes - before).toBe(2 * FINGERPRINT_BYTES);
+    // It becomes a conversation: read again, listed.
+    await appendFile(summaryOnly, claudeTurn('late', null, 'a prompt at last', 1).text.replaceAll(CLAUDE_ID, '5e55104a-0000-4000-8000-0000000000aa'));
+    const after = await scanWithCache();
+    expect(after.map((s) => s.firstPrompt).sort()).toEqual(['a prompt at last', 'prompt number 0']);
+  });
+
   it('reads a file again whole when it shrank', async () => {
     const { path } = await bigClaudeFile(30);
     await scanWithCache();

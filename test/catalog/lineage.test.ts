@@ -1,6 +1,6 @@
 // Claude forks found by their shared message uuids: which one is the parent, and when a fork was made.
 import { describe, expect, it } from 'vitest';
-import { conversations, type CatalogSession } from '../../src/catalog/scan.js';
+import { conversations, lineageLink, type CatalogSession } from '../../src/catalog/scan.js';
 import { catalogSession } from '../ui/helpers.js';
 
 const start = '2026-03-01T10:00:00.000Z';
@@ -29,5 +29,27 @@ describe('lineage forks', () => {
     const own = claude({ id: 'own', createdAt: '2026-03-01T12:00:00.000Z', updatedAt: '2026-03-01T12:01:00.000Z', userTurns: 3, mtimeMs: Date.parse('2026-11-01T00:00:00.000Z') });
     const rows = conversations([parent, own]);
     expect(rows.find((row) => row.id === 'own')).toMatchObject({ forkedFrom: 'parent', createdAt: own.createdAt, updatedAt: own.updatedAt });
+  });
+
+  // The watcher links one re-read row against the rows already listed (`lineageLink`); the scan links them all at once
+  // (`conversations`). One rule: a changed row gets the parent the scan would give it.
+  describe('one rule for the watcher and the scan', () => {
+    // A child that names its parent in its file (Claude Code 2.1.330's requestSessionId) and went on for more turns.
+    const named = claude({ id: 'child', userTurns: 6, forkedFrom: 'parent', updatedAt: '2026-03-01T12:00:00.000Z', mtimeMs: Date.parse('2026-03-01T12:00:00.000Z') });
+    const later = claude({ id: 'later', createdAt: '2026-03-01T10:30:00.000Z', updatedAt: '2026-03-01T10:40:00.000Z', userTurns: 1, mtimeMs: Date.parse('2026-03-01T10:40:00.000Z') });
+    const earlier = claude({ id: 'earlier', createdAt: '2026-03-01T09:00:00.000Z', updatedAt: '2026-03-01T09:10:00.000Z', userTurns: 1, mtimeMs: Date.parse('2026-03-01T09:10:00.000Z') });
+    it.each([
+      ['a fork re-read against its listed parent', fork, [parent]],
+      ['a parent re-read against its listed fork', parent, [fork]],
+      // Before: the watcher took the child (more turns, same start) as the parent's parent; the scan never does.
+      ['a parent re-read while only a child naming it is listed', parent, [named]],
+      ['a session that started after the family', later, [parent, fork]],
+      ['a session older than every listed one', earlier, [parent, fork]],
+    ])('%s', (_, session, listed) => {
+      const scanned = conversations([session, ...listed]).find((row) => row.id === session.id)!;
+      // The listed rows are linked and dated already, as the watcher holds them.
+      const held = conversations(listed);
+      expect(lineageLink(session, held)).toEqual(scanned);
+    });
   });
 });

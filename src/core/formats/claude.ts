@@ -4,7 +4,7 @@
  * A file is a tree of lines linked by `parentUuid` (rewinds leave dead branches); the transcript is the chain
  * from the active leaf back to the root, crossing `/compact` boundaries through `logicalParentUuid`.
  */
-import type { Dirent } from 'node:fs';
+import { statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
@@ -355,8 +355,10 @@ interface TitleSidecar {
 async function readTitleSidecar(path: string): Promise<TitleSidecar | null> {
   const sidecar = join(dirname(path), fileStem(path), 'custom-title.json');
   try {
-    const info = await stat(sidecar);
-    if (!info.isFile() || info.size > 64 * 1024) return null;
+    // Synchronous and without an exception when it is missing (almost always): a failed promise stat builds an
+    // Error with its stack, ≈ 0.1 ms per session on a cold index.
+    const info = statSync(sidecar, { throwIfNoEntry: false });
+    if (info === undefined || !info.isFile() || info.size > 64 * 1024) return null;
     const title = sidecarTitle((await readRegularFile(sidecar)).toString('utf8'));
     return title === null ? null : { title, mtimeMs: info.mtimeMs };
   } catch {
