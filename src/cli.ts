@@ -11,7 +11,7 @@ import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
-import { HANDOFF_TARGETS, handOff, HandoffError } from './core/handoff/index.js';
+import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
 import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
@@ -361,10 +361,7 @@ ${ADAPTER_LIST.map((adapter) => `  ${adapter.label}: ${adapter.forkTarget.split(
 With --to AGENT (another agent than the session's), the conversation is handed off: a new session of
 AGENT, written from the transcript in AGENT's own format where AGENT keeps sessions for the session's
 working directory, which AGENT's own resume takes up:
-  codex:  <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)
-  claude: <Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl
-  claw:   <cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names it)
-  copilot: <COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names it)
+${HANDOFF_TARGETS.map((agent) => `  ${`${agent}:`.padEnd(9)}${handoffWhere(agent)}`).join('\n')}
 It carries every user prompt and answer of turns 1..N-1 in order, tool calls with their results (a call
 with no recorded result gets "no result recorded"), and images (as text for claw and Copilot); it
 drops reasoning and thinking (bound to the agent and model that made them) and the source agent's own
@@ -394,7 +391,7 @@ Examples:
           to === null
             ? await adapter.fork(groupOf(session), { atTurn, branchName: options.name }, context)
             : await handOff(await adapter.readSession(groupOf(session), context), { atTurn, to, branchName: options.name }, homes);
-        const forked = to === null ? { ...session, id: result.id, path: result.path } : { agent: to, id: result.id, path: result.path, cwd: session.cwd, root: homes[to as 'codex' | 'claude'] };
+        const forked = to === null ? { ...session, id: result.id, path: result.path } : { agent: to, id: result.id, path: result.path, cwd: session.cwd, root: homes[to] };
         const resume = resumeCommand(forked, config.resume, { defaultHomes: defaultHomes() });
         if (options.json) {
           process.stdout.write(`${JSON.stringify({ ...result, parentAgent: session.agent, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);

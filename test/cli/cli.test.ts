@@ -360,7 +360,7 @@ describe('sessions fork', () => {
     const handed = JSON.parse((await run(at('show', fork.id, '--format', 'json'))).stdout) as Shown;
     expect(prompts(handed)).toEqual(prompts(original).slice(0, 2));
     const text = await run(at('show', fork.id, '--system'));
-    expect(text.stdout).toContain(`[sessions] This conversation was handed off to Codex from Claude Code session ${source}`);
+    expect(text.stdout).toContain(`[sessions] This conversation was handed off to Codex CLI from Claude Code session ${source}`);
   });
 
   it('--to the session\'s own agent is a plain fork; a session without a cwd cannot be handed off; --to takes only known agents', async () => {

@@ -188,7 +188,7 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
         { kind: 'assistant', text: TOOL_FINAL_TEXT },
         { kind: 'user', text: newPrompt },
       ]);
-      expect(requests[0]!.raw, 'the note naming the source reached the model').toContain(`${NOTE_OPENING} ${to === 'claude' ? 'Claude Code' : 'Codex'} from ${from === 'claude' ? 'Claude Code' : 'Codex'} session ${source.id}`);
+      expect(requests[0]!.raw, 'the note naming the source reached the model').toContain(`${NOTE_OPENING} ${to === 'claude' ? 'Claude Code' : 'Codex CLI'} from ${from === 'claude' ? 'Claude Code' : 'Codex CLI'} session ${source.id}`);
       expect(pairedIds(to, requests[0]!.body), 'every tool call id has its result right after it').toEqual({ calls: 1, paired: true });
       for (const request of requests) {
         for (const dropped of [`${tag}-t3`, `${tag}-t4`]) {

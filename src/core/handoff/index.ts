@@ -9,7 +9,7 @@ import { handoffNote } from './note.js';
 import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
 
 export { NO_RESULT_RECORDED } from './conversation.js';
-export { AGENT_NAMES, handoffNote } from './note.js';
+export { handoffNote } from './note.js';
 export { HandoffError } from './types.js';
 
 export interface HandoffRequest {
@@ -23,18 +23,39 @@ export interface HandoffRequest {
 /** The homes a hand-off writes into: Codex's CODEX_HOME and Claude Code's config dir (claw keeps sessions in the workspace). */
 export type HandoffHomes = Readonly<Partial<Record<Agent, string>>>;
 
-type HandoffWriter = (conversation: HandoffConversation, write: HandoffWrite, homes: HandoffHomes) => Promise<HandoffWritten>;
+interface HandoffWriter {
+  readonly write: (conversation: HandoffConversation, write: HandoffWrite, homes: HandoffHomes) => Promise<HandoffWritten>;
+  /** Where the new session goes and what names its source (`fork --help`). */
+  readonly where: string;
+}
 
 /** One writer per agent a conversation can be handed to; null for an agent whose format cannot take one (yet). */
 const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
-  codex: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
-  claude: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
-  claw: (conversation, write) => writeClawHandoff(conversation, write),
-  copilot: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
+  codex: {
+    write: (conversation, write, homes) => writeCodexHandoff(conversation, write, homeOf(homes, 'codex')),
+    where: '<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)',
+  },
+  claude: {
+    write: (conversation, write, homes) => writeClaudeHandoff(conversation, write, homeOf(homes, 'claude')),
+    where: '<Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl (the note names the source)',
+  },
+  claw: {
+    write: (conversation, write) => writeClawHandoff(conversation, write),
+    where: '<cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names the source)',
+  },
+  copilot: {
+    write: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
+    where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
+  },
 };
 
 /** The agents a conversation can be handed off to. */
 export const HANDOFF_TARGETS: readonly Agent[] = AGENTS.filter((agent) => WRITERS[agent] !== null);
+
+/** Where a hand-off to `agent` is written, for help texts; null when it cannot take one. */
+export function handoffWhere(agent: Agent): string | null {
+  return WRITERS[agent]?.where ?? null;
+}
 
 /** The agents a session of `agent` can continue in: its own (a fork) and every hand-off target, in AGENTS order. */
 export function continueChoices(agent: Agent): Agent[] {
@@ -70,6 +91,6 @@ export async function handOff(session: Session, request: HandoffRequest, homes: 
     now: request.now ?? new Date(),
     branchName: request.branchName,
   };
-  const written = await writer(conversation, write, homes);
+  const written = await writer.write(conversation, write, homes);
   return { agent: request.to, id: written.id, path: written.path, parentId: session.id, keptUserTurns: conversation.keptUserTurns };
 }

@@ -1,7 +1,5 @@
+import { ADAPTERS } from '../formats/index.js';
 import type { Agent } from '../model.js';
-
-/** The agents' names as their users know them. */
-export const AGENT_NAMES: Readonly<Record<Agent, string>> = { codex: 'Codex', claude: 'Claude Code', claw: 'claw', copilot: 'Copilot CLI' };
 
 /** Where a handed-off session came from. */
 export interface HandoffSource {
@@ -19,7 +17,7 @@ export function handoffNote(source: HandoffSource, target: Agent): string {
   const kept = source.atTurn - 1;
   const turns = kept === 1 ? 'user turn 1' : `user turns 1-${kept}`;
   return (
-    `[sessions] This conversation was handed off to ${AGENT_NAMES[target]} from ${AGENT_NAMES[source.agent]} session ${source.id}: ` +
+    `[sessions] This conversation was handed off to ${ADAPTERS[target].label} from ${ADAPTERS[source.agent].label} session ${source.id}: ` +
     `${turns} and the answers to them, before its turn ${source.atTurn}; reasoning was not carried over.`
   );
 }
