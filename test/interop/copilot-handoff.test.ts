@@ -85,7 +85,7 @@ describe.skipIf(pin?.available !== true)(`hand-off from Claude Code 2.1.330 to $
       expect(requests.length).toBeGreaterThan(0);
       const conversation = copilotDriver.conversation(requests[0]!.body);
       expect(conversation).toEqual([
-        { kind: 'user', text: expect.stringContaining('[sessions] This conversation was handed off to Copilot CLI from Claude Code session') as unknown as string },
+        { kind: 'user', text: expect.stringContaining('[sessions] This conversation was handed off to GitHub Copilot CLI from Claude Code session') as unknown as string },
         { kind: 'user', text: PROMPTS[0] },
         { kind: 'assistant', text: ANSWER_PREFIX + PROMPTS[0] },
         { kind: 'user', text: PROMPTS[1] },
