@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm run interop:latest`: the interop suite (test/interop) against the newest published Codex CLI and Claude
-// Code, printed as a table. A report, not a gate: CI runs the pinned releases (test/interop/agents.ts); a new
+// `npm run interop:latest`: the interop suite (test/interop) against the newest published Codex CLI, Claude Code,
+// Gemini CLI and Qwen Code, printed as a table. A report, not a gate: CI runs the pinned releases (test/interop/agents.ts); a new
 // release must not break a landing. With --update-docs the table replaces the marked block of docs/compatibility.md.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,8 @@ const TARGETS = [
   { key: 'codex', name: 'OpenAI Codex CLI', packageName: '@openai/codex', file: 'codex.test.ts' },
   { key: 'claude', name: 'Claude Code', packageName: '@anthropic-ai/claude-code', file: 'claude.test.ts' },
   { key: 'copilot', name: 'GitHub Copilot CLI', packageName: '@github/copilot', file: 'copilot.test.ts' },
+  { key: 'gemini', name: 'Gemini CLI', packageName: '@google/gemini-cli', file: 'gemini.test.ts' },
+  { key: 'qwen', name: 'Qwen Code', packageName: '@qwen-code/qwen-code', file: 'qwen.test.ts' },
 ];
 
 function pinnedVersion(key) {

@@ -32,8 +32,16 @@ describe('resolveLocations', () => {
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({ codex: '/home/me/.codex', claude: '/home/me/.claude', copilot: '/home/me/.copilot' });
-    expect(agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel' } })).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel' });
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({
+      codex: '/home/me/.codex',
+      claude: '/home/me/.claude',
+      copilot: '/home/me/.copilot',
+      gemini: '/home/me/.gemini',
+      qwen: '/home/me/.qwen',
+    });
+    expect(
+      agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q' } }),
+    ).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q' });
   });
 
   it('lists a directory and its ancestors', () => {
@@ -64,7 +72,7 @@ describe('config', () => {
   it.each([
     ['{not json', 'not valid JSON'],
     ['[]', 'must be a JSON object'],
-    ['{"resume": {"gemini": ["g"]}}', 'unknown agent "gemini"'],
+    ['{"resume": {"nosuchagent": ["g"]}}', 'unknown agent "nosuchagent"'],
     ['{"resume": {"codex": "codex resume"}}', 'non-empty array of strings'],
   ])('rejects %s', async (text, message) => {
     const path = join(dir, 'bad.json');

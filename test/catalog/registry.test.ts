@@ -53,6 +53,18 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: '4ae98b21-b659-453b-b037-7ffbe9780750',
     word: 'naïve résumé',
   },
+  gemini: {
+    fixture: 'gemini-0.61.0/.gemini/tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl',
+    at: 'tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl',
+    id: 'c736521c-9ab4-4a7f-8ac5-565575aa5591',
+    word: 'health check endpoint',
+  },
+  qwen: {
+    fixture: 'qwen-0.24.4/.qwen/projects/-home-dev-src-q-caf----/chats/77d4aa70-e81c-4025-9537-2c4526617f71.jsonl',
+    at: 'projects/-home-dev-src-q-caf----/chats/77d4aa70-e81c-4025-9537-2c4526617f71.jsonl',
+    id: '77d4aa70-e81c-4025-9537-2c4526617f71',
+    word: 'Merci, ça suffit',
+  },
 };
 
 let temp: string;

@@ -29,6 +29,8 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
       join(FIXTURES, 'copilot-1.0.102/.copilot/session-state/1d1624b9-fa0c-4666-86b5-81f2e446e514/events.jsonl'),
     ],
   },
+  gemini: group('gemini', join(FIXTURES, 'gemini-0.61.0/.gemini'), 'gemini-0.61.0/.gemini/tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl'),
+  qwen: group('qwen', join(FIXTURES, 'qwen-0.24.4/.qwen'), 'qwen-0.24.4/.qwen/projects/-home-dev-src-q-api-server/chats/102c84f4-79ed-4d67-9fdd-e722d4a36748.jsonl'),
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {

@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type InteropAgent = 'codex' | 'claude' | 'copilot';
+export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
@@ -20,6 +20,8 @@ const PACKAGES: Readonly<Record<InteropAgent, { readonly packageName: string; re
   codex: { packageName: '@openai/codex', bin: 'codex' },
   claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
   copilot: { packageName: '@github/copilot', bin: 'copilot' },
+  gemini: { packageName: '@google/gemini-cli', bin: 'gemini' },
+  qwen: { packageName: '@qwen-code/qwen-code', bin: 'qwen' },
 };
 
 function target(key: string, agent: InteropAgent, version: string): InteropTarget {
@@ -32,6 +34,9 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('claude', 'claude', '2.1.330'),
   target('claude-2.1.197', 'claude', '2.1.197'),
   target('copilot', 'copilot', '1.0.102'),
+  target('gemini', 'gemini', '0.61.0'),
+  // Declares node >=22; runs on the Node 20 CI uses (npm warns EBADENGINE and installs it).
+  target('qwen', 'qwen', '0.24.4'),
 ];
 
 /**
@@ -55,8 +60,10 @@ export function interopTargets(env: NodeJS.ProcessEnv = process.env): InteropTar
 function versionPattern(pin: InteropTarget): RegExp {
   const version = pin.version.replace(/[.+]/g, (char) => `\\${char}`);
   if (pin.agent === 'codex') return new RegExp(`codex-cli ${version}\\b`);
+  if (pin.agent === 'claude') return new RegExp(`^${version} \\(Claude Code\\)`);
   if (pin.agent === 'copilot') return new RegExp(`^GitHub Copilot CLI ${version}\\.`);
-  return new RegExp(`^${version} \\(Claude Code\\)`);
+  // Gemini CLI and Qwen Code print the bare version.
+  return new RegExp(`^${version}$`);
 }
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -154,7 +161,12 @@ export function agentBinPath(pin: InteropTarget): string {
 async function checkVersion(pin: InteropTarget, bin: string): Promise<{ ok: true; version: string } | { ok: false; message: string }> {
   if (!existsSync(bin)) return { ok: false, message: `${bin} does not exist` };
   try {
-    const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env: { ...process.env, NO_COLOR: '1' }, timeoutMs: VERSION_TIMEOUT_MS });
+    // A scratch HOME: Gemini CLI writes `~/.gemini/projects.json` even for --version; no agent home of the machine's is touched.
+    const scratch = join(AGENT_CACHE_DIR, '.version-home');
+    await mkdir(scratch, { recursive: true });
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, NO_COLOR: '1' };
+    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR']) delete env[key];
+    const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env, timeoutMs: VERSION_TIMEOUT_MS });
     const version = result.stdout.trim();
     if (result.code === 0 && versionPattern(pin).test(version)) return { ok: true, version };
     return { ok: false, message: describeRun(`${bin} --version`, result) };

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex.js';
 import type { InteropAgent } from './agents.js';
-import { claudePromptText, withoutCopilotDatetime, type RecordedRequest } from './model-stand-in.js';
+import { chatContentText, claudePromptText, encryptedBlob, geminiUserText, REASONING_PREFIX, withoutCopilotDatetime, type RecordedRequest } from './model-stand-in.js';
 
 /** One item of the conversation an agent sent the model, with the agent's injected context left out. */
 export type ConversationItem =
@@ -53,8 +53,16 @@ export interface AgentDriver {
   conversation(body: unknown): ConversationItem[];
   /** Name of the tool the stand-in asks for. */
   readonly toolName: string;
-  /** Whether the agent sends earlier turns' reasoning back to the model (Copilot 1.0.x does not). */
-  readonly replaysReasoning: boolean;
+  /**
+   * What the agent sends back of a plain answer's reasoning when it resumes a session: the opaque blob (Codex
+   * `encrypted_content`, Claude `signature`), the reasoning text (Qwen Code's `reasoning_content`), or null when it
+   * sends none (Gemini CLI keeps thoughts in its file but never sends them back).
+   */
+  replayedReasoning(prompt: string): ConversationItem | null;
+  /** The reasoning block `sessions show` gives for a plain answer's reasoning. */
+  shownReasoning(prompt: string): { readonly type: 'reasoning'; readonly summary: string; readonly encrypted: boolean };
+  /** Whether a session file is the one the agent named for `id` (default: its name holds the id). */
+  fileIsNamedFor?(path: string, id: string): boolean;
 }
 
 async function walkJsonl(dir: string): Promise<string[]> {
@@ -85,10 +93,14 @@ function partsText(content: unknown, partType: string): string {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+const encryptedReasoning = (prompt: string): ConversationItem => ({ kind: 'reasoning', blob: encryptedBlob(prompt) });
+const encryptedSummary = (prompt: string) => ({ type: 'reasoning' as const, summary: REASONING_PREFIX + prompt, encrypted: true });
+
 export const codexDriver: AgentDriver = {
   agent: 'codex',
   toolName: 'exec_command',
-  replaysReasoning: true,
+  replayedReasoning: encryptedReasoning,
+  shownReasoning: encryptedSummary,
   async prepare(sandbox, origin) {
     // Loopback only: no update check, no analytics, no plugin catalog sync (they would reach out to the internet).
     const config = [
@@ -164,7 +176,8 @@ export const codexDriver: AgentDriver = {
 export const claudeDriver: AgentDriver = {
   agent: 'claude',
   toolName: 'Bash',
-  replaysReasoning: true,
+  replayedReasoning: encryptedReasoning,
+  shownReasoning: encryptedSummary,
   async prepare(_sandbox, origin) {
     return {
       ANTHROPIC_BASE_URL: origin,
@@ -278,10 +291,29 @@ async function copilotEventFiles(copilotHome: string): Promise<string[]> {
   return out.sort();
 }
 
+async function walkFiles(dir: string, keep: (name: string) => boolean, depth: number): Promise<string[]> {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw error;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && depth > 0) out.push(...(await walkFiles(path, keep, depth - 1)));
+    else if (entry.isFile() && keep(entry.name)) out.push(path);
+  }
+  return out.sort();
+}
+
 export const copilotDriver: AgentDriver = {
   agent: 'copilot',
   toolName: 'bash',
-  replaysReasoning: false,
+  // Copilot 1.0.x records reasoning but sends none of earlier turns back to the model.
+  replayedReasoning: () => null,
+  shownReasoning: encryptedSummary,
   async prepare(_sandbox, origin) {
     return copilotEnvironment(origin);
   },
@@ -314,4 +346,171 @@ export const copilotDriver: AgentDriver = {
   },
 };
 
-export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver };
+/** The Gemini CLI home of a sandbox (GEMINI_CLI_HOME stands for the user's home: sessions are under its `.gemini`). */
+export const geminiDir = (sandbox: Pick<Sandbox, 'home'>): string => join(sandbox.home, '.gemini');
+
+export const geminiDriver: AgentDriver = {
+  agent: 'gemini',
+  toolName: 'run_shell_command',
+  // Gemini CLI records thoughts (subject and description) but sends none back on resume, signatures neither.
+  replayedReasoning: () => null,
+  shownReasoning: (prompt) => ({ type: 'reasoning', summary: `**Plan** ${REASONING_PREFIX}${prompt}`, encrypted: false }),
+  async prepare(sandbox, origin) {
+    // With GOOGLE_GEMINI_BASE_URL alone Gemini CLI picks its "gateway" auth, which it then refuses in -p mode:
+    // the API-key auth, chosen in the settings, sends the key to the base URL. No update checks, no statistics.
+    // Session clean-up off: 0.61's `--resume` in a later minute than the session's file name leaves a start-up-only
+    // file under the same short id, and the next run of any other session in the project then deletes both files,
+    // the resumed session included (docs/compatibility.md). Left on, Gemini CLI itself deletes the original this
+    // suite checks is untouched, the moment the fork is resumed.
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      general: { disableAutoUpdate: true, disableUpdateNag: true, sessionRetention: { enabled: false } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+    };
+    await mkdir(geminiDir(sandbox), { recursive: true });
+    await writeFile(join(geminiDir(sandbox), 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+    return {
+      GEMINI_CLI_HOME: sandbox.home,
+      GOOGLE_GEMINI_BASE_URL: origin,
+      GEMINI_API_KEY: 'stand-in-key',
+      // -p refuses to run in a folder it was not told to trust.
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    };
+  },
+  // -y: run the shell tool without asking (-p cannot ask; without it the shell tool is not even offered).
+  newSessionArgs: (prompt) => ['-y', '-o', 'json', '-p', prompt],
+  resumeArgs: (id, prompt) => ['-y', '-o', 'json', '--resume', id, '-p', prompt],
+  reportedSessionId(stdout) {
+    try {
+      const result = JSON.parse(stdout.trim()) as { session_id?: unknown };
+      return typeof result.session_id === 'string' ? result.session_id : null;
+    } catch {
+      return null;
+    }
+  },
+  execTemplate: (bin) => [bin, '{args}', '--resume', '{id}', '-p', '{prompt}'],
+  passThroughArgs: ['-y'],
+  // Names carry the id's first 8 characters: session-<minute>-<id8>.jsonl.
+  fileIsNamedFor: (path, id) => basename(path).endsWith(`-${id.slice(0, 8)}.jsonl`),
+  /**
+   * The session files that hold a conversation (a model answer). A `--resume` in another minute than the session's
+   * file name also leaves `session-<that minute>-<id8>.jsonl` holding only its start-up records (metadata and
+   * the session context): Gemini CLI's own list skips it, `sessions` lists no row for it; it is not a session.
+   */
+  async sessionFiles(sandbox) {
+    const files = await walkFiles(join(geminiDir(sandbox), 'tmp'), (name) => /^session-.+\.jsonl?$/.test(name), 2);
+    const out: string[] = [];
+    for (const path of files) if ((await readFile(path, 'utf8')).includes('"type":"gemini"')) out.push(path);
+    return out;
+  },
+  // The conversation streams with the tool list; the model router's side requests (generateContent, JSON) do not.
+  turnRequests: (requests) =>
+    requests.filter(
+      (request) =>
+        request.method === 'POST' &&
+        request.path.endsWith(':streamGenerateContent') &&
+        ((request.body as { tools?: unknown[] } | null)?.tools ?? []).length > 0,
+    ),
+  conversation(body) {
+    const contents = (body as { contents?: unknown[] } | null)?.contents ?? [];
+    const items: ConversationItem[] = [];
+    for (const raw of contents) {
+      const content = raw as { role?: string; parts?: { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string }; functionResponse?: { id?: string; response?: { output?: unknown } } }[] };
+      const parts = content.parts ?? [];
+      if (content.role === 'user') {
+        // After a resume, 0.61 sends a tool's result twice in one content (its file holds it as `<id>_response` and as
+        // the user message the tool run wrote); it does so for its own sessions too: one result.
+        const seen = new Set<string>();
+        for (const part of parts) {
+          if (part.functionResponse) {
+            const key = JSON.stringify(part.functionResponse);
+            if (seen.has(key)) continue;
+            seen.add(key);
+            const output = part.functionResponse.response?.output;
+            items.push({ kind: 'tool_result', text: typeof output === 'string' ? output : JSON.stringify(part.functionResponse.response) });
+          }
+        }
+        // Gemini CLI's <session_context> part before the first prompt is not the prompt.
+        const text = geminiUserText(content);
+        if (text.trim() !== '') items.push({ kind: 'user', text });
+      } else if (content.role === 'model') {
+        for (const part of parts) {
+          if (part.thought === true) items.push({ kind: 'reasoning', blob: part.thoughtSignature ?? String(part.text) });
+          else if (typeof part.text === 'string' && part.text !== '') items.push({ kind: 'assistant', text: part.text });
+          else if (part.functionCall) items.push({ kind: 'tool_call', name: String(part.functionCall.name) });
+        }
+      }
+    }
+    return items;
+  },
+};
+
+/** Qwen Code's runtime dir in a sandbox (`~/.qwen`). */
+export const qwenDir = (sandbox: Pick<Sandbox, 'home'>): string => join(sandbox.home, '.qwen');
+
+export const qwenDriver: AgentDriver = {
+  agent: 'qwen',
+  toolName: 'run_shell_command',
+  // Qwen Code keeps reasoning as thought parts and sends it back as `reasoning_content`.
+  replayedReasoning: (prompt) => ({ kind: 'reasoning', blob: REASONING_PREFIX + prompt }),
+  shownReasoning: (prompt) => ({ type: 'reasoning', summary: REASONING_PREFIX + prompt, encrypted: false }),
+  async prepare(sandbox, origin) {
+    // The OpenAI-compatible auth, chosen in the settings (not a flag: `sessions resume` runs the plain template).
+    const settings = { security: { auth: { selectedType: 'openai' } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } };
+    await mkdir(qwenDir(sandbox), { recursive: true });
+    await writeFile(join(qwenDir(sandbox), 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+    return {
+      QWEN_HOME: qwenDir(sandbox),
+      OPENAI_BASE_URL: `${origin}/v1`,
+      OPENAI_API_KEY: 'stand-in-key',
+      OPENAI_MODEL: 'stand-in',
+      QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+    };
+  },
+  newSessionArgs: (prompt) => ['--yolo', '-o', 'json', '-p', prompt],
+  resumeArgs: (id, prompt) => ['--yolo', '-o', 'json', '--resume', id, '-p', prompt],
+  agentForkArgs: (id, prompt) => ['--yolo', '-o', 'json', '--resume', id, '--fork-session', '-p', prompt],
+  reportedSessionId(stdout) {
+    try {
+      const events = JSON.parse(stdout.trim()) as { type?: string; session_id?: unknown }[];
+      const init = Array.isArray(events) ? events.find((event) => typeof event?.session_id === 'string') : undefined;
+      return typeof init?.session_id === 'string' ? init.session_id : null;
+    } catch {
+      return null;
+    }
+  },
+  execTemplate: (bin) => [bin, '{args}', '--resume', '{id}', '-p', '{prompt}'],
+  passThroughArgs: ['--yolo'],
+  sessionFiles: (sandbox) => walkFiles(join(qwenDir(sandbox), 'projects'), (name) => /^[0-9a-fA-F-]{32,36}\.jsonl$/.test(name), 3),
+  // The main agent's requests (its system prompt says so); the memory-extraction sub-agent's are not the conversation.
+  turnRequests: (requests) =>
+    requests.filter((request) => {
+      if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) return false;
+      const messages = (request.body as { messages?: { role?: string; content?: unknown }[] } | null)?.messages ?? [];
+      const system = messages[0]?.role === 'system' ? chatContentText(messages[0].content) : '';
+      return system.startsWith('You are Qwen Code');
+    }),
+  conversation(body) {
+    const messages = (body as { messages?: unknown[] } | null)?.messages ?? [];
+    const items: ConversationItem[] = [];
+    for (const raw of messages) {
+      const message = raw as { role?: string; content?: unknown; reasoning_content?: unknown; tool_calls?: { function?: { name?: string } }[] };
+      if (message.role === 'user') {
+        // Qwen Code's <system-reminder> parts (skills, date, session context) are not the prompt.
+        const text = chatContentText(message.content);
+        if (text.trim() !== '') items.push({ kind: 'user', text });
+      } else if (message.role === 'tool') {
+        items.push({ kind: 'tool_result', text: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) });
+      } else if (message.role === 'assistant') {
+        if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') items.push({ kind: 'reasoning', blob: message.reasoning_content });
+        const text = chatContentText(message.content);
+        if (text !== '') items.push({ kind: 'assistant', text });
+        for (const call of message.tool_calls ?? []) items.push({ kind: 'tool_call', name: String(call.function?.name) });
+      }
+    }
+    return items;
+  },
+};
+
+export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver, gemini: geminiDriver, qwen: qwenDriver };

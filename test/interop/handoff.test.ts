@@ -41,7 +41,7 @@ const targets = inject('interopTargets');
 const codexPin = targets.codex;
 const claudePin = targets.claude;
 const available = codexPin?.available === true && claudePin?.available === true;
-const bins: Record<InteropAgent, string> = {
+const bins: Partial<Record<InteropAgent, string>> = {
   codex: codexPin?.available ? codexPin.bin : '',
   claude: claudePin?.available ? claudePin.bin : '',
   copilot: '', // not a hand-off target (src/core/handoff/index.ts)
@@ -104,7 +104,7 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
   });
 
   async function runAgent(agent: InteropAgent, args: readonly string[], cwd: string, label: string): Promise<ProcessResult> {
-    const result = await runProcess(bins[agent], args, { cwd, env: sandbox.env, timeoutMs: AGENT_TIMEOUT_MS });
+    const result = await runProcess(bins[agent]!, args, { cwd, env: sandbox.env, timeoutMs: AGENT_TIMEOUT_MS });
     if (result.timedOut || result.code !== 0) throw new Error(describeRun(`${agent} ${label}`, result));
     return result;
   }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
 import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
-import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
-import { ANSWER_PREFIX, encryptedBlob, REASONING_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
+import { DRIVERS, type AgentDriver, type ConversationItem, type Sandbox } from './drivers.js';
+import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
 
 /** One agent process (a turn, with a tool call at most) answered by a loopback stand-in takes about a second. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -13,7 +13,7 @@ const CLI_TIMEOUT_MS = 60_000;
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 
 /** Variables of the machine that could point an agent (or `sessions`) at the real homes, accounts or network. */
-export const SCRUBBED_ENV = /^(CODEX_|CLAUDE|ANTHROPIC_|OPENAI_|COPILOT_|GH_|GITHUB_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
+export const SCRUBBED_ENV = /^(CODEX_|CLAUDE|ANTHROPIC_|OPENAI_|COPILOT_|GH_|GITHUB_|GEMINI_|GOOGLE_|QWEN_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
 
 interface GeneratedSession {
   readonly label: string;
@@ -55,18 +55,17 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
  * resumed through `sessions resume` (appending in place, its old bytes untouched).
  */
 /**
- * What a fork kept before `newPrompt`: prompts 1 and 2 and their answers (the tool turn included), the opaque
- * reasoning blob unaltered (a real API rejects a tampered one) when the agent sends reasoning back, nothing of
- * turn 3 on.
+ * What a fork kept before `newPrompt`: prompts 1 and 2 and their answers (the tool turn included), the reasoning
+ * as the agent replays it (an opaque blob unaltered: a real API rejects a tampered one), nothing of turn 3 on.
  */
-function turnsOneAndTwoThen(prompts: readonly string[], driver: { readonly toolName: string; readonly replaysReasoning: boolean }, newPrompt: string): ConversationItem[] {
-  const toolName = driver.toolName;
+function turnsOneAndTwoThen(prompts: readonly string[], driver: AgentDriver, newPrompt: string): ConversationItem[] {
+  const reasoning = driver.replayedReasoning(prompts[0]!);
   return [
     { kind: 'user', text: prompts[0]! },
-    ...(driver.replaysReasoning ? [{ kind: 'reasoning' as const, blob: encryptedBlob(prompts[0]!) }] : []),
+    ...(reasoning === null ? [] : [reasoning]),
     { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
     { kind: 'user', text: prompts[1]! },
-    { kind: 'tool_call', name: toolName },
+    { kind: 'tool_call', name: driver.toolName },
     { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
     { kind: 'assistant', text: TOOL_FINAL_TEXT },
     { kind: 'user', text: newPrompt },
@@ -129,7 +128,7 @@ export function defineRoundTripSuite(key: string): void {
       const id = driver.reportedSessionId(first.stdout);
       if (!id) throw new Error(`${agent} reported no session id for ${label}:\n${describeRun(agent, first)}`);
       const created = (await driver.sessionFiles(sandbox)).filter((path) => !before.includes(path));
-      if (created.length !== 1 || !created[0]!.includes(id)) {
+      if (created.length !== 1 || !(driver.fileIsNamedFor ?? ((path: string, sid: string) => path.includes(sid)))(created[0]!, id)) {
         throw new Error(`${agent} new session ${id} (${label}) should create exactly one file named by its id (or in a folder so named); new files: ${JSON.stringify(created)}`);
       }
       const path = created[0]!;
@@ -255,7 +254,7 @@ export function defineRoundTripSuite(key: string): void {
       expect(texts).toContain(ANSWER_PREFIX + mainPrompts[0]);
       expect(texts).toContain(TOOL_FINAL_TEXT);
       expect(blocks.filter((block) => block.type === 'tool_use').map((block) => block.name)).toEqual([driver.toolName]);
-      expect(blocks.filter((block) => block.type === 'reasoning')).toContainEqual({ type: 'reasoning', summary: REASONING_PREFIX + mainPrompts[0], encrypted: true });
+      expect(blocks.filter((block) => block.type === 'reasoning')).toContainEqual(driver.shownReasoning(mainPrompts[0]!));
       const results = blocks.filter((block) => block.type === 'tool_result');
       expect(results).toHaveLength(1);
       expect(results[0]!.output).toContain('interop-tool-ran');
@@ -326,7 +325,7 @@ export function defineRoundTripSuite(key: string): void {
       const created = (await driver.sessionFiles(sandbox)).filter((path) => !filesBefore.includes(path));
       expect(created, 'the agent wrote one new file for its fork').toHaveLength(1);
       const childPath = created[0]!;
-      expect(childPath).toContain(childId!);
+      expect((driver.fileIsNamedFor ?? ((path: string, sid: string) => path.includes(sid)))(childPath, childId!)).toBe(true);
       expect(sha256(await readFile(main.path)), "the agent's fork left the parent file alone").toBe(mainBefore.hash);
 
       const child = (await listRows()).find((row) => row.id === childId);

@@ -3,6 +3,8 @@ import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex.js';
 import { copilotAdapter } from './copilot.js';
+import { geminiAdapter } from './gemini.js';
+import { qwenAdapter } from './qwen.js';
 import type { FormatAdapter } from './types.js';
 
 /**
@@ -14,6 +16,8 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   claude: claudeAdapter,
   claw: clawAdapter,
   copilot: copilotAdapter,
+  gemini: geminiAdapter,
+  qwen: qwenAdapter,
 };
 
 /** The adapters in AGENTS order. */

@@ -47,6 +47,9 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
     where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
   },
+  // Not yet: a Gemini CLI or Qwen Code session can be handed to the others, not the other way round.
+  gemini: null,
+  qwen: null,
 };
 
 /** The agents a conversation can be handed off to. */

@@ -1,0 +1,429 @@
+/**
+ * Qwen Code sessions: `<runtime dir>/projects/<cwd with non-alphanumerics as ->/chats/<session id>.jsonl`, the
+ * runtime dir being `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`; archived sessions in `chats/archive/`.
+ *
+ * A file is a tree of records linked by `parentUuid` (verified against 0.24.4's `prepareTranscriptRecords`):
+ * `{uuid, parentUuid, sessionId, timestamp, type: user|assistant|tool_result|system, subtype?, provenance, cwd,
+ * version, gitBranch?, message: {role, parts}}` with Gemini API parts. The active leaf is the last conversation
+ * record in the file; the transcript is the chain from it back to the root. Records sharing a uuid are fragments
+ * of one message (their parts joined). Qwen Code's own fork (`--resume ID --fork-session`) copies the chain under a
+ * new `sessionId` and marks each copied record `forkedFrom {sessionId, messageUuid}`.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
+
+import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
+import { uuidv4 } from '../ids.js';
+import { createFileAtomic } from '../io/atomic.js';
+import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
+import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { isoTimestamp } from '../time.js';
+import { functionResponseBlocks, hasFunctionResponse, modelPartBlocks, partList } from './gemini-parts.js';
+import { reportSkippedLines } from './problems.js';
+import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */
+const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+
+const RECORD_TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
+/** System records that are never part of the conversation chain (Qwen Code's artifact and bookkeeping records). */
+const NOT_CONVERSATION = new Set([
+  'session_artifact_event',
+  'session_artifact_snapshot',
+  'session_sources_snapshot',
+  'managed_session_header_v1',
+  'managed_session_event_v1',
+  'managed_session_commit_v1',
+]);
+/** The hook context Qwen Code appends to a prompt's parts: not the user's words. */
+const HOOK_CONTEXT = /^\s*<qwen:user-prompt-submit-context>/;
+
+export interface QwenRecord {
+  readonly uuid: string;
+  readonly parentUuid: string | null;
+  readonly type: string;
+  readonly subtype: string | undefined;
+  /** The record's parsed line (the first fragment's, with every fragment's parts joined once aggregated). */
+  readonly value: JsonObject;
+  /** Byte offset of the line (the first fragment's). */
+  readonly offset: number;
+}
+
+interface QwenFile {
+  /** Every valid record, in file order (fragments included). */
+  readonly records: readonly QwenRecord[];
+  readonly stats: LineStats;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly fingerprint: string;
+}
+
+function toRecord(value: unknown, offset: number): QwenRecord | null {
+  if (!isRecord(value)) return null;
+  const { uuid, parentUuid, sessionId, type, subtype } = value;
+  if (typeof uuid !== 'string' || uuid.length === 0 || (typeof parentUuid !== 'string' && parentUuid !== null)) return null;
+  if (typeof sessionId !== 'string' || sessionId.length === 0 || typeof type !== 'string' || !RECORD_TYPES.has(type)) return null;
+  return { uuid, parentUuid, type, subtype: typeof subtype === 'string' ? subtype : undefined, value, offset };
+}
+
+async function readQwenFile(path: string): Promise<QwenFile> {
+  const records: QwenRecord[] = [];
+  const stats = newLineStats();
+  const take = (bytes: Buffer, offset: number, terminated: boolean): void => {
+    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
+    const record = toRecord(parseJsonLine(bytes), offset);
+    if (record !== null) records.push(record);
+    else if (terminated) stats.malformed++;
+    else stats.partial++;
+  };
+  const file = await foldLines(path, 0, (line) => take(line.bytes, line.offset, true));
+  if (file.partial !== null) take(file.partial.bytes, file.partial.offset, false);
+  return { records, stats, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
+}
+
+function isConversationRecord(record: QwenRecord): boolean {
+  return !(record.type === 'system' && record.subtype !== undefined && NOT_CONVERSATION.has(record.subtype));
+}
+
+/** The active chain (root first), each record aggregated from its fragments: what Qwen Code resumes. */
+export function qwenChain(records: readonly QwenRecord[]): QwenRecord[] {
+  const fragments = new Map<string, QwenRecord[]>();
+  let leaf: string | undefined;
+  for (const record of records) {
+    if (!isConversationRecord(record)) continue;
+    const list = fragments.get(record.uuid);
+    if (list) list.push(record);
+    else fragments.set(record.uuid, [record]);
+    leaf = record.uuid;
+  }
+  const chain: QwenRecord[] = [];
+  const visited = new Set<string>();
+  for (let current = leaf; current !== undefined && !visited.has(current); ) {
+    visited.add(current);
+    const list = fragments.get(current);
+    if (!list) break;
+    chain.push(aggregate(list));
+    current = list[0]!.parentUuid ?? undefined;
+  }
+  return chain.reverse();
+}
+
+function aggregate(list: readonly QwenRecord[]): QwenRecord {
+  const first = list[0]!;
+  if (list.length === 1) return first;
+  const value: JsonObject = { ...first.value };
+  const parts: unknown[] = [];
+  for (const fragment of list) {
+    const message = fragment.value.message;
+    if (isRecord(message) && Array.isArray(message.parts)) parts.push(...(message.parts as unknown[]));
+    if (fragment !== first && fragment.value.usageMetadata !== undefined) value.usageMetadata = fragment.value.usageMetadata;
+    if (value.toolCallResult === undefined && fragment.value.toolCallResult !== undefined) value.toolCallResult = fragment.value.toolCallResult;
+  }
+  const message = isRecord(first.value.message) ? first.value.message : {};
+  value.message = { ...message, parts };
+  return { ...first, value };
+}
+
+function parts(record: QwenRecord): unknown[] {
+  const message = record.value.message;
+  return isRecord(message) && Array.isArray(message.parts) ? (message.parts as unknown[]) : [];
+}
+
+/** The prompt as typed: the text parts, without the hook context Qwen Code appends. */
+function promptText(record: QwenRecord): string {
+  return partList(parts(record))
+    .filter((part) => typeof part.text === 'string' && part.thought !== true && !HOOK_CONTEXT.test(part.text))
+    .map((part) => part.text as string)
+    .join('');
+}
+
+/** A prompt the user typed (Qwen Code's `real_user` provenance on a user record without a subtype or a mid-turn one). */
+export function isQwenUserTurn(record: QwenRecord): boolean {
+  if (record.type !== 'user') return false;
+  if (record.subtype !== undefined && record.subtype !== 'mid_turn_user_message') return false;
+  const provenance = record.value.provenance;
+  if (provenance !== undefined && provenance !== 'real_user') return false;
+  if (hasFunctionResponse(parts(record))) return false;
+  return promptText(record).trim().length > 0;
+}
+
+function usageOf(record: QwenRecord): Usage | undefined {
+  const usage = record.value.usageMetadata;
+  if (!isRecord(usage)) return undefined;
+  const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  const cached = number(usage.cachedContentTokenCount);
+  return { input: number(usage.promptTokenCount) - cached, output: number(usage.candidatesTokenCount) + number(usage.thoughtsTokenCount), cacheRead: cached, cacheWrite: 0 };
+}
+
+function compactionSummary(payload: unknown): string {
+  if (!isRecord(payload)) return '';
+  const history = payload.compressedHistory;
+  if (!Array.isArray(history)) return '';
+  // The summary the model got is the compressed history's first user content.
+  const first = history.find((content) => isRecord(content) && content.role === 'user');
+  return isRecord(first) ? partList(first.parts).filter((part) => typeof part.text === 'string').map((part) => part.text as string).join('\n') : '';
+}
+
+/** The transcript: prompts, answers with their thoughts, tool calls and results, compaction markers. */
+export function qwenMessages(chain: readonly QwenRecord[]): Message[] {
+  const out: Message[] = [];
+  for (const record of chain) {
+    const timestamp = isoTimestamp(record.value.timestamp) ?? undefined;
+    const stamp = timestamp === undefined ? {} : { timestamp };
+    if (record.type === 'user') {
+      if (hasFunctionResponse(parts(record))) {
+        out.push({ role: 'tool', blocks: functionResponseBlocks(parts(record)), userTurn: false, ...stamp });
+        continue;
+      }
+      const text = promptText(record);
+      if (text.trim().length > 0) out.push({ role: 'user', blocks: [{ type: 'text', text }], userTurn: isQwenUserTurn(record), ...stamp });
+    } else if (record.type === 'assistant') {
+      const blocks = modelPartBlocks(parts(record));
+      const usage = usageOf(record);
+      if (blocks.length > 0) out.push({ role: 'assistant', blocks, userTurn: false, ...stamp, ...(usage ? { usage } : {}) });
+    } else if (record.type === 'tool_result') {
+      const result = record.value.toolCallResult;
+      const isError = isRecord(result) && (result.status === 'error' || result.status === 'cancelled');
+      const blocks: Block[] = functionResponseBlocks(parts(record), isError);
+      if (blocks.length > 0) out.push({ role: 'tool', blocks, userTurn: false, ...stamp });
+    } else if (record.subtype === 'chat_compression') {
+      out.push({ role: 'system', blocks: [{ type: 'compaction', summary: compactionSummary(record.value.systemPayload) }], userTurn: false, ...stamp });
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rows
+
+function livePath(group: SessionFileGroup): string {
+  const path = group.paths.at(-1);
+  if (path === undefined) throw new Error('a Qwen Code session group has no file');
+  return path;
+}
+
+function fileStem(path: string): string {
+  return basename(path).replace(/\.jsonl$/, '');
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+function summarize(group: SessionFileGroup, file: QwenFile, chain: readonly QwenRecord[]): SessionSummary {
+  const path = livePath(group);
+  const first = file.records[0]?.value ?? {};
+  const id = stringOrNull(first.sessionId) ?? fileStem(path);
+  const prompts: string[] = [];
+  let model: string | null = null;
+  let usage: Usage | null = null;
+  let gitBranch: string | null = null;
+  for (const record of chain) {
+    if (isQwenUserTurn(record)) prompts.push(promptOpening(promptText(record)));
+    if (record.type === 'assistant') {
+      model = stringOrNull(record.value.model) ?? model;
+      usage = addUsage(usage, usageOf(record));
+    }
+    gitBranch = stringOrNull(record.value.gitBranch) ?? gitBranch;
+  }
+  let name: string | null = null;
+  let firstTimestamp: string | null = null;
+  let lastTimestamp: string | null = null;
+  for (const record of file.records) {
+    const timestamp = isoTimestamp(record.value.timestamp);
+    if (timestamp !== null) {
+      firstTimestamp ??= timestamp;
+      if (lastTimestamp === null || timestamp > lastTimestamp) lastTimestamp = timestamp;
+    }
+    if (record.subtype === 'custom_title' && isRecord(record.value.systemPayload)) name = stringOrNull(record.value.systemPayload.customTitle) ?? name;
+  }
+  const forkedFrom = isRecord(first.forkedFrom) ? stringOrNull(first.forkedFrom.sessionId) : null;
+  const parent = forkedFrom !== null && forkedFrom !== id ? forkedFrom : null;
+  const mtime = new Date(file.mtimeMs).toISOString();
+  const firstPrompt = prompts[0] ?? null;
+  return {
+    id,
+    agent: 'qwen',
+    path,
+    paths: [path],
+    cwd: stringOrNull(first.cwd),
+    title: name ?? firstPrompt ?? '(no prompt)',
+    firstPrompt,
+    lastPrompt: prompts.at(-1) ?? null,
+    name,
+    userTurns: prompts.length,
+    userTurnsExact: true,
+    prompts,
+    createdAt: firstTimestamp ?? mtime,
+    updatedAt: lastTimestamp ?? mtime,
+    forkedFrom: parent,
+    fork: parent === null ? null : { id: parent },
+    gitBranch,
+    model,
+    archived: group.archived,
+    usage,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+  };
+}
+
+async function indexQwen(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+  const path = livePath(group);
+  const file = await readQwenFile(path);
+  const chain = qwenChain(file.records);
+  const conversation = chain.some((record) => isQwenUserTurn(record));
+  reportSkippedLines(context.report, path, file.stats, conversation);
+  if (!conversation) return { summary: null, fingerprint: file.fingerprint, bytesRead: file.size };
+  return { summary: summarize(group, file, chain), fingerprint: file.fingerprint, bytesRead: file.size };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Discovery
+
+async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
+  if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    const info = await stat(path);
+    return kind === 'file' ? info.isFile() : info.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
+    return [];
+  }
+}
+
+function group(root: string, path: string, archived: boolean): SessionFileGroup {
+  return { agent: 'qwen', paths: [path], idHint: fileStem(path), root, archived };
+}
+
+export const qwenAdapter: FormatAdapter = {
+  agent: 'qwen',
+  label: 'Qwen Code',
+  locations: {
+    flag: '--qwen-dir <dir>',
+    flagHelp: 'a Qwen Code folder, the one holding projects/ (repeatable; default $QWEN_RUNTIME_DIR, $QWEN_HOME or ~/.qwen)',
+    homeFolder: '.qwen',
+    defaultRoots: ({ home, env, homeDir, abs }) => {
+      if (home !== undefined) return [join(home, '.qwen')];
+      const dir = env.QWEN_RUNTIME_DIR || env.QWEN_HOME;
+      return [dir ? abs(dir) : join(homeDir, '.qwen')];
+    },
+    readme: {
+      where: '`$QWEN_RUNTIME_DIR/projects/*/chats/*.jsonl` and `chats/archive/` (default `$QWEN_HOME`, else `~/.qwen`)',
+      options: '`--qwen-dir DIR` (repeatable), `--home DIR` (= `DIR/.qwen`)',
+    },
+    describeRoot: (dir) => `${dir}/projects/*/chats (Qwen Code)`,
+  },
+  // <dir>/projects/<project>/chats/<id>.jsonl and chats/archive/<id>.jsonl.
+  watch: {
+    roots: 'configured',
+    depth: 4,
+    wanted: (parts) => parts[0] === 'projects' && (parts.length < 3 || parts[2] === 'chats') && (parts.length < 5 || (parts[3] === 'archive' && parts.length === 5)),
+    fileSuffixes: ['.jsonl'],
+  },
+  resume: {
+    // A prompt given with --resume makes Qwen Code answer it and exit: the interactive resume takes none.
+    interactive: ['qwen', '{args}', '--resume', '{id}'],
+    exec: ['qwen', '{args}', '--resume', '{id}', '-p', '{prompt}'],
+    // Where Qwen Code keeps sessions (QWEN_HOME would move its settings and login too).
+    homeEnvironment: (root) => ({ QWEN_RUNTIME_DIR: root }),
+  },
+  idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
+  forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
+
+  groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
+    const out: SessionFileGroup[] = [];
+    for (const path of [...paths].sort()) {
+      const rel = relative(root, path).split(sep);
+      if (rel[0] !== 'projects' || rel[2] !== 'chats' || !SESSION_FILE.test(rel.at(-1) ?? '')) continue;
+      if (rel.length === 4) out.push(group(root, path, false));
+      else if (rel.length === 5 && rel[3] === 'archive') out.push(group(root, path, true));
+    }
+    return out;
+  },
+
+  async discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
+    const projects = join(root, 'projects');
+    const out: SessionFileGroup[] = [];
+    for (const project of await listDir(projects, report)) {
+      const projectDir = join(projects, project.name);
+      if (!(await isKind(projectDir, project, 'directory'))) continue;
+      for (const [dir, archived] of [[join(projectDir, 'chats'), false], [join(projectDir, 'chats', 'archive'), true]] as const) {
+        for (const entry of await listDir(dir, report)) {
+          const path = join(dir, entry.name);
+          if (SESSION_FILE.test(entry.name) && (await isKind(path, entry, 'file'))) out.push(group(root, path, archived));
+        }
+      }
+    }
+    return out;
+  },
+
+  async readSummary(fileGroup: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
+    return (await indexQwen(fileGroup, context)).summary;
+  },
+
+  indexSession: indexQwen,
+
+  async readSession(fileGroup: SessionFileGroup): Promise<Session> {
+    const file = await readQwenFile(livePath(fileGroup));
+    const chain = qwenChain(file.records);
+    return { ...summarize(fileGroup, file, chain), messages: qwenMessages(chain), malformedLines: file.stats.malformed };
+  },
+
+  /**
+   * A new `<uuid>.jsonl` beside the original (where `qwen --resume` looks, from the same cwd) holding the active
+   * chain before user turn `atTurn`, every fragment in file order, as Qwen Code's own `--fork-session` writes it:
+   * the new `sessionId` on every record and `forkedFrom {sessionId, messageUuid}` naming the record it copies.
+   */
+  async fork(fileGroup: SessionFileGroup, request: ForkRequest): Promise<ForkResult> {
+    const path = livePath(fileGroup);
+    const file = await readQwenFile(path);
+    const chain = qwenChain(file.records);
+    const turns = chain.filter((record) => isQwenUserTurn(record)).length;
+    checkForkTurn(request.atTurn, turns);
+    let seen = 0;
+    const cut = chain.findIndex((record) => isQwenUserTurn(record) && ++seen === request.atTurn);
+    const keptUuids = new Set(chain.slice(0, cut).map((record) => record.uuid));
+    const parentId = stringOrNull(file.records[0]?.value.sessionId) ?? fileStem(path);
+    const id = uuidv4();
+    const lines: string[] = [];
+    let last: QwenRecord | undefined;
+    for (const record of file.records) {
+      if (!keptUuids.has(record.uuid) || !isConversationRecord(record)) continue;
+      lines.push(`${JSON.stringify({ ...record.value, sessionId: id, forkedFrom: { sessionId: parentId, messageUuid: record.uuid } })}\n`);
+      last = record;
+    }
+    if (request.branchName !== undefined && request.branchName.length > 0 && last !== undefined) {
+      // Qwen Code's own /rename record: the fork shows under this name in Qwen Code and here.
+      lines.push(
+        `${JSON.stringify({
+          uuid: uuidv4(),
+          parentUuid: last.uuid,
+          sessionId: id,
+          timestamp: (request.now ?? new Date()).toISOString(),
+          type: 'system',
+          subtype: 'custom_title',
+          cwd: last.value.cwd,
+          version: last.value.version,
+          systemPayload: { customTitle: request.branchName, titleSource: 'manual' },
+        })}\n`,
+      );
+    }
+    // An archived original's fork is a live session: Qwen Code resumes from `chats/`, not `chats/archive/`.
+    const target = join(fileGroup.archived ? dirname(dirname(path)) : dirname(path), `${id}.jsonl`);
+    await createFileAtomic(target, lines.join(''));
+    return { agent: 'qwen', id, path: target, parentId, keptUserTurns: request.atTurn - 1 };
+  },
+};
