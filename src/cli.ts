@@ -6,9 +6,9 @@ import { agentDefaultHomes, isUnder, locationFlags, locationOptionsFromFlags, re
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
-import { describeError, groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
+import { groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
-import { ForkRangeError } from './core/errors.js';
+import { ForkRangeError, describeError } from './core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
@@ -17,10 +17,9 @@ import type { Problem } from './core/formats/types.js';
 import { AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
-import { oneLine, safeLine, stripControl } from './core/text.js';
+import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
 import { checkLaunch, formatCommand, runInherited } from './launch.js';
 import { fit } from './ui/row-cells.js';
-import { tildePath } from './ui/time.js';
 
 /** Every command's options: `--home`, each agent's location flag (its values under the flag's camel-cased name), … */
 interface CommonOptions {

@@ -2,6 +2,7 @@ import { readRegularFileSync } from './core/io/regular.js';
 import { join } from 'node:path';
 import { AGENTS, type Agent } from './core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, type ResumeTemplates } from './core/resume.js';
+import { isRecord } from './core/json.js';
 
 /** User configuration: `$XDG_CONFIG_HOME/sessions/config.json` (or the file named by SESSIONS_CONFIG). */
 export interface Config {
@@ -34,7 +35,7 @@ export function loadConfig(path: string): Config {
   } catch (error) {
     throw new Error(`config ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (!isObject(value)) throw new Error(`config ${path} must be a JSON object`);
+  if (!isRecord(value)) throw new Error(`config ${path} must be a JSON object`);
   return {
     resume: templates(value.resume, DEFAULT_RESUME_TEMPLATES, `${path}: resume`),
     exec: templates(value.exec, DEFAULT_EXEC_TEMPLATES, `${path}: exec`),
@@ -44,7 +45,7 @@ export function loadConfig(path: string): Config {
 
 function templates(value: unknown, defaults: ResumeTemplates, where: string): ResumeTemplates {
   if (value === undefined) return defaults;
-  if (!isObject(value)) throw new Error(`${where} must be an object mapping agent to an argv array`);
+  if (!isRecord(value)) throw new Error(`${where} must be an object mapping agent to an argv array`);
   const out: Record<Agent, readonly string[]> = { ...defaults };
   for (const [agent, argv] of Object.entries(value)) {
     if (!(AGENTS as readonly string[]).includes(agent)) throw new Error(`${where}: unknown agent "${agent}" (expected ${AGENTS.join(', ')})`);
@@ -54,8 +55,4 @@ function templates(value: unknown, defaults: ResumeTemplates, where: string): Re
     out[agent as Agent] = argv as string[];
   }
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

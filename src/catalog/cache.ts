@@ -9,7 +9,7 @@ import { removeStaleTemps } from '../core/io/atomic.js';
 import { errorCode } from '../core/errors.js';
 import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
 import { isUnder, type Locations } from './locations.js';
-import type { CatalogSession } from './scan.js';
+import type { CatalogSession } from './row.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
 export const CACHE_VERSION = 4;

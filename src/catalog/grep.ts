@@ -3,11 +3,12 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
-import type { Agent } from '../core/model.js';
+import { type Agent, sessionKey } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { candidateRoots, conversations, describeError, discoverRoot, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { candidateRoots, conversations, discoverRoot, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { describeError } from '../core/errors.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -96,7 +97,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       else unregistered.push(group);
       const hint = idHintOf(group);
       if (hint !== null) {
-        const key = `${group.agent}:${hint}`;
+        const key = sessionKey({ agent: group.agent, id: hint });
         const same = sameId.get(key);
         if (same === undefined) sameId.set(key, [group]);
         else same.push(group);
@@ -183,7 +184,7 @@ export async function grepLocations(locations: Locations, text: string, options:
   const emitted = new Set<string>();
   const found = new Map<CatalogSession, GrepFound>();
   const emit = (row: CatalogSession): void => {
-    const key = `${row.agent}:${row.id}`;
+    const key = sessionKey(row);
     if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
     emitted.add(key);
     matched++;
@@ -252,7 +253,7 @@ async function rowFor(
   if (own === null) return null;
   // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
   const hint = idHintOf(group);
-  const related = new Set([group, ...(sameId.get(`${own.agent}:${own.id}`) ?? []), ...(hint === null ? [] : (sameId.get(`${group.agent}:${hint}`) ?? []))]);
+  const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(sessionKey({ agent: group.agent, id: hint })) ?? []))]);
   const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);

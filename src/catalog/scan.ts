@@ -7,15 +7,12 @@ import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
-import { AGENTS, type Agent, type SessionSummary } from '../core/model.js';
+import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
 import type { Locations } from './locations.js';
+import type { CatalogSession } from './row.js';
 import { summarizeOnWorkers } from './summary-pool.js';
 
-/** A listed conversation: the summary plus what is needed to find its files again. */
-export interface CatalogSession extends SessionSummary {
-  /** The location root it was found under (a CODEX_HOME, a Claude config dir, a claw workspace). */
-  readonly root: string;
-}
+export type { CatalogSession };
 
 export interface ScanResult {
   /** Newest first (by updatedAt). */
@@ -99,9 +96,17 @@ export class ScanContext implements AdapterContext {
   shareRow(group: SessionFileGroup, row: CatalogSession): SessionFileGroup {
     const paths = row.paths;
     if (paths === group.paths || paths.length !== group.paths.length || paths.some((path, i) => path !== group.paths[i])) return group;
-    const shared: SessionFileGroup = { ...group, paths };
+    // The id found in a file name is a slice of that name (it would keep the discovered path alive): the row's
+    // own id string stands for it when they are the same id, as map key too.
+    const idHint = group.idHint !== null && group.idHint === row.id ? row.id : group.idHint;
+    const shared: SessionFileGroup = { ...group, paths, idHint };
     const byId = this.groups.get(group.agent);
-    if (byId !== undefined) for (const id of [group.idHint, row.id]) if (id !== null && byId.get(id) === group) byId.set(id, shared);
+    if (byId === undefined) return shared;
+    for (const id of [group.idHint, row.id]) {
+      if (id === null || byId.get(id) !== group) continue;
+      byId.delete(id);
+      byId.set(id === group.idHint ? (idHint ?? id) : id, shared);
+    }
     return shared;
   }
 
@@ -359,7 +364,7 @@ export function mergeRows(summaries: readonly CatalogSession[]): { rows: Catalog
  * whose parent is not found stays a row: a session is never hidden for want of a parent.
  */
 export function nestSubagents(sessions: readonly CatalogSession[]): { rows: CatalogSession[]; nested: CatalogSession[] } {
-  const byKey = new Map(sessions.map((s) => [`${s.agent}:${s.id}`, s]));
+  const byKey = new Map(sessions.map((s) => [sessionKey(s), s]));
   // Candidate parents by agent and cwd, built only when a sub-agent names no parent (a home of 100k rows).
   let byCwd: Map<string, CatalogSession[]> | null = null;
   const sameCwd = (child: CatalogSession): readonly CatalogSession[] => {
@@ -422,7 +427,7 @@ function subagentParent(
 ): CatalogSession | undefined {
   const named = child.subagent?.parentId;
   if (named) {
-    const parent = byKey.get(`${child.agent}:${named}`);
+    const parent = byKey.get(sessionKey({ agent: child.agent, id: named }));
     return parent !== child ? parent : undefined;
   }
   if (child.cwd === null) return undefined;
@@ -438,7 +443,7 @@ function subagentParent(
 export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
   const byKey = new Map<string, CatalogSession>();
   for (const summary of summaries) {
-    const key = `${summary.agent}:${summary.id}`;
+    const key = sessionKey(summary);
     const seen = byKey.get(key);
     if (!seen) {
       byKey.set(key, summary);
@@ -600,4 +605,3 @@ async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   });
 }
 
-export { describeError };

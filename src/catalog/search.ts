@@ -2,21 +2,7 @@ import { performance } from 'node:perf_hooks';
 import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import type { CatalogSession } from './scan.js';
 import { narrows, parseQuery, toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
-
-/** Each session object's key, made once: the reducer, the watcher and the search index share one string. */
-const KEYS = new WeakMap<object, string>();
-
-/** A session's identity in the catalog: ids are unique per agent only. */
-export function sessionKey(session: Pick<CatalogSession, 'agent' | 'id'>): string {
-  let key = KEYS.get(session);
-  if (key === undefined) {
-    // join() makes one flat string; a template literal makes a cons string that a Map key later flattens into
-    // a second copy (≈ 100 bytes a key, five maps of 100k sessions).
-    key = [session.agent, session.id].join(':');
-    KEYS.set(session, key);
-  }
-  return key;
-}
+import { sessionKey } from '../core/model.js';
 
 /** Inclusive [start, end] character ranges, as fuse.js reports them. */
 export type MatchRanges = readonly (readonly [number, number])[];

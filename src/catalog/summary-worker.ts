@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { AdapterContext, IndexedSession, Problem, SessionFileGroup } from '../core/formats/types.js';
-import type { Agent } from '../core/model.js';
+import { type Agent, sessionKey } from '../core/model.js';
 
 export interface SummaryJob {
   /** Files at least this big send their fold back with their row. */
@@ -34,14 +34,14 @@ export interface SummaryReply {
 const job = workerData as SummaryJob;
 const byId = new Map<string, SessionFileGroup>();
 const register = (group: SessionFileGroup, id: string | null): void => {
-  if (id !== null && !byId.has(`${group.agent}:${id}`)) byId.set(`${group.agent}:${id}`, group);
+  if (id !== null && !byId.has(sessionKey({ agent: group.agent, id }))) byId.set(sessionKey({ agent: group.agent, id }), group);
 };
 for (const group of job.groups) register(group, group.idHint);
 
 let problems: Problem[] = [];
 const context: AdapterContext = {
   report: (problem) => problems.push(problem),
-  lookup: (agent: Agent, id: string) => byId.get(`${agent}:${id}`),
+  lookup: (agent: Agent, id: string) => byId.get(sessionKey({ agent, id })),
   names: (root: string) => job.names.get(root) ?? new Map<string, string>(),
   saveFoldFrom: job.saveFoldFrom,
 };

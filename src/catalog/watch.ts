@@ -6,8 +6,9 @@ import { ADAPTER_LIST } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Locations } from './locations.js';
 import type { CatalogCache } from './cache.js';
-import { describeError, lineageLink, mergeById, nestSubagents, toRow, type CatalogSession, type ScanContext } from './scan.js';
-import { sessionKey } from './search.js';
+import { lineageLink, mergeById, nestSubagents, toRow, type CatalogSession, type ScanContext } from './scan.js';
+import { sessionKey } from '../core/model.js';
+import { describeError } from '../core/errors.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
 export interface CatalogChange {

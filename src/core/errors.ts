@@ -1,3 +1,4 @@
+import { isRecord } from './json.js';
 /** `--at` outside the turns a fork can keep: nothing is written. */
 export class ForkRangeError extends Error {
   constructor(
@@ -36,11 +37,6 @@ export function describeError(error: unknown): string {
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EISDIR') return 'is a directory';
   return errorMessage(error);
-}
-
-/** A plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A session this tool can read but cannot fork (a format no agent release resumes): nothing is written. */

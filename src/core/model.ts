@@ -5,6 +5,21 @@ export const AGENTS = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen'] a
 
 export type Agent = (typeof AGENTS)[number];
 
+/** Each session object's key, made once: the reducer, the watcher and the search index share one string. */
+const KEYS = new WeakMap<object, string>();
+
+/** A session's identity: ids are unique per agent only. */
+export function sessionKey(session: { readonly agent: Agent; readonly id: string }): string {
+  let key = KEYS.get(session);
+  if (key === undefined) {
+    // join() makes one flat string; a template literal makes a cons string that a Map key later flattens into
+    // a second copy (≈ 100 bytes a key, five maps of 100k sessions).
+    key = [session.agent, session.id].join(':');
+    KEYS.set(session, key);
+  }
+  return key;
+}
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 /** Set on a block read for display only (clipped): bytes of its text left out of the read. */

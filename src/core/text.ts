@@ -47,3 +47,10 @@ export function safeLine(text: string): string {
 export function oneLine(text: string): string {
   return stripControl(text).replace(/\s+/g, ' ').trim();
 }
+
+/** A path with the home directory shown as `~`. */
+export function tildePath(path: string | null, homeDir: string): string {
+  if (!path) return '';
+  if (homeDir && homeDir !== '/' && (path === homeDir || path.startsWith(`${homeDir}/`))) return `~${path.slice(homeDir.length)}`;
+  return path;
+}

@@ -1,12 +1,7 @@
-import type { Key } from 'ink';
-import type { Action } from './reducer.js';
+import type { Action, KeyInfo } from './actions.js';
 import type { Mode } from './state.js';
 
-/** The parts of Ink's Key the keymap reads (tests build them with `keyOf`). */
-export type KeyInfo = Pick<
-  Key,
-  'upArrow' | 'downArrow' | 'leftArrow' | 'rightArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'ctrl' | 'shift' | 'tab' | 'backspace' | 'delete' | 'meta'
->;
+export type { KeyInfo };
 
 export const NO_KEY: KeyInfo = {
   upArrow: false,

@@ -1,85 +1,17 @@
-import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
-import { sessionKey, type SearchHit } from '../catalog/search.js';
+import type { CatalogSession } from '../catalog/scan.js';
 import type { Problem } from '../core/formats/types.js';
 import { continueChoices } from '../core/handoff/index.js';
 import type { Agent, Session } from '../core/model.js';
-import { oneLine } from '../core/text.js';
-import { resolveAction, splitKeys, type KeyInfo } from './keymap.js';
+import { oneLine, tildePath } from '../core/text.js';
+import type { Action } from './actions.js';
+import { resolveAction, splitKeys } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
-import { contentQuery, initialState, searchSettled, type BrowserState, type ContentHit, type ForkState, type InitialOptions, type ListRow, type Mode, type Notice, type PreviewData, type SortKey, type TranscriptState } from './state.js';
-import { tildePath } from './time.js';
+import { contentQuery, initialState, searchSettled, type BrowserState, type ForkState, type InitialOptions, type ListRow, type Mode, type Notice, type SortKey, type TranscriptState } from './state.js';
 import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
+import { sessionKey } from '../core/model.js';
 
-export type ResumeOutcome =
-  | { readonly kind: 'go' }
-  | { readonly kind: 'ask'; readonly message: string }
-  | { readonly kind: 'refuse'; readonly message: string };
-
-export type Action =
-  /** A key press, resolved against the mode of the state it lands in (never a stale one). */
-  | { readonly type: 'key'; readonly input: string; readonly key: KeyInfo }
-  | { readonly type: 'resize'; readonly size: ScreenSize }
-  | { readonly type: 'watchReady' }
-  | { readonly type: 'tick'; readonly now: number }
-  | { readonly type: 'scanProgress'; readonly progress: ScanProgress }
-  | { readonly type: 'cachedCatalog'; readonly sessions: readonly CatalogSession[] }
-  | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
-  | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
-  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number }
-  /** More sessions found by content search for `query` (appended); `done` when the search is over. */
-  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
-  | { readonly type: 'toggleContent' }
-  | { readonly type: 'move'; readonly delta: number }
-  | { readonly type: 'movePage'; readonly direction: 1 | -1 }
-  | { readonly type: 'moveFirst' }
-  | { readonly type: 'moveLast' }
-  | { readonly type: 'open' }
-  | { readonly type: 'startSearch' }
-  | { readonly type: 'queryInput'; readonly text: string }
-  | { readonly type: 'queryBackspace' }
-  | { readonly type: 'queryKill' }
-  | { readonly type: 'clearQuery' }
-  | { readonly type: 'toggleScope' }
-  | { readonly type: 'toggleSort' }
-  | { readonly type: 'showHelp' }
-  | { readonly type: 'showProblems' }
-  | { readonly type: 'closeOverlay' }
-  | { readonly type: 'quit' }
-  | { readonly type: 'resume' }
-  | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
-  | { readonly type: 'confirmYes' }
-  | { readonly type: 'confirmNo' }
-  /** `partial`: only the start of the transcript, shown while the rest is read. */
-  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session; readonly partial?: boolean }
-  | { readonly type: 'transcriptFailed'; readonly key: string; readonly message: string }
-  | { readonly type: 'scroll'; readonly delta: number }
-  | { readonly type: 'scrollPage'; readonly direction: 1 | -1 }
-  | { readonly type: 'scrollHome' }
-  | { readonly type: 'scrollEnd' }
-  | { readonly type: 'nextTurn' }
-  | { readonly type: 'prevTurn' }
-  | { readonly type: 'toggleExpand' }
-  | { readonly type: 'toggleReasoning' }
-  | { readonly type: 'startFind' }
-  | { readonly type: 'findInput'; readonly text: string }
-  | { readonly type: 'findBackspace' }
-  | { readonly type: 'findKill' }
-  | { readonly type: 'findSubmit' }
-  | { readonly type: 'findCancel' }
-  | { readonly type: 'findNext'; readonly direction: 1 | -1 }
-  | { readonly type: 'startFork' }
-  | { readonly type: 'forkInput'; readonly text: string }
-  | { readonly type: 'forkBackspace' }
-  /** Tab / Shift-Tab in the fork prompt: the next or previous agent to continue in. */
-  | { readonly type: 'forkTarget'; readonly step: 1 | -1 }
-  | { readonly type: 'forkSubmit' }
-  | { readonly type: 'forkCancel' }
-  | { readonly type: 'forkDone'; readonly session: CatalogSession; readonly resumeCommand: string }
-  | { readonly type: 'forkFailed'; readonly message: string }
-  | { readonly type: 'back' }
-  | { readonly type: 'previewLoaded'; readonly preview: PreviewData }
-  | { readonly type: 'dismissNotice' };
+export type { Action, ResumeOutcome } from './actions.js';
 
 /** The one reducer of the browser: list selection and window, query, mode, transcript scroll, prompts. */
 /**

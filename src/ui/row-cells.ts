@@ -6,12 +6,12 @@
 import stringWidth from 'string-width';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { MatchRanges, SearchHit } from '../catalog/search.js';
-import { oneLine, safeLine } from '../core/text.js';
+import { oneLine, safeLine, tildePath } from '../core/text.js';
 import type { RowColumns } from './geometry.js';
 import type { ContentHit } from './state.js';
 import type { Theme } from './palette.js';
 import type { SortKey } from './state.js';
-import { isLive, relativeTime, tildePath } from './time.js';
+import { isLive, relativeTime } from './time.js';
 
 export interface Style {
   readonly color?: string | undefined;

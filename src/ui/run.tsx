@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { render, useStdout } from 'ink';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Locations } from '../catalog/locations.js';
@@ -25,6 +26,22 @@ export interface TuiOptions {
   readonly initialScope?: Scope;
   /** The caller already switched to the alternate screen and painted the first rows there (prepaint.ts). */
   readonly screenEntered?: boolean;
+}
+
+/**
+ * A full collection of this process's heap. Once the catalog has settled, the garbage of its setup (the warm scan
+ * of 100k files, the watcher's folder walk, the search index) leaves V8 with ~100 MB of mostly empty pages that
+ * its idle heuristics give back slowly or not at all; one full collection returns most of them. `gc` exists only
+ * in a context made after `--expose-gc` is set; undefined when V8 refuses.
+ */
+function fullCollector(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? () => void (gc as () => void)() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const CLEAR_SCREEN = '\u001b[2J\u001b[H';
@@ -56,6 +73,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
   // growing by a quarter at a time keeps the peak near what is live (the warm scan of 100k sessions in-process:
   // 647 → 411 MB) for a few more, shorter collections in the background.
   setFlagsFromString('--heap-growing-percent=25');
+  const collectGarbage = fullCollector();
   const { stdout, stdin } = process;
   if (!stdin.isTTY || !stdout.isTTY) {
     throw new Error('the interactive browser needs a terminal; use `sessions list` (or --json) in scripts and pipes');
@@ -67,6 +85,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     env: process.env,
     cachePath: options.cachePath ?? null,
     cacheHead: options.cacheHead ?? null,
+    ...(collectGarbage ? { collectGarbage } : {}),
   });
   let decision: TuiDecision = { kind: 'quit' };
   if (!options.screenEntered) stdout.write(ENTER_ALT_SCREEN + CURSOR_HOME);

@@ -3,8 +3,7 @@ import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, conversations, describeError, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
-import { sessionKey } from '../catalog/search.js';
+import { asLineageFork, conversations, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -17,8 +16,10 @@ import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import type { ContentHit } from './state.js';
-import { tildePath } from './time.js';
 import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
+import { sessionKey } from '../core/model.js';
+import { describeError } from '../core/errors.js';
+import { tildePath } from '../core/text.js';
 
 export interface ForkOutcome {
   readonly session: CatalogSession;
@@ -74,7 +75,15 @@ export interface ServiceOptions {
   readonly cacheHead?: readonly CatalogSession[] | null;
   /** The clock forks are dated by (Codex files them under the day's folder); tests pass their own. */
   readonly now?: () => Date;
+  /**
+   * A full garbage collection (run.tsx gives one): run once when the catalog has settled (scan done, watcher
+   * ready) and the user has not pressed a key for a moment, so the pages that setup's garbage took go back.
+   */
+  readonly collectGarbage?: () => void;
 }
+
+/** No key for this long before the settled catalog's one full collection runs (it pauses the process briefly). */
+const QUIET_BEFORE_COLLECTING_MS = 2000;
 
 /** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
 const WATCH_SAVE_MS = 20_000;
@@ -94,6 +103,18 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
   let cache: Promise<CatalogCache> | null = null;
   /** The cache once loaded (the watcher and forks record their rows in it). */
   let cacheLoaded: CatalogCache | null = null;
+  let lastActivity = 0;
+  /** The settled catalog's one full collection, once no key came for a moment. */
+  const collectWhenQuiet = (): void => {
+    const collect = options.collectGarbage;
+    if (collect === undefined) return;
+    const check = (): void => {
+      const quietFor = Date.now() - lastActivity;
+      if (quietFor >= QUIET_BEFORE_COLLECTING_MS) collect();
+      else setTimeout(check, QUIET_BEFORE_COLLECTING_MS - quietFor).unref();
+    };
+    setTimeout(check, QUIET_BEFORE_COLLECTING_MS).unref();
+  };
   const loadCache = (): Promise<CatalogCache> | null => {
     if (!options.cachePath) return null;
     cache ??= CatalogCache.load(options.cachePath).then((loaded) => (cacheLoaded = loaded));
@@ -117,6 +138,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
   return {
     lookedIn: describeLocations(locations, homeDir),
+
+    noteActivity() {
+      lastActivity = Date.now();
+    },
 
     cached() {
       return options.cacheHead ?? [];
@@ -158,7 +183,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
           });
       };
       const watcher = watchCatalog(locations, sessions, { context, onChange: changed, ...(cacheLoaded ? { cache: cacheLoaded } : {}) });
-      void watcher.ready.then(onReady);
+      void watcher.ready.then(() => {
+        onReady();
+        collectWhenQuiet();
+      });
       return () => void watcher.close();
     },
 

@@ -32,9 +32,3 @@ export function localTimestamp(iso: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-/** A path with the home directory shown as `~`. */
-export function tildePath(path: string | null, homeDir: string): string {
-  if (!path) return '';
-  if (homeDir && homeDir !== '/' && (path === homeDir || path.startsWith(`${homeDir}/`))) return `~${path.slice(homeDir.length)}`;
-  return path;
-}

@@ -6,7 +6,7 @@ import { CatalogCache } from '../../src/catalog/cache.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { claudeAdapter } from '../../src/core/formats/claude.js';
-import { codexAdapter } from '../../src/core/formats/codex.js';
+import { codexAdapter } from '../../src/core/formats/codex/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { FINGERPRINT_BYTES, indexReads } from '../../src/core/io/lines.js';
 

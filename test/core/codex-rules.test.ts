@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nestSubagents, scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { UnsupportedForkError } from '../../src/core/errors.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
-import { codexAdapter, isCodexNonConversationLine } from '../../src/core/formats/codex.js';
+import { codexAdapter, isCodexNonConversationLine } from '../../src/core/formats/codex/index.js';
 import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
 import { DISPLAY_CLIP_LIMITS } from '../../src/core/io/clip.js';
 import {
@@ -20,7 +20,7 @@ import {
   promptTextOf,
   reviewModeChange,
   subagentSourceOf,
-} from '../../src/core/formats/codex-rules.js';
+} from '../../src/core/formats/codex/rules.js';
 import { messageText, type Session } from '../../src/core/model.js';
 import { noRoots } from '../../src/catalog/locations.js';
 

@@ -12,7 +12,7 @@ import {
   isInjectedContext,
   parseRolloutName,
   readCodexNames,
-} from '../../src/core/formats/codex.js';
+} from '../../src/core/formats/codex/index.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type Session, type SessionSummary } from '../../src/core/model.js';
 

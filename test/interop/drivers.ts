@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex.js';
+import { codexUserPromptText, isInjectedContext } from '../../src/core/formats/codex/index.js';
 import type { InteropAgent } from './agents.js';
 import { chatContentText, claudePromptText, encryptedBlob, geminiUserText, REASONING_PREFIX, withoutCopilotDatetime, type RecordedRequest } from './model-stand-in.js';
 

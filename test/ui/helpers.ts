@@ -80,7 +80,7 @@ export async function fixtureHome(): Promise<{ readonly home: string; readonly d
 /** The real services over a fixture home (claw workspaces under its src/), default resume templates, no config file. */
 export function fixtureServices(
   home: string,
-  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly now?: () => Date } = {},
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>>; readonly now?: () => Date; readonly collectGarbage?: () => void } = {},
 ): TuiServices {
   const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: options.cwd ?? '/nowhere' });
   return createTuiServices({
@@ -89,5 +89,6 @@ export function fixtureServices(
     homeDir: home,
     env: options.env ?? {},
     ...(options.now ? { now: options.now } : {}),
+    ...(options.collectGarbage ? { collectGarbage: options.collectGarbage } : {}),
   });
 }

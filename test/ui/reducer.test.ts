@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSession } from '../../src/catalog/scan.js';
-import { sessionKey, type SearchHit } from '../../src/catalog/search.js';
+import { type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
 import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
+import { sessionKey } from '../../src/core/model.js';
 
 const CWD = '/home/dev/src/api';
 const size = { columns: 100, rows: 30 };

@@ -1,11 +1,10 @@
+import { isRecord, type JsonObject } from '../json.js';
 /**
  * What in a Claude Code file is the user's own words, learned from real files (VS Code/JetBrains extensions,
  * background tasks, slash commands, Claude Code 2.1.330). Pure functions over parsed lines and raw openings,
  * called by the row fold and by the transcript alike, so `list`, `show`, the TUI and exports agree.
  */
-import { isRecord } from '../errors.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** Context the IDE extensions put before (or instead of) the prompt: never the user's words. */
 const IDE_CONTEXT_TAGS = ['ide_selection', 'ide_opened_file', 'ide_diagnostics'] as const;

@@ -8,7 +8,7 @@ import { statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage, ForkRangeError, isRecord } from '../errors.js';
+import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../errors.js';
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
@@ -22,8 +22,8 @@ import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, i
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import { isRecord, type JsonObject } from '../json.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** One line of the tree: every line with a `uuid` is a node (attachments and progress lines included). */
 export interface ClaudeNode {

@@ -32,8 +32,8 @@ import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
 import { selfAndAncestors } from './roots.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import { isRecord, type JsonObject } from '../json.js';
 
-type JsonObject = Record<string, unknown>;
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 const ROTATED_NAME = /^(.+)\.rot-(\d+)\.jsonl$/;
@@ -1031,7 +1031,7 @@ function isoOf(ms: number): string {
 }
 
 function objectOf(value: unknown): JsonObject | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : null;
+  return isRecord(value) ? value : null;
 }
 
 function stringOf(value: unknown): string | null {

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkForkTurn, errorCode, isRecord } from '../errors.js';
+import { checkForkTurn, errorCode } from '../errors.js';
 import { UUID_PATTERN, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
@@ -13,6 +13,7 @@ import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import { isRecord, type JsonObject } from '../json.js';
 
 /*
  * GitHub Copilot CLI (verified with 1.0.102): one folder per session, `$COPILOT_HOME/session-state/<uuid>/`
@@ -156,7 +157,6 @@ async function readWorkspace(group: SessionFileGroup): Promise<Workspace | null>
 // ---------------------------------------------------------------------------------------------------------
 // Events
 
-type JsonObject = Record<string, unknown>;
 
 /** The event types that make the transcript or the row; every other line is skipped by its opening bytes. */
 const READ_TYPES = new Set([

@@ -2,8 +2,8 @@
  * Gemini API content parts (`{text}`, `{text, thought: true}`, `{functionCall}`, `{functionResponse}`, …) as the
  * normalized blocks: Gemini CLI and Qwen Code (a Gemini CLI fork) both record messages as such parts.
  */
-import { isRecord } from '../errors.js';
 import type { Block } from '../model.js';
+import { isRecord } from '../json.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { AGENTS, type Agent } from '../model.js';
 import { claudeAdapter } from './claude.js';
 import { clawAdapter } from './claw.js';
-import { codexAdapter } from './codex.js';
+import { codexAdapter } from './codex/index.js';
 import { copilotAdapter } from './copilot.js';
 import { geminiAdapter } from './gemini.js';
 import { qwenAdapter } from './qwen.js';

@@ -13,7 +13,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage, isRecord } from '../errors.js';
+import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
@@ -22,6 +22,7 @@ import { isoTimestamp } from '../time.js';
 import { functionResponseBlocks, hasFunctionResponse, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
+import { isRecord } from '../json.js';
 
 type JsonObject = Record<string, unknown>;
 

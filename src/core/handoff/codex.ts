@@ -1,10 +1,11 @@
-import { codexIndexPath, codexRolloutPath, nameCodexThread } from '../formats/codex.js';
+import { codexIndexPath, codexRolloutPath, nameCodexThread } from '../formats/codex/index.js';
 import { checkAppendable, createFileAtomic } from '../io/atomic.js';
 import { uuidv7 } from '../ids.js';
 import type { ImageBlock } from '../model.js';
 import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
 import { safeToolName } from './ids.js';
 import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
+import { isRecord } from '../json.js';
 
 /**
  * A Codex rollout holding the conversation, under today's date in `codexHome`: a `session_meta` whose
@@ -71,7 +72,7 @@ function imageUrl(block: ImageBlock): string {
 function codexArguments(input: string): string {
   try {
     const value: unknown = JSON.parse(input);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return input;
+    if (isRecord(value)) return input;
   } catch {
     // not JSON
   }

@@ -1,3 +1,4 @@
+import { isRecord } from '../json.js';
 /**
  * Tool-call ids and names for a target API that allows only `[A-Za-z0-9_-]` (Anthropic tool_use ids and names,
  * OpenAI function names): other characters become `_`, an empty one gets a fresh id, and two sources that would
@@ -32,7 +33,7 @@ export function safeToolName(name: string): string {
 export function argumentsObject(input: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(input);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (isRecord(value)) return value;
   } catch {
     // not JSON: a freeform tool's input (apply_patch and the like)
   }

@@ -1,10 +1,9 @@
 import { Box, Text } from 'ink';
 import type { ScanProgress } from '../../catalog/scan.js';
-import { oneLine, safeLine } from '../../core/text.js';
+import { oneLine, safeLine, tildePath } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
 import { useTheme } from '../theme.js';
-import { tildePath } from '../time.js';
 
 export interface HeaderProps {
   readonly state: BrowserState;

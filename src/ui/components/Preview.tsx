@@ -2,11 +2,11 @@ import { Box, Text } from 'ink';
 import type { CatalogSession } from '../../catalog/scan.js';
 import type { SearchHit } from '../../catalog/search.js';
 import type { Usage } from '../../core/model.js';
-import { oneLine } from '../../core/text.js';
+import { oneLine, tildePath } from '../../core/text.js';
 import type { PreviewPlacement } from '../geometry.js';
 import type { Exchange, PreviewData } from '../state.js';
 import { useTheme } from '../theme.js';
-import { localTimestamp, tildePath } from '../time.js';
+import { localTimestamp } from '../time.js';
 import { wrapText } from '../wrap-text.js';
 import { Highlighted } from './Highlighted.js';
 

@@ -1,9 +1,9 @@
 import { Box, Text } from 'ink';
-import { sessionKey } from '../../catalog/search.js';
 import { rowColumns } from '../geometry.js';
 import type { ListRow, SortKey } from '../state.js';
 import { useTheme } from '../theme.js';
 import { SessionRow } from './SessionRow.js';
+import { sessionKey } from '../../core/model.js';
 
 export interface SessionListProps {
   readonly rows: readonly ListRow[];

@@ -1,7 +1,8 @@
 import { useEffect, type Dispatch } from 'react';
-import { describeError, type CatalogSession, type ScanProgress } from '../../catalog/scan.js';
+import { type CatalogSession, type ScanProgress } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
+import { describeError } from '../../core/errors.js';
 
 /** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
 const PROGRESS_INTERVAL_MS = 50;

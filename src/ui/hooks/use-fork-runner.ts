@@ -1,8 +1,8 @@
 import { useEffect, type Dispatch } from 'react';
-import { describeError } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 import type { ForkState } from '../state.js';
+import { describeError } from '../../core/errors.js';
 
 /** When the fork prompt is confirmed, write the fork through the adapter and report back. */
 export function useForkRunner(services: TuiServices, fork: ForkState | null, dispatch: Dispatch<Action>): void {

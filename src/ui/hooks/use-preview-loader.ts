@@ -1,9 +1,9 @@
 import { useEffect, type Dispatch } from 'react';
 import type { CatalogSession } from '../../catalog/scan.js';
-import { sessionKey } from '../../catalog/search.js';
 import { firstAndLastExchange } from '../exchanges.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
+import { sessionKey } from '../../core/model.js';
 
 /** Wait for the selection to rest before reading a transcript for the preview. */
 const PREVIEW_DELAY_MS = 120;

@@ -1,9 +1,9 @@
 import { useEffect, useRef, type Dispatch } from 'react';
 import type { CatalogSession } from '../../catalog/scan.js';
 import type { Message } from '../../core/model.js';
-import { describeError } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
+import { describeError } from '../../core/errors.js';
 
 /**
  * While an agent writes to the open session the watcher reports it about once a second; re-reading a big

@@ -1,4 +1,4 @@
-import { isRecord } from '../errors.js';
+import { isRecord } from '../../json.js';
 
 /*
  * What in a Codex rollout is the user's own words, and which rollouts are conversations of their own: small

@@ -1,0 +1,85 @@
+// What the browser's one reducer is told: a key (resolved by keymap.ts against the mode it lands in) or an event
+// from the services. Its own module so that the keymap (which returns actions) and the reducer do not import each other.
+import type { Key } from 'ink';
+import type { ScanProgress, CatalogSession } from '../catalog/scan.js';
+import type { SearchHit } from '../catalog/search.js';
+import type { Problem } from '../core/formats/types.js';
+import type { Session } from '../core/model.js';
+import type { ScreenSize } from './geometry.js';
+import type { ContentHit, PreviewData } from './state.js';
+
+/** The parts of Ink's Key the keymap reads (tests build them with `keyOf`). */
+export type KeyInfo = Pick<
+  Key,
+  'upArrow' | 'downArrow' | 'leftArrow' | 'rightArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'ctrl' | 'shift' | 'tab' | 'backspace' | 'delete' | 'meta'
+>;
+
+export type ResumeOutcome =
+  | { readonly kind: 'go' }
+  | { readonly kind: 'ask'; readonly message: string }
+  | { readonly kind: 'refuse'; readonly message: string };
+
+export type Action =
+  /** A key press, resolved against the mode of the state it lands in (never a stale one). */
+  | { readonly type: 'key'; readonly input: string; readonly key: KeyInfo }
+  | { readonly type: 'resize'; readonly size: ScreenSize }
+  | { readonly type: 'watchReady' }
+  | { readonly type: 'tick'; readonly now: number }
+  | { readonly type: 'scanProgress'; readonly progress: ScanProgress }
+  | { readonly type: 'cachedCatalog'; readonly sessions: readonly CatalogSession[] }
+  | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
+  | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
+  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number }
+  /** More sessions found by content search for `query` (appended); `done` when the search is over. */
+  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
+  | { readonly type: 'toggleContent' }
+  | { readonly type: 'move'; readonly delta: number }
+  | { readonly type: 'movePage'; readonly direction: 1 | -1 }
+  | { readonly type: 'moveFirst' }
+  | { readonly type: 'moveLast' }
+  | { readonly type: 'open' }
+  | { readonly type: 'startSearch' }
+  | { readonly type: 'queryInput'; readonly text: string }
+  | { readonly type: 'queryBackspace' }
+  | { readonly type: 'queryKill' }
+  | { readonly type: 'clearQuery' }
+  | { readonly type: 'toggleScope' }
+  | { readonly type: 'toggleSort' }
+  | { readonly type: 'showHelp' }
+  | { readonly type: 'showProblems' }
+  | { readonly type: 'closeOverlay' }
+  | { readonly type: 'quit' }
+  | { readonly type: 'resume' }
+  | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
+  | { readonly type: 'confirmYes' }
+  | { readonly type: 'confirmNo' }
+  /** `partial`: only the start of the transcript, shown while the rest is read. */
+  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session; readonly partial?: boolean }
+  | { readonly type: 'transcriptFailed'; readonly key: string; readonly message: string }
+  | { readonly type: 'scroll'; readonly delta: number }
+  | { readonly type: 'scrollPage'; readonly direction: 1 | -1 }
+  | { readonly type: 'scrollHome' }
+  | { readonly type: 'scrollEnd' }
+  | { readonly type: 'nextTurn' }
+  | { readonly type: 'prevTurn' }
+  | { readonly type: 'toggleExpand' }
+  | { readonly type: 'toggleReasoning' }
+  | { readonly type: 'startFind' }
+  | { readonly type: 'findInput'; readonly text: string }
+  | { readonly type: 'findBackspace' }
+  | { readonly type: 'findKill' }
+  | { readonly type: 'findSubmit' }
+  | { readonly type: 'findCancel' }
+  | { readonly type: 'findNext'; readonly direction: 1 | -1 }
+  | { readonly type: 'startFork' }
+  | { readonly type: 'forkInput'; readonly text: string }
+  | { readonly type: 'forkBackspace' }
+  /** Tab / Shift-Tab in the fork prompt: the next or previous agent to continue in. */
+  | { readonly type: 'forkTarget'; readonly step: 1 | -1 }
+  | { readonly type: 'forkSubmit' }
+  | { readonly type: 'forkCancel' }
+  | { readonly type: 'forkDone'; readonly session: CatalogSession; readonly resumeCommand: string }
+  | { readonly type: 'forkFailed'; readonly message: string }
+  | { readonly type: 'back' }
+  | { readonly type: 'previewLoaded'; readonly preview: PreviewData }
+  | { readonly type: 'dismissNotice' };
