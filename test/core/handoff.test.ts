@@ -95,7 +95,7 @@ afterEach(async () => {
 async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
   const cwd = join(tmp, 'work', 'project ü');
   await mkdir(cwd, { recursive: true });
-  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
+  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot') };
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
   const root = to === 'claw' ? cwd : homes[to]!;
@@ -152,6 +152,17 @@ describe('hand-off between every pair of agents, read back by the target adapter
     expect(claudeProjectFolder(toClaude.cwd)).toMatch(/^[A-Za-z0-9-]+$/);
     const toClaw = await handOffAndRead(codex, 'claw', 2);
     expect(toClaw.path).toMatch(new RegExp(`^${escape(join(toClaw.cwd, '.claw', 'sessions'))}/[0-9a-f]{16}/session-${NOW.getTime()}-\\d+\\.jsonl$`));
+  });
+
+  it('writes a Copilot session folder in the Copilot home: the note as a message that is no turn, the source named by its fork note', async () => {
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    const { back, path, id } = await handOffAndRead(claude, 'copilot', 3);
+    expect(path).toBe(join(tmp, '.copilot', 'session-state', id, 'events.jsonl'));
+    expect(back).toMatchObject({ forkedFrom: claude.id, userTurns: 2, createdAt: NOW.toISOString(), name: null });
+    const first = JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as { type: string; data: Record<string, unknown> };
+    // Copilot refuses a session.start without copilotVersion ("Session file is corrupted").
+    expect(first).toMatchObject({ type: 'session.start', data: { sessionId: id, copilotVersion: '0.0.0', context: { cwd: back.cwd } } });
+    expect(back.messages[0]).toMatchObject({ role: 'user', userTurn: false, blocks: [{ type: 'text', text: handoffNote({ agent: 'claude', id: claude.id, atTurn: 3 }, 'copilot') }] });
   });
 
   it('refuses a hand-off to the same agent, a cut out of range and a session without a cwd, writing nothing', async () => {

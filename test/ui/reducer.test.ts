@@ -359,8 +359,9 @@ describe('fork prompt', () => {
     expect(run(prompt).fork?.target).toBe('codex');
     expect(run([...prompt, key('', { tab: true })]).fork?.target).toBe('claude');
     expect(run([...prompt, key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('claw');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('claw');
+    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('copilot');
+    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('copilot');
     const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');

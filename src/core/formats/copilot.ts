@@ -542,20 +542,46 @@ export async function forkCopilot(group: SessionFileGroup, request: ForkRequest,
   chunks.push(Buffer.from(`${JSON.stringify(note)}\n`, 'utf8'));
 
   const cwd = workspace?.cwd || cwdOf(start);
+  const path = await writeCopilotSession(folder, chunks, { id, cwd, name, userNamed: branchName !== null, clientName: workspace?.client_name ?? null, createdAt: now });
+  return { agent: 'copilot', id, path, parentId, keptUserTurns: request.atTurn - 1 };
+}
+
+/** The folder of session `id` under a Copilot home. */
+export function copilotSessionFolder(root: string, id: string): string {
+  return join(root, SESSION_STATE, id);
+}
+
+export interface CopilotWorkspace {
+  readonly id: string;
+  readonly cwd: string | null;
+  /** The session's name (null: none, Copilot then names it after its first prompt). */
+  readonly name: string | null;
+  /** A name the user chose (`user_named: true`), not one Copilot made. */
+  readonly userNamed?: boolean;
+  readonly clientName?: string | null;
+  readonly createdAt: string;
+}
+
+/**
+ * Write a new session folder: `events.jsonl` (buffers as they are, or records one per line) and `workspace.yaml`.
+ * The folder must not exist (a new id is never someone else's session); nothing is left behind on failure.
+ */
+export async function writeCopilotSession(folder: string, events: readonly Buffer[] | readonly Record<string, unknown>[], workspace: CopilotWorkspace): Promise<string> {
+  const chunks = events.map((event) => (Buffer.isBuffer(event) ? event : Buffer.from(`${JSON.stringify(event)}\n`, 'utf8')));
   const yaml = [
-    `id: ${id}`,
-    ...(cwd ? [`cwd: ${yamlValue(cwd)}`] : []),
-    ...(workspace?.client_name ? [`client_name: ${yamlValue(workspace.client_name)}`] : []),
-    `name: ${yamlValue(name)}`,
-    `user_named: ${branchName !== null}`,
+    `id: ${workspace.id}`,
+    ...(workspace.cwd ? [`cwd: ${yamlValue(workspace.cwd)}`] : []),
+    ...(workspace.clientName ? [`client_name: ${yamlValue(workspace.clientName)}`] : []),
+    ...(workspace.name !== null ? [`name: ${yamlValue(workspace.name)}`] : []),
+    `user_named: ${workspace.userNamed === true}`,
     'summary_count: 0',
     'fork_count: 0',
-    `created_at: ${now}`,
-    `updated_at: ${now}`,
+    `created_at: ${workspace.createdAt}`,
+    `updated_at: ${workspace.createdAt}`,
     '',
   ].join('\n');
-
-  // mkdir without `recursive` fails when the folder exists: a new id is never someone else's folder.
+  await mkdir(dirname(folder), { recursive: true, mode: 0o700 });
+  // mkdir without `recursive` fails when the folder exists.
   await mkdir(folder, { mode: 0o700 });
   try {
     await createFileAtomic(join(folder, EVENTS), chunks);
@@ -564,7 +590,7 @@ export async function forkCopilot(group: SessionFileGroup, request: ForkRequest,
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
-  return { agent: 'copilot', id, path: join(folder, EVENTS), parentId, keptUserTurns: request.atTurn - 1 };
+  return join(folder, EVENTS);
 }
 
 const NEWLINE = Buffer.from('\n');

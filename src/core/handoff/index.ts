@@ -3,6 +3,7 @@ import { AGENTS, type Agent, type Session } from '../model.js';
 import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
+import { writeCopilotHandoff } from './copilot.js';
 import { handoffConversation, type HandoffConversation } from './conversation.js';
 import { handoffNote } from './note.js';
 import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
@@ -42,8 +43,10 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write) => writeClawHandoff(conversation, write),
     where: '<cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names the source)',
   },
-  // No writer yet: a Copilot session written from another agent's conversation has not been resumed by the real CLI.
-  copilot: null,
+  copilot: {
+    write: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
+    where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
+  },
   // Not yet: a Gemini CLI or Qwen Code session can be handed to the others, not the other way round.
   gemini: null,
   qwen: null,
