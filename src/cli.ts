@@ -14,7 +14,7 @@ import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
 import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
-import { AGENTS, type Agent } from './core/model.js';
+import { AGENT_NAME_WIDTH, AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
 import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
@@ -703,11 +703,11 @@ function listLine(s: CatalogSession): string {
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
   // Another machine's directory is written host:path (its home is not ours: no ~).
   const where = s.host === undefined ? shortenHome(s.cwd) : `${safeLine(s.host)}:${s.cwd === null ? '-' : safeLine(s.cwd)}`;
-  return `${s.agent.padEnd(6)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${where}\n`;
+  return `${s.agent.padEnd(AGENT_NAME_WIDTH)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${where}\n`;
 }
 
 /** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
-const LIST_HEADER = `${'agent'.padEnd(6)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(36)}  title  cwd\n`;
+const LIST_HEADER = `${'agent'.padEnd(AGENT_NAME_WIDTH)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(36)}  title  cwd\n`;
 
 function describeLocations(locations: Locations): string {
   const place = (dir: string): string => (isDirectory(dir) ? dir : `${dir} (does not exist)`);

@@ -5,6 +5,9 @@ export const AGENTS = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen'] a
 
 export type Agent = (typeof AGENTS)[number];
 
+/** The longest agent name: the width of the agent column in list rows and the browser. */
+export const AGENT_NAME_WIDTH = Math.max(...AGENTS.map((agent) => agent.length));
+
 /** Each session object's key, made once: the reducer, the watcher and the search index share one string. */
 const KEYS = new WeakMap<object, string>();
 

@@ -1,4 +1,5 @@
 /** Screen arithmetic shared by the reducer (scroll windows) and the views (what to render where). */
+import { AGENT_NAME_WIDTH } from '../core/model.js';
 import { safeLine } from '../core/text.js';
 import { wrapText } from './wrap-text.js';
 
@@ -83,7 +84,8 @@ export interface RowColumns {
  * them. The title takes what is left and Ink truncates every cell.
  */
 export function rowColumns(width: number): RowColumns {
-  const fixed = { marker: 2, badge: 7, age: 5, turns: 6, marks: 7 };
+  // The agent badge holds the longest agent name and a space ("copilot" ran into the age column at 7).
+  const fixed = { marker: 2, badge: AGENT_NAME_WIDTH + 1, age: 5, turns: 6, marks: 7 };
   const rest = Math.max(0, width - (fixed.marker + fixed.badge + fixed.age + fixed.turns + fixed.marks));
   const cwd = rest >= 40 ? Math.min(40, Math.floor(rest * 0.3)) : 0;
   const branch = rest >= 50 ? Math.min(20, Math.floor(rest * 0.16)) : 0;

@@ -225,7 +225,8 @@ describe('sessions list', () => {
   it('prints rows only to a pipe (no header), and marks a cut title with …', async () => {
     const result = await run(at('list', '--all'));
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^(codex |claude|claw {2}) {2}\d{4}-\d\d-\d\d /);
+    // The agent column is as wide as the longest agent name (copilot), then two spaces.
+    expect(lines[0]).toMatch(/^(codex {2}|claude |claw {3}|copilot|gemini |qwen {3}) {2}\d{4}-\d\d-\d\d /);
     const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
     expect(scroll).toContain('  [a] The scroll position jumps when new messages arrive — 为… [archived]');
   });

@@ -1,6 +1,7 @@
 // A list row's cells: what the age shows, how wide title and cwd are, and widths measured as Ink measures them.
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
+import { AGENTS } from '../../src/core/model.js';
 import { listGeometry, rowColumns } from '../../src/ui/geometry.js';
 import { sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
 import { themeFor } from '../../src/ui/theme.js';
@@ -20,8 +21,14 @@ describe('list row cells', () => {
   const session = catalogSession({ id: 'a', createdAt: '2030-05-15T12:00:00.000Z', updatedAt: '2030-06-15T09:00:00.000Z' });
 
   it('shows the age of the time the list is sorted by', () => {
-    expect(row({ session, sort: 'updated' })).toMatch(/^ {2}codex {2}3h /);
-    expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {2}4w /);
+    expect(row({ session, sort: 'updated' })).toMatch(/^ {2}codex {3}3h /);
+    expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {3}4w /);
+  });
+
+  it('keeps a space between every agent name and the age, the longest name included', () => {
+    for (const agent of AGENTS) expect(row({ session: { ...session, agent } })).toMatch(new RegExp(`^ {2}${agent} +3h `));
+    // "copilot" (7 letters) once filled the 7-column badge and ran into the age: "copilot3h".
+    expect(row({ session: { ...session, agent: 'copilot' } })).toMatch(/^ {2}copilot 3h /);
   });
 
   it('shows a five-digit turn count whole (exact counts of long sessions reach tens of thousands)', () => {
@@ -29,7 +36,8 @@ describe('list row cells', () => {
   });
 
   it('keeps the cwd column in place after a cut title holding ZWJ emoji (one grapheme, two columns each)', () => {
-    const columns = rowColumns(100);
+    // 101: the title column as wide as at 100 before the agent badge grew a column (the cut lands after a space).
+    const columns = rowColumns(101);
     const plain = row({ session: { ...session, title: 'x'.repeat(200) }, columns });
     const emoji = row({ session: { ...session, title: `${'👩‍💻 '.repeat(40)}end`, cwd: '/home/dev/src/api' }, columns });
     expect(stringWidth(emoji)).toBe(stringWidth(plain));
