@@ -12,7 +12,7 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../error
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
-import { openRegular, readRegularFile } from '../io/regular.js';
+import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
@@ -712,17 +712,6 @@ async function readSpans(path: string, nodes: readonly ClaudeNode[]): Promise<Bu
     return out;
   } finally {
     await handle.close();
-  }
-}
-
-async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
-  if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
-  if (!entry.isSymbolicLink()) return false;
-  try {
-    const info = await stat(path);
-    return kind === 'file' ? info.isFile() : info.isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -15,14 +15,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
-import { readRegularFile } from '../io/regular.js';
+import { isKind, readRegularFile } from '../io/regular.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, modelPartBlocks, partList, partsText } from './gemini-parts.js';
@@ -385,17 +385,6 @@ function groupChatFiles(root: string, paths: readonly string[]): SessionFileGrou
     root,
     archived: false,
   }));
-}
-
-async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
-  if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
-  if (!entry.isSymbolicLink()) return false;
-  try {
-    const info = await stat(path);
-    return kind === 'file' ? info.isFile() : info.isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {

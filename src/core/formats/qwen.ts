@@ -10,12 +10,13 @@
  * new `sessionId` and marks each copied record `forkedFrom {sessionId, messageUuid}`.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
+import { isKind } from '../io/regular.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
@@ -283,17 +284,6 @@ async function indexQwen(group: SessionFileGroup, context: AdapterContext): Prom
 
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
-
-async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
-  if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
-  if (!entry.isSymbolicLink()) return false;
-  try {
-    const info = await stat(path);
-    return kind === 'file' ? info.isFile() : info.isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
   try {

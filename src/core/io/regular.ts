@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 
 /*
@@ -85,3 +85,15 @@ export function readRegularFileSync(path: string): string {
   }
 }
 
+
+/** Whether a directory entry is a file (or a directory), a symlink followed to what it names. */
+export async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {
+  if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    const info = await stat(path);
+    return kind === 'file' ? info.isFile() : info.isDirectory();
+  } catch {
+    return false;
+  }
+}
