@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
+import { FS_CALLS_IN_FLIGHT, forEachLimited, mapLimited } from '../core/io/limited.js';
 import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
 import type { Locations } from './locations.js';
@@ -138,17 +139,16 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   // Agents whose roots come from other sessions' cwds (claw) go second: the first agents' rows name those cwds.
   for (const phase of [adapters.filter((a) => !a.discovery?.rootsFromCwds), adapters.filter((a) => a.discovery?.rootsFromCwds)]) {
     if (phase.length === 0) continue;
-    const cwds = locations.rootsFromCwds === false ? [] : summaries.flatMap((summary) => (summary.cwd ? [summary.cwd] : []));
+    // Each cwd once: at 100k sessions most share a few hundred folders.
+    const cwds = locations.rootsFromCwds === false ? [] : [...new Set(summaries.flatMap((summary) => (summary.cwd ? [summary.cwd] : [])))];
     const found: SessionFileGroup[] = [];
     await Promise.all(
       phase.map(async (adapter) => {
         const roots = await discoveryRoots(adapter, [...(await candidates.get(adapter)!), ...(adapter.discovery?.rootsFromCwds ? cwds : [])]);
-        await Promise.all(
-          roots.map(async (root) => {
-            await context.loadNames(adapter, root);
-            found.push(...(await discoverRoot(adapter, root, context.report)));
-          }),
-        );
+        await forEachLimited(roots, FS_CALLS_IN_FLIGHT, async (root) => {
+          await context.loadNames(adapter, root);
+          found.push(...(await discoverRoot(adapter, root, context.report)));
+        });
       }),
     );
     for (const group of found) context.register(group);
@@ -183,7 +183,7 @@ export async function candidateRoots(adapter: FormatAdapter, locations: Location
 export async function discoveryRoots(adapter: FormatAdapter, candidates: readonly string[]): Promise<string[]> {
   const isRoot = adapter.discovery?.isRoot ?? isDirectory;
   const distinct = await distinctDirectories(candidates);
-  const checks = await Promise.all(distinct.map(isRoot));
+  const checks = await mapLimited(distinct, FS_CALLS_IN_FLIGHT, isRoot);
   return distinct.filter((_, i) => checks[i]);
 }
 
@@ -558,13 +558,6 @@ export function newestFirst(a: SessionSummary, b: SessionSummary): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
 }
 
-async function forEachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await run(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 /**
  * Stamps for a lookup in `cache`: with fingerprints of the first bytes only when the cache knows these files (a
@@ -601,7 +594,7 @@ async function isDirectory(path: string): Promise<boolean> {
  */
 async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   const list = [...paths];
-  const real = await Promise.all(list.map((path) => realpath(path).catch(() => null)));
+  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => realpath(path).catch(() => null));
   const seen = new Set<string>();
   return list.filter((_, i) => {
     const key = real[i];

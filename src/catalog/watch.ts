@@ -1,7 +1,6 @@
-import { statSync, type Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
 import { ADAPTER_LIST } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Locations } from './locations.js';
@@ -9,6 +8,7 @@ import type { CatalogCache } from './cache.js';
 import { lineageLink, mergeById, nestSubagents, toRow, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
+import { watchFolders, type FolderWatch } from './folder-watch.js';
 
 /** What changed since the last report: sessions to add or replace (by agent and id), keys that are gone. */
 export interface CatalogChange {
@@ -42,12 +42,10 @@ interface WatchRoot {
 
 const DEFAULT_DEBOUNCE_MS = 150;
 const DEFAULT_MAX_WAIT_MS = 600;
-/** When a new folder is listed a second time (its files written before its watch was armed). */
-const NEW_FOLDER_RELIST_MS = 500;
 
 /**
- * Watch the agents' session folders with chokidar's native events (no polling) and report sessions that appear,
- * grow or disappear. Only the conversations whose files changed are summarised again, through their adapter.
+ * Watch the agents' session folders with the kernel's per-folder events (no polling; see folder-watch.ts) and report
+ * sessions that appear, grow or disappear. Only the conversations whose files changed are summarised again, through their adapter.
  */
 export function watchCatalog(locations: Locations, initial: readonly CatalogSession[], options: WatchOptions): CatalogWatcher {
   const { context, onChange, cache } = options;
@@ -60,8 +58,6 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
   let firstPendingAt = 0;
   let flushing: Promise<void> = Promise.resolve();
   let closed = false;
-  const watchers: FSWatcher[] = [];
-  const relisting = new Set<NodeJS.Timeout>();
 
   const schedule = (): void => {
     const now = Date.now();
@@ -95,67 +91,27 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
   };
 
   const readies: Promise<void>[] = [];
-  for (const root of roots) {
-    const { depth, wanted, fileSuffixes } = root.adapter.watch;
-    const isFile = (path: string): boolean => fileSuffixes.some((suffix) => path.endsWith(suffix));
-    const watcher = watch(root.root, {
-      ignoreInitial: true,
+  const folderWatches: FolderWatch[] = [];
+  for (const [adapter, adapterRoots] of rootsByAdapter(roots)) {
+    const { depth, wanted, fileSuffixes } = adapter.watch;
+    const byPath = new Map(adapterRoots.map((root) => [root.root, root]));
+    const folders = watchFolders({
+      roots: [...byPath.keys()],
       depth,
-      ignorePermissionErrors: true,
-      // Folders only: chokidar gives every file it tracks an fs.watch of its own (≈ 3 KB of heap each, 300 MB
-      // and seconds of setup at 100k files). A folder's watch reports its files' writes anyway (raw events).
-      ignored: (path: string, stats?: Stats) => {
-        // By name first: chokidar would otherwise stat each of them to learn that it is a file.
-        if (isFile(path) || stats?.isFile()) return true;
-        const rel = relative(root.root, path);
-        return rel !== '' && !wanted(rel.split(sep));
+      wanted,
+      isFile: (path) => fileSuffixes.some((suffix) => path.endsWith(suffix)),
+      onFile: (rootPath, path) => {
+        const rel = relative(rootPath, path);
+        if (rel.startsWith('..') || !wanted(rel.split(sep))) return;
+        const root = byPath.get(rootPath)!;
+        let set = pending.get(root);
+        if (!set) pending.set(root, (set = new Set()));
+        set.add(path);
+        schedule();
       },
     });
-    const onEvent = (path: string): void => {
-      if (!isFile(path)) return;
-      const rel = relative(root.root, path);
-      if (rel.startsWith('..') || !wanted(rel.split(sep))) return;
-      let set = pending.get(root);
-      if (!set) pending.set(root, (set = new Set()));
-      set.add(path);
-      schedule();
-    };
-    // A created, appended, renamed or deleted file: a raw event of its folder's watch, naming the file.
-    watcher.on('raw', (_event, name, details) => {
-      const folder = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-      if (name && typeof folder === 'string') onEvent(join(folder, name));
-    });
-    // A new folder (a new day of Codex sessions, a new Claude project) may get files before its own watch is
-    // armed (chokidar reports the folder first): list it now, and once more when the watch surely is. A
-    // subfolder made between chokidar's listing and its watch (`mkdir -p`) is never reported: the second
-    // listing hands it to chokidar.
-    const listFolder = (dir: string, second: boolean): void => {
-      readdir(dir, { withFileTypes: true }).then(
-        (entries) => {
-          const watched = second ? watcher.getWatched() : {};
-          for (const entry of entries) {
-            const path = join(dir, entry.name);
-            if (entry.isFile()) onEvent(path);
-            else if (second && entry.isDirectory() && !Object.hasOwn(watched, path) && !closed) {
-              watcher.add(path);
-              listFolder(path, true);
-            }
-          }
-        },
-        () => undefined,
-      );
-    };
-    watcher.on('addDir', (dir: string) => {
-      listFolder(dir, false);
-      const again = setTimeout(() => {
-        relisting.delete(again);
-        if (!closed) listFolder(dir, true);
-      }, NEW_FOLDER_RELIST_MS);
-      relisting.add(again);
-    });
-    watcher.on('error', () => undefined); // an unreadable folder is reported by the scan; watching goes on
-    readies.push(new Promise((resolve) => watcher.once('ready', () => resolve())));
-    watchers.push(watcher);
+    folderWatches.push(folders);
+    readies.push(folders.ready);
   }
 
   return {
@@ -163,10 +119,19 @@ export function watchCatalog(locations: Locations, initial: readonly CatalogSess
     async close() {
       closed = true;
       if (timer !== null) clearTimeout(timer);
-      for (const again of relisting) clearTimeout(again);
-      await Promise.all(watchers.map((watcher) => watcher.close()));
+      for (const folders of folderWatches) folders.close();
     },
   };
+}
+
+function rootsByAdapter(roots: readonly WatchRoot[]): Map<FormatAdapter, WatchRoot[]> {
+  const out = new Map<FormatAdapter, WatchRoot[]>();
+  for (const root of roots) {
+    const list = out.get(root.adapter);
+    if (list === undefined) out.set(root.adapter, [root]);
+    else list.push(root);
+  }
+  return out;
 }
 
 /**
