@@ -21,7 +21,7 @@ import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
 import { checkLaunch, findExecutable, formatCommand, runInherited } from './launch.js';
 import type { Snippet } from './core/io/snippet.js';
 import { forkOnHost, HostActionError, remoteResume } from './remote/host-actions.js';
-import { onHost, type HostSource } from './remote/host-source.js';
+import { mirrorRow, onHost, type HostSource } from './remote/host-source.js';
 import { chosenHosts, hostContext, loadHosts, sourceOf, sshSettings } from './remote/hosts.js';
 import { remoteArgv } from './remote/remote-shell.js';
 import { rowFromListJson } from './remote/remote-row.js';
@@ -614,11 +614,10 @@ async function grepHosts(
         const mirror = source!.mirror;
         const { matched } = await grepLocations(mirror.locations, text, {
           ignoreCase: options.ignoreCase ?? false,
-          agents: ['codex', 'claude'],
-          accept: (s) => accept({ ...s, host }),
+          accept: (s) => accept(mirrorRow(s, host, mirror.dir)),
           count: options.json === true || options.context !== undefined,
           ...(options.context === undefined ? {} : { context: options.context }),
-          onMatch: (s, found) => printRow({ ...s, host, mirror: mirror.dir }, found),
+          onMatch: (s, found) => printRow(mirrorRow(s, host, mirror.dir), found),
         });
         return matched;
       }

@@ -42,7 +42,8 @@ export function remoteResume(
     const command = resumeCommand(onHost, templates, {
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
       extraArgs: extra,
-      defaultHomes: { codex: remote.codexHome, claude: remote.claudeDir },
+      // Where each agent on the host looks by itself: a session under another of its homes gets the variable.
+      defaultHomes: Object.fromEntries(Object.entries(remote.roots).flatMap(([agent, roots]) => (roots[0] === undefined ? [] : [[agent, roots[0]]]))),
     });
     remoteLine = remoteLaunchLine(command);
   } else {
