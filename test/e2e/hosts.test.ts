@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../helpers/files.js';
-import { quote, sshAvailable, TestSshd } from '../remote/sshd.js';
+import { LOGIN_AS, quote, sshAvailable, TestSshd } from '../remote/sshd.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 import { Terminal } from './tmux.js';
 
@@ -16,7 +16,7 @@ const AWKWARD_DIR = `work it's "$HOME" $(x)`;
 // Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
 const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
-describeSsh('the browser with hosts over ssh', () => {
+describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
   let dir: string;
   let sandbox: string;
   let sshd: TestSshd;
@@ -76,6 +76,7 @@ describeSsh('the browser with hosts over ssh', () => {
       await chmod(join(host.bin, 'codex'), 0o755);
     }
     await writeFile(join(sandbox, 'config.json'), JSON.stringify({ ssh: sshd.ssh, connectTimeout: 5 }));
+    await sshd.handOver();
   }, 60_000);
 
   afterEach(async () => {

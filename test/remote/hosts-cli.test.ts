@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../helpers/files.js';
-import { quote, sshAvailable, TestSshd } from './sshd.js';
+import { fillEveryAgentHome, NOT_SESSIONS } from './every-agent-home.js';
+import { LOGIN_AS, quote, sshAvailable, TestSshd } from './sshd.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -38,7 +39,7 @@ interface Row {
 // Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
 const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
-describeSsh('hosts over ssh', () => {
+describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
   let dir: string;
   let sandbox: string;
   let sshd: TestSshd;
@@ -78,8 +79,8 @@ describeSsh('hosts over ssh', () => {
       { name: 'dropping', withSessions: false },
     ], BIN);
     for (const host of sshd.hosts) {
-      await cp(join(FIXTURE_HOME, '.codex'), join(host.home, '.codex'), { recursive: true });
-      await cp(join(FIXTURE_HOME, '.claude'), join(host.home, '.claude'), { recursive: true });
+      // Sessions of every agent (and files that are not sessions: credentials, settings).
+      await fillEveryAgentHome(host.home);
       // A session recorded in a directory whose name needs quoting.
       await mkdir(join(host.home, AWKWARD_DIR), { recursive: true });
       const original = await readFile(join(host.home, CODEX_FILE), 'utf8');
@@ -93,6 +94,7 @@ describeSsh('hosts over ssh', () => {
     // This host's rsync kills its own ssh session as soon as it starts: the connection drops mid-sync.
     await writeFile(join(sshd.host('dropping').bin, 'rsync'), '#!/bin/sh\nkill -9 $PPID\n');
     await chmod(join(sshd.host('dropping').bin, 'rsync'), 0o755);
+    await sshd.handOver();
   }, 60_000);
 
   afterAll(async () => {
@@ -114,10 +116,13 @@ describeSsh('hosts over ssh', () => {
       for (const row of hostRows) for (const path of row.paths) expect(path.startsWith(`${home}/`), path).toBe(true);
     }
     // Both ways of reading a host give the same rows.
-    const strip = (row: Row, home: string) => ({ ...row, host: null, path: row.path.slice(home.length), paths: row.paths.map((p) => p.slice(home.length)), cwd: row.cwd });
+    const strip = (row: Row, home: string) => ({ ...row, host: null, path: row.path.slice(home.length), paths: row.paths.map((p) => p.slice(home.length)), cwd: row.cwd?.startsWith(`${home}/`) ? row.cwd.slice(home.length) : row.cwd });
     const viaSessions = byHost('with-sessions').map((row) => strip(row, sshd.host('with-sessions').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     const viaMirror = byHost('mirror-only').map((row) => strip(row, sshd.host('mirror-only').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
-    expect(viaMirror).toEqual(viaSessions);
+    expect(viaMirror).toEqual(viaSessions);    // Sessions of every agent, from a mirror that copied nothing but the files they are read from.
+    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen']));
+    const mirrored = await walk(join(sandbox, 'cache'));
+    for (const path of NOT_SESSIONS) expect(mirrored.some((one) => one.endsWith(`${sshd.host('mirror-only').home}/${path}`)), path).toBe(false);
   });
 
   it('reads the hosts named in config.json beside this machine; --host picks among them', async () => {
@@ -155,6 +160,9 @@ describeSsh('hosts over ssh', () => {
       expect(fork.keptUserTurns).toBe(2);
       expect(fork.path.startsWith(`${home}/.codex/sessions/`)).toBe(true);
       expect((await stat(fork.path)).mode & 0o777).toBe(0o600);
+      // Written by the host's user (another account than this one's, when the tests can make one).
+      expect((await stat(fork.path)).uid).toBe((await stat(home)).uid);
+      if (sshd.secondUser) expect((await stat(home)).uid).not.toBe(process.getuid?.());
       expect(await readFile(fork.path, 'utf8')).toContain(fork.id);
       expect(await sha256File(original)).toBe(before);
       const filesAfter = await dayDirs();
@@ -210,3 +218,13 @@ describeSsh('hosts over ssh', () => {
     expect(found[1]).toEqual(found[0]);
   });
 });
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await walk(path)));
+    else out.push(path);
+  }
+  return out;
+}
