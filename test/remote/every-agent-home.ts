@@ -27,7 +27,7 @@ export const NOT_SESSIONS = [
 
 /** Fill `home` with every agent's sessions and the files of NOT_SESSIONS. */
 export async function fillEveryAgentHome(home: string): Promise<void> {
-  await mkdir(home, { recursive: true, preserveTimestamps: true });
+  await mkdir(home, { recursive: true });
   await cp(join(FIXTURES, 'home'), home, { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'copilot-1.0.102', '.copilot'), join(home, '.copilot'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'gemini-0.61.0', '.gemini'), join(home, '.gemini'), { recursive: true, preserveTimestamps: true });
@@ -35,7 +35,7 @@ export async function fillEveryAgentHome(home: string): Promise<void> {
   await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'work', 'demo'), { recursive: true, preserveTimestamps: true });
   const claw = await readFile(join(FIXTURES, 'claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl'));
   for (const path of NOT_SESSIONS) {
-    await mkdir(dirname(join(home, path)), { recursive: true, preserveTimestamps: true });
+    await mkdir(dirname(join(home, path)), { recursive: true });
     await writeFile(join(home, path), path.includes('.claw/') ? claw : 'secret\n');
   }
 }
