@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, unlink } from 'node:fs/promises';
 import { posix } from 'node:path';
+import { grepLocations } from '../catalog/grep.js';
 import { groupOf, type CatalogSession } from '../catalog/scan.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
 import type { Session } from '../core/model.js';
 import { resumeCommand, type ResumeTemplates } from '../core/resume.js';
 import { assertSessionId } from '../core/session-id.js';
+import type { Snippet } from '../core/io/snippet.js';
+import { safeLine } from '../core/text.js';
+import { rowFromListJson } from './remote-row.js';
 import { hostPath, type HostSource } from './host-source.js';
 import { remoteArgv, remoteLaunchLine, remoteQuote } from './remote-shell.js';
 import { failureReason, runCommand, sshArgv, type SshSettings } from './ssh.js';
@@ -125,6 +129,58 @@ export async function placeOnHost(host: string, settings: SshSettings, path: str
   const line = `umask 077 && mkdir -p ${remoteQuote(dir)} && cat > ${remoteQuote(temp)} && ln ${remoteQuote(temp)} ${remoteQuote(path)}; s=$?; rm -f ${remoteQuote(temp)}; exit $s`;
   const run = await runCommand(sshArgv(settings, host, line, 'batch'), { input: bytes });
   if (run.code !== 0) throw new HostActionError(`${host}: cannot write ${path}: ${failureReason(run, 'ssh failed')}`);
+}
+
+/** One session a host's content search found: its files as the host's rows name them, and where the text is. */
+export interface HostGrepHit {
+  readonly paths: readonly string[];
+  readonly matches: number;
+  readonly snippet: Snippet | null;
+}
+
+/**
+ * Search inside a host's transcripts: a mirror is searched here (its rows' paths are the mirror's), a host with
+ * `sessions` runs its own `sessions grep --json` (rows stream back as they are found; their paths are the
+ * host's, as its rows name them). Resolves to null, or why the host could not be searched.
+ */
+export async function grepOnHost(
+  source: HostSource,
+  settings: SshSettings,
+  text: string,
+  options: { readonly ignoreCase: boolean; readonly context: number; readonly signal: AbortSignal; readonly onHit: (hit: HostGrepHit) => void },
+): Promise<string | null> {
+  if (source.via === 'mirror' && source.mirror) {
+    await grepLocations(source.mirror.locations, text, {
+      ignoreCase: options.ignoreCase,
+      count: true,
+      context: options.context,
+      signal: options.signal,
+      onMatch: () => undefined,
+      onFiles: (group, found) => options.onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
+    });
+    return null;
+  }
+  if (source.via !== 'sessions') return null; // not read (yet): it has no rows to find
+  // `--` first: a search text that starts with a dash is text, not an option.
+  const line = remoteArgv(['sessions', 'grep', '--json', ...(options.ignoreCase ? ['-i'] : []), '--context', String(options.context), '--', text]);
+  const run = await runCommand(sshArgv(settings, source.host, line, 'batch'), {
+    signal: options.signal,
+    onLine: (json) => {
+      const value = parseJson(json);
+      const row = rowFromListJson(value, source.host);
+      if (row === null || !isRecord(value)) return;
+      options.onHit({ paths: row.paths, matches: typeof value.matches === 'number' ? value.matches : 0, snippet: snippetOf(value.snippet) });
+    },
+  });
+  // grep exits 1 when nothing matched: not a failure of the host.
+  if (options.signal.aborted || run.code === 0 || run.code === 1) return null;
+  return `${source.host}: ${failureReason(run, 'sessions grep failed')}`;
+}
+
+/** A snippet another machine printed: three strings, made safe to show on one line, or none. */
+function snippetOf(value: unknown): Snippet | null {
+  if (!isRecord(value) || typeof value.before !== 'string' || typeof value.match !== 'string' || typeof value.after !== 'string') return null;
+  return { before: safeLine(value.before), match: safeLine(value.match), after: safeLine(value.after) };
 }
 
 /** A host's transcript: read from the mirror, or `sessions show --format json` on the host. */

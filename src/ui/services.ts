@@ -20,7 +20,7 @@ import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { tildePath } from '../core/text.js';
-import { forkOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
+import { forkOnHost, grepOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 
 export interface ForkOutcome {
@@ -318,17 +318,32 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
     grep(text, onHit, onDone) {
       const controller = new AbortController();
-      grepLocations(locations, text, {
+      const { signal } = controller;
+      const local = grepLocations(locations, text, {
         ignoreCase: true,
         count: true,
         context: CONTENT_CONTEXT,
-        signal: controller.signal,
+        signal,
         onMatch: () => undefined,
         onFiles: (group, found) => onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
       }).then(
-        () => controller.signal.aborted || onDone(null),
-        (error: unknown) => controller.signal.aborted || onDone(describeError(error)),
+        () => null,
+        (error: unknown) => describeError(error),
       );
+      // Every host being read is searched at the same time: its own `sessions grep`, or its mirror here.
+      const remote = [...sources.values()].map((source) =>
+        grepOnHost(source, hostOptions!.context.settings, text, {
+          ignoreCase: true,
+          context: CONTENT_CONTEXT,
+          signal,
+          onHit: (hit) => onHit({ host: source.host, ...hit }),
+        }).catch((error: unknown) => `${source.host}: ${describeError(error)}`),
+      );
+      void Promise.all([local, ...remote]).then((errors) => {
+        if (signal.aborted) return;
+        const failed = errors.filter((error): error is string => error !== null);
+        onDone(failed.length === 0 ? null : failed.join('; '));
+      });
       return () => controller.abort();
     },
 

@@ -112,6 +112,22 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     expect(await exitCode(t)).toBe(0);
   }, 60_000);
 
+  it('content search (Ctrl-G) finds text inside the hosts\' transcripts: the host\'s own grep, and the mirror', async () => {
+    const t = await open();
+    await t.waitFor((shown) => /with-sessions: \d+ sessions.*mirror-only: \d+ sessions/.test(shown), 30_000);
+    await t.key('/');
+    await t.key('C-g');
+    await t.type('Wall time: 0.27');
+    // One Codex session of each host holds it; this machine's only session does not.
+    const found = await t.see(/2 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
+    const rows = found.split('\n').filter((line) => /Wall time: 0\.27/.test(line) && / codex /.test(line));
+    expect(rows).toHaveLength(2);
+    expect(rows.some((row) => row.includes('with-sessions:'))).toBe(true);
+    expect(rows.some((row) => row.includes('mirror-only:'))).toBe(true);
+    await t.key('Enter');
+    await t.see(/"Wall time: 0\.27" 1\/\d+/, 30_000);
+  }, 60_000);
+
   for (const name of ['with-sessions', 'mirror-only']) {
     it(`forks a session of ${name} before turn 3: the fork is written on that host, the original untouched`, async () => {
       const home = sshd.host(name).home;
