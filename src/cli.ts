@@ -461,15 +461,16 @@ Examples:
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
       if (source !== null) {
-        if (options.to !== undefined && options.to !== session.agent) throw new CliError(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${source.host}`);
         if (atTurn < 1 || atTurn > turns) throw new CliError(`--at ${atTurn} is out of range: valid turns are 1..${turns}`);
+        const to = options.to !== undefined && options.to !== session.agent ? options.to : undefined;
         try {
-          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}) });
+          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(to ? { to } : {}) });
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ ...forked.result, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify({ ...forked.result, parentAgent: session.agent, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
           } else {
             process.stdout.write(`${forked.result.id}\n${source.host}:${safeLine(forked.result.path)}\n`);
-            warn(`forked ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
+            const how = to === undefined ? 'forked' : `handed off to ${to}:`;
+            warn(`${how} ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
           }
         } catch (error) {
           if (error instanceof HostActionError || error instanceof ForkRangeError) throw new CliError(error.message);

@@ -265,15 +265,15 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     async fork(session, atTurn, branchName, target = session.agent) {
       assertSessionId(session);
       if (session.host !== undefined) {
-        if (target !== session.agent) throw new Error(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${session.host}`);
         const source = sourceOf(session);
         const name = branchName.trim();
         const now = options.now?.() ?? new Date();
-        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}) });
+        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}), to: target });
         // Shown at once as the host will list it (its next read brings the row it indexed).
         const path = source.mirror ? `${source.mirror.dir}${result.path}` : result.path;
         const forked: CatalogSession = {
           ...session,
+          agent: result.agent,
           id: result.id,
           path,
           paths: [path],

@@ -168,6 +168,39 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       expect(await sha256File(original)).toBe(before);
     }, 60_000);
 
+    it(`hands a session of ${name} off to Claude Code (Tab in the fork prompt): the new session is written on that host`, async () => {
+      const home = sshd.host(name).home;
+      const original = join(home, API_HEALTH);
+      const before = await sha256File(original);
+      const claudeFiles = async (): Promise<string[]> => (await readdir(join(home, '.claude'), { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort();
+      const filesBefore = await claudeFiles();
+      const t = await open();
+      await t.see(new RegExp(`${name}: 1\\d sessions`), 30_000);
+      await t.key('/');
+      await t.type(`${name} api-health`);
+      await t.see(new RegExp(`1 matching "${name} api-health"`));
+      await t.key('Enter');
+      await t.see('turn 1/5', 20_000);
+      await t.key('n');
+      await t.key('n');
+      await t.see('turn 3/5');
+      await t.key('f');
+      await t.see('Fork before turn 3');
+      await t.key('Tab');
+      await t.see('Hand off to claude before turn 3');
+      await t.key('Enter');
+      const done = await t.see(/resume it: ssh .* -t .*-- \S+ .*claude .*--resume/, 20_000);
+      expect(done).toContain('handed off to claude before turn 3 (kept 2 turns)');
+      await t.key('q');
+      await t.key('q');
+      expect(await exitCode(t)).toBe(0);
+      const added = (await claudeFiles()).filter((file) => !filesBefore.includes(file));
+      expect(added).toHaveLength(1);
+      const written = await readFile(join(home, '.claude', added[0]!), 'utf8');
+      expect(written).toContain('01a200ed-500e-74e1-88bc-7c2f05604fd8'); // the note names the source session
+      expect(await sha256File(original)).toBe(before);
+    }, 60_000);
+
     it(`resumes a session of ${name} there, in its recorded directory, with a terminal`, async () => {
       const home = sshd.host(name).home;
       await rm(join(home, 'codex-called.json'), { force: true });

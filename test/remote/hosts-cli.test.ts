@@ -175,6 +175,31 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
       expect(rows.find((row) => row.id === fork.id)?.userTurns).toBe(2);
     });
 
+    for (const to of ['claude', 'copilot', 'gemini', 'qwen']) {
+      it(`hands a session on ${name} off to ${to} (fork --to): the new session is written on the host, listed there, the original untouched`, async () => {
+        const home = sshd.host(name).home;
+        const original = join(home, CODEX_FILE);
+        const before = await sha256File(original);
+        const result = await run(['fork', CODEX_ID, '--at', '3', '--to', to, '--json', '--home', join(sandbox, 'local'), '--host', name]);
+        expect(result.code, result.stderr).toBe(0);
+        const handed = JSON.parse(result.stdout) as { agent: string; id: string; path: string; host: string; parentAgent: string; keptUserTurns: number; resume: { argv: string[] } };
+        expect(handed).toMatchObject({ agent: to, host: name, parentAgent: 'codex', keptUserTurns: 2 });
+        expect(handed.path.startsWith(`${home}/.${to}/`), handed.path).toBe(true);
+        expect((await stat(handed.path)).uid).toBe((await stat(home)).uid);
+        expect(await sha256File(original)).toBe(before);
+        // No temp file left beside it.
+        expect((await readdir(join(handed.path, '..'))).filter((f) => f.includes('.tmp-'))).toEqual([]);
+        expect(handed.resume.argv.join(' ')).toContain(handed.id);
+        // The host lists it, as a session of that agent with the two turns kept.
+        const rows = await list('--host', name);
+        // In the session's directory (Gemini's comes from the .project_root placed beside the chats).
+        const cwd = rows.find((row) => row.id === CODEX_ID)!.cwd;
+        expect(rows.find((row) => row.id === handed.id)).toMatchObject({ agent: to, userTurns: 2, host: name, cwd });
+        // Every file the writer made is on the host (Copilot's workspace.yaml beside its events).
+        if (to === 'copilot') expect((await stat(join(handed.path, '..', 'workspace.yaml'))).isFile()).toBe(true);
+      });
+    }
+
     it(`resumes a session on ${name} in its recorded directory (spaces, quotes, $ and backquotes in it) with the agent on the host's PATH`, async () => {
       const host = sshd.host(name);
       const record = join(host.home, 'codex-called.json');
@@ -195,6 +220,12 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
       expect(called.codexHome).toBe(null);
     });
   }
+
+  it('a mirrored host cannot take a claw hand-off (claw writes in the workspace, which is not mirrored): it says why, nothing is written', async () => {
+    const result = await run(['fork', CODEX_ID, '--at', '3', '--to', 'claw', '--home', join(sandbox, 'local'), '--host', 'mirror-only']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('install sessions there');
+  });
 
   it('shows and greps a host\'s transcript, as that host\'s own sessions does', async () => {
     const outputs: string[] = [];
