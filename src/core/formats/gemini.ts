@@ -14,11 +14,10 @@
  * as `session-*.json`; resuming one makes a `.jsonl` copy next to it (one conversation, two files).
  */
 import { createHash } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
+import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
@@ -29,9 +28,9 @@ import { isHandoffNote } from '../handoff/note-opening.js';
 import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, imageBlocks, modelPartBlocks, partList, partsText } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord } from '../json.js';
+import { isRecord, type JsonObject } from '../json.js';
+import { listDir } from './roots.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** `session-<anything>.json` or `.jsonl`: the names Gemini CLI lists (`getAllSessionFiles`). */
 const SESSION_FILE = /^session-.+\.jsonl?$/;
@@ -392,15 +391,6 @@ function groupChatFiles(root: string, paths: readonly string[]): SessionFileGrou
   }));
 }
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
-    return [];
-  }
-}
 
 /** The name a fork is written under, as Gemini CLI names a new session: `session-<minute, UTC>-<id8>.jsonl`. */
 export function geminiSessionFileName(id: string, now: Date): string {
@@ -454,7 +444,7 @@ export const geminiAdapter: FormatAdapter = {
   async discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
     const tmp = join(root, 'tmp');
     const paths: string[] = [];
-    for (const project of (await listDir(tmp, report)).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const project of await listDir(tmp, report)) {
       const projectDir = join(tmp, project.name);
       if (!(await isKind(projectDir, project, 'directory'))) continue;
       const chats = join(projectDir, 'chats');

@@ -9,11 +9,9 @@
  * of one message (their parts joined). Qwen Code's own fork (`--resume ID --fork-session`) copies the chain under a
  * new `sessionId` and marks each copied record `forkedFrom {sessionId, messageUuid}`.
  */
-import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
+import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { isKind } from '../io/regular.js';
@@ -23,9 +21,9 @@ import { isoTimestamp } from '../time.js';
 import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord } from '../json.js';
+import { isRecord, type JsonObject } from '../json.js';
+import { listDir } from './roots.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */
 const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
@@ -288,15 +286,6 @@ async function indexQwen(group: SessionFileGroup, context: AdapterContext): Prom
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
-    return [];
-  }
-}
 
 function group(root: string, path: string, archived: boolean): SessionFileGroup {
   return { agent: 'qwen', paths: [path], idHint: fileStem(path), root, archived };
