@@ -264,6 +264,22 @@ export function geminiMessages(record: GeminiRecord): Message[] {
   return out;
 }
 
+/** A message record's opening as Gemini CLI writes it: `{"id":…,"timestamp":…,"type":…` (the type is group 1). */
+const MESSAGE_OPENING = /^\{"id":"[^"]*",(?:"timestamp":"[^"]*",)?"type":"([a-z]+)"(,"content":\[?\{?(?:"text":)?"\s*<(?:session_context|hook_context)>)?/;
+
+/**
+ * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `$set`
+ * records (metadata, and `$set.messages`, which copies the history with Gemini CLI's `<session_context>`: the
+ * workspace's folder listing, the date), `$rewindTo`, the CLI's own info/error/warning notices and the session
+ * context message itself. Lines of a legacy pretty-printed `.json` file never match these openings: all counted.
+ */
+export function isGeminiNonConversationLine(opening: string): boolean {
+  if (opening.startsWith('{"$set":') || opening.startsWith('{"$rewindTo":')) return true;
+  const message = MESSAGE_OPENING.exec(opening);
+  if (message === null) return false;
+  return message[1] === 'info' || message[1] === 'error' || message[1] === 'warning' || (message[1] === 'user' && message[2] !== undefined);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
 
@@ -429,6 +445,7 @@ export const geminiAdapter: FormatAdapter = {
     },
   },
   idShape: { pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, description: 'a UUID' },
+  isNonConversationLine: isGeminiNonConversationLine,
   forkTarget: 'in the same chats folder as the original, session-<minute>-<first 8 of the new id>.jsonl\n(forkedFrom in its first record names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {

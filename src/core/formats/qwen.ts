@@ -38,6 +38,22 @@ const NOT_CONVERSATION = new Set([
   'managed_session_event_v1',
   'managed_session_commit_v1',
 ]);
+/** System records whose text is the conversation's: the compaction summary, a /rename, a slash command as typed. */
+const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_command']);
+
+/**
+ * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `system`
+ * records other than the few that hold the conversation's words: `ui_telemetry` (copies of each response, tool
+ * arguments, the memory agent's answers), attribution snapshots, artifact bookkeeping. The first `"type"` of a
+ * record is its own (Qwen Code writes it before the message); a system record whose subtype is past the opening
+ * (a very long cwd) is counted.
+ */
+export function isQwenNonConversationLine(opening: string): boolean {
+  if (/"type":"([a-z_]+)"/.exec(opening)?.[1] !== 'system') return false;
+  const subtype = /"subtype":"([A-Za-z0-9_]+)"/.exec(opening)?.[1];
+  return subtype !== undefined && !CONVERSATION_SYSTEM.has(subtype);
+}
+
 /** The hook context Qwen Code appends to a prompt's parts: not the user's words. */
 const HOOK_CONTEXT = /^\s*<qwen:user-prompt-submit-context>/;
 
@@ -324,6 +340,7 @@ export const qwenAdapter: FormatAdapter = {
     homeEnvironment: (root) => ({ QWEN_RUNTIME_DIR: root }),
   },
   idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
+  isNonConversationLine: isQwenNonConversationLine,
   forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
