@@ -622,7 +622,8 @@ async function grepHosts(
         });
         return matched;
       }
-      const line = remoteArgv(['sessions', 'grep', text, '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)])]);
+      // `--` last: a search text that starts with a dash is text on the host too.
+      const line = remoteArgv(['sessions', 'grep', '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)]), '--', text]);
       let matched = 0;
       const run = await runCommand(sshArgv(sshSettings(config), host, line, 'batch'), {
         onLine: (json) => {

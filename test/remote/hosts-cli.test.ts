@@ -243,11 +243,15 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
       expect(rows.every((row) => row.host === name && row.path.startsWith(home))).toBe(true);
       // (Forks made by the tests above match too; their ids differ per host.)
       found.push(rows.filter((row) => row.id.startsWith('01a200ed-60a4')).map((row) => `${row.id} ${row.matches}`).sort());
+      // A text that starts with a dash is text on the host too (`ls -la` ran in that session).
+      const dash = await run(['grep', '--json', '--home', join(sandbox, 'local'), '--host', name, '--', '-la']);
+      expect(dash.code, dash.stderr).toBe(0);
+      expect(dash.stdout).toContain(CODEX_ID);
     }
     expect(outputs[1]).toBe(outputs[0]);
     expect(found[0]!.some((row) => row.startsWith(`${CODEX_ID} `))).toBe(true);
     expect(found[1]).toEqual(found[0]);
-  });
+  }, 60_000);
 });
 
 async function walk(dir: string): Promise<string[]> {
