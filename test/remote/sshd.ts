@@ -7,7 +7,7 @@
 // known_hosts file, the port and the user.
 import { spawn, type ChildProcess, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
@@ -82,7 +82,13 @@ export class TestSshd {
     const secondUser = process.getuid?.() === 0;
     // sshd reads the authorized keys as the user logging in: the public key, and the folders down to it, are readable.
     await chmod(join(dir, 'authorized_keys'), secondUser ? 0o644 : 0o600);
-    if (secondUser) for (let up = dir; up !== dirname(up); up = dirname(up)) await chmod(up, 0o755).catch(() => undefined);
+    if (secondUser) {
+      // Only the search (x) bit is added where it is missing (a mkdtemp folder is 0700); nothing is taken away.
+      for (let up = dir; up !== dirname(up); up = dirname(up)) {
+        const { mode } = await stat(up);
+        if ((mode & 0o001) === 0) await chmod(up, (mode & 0o7777) | 0o011);
+      }
+    }
     // Privilege separation wants this directory when sshd runs as root (the package makes it at boot).
     if (secondUser) await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
     const hosts: TestHost[] = [];
