@@ -25,7 +25,8 @@ import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/li
 import { isKind, readRegularFile } from '../io/regular.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
-import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, modelPartBlocks, partList, partsText } from './gemini-parts.js';
+import { isHandoffNote } from '../handoff/note-opening.js';
+import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, imageBlocks, modelPartBlocks, partList, partsText } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord } from '../json.js';
@@ -179,9 +180,12 @@ function userText(message: JsonObject): string {
  * (`isIgnoredUserContent`: not empty, not a `/command` or `?` help, not its injected context).
  */
 export function isGeminiUserTurn(message: JsonObject): boolean {
-  if (message.type !== 'user') return false;
+  if (message.type !== 'user' || hasFunctionResponse(message.content)) return false;
   const text = userText(message).trim();
-  return text.length > 0 && !text.startsWith('/') && !text.startsWith('?') && !INJECTED_CONTEXT.test(text);
+  // An image alone is a prompt (Gemini CLI's own string of it is `[Image: …]`).
+  if (text.length === 0) return imageBlocks(message.content).length > 0;
+  // The note a hand-off to Gemini CLI starts with is a user message for the model, not the user's words.
+  return !text.startsWith('/') && !text.startsWith('?') && !INJECTED_CONTEXT.test(text) && !isHandoffNote(text);
 }
 
 function tokensUsage(tokens: unknown): Usage | undefined {
@@ -225,8 +229,9 @@ export function geminiMessages(record: GeminiRecord): Message[] {
         continue;
       }
       const text = userText(message);
-      if (text.trim().length === 0 || INJECTED_CONTEXT.test(text)) continue;
-      out.push({ role: 'user', blocks: [{ type: 'text', text }], userTurn: isGeminiUserTurn(message), ...stamp });
+      const images = imageBlocks(message.content);
+      if ((text.trim().length === 0 && images.length === 0) || INJECTED_CONTEXT.test(text)) continue;
+      out.push({ role: 'user', blocks: [...(text.length > 0 ? [{ type: 'text' as const, text }] : []), ...images], userTurn: isGeminiUserTurn(message), ...stamp });
     } else if (message.type === 'gemini') {
       const content = partList(message.content);
       const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls.filter(isRecord) : [];

@@ -20,7 +20,7 @@ import { isKind } from '../io/regular.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
-import { functionResponseBlocks, hasFunctionResponse, modelPartBlocks, partList } from './gemini-parts.js';
+import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord } from '../json.js';
@@ -149,7 +149,7 @@ export function isQwenUserTurn(record: QwenRecord): boolean {
   const provenance = record.value.provenance;
   if (provenance !== undefined && provenance !== 'real_user') return false;
   if (hasFunctionResponse(parts(record))) return false;
-  return promptText(record).trim().length > 0;
+  return promptText(record).trim().length > 0 || imageBlocks(parts(record)).length > 0;
 }
 
 function usageOf(record: QwenRecord): Usage | undefined {
@@ -181,7 +181,10 @@ export function qwenMessages(chain: readonly QwenRecord[]): Message[] {
         continue;
       }
       const text = promptText(record);
-      if (text.trim().length > 0) out.push({ role: 'user', blocks: [{ type: 'text', text }], userTurn: isQwenUserTurn(record), ...stamp });
+      const images = imageBlocks(parts(record));
+      if (text.trim().length > 0 || images.length > 0) {
+        out.push({ role: 'user', blocks: [...(text.length > 0 ? [{ type: 'text' as const, text }] : []), ...images], userTurn: isQwenUserTurn(record), ...stamp });
+      }
     } else if (record.type === 'assistant') {
       const blocks = modelPartBlocks(parts(record));
       const usage = usageOf(record);
