@@ -5,6 +5,7 @@
 //
 //   node bench/transcript-layout.mjs [--runs N]     prints one JSON line
 import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 

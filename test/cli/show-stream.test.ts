@@ -44,7 +44,7 @@ describe('show streams exactly what the whole read printed', () => {
     it(`every Claude session of fixtures/${name}, text and Markdown, with and without --system`, async () => {
       const home = join(dir, name);
       await cp(join(FIXTURES, name), home, { recursive: true });
-      const locations = { ...resolveLocations({ home, clawDirs: [] }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
+      const locations = { ...resolveLocations({ home }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
       const { sessions, subagentSessions, context } = await scanCatalog(locations, { agents: ['claude'] });
       const rows = [...sessions, ...subagentSessions].filter((row) => row.agent === 'claude');
       expect(rows.length).toBeGreaterThan(0);
@@ -64,7 +64,7 @@ describe('show streams exactly what the whole read printed', () => {
   it('writes the header before reading the file, then the first message on its own', async () => {
     const home = join(dir, 'first');
     await cp(join(FIXTURES, 'home'), home, { recursive: true });
-    const locations = { ...resolveLocations({ home, clawDirs: [] }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
+    const locations = { ...resolveLocations({ home }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
     const { sessions, context } = await scanCatalog(locations, { agents: ['claude'] });
     const row = sessions.find((s) => s.id.startsWith('328cfc0d'))!;
     const { pieces, text } = await streamed(row, context, 'text', false);
