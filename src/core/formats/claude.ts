@@ -1010,23 +1010,6 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
   return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
 }
 
-/** Line types whose place in the tree is all a streamed read's first pass needs of them, unless they may hold a prompt. */
-const SKIMMED_FOR_CHAIN = new Set(['assistant', 'user', 'attachment', 'progress', 'system']);
-
-/**
- * The first pass of a streamed read: it needs the tree, which lines are turns, and nothing of the messages (the
- * second pass parses the chain's lines). A line that may hold a prompt is parsed whole (its text decides whether it
- * is a turn, a command or a caveat); answers, tool results and attachments are skimmed for their top-level scalars.
- */
-function addChainLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
-  const value = skimTopLevel(line.bytes);
-  if (value !== null && typeof value.type === 'string' && SKIMMED_FOR_CHAIN.has(value.type) && !(value.type === 'user' && !line.bytes.includes(TOOL_RESULT))) {
-    scan.add({ offset: line.offset, bytes: line.bytes, value });
-    return;
-  }
-  addToScan(scan, jsonObjects([line], stats));
-}
-
 /**
  * The active transcript's messages in order, for `show`: a first pass folds the file as the index does (the nodes
  * with their offsets and turns, no line's value kept), a second reads and parses only the chain's message lines
@@ -1037,8 +1020,8 @@ function streamClaudeMessages(group: SessionFileGroup): MessageStream {
   const stats = newLineStats();
   async function* messages(): AsyncGenerator<Message> {
     const scan = new ClaudeScan(true);
-    const file = await foldLines(path, 0, (line) => addChainLine(scan, line, stats));
-    if (file.partial !== null) addChainLine(scan, file.partial, stats);
+    const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
+    if (file.partial !== null) addIndexLine(scan, file.partial, stats);
     const ready: Message[] = [];
     const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
     const reader = await LineAtReader.open(path);
@@ -1047,7 +1030,7 @@ function streamClaudeMessages(group: SessionFileGroup): MessageStream {
         if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
         const value = parseJsonLine(await reader.lineAt(node.offset));
         if (!isRecord(value)) {
-          // Skimmed in the first pass, but not JSON inside (a string's escapes): skipped, as a whole read skips it.
+          // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
           stats.malformed++;
           continue;
         }
