@@ -50,6 +50,7 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   // Not yet: a Gemini CLI or Qwen Code session can be handed to the others, not the other way round.
   gemini: null,
   qwen: null,
+  opencode: null,
 };
 
 /** The agents a conversation can be handed off to. */
