@@ -424,7 +424,7 @@ Examples:
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
-    .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name, Copilot session name, Gemini summary, Qwen custom title, opencode title)')
+    .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
     .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(

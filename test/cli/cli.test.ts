@@ -376,11 +376,14 @@ describe('sessions fork', () => {
     expect(noCwd.stderr).toContain('the session records no working directory, and claude keeps and resumes sessions by it');
     const unknown = await run(at('fork', '01a200ed-60a4', '--at', '2', '--to', 'gemini-or-so'));
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("Allowed choices are codex, claude, claw");
+    expect(unknown.stderr).toContain('Allowed choices are codex, claude, claw, copilot, gemini, qwen');
     expect(await snapshot(sandbox)).toEqual(before);
     const help = await run(['fork', '--help']);
     expect(help.stdout).toContain('--to <agent>');
     expect(help.stdout).toContain('the conversation is handed off');
+    // Every hand-off target is listed with where it writes.
+    expect(help.stdout).toMatch(/^ {2}gemini: +<gemini dir>\/tmp\/<project>\/chats\/session-<minute>-<id8>\.jsonl/m);
+    expect(help.stdout).toMatch(/^ {2}qwen: +<qwen dir>\/projects\/<cwd with non-alphanumerics as ->\/chats\/<new id>\.jsonl/m);
   });
 
   it('drops the last turn with --drop-last', async () => {

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { claudeAdapter, rewriteSessionId, skimTopLevel, topLevelStringSpans } from '../../src/core/formats/claude.js';
+import { claudeAdapter, rewriteSessionId, skimTopLevel } from '../../src/core/formats/claude.js';
+import { topLevelStringSpans } from '../../src/core/io/json-bytes.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type SessionSummary } from '../../src/core/model.js';
 import { rawLines, sha256File } from '../helpers/files.js';
@@ -585,7 +586,7 @@ describe('the byte scanner a fork and the index step through lines with', () => 
   it('finds the spans of a top-level string whatever the strings before it hold', () => {
     const spans = topLevelStringSpans(line, 'after');
     expect(spans).toHaveLength(1);
-    expect(line.subarray(spans[0]![0], spans[0]![1]).toString()).toBe('"tail"');
+    expect(line.subarray(spans[0]!.start, spans[0]!.end).toString()).toBe('"tail"');
     expect(skimTopLevel(Buffer.from('{"type":"x","data":{"a":"unterminated'))).toBeNull();
   });
 });

@@ -359,9 +359,12 @@ describe('fork prompt', () => {
     expect(run(prompt).fork?.target).toBe('codex');
     expect(run([...prompt, key('', { tab: true })]).fork?.target).toBe('claude');
     expect(run([...prompt, key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('claw');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('copilot');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('copilot');
+    const tabs = (n: number) => Array.from({ length: n }, () => key('', { tab: true }));
+    expect(run([...prompt, ...tabs(3)]).fork?.target).toBe('copilot');
+    expect(run([...prompt, ...tabs(4)]).fork?.target).toBe('gemini');
+    expect(run([...prompt, ...tabs(5)]).fork?.target).toBe('qwen');
+    expect(run([...prompt, ...tabs(6)]).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('qwen');
     const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');

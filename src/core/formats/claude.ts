@@ -12,6 +12,7 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../error
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
+import { topLevelScalars, topLevelStringSpans } from '../io/json-bytes.js';
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
@@ -585,88 +586,6 @@ export function claudeMessages(chain: readonly ClaudeNode[], path: string, usage
   return messages;
 }
 
-/**
- * Byte spans `[start, end)` (quotes included) of every top-level `"key": "<string>"` value in a JSON object line.
- * Works on raw bytes: multi-byte UTF-8 (and invalid bytes) never look like ASCII quotes, braces or backslashes.
- */
-export function topLevelStringSpans(bytes: Buffer, key: string): [number, number][] {
-  const spans: [number, number][] = [];
-  let i = skipWhitespace(bytes, 0);
-  if (bytes[i] !== 0x7b) return spans;
-  i++;
-  for (;;) {
-    i = skipWhitespace(bytes, i);
-    if (bytes[i] !== 0x22) return spans; // '}' (end) or not JSON
-    const keyEnd = skipString(bytes, i);
-    if (keyEnd < 0) return spans;
-    const name = decodeString(bytes.subarray(i, keyEnd));
-    i = skipWhitespace(bytes, keyEnd);
-    if (bytes[i] !== 0x3a) return spans;
-    const valueStart = skipWhitespace(bytes, i + 1);
-    const valueEnd = skipValue(bytes, valueStart);
-    if (valueEnd < 0) return spans;
-    if (name === key && bytes[valueStart] === 0x22) spans.push([valueStart, valueEnd]);
-    i = skipWhitespace(bytes, valueEnd);
-    if (bytes[i] !== 0x2c) return spans;
-    i++;
-  }
-}
-
-function skipWhitespace(bytes: Buffer, i: number): number {
-  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;
-  return i;
-}
-
-/**
- * Index just past the string starting at `i` (a quote), or -1 when it does not end. Jumps from quote to quote
- * natively (strings are most of a line), counting the backslashes before each.
- */
-function skipString(bytes: Buffer, i: number): number {
-  for (let from = i + 1; ; ) {
-    const at = bytes.indexOf(0x22, from);
-    if (at === -1) return -1;
-    let backslashes = 0;
-    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
-    if (backslashes % 2 === 0) return at + 1;
-    from = at + 1;
-  }
-}
-
-/** Index just past the object or array opened at `i`, or -1 when it does not end. */
-function skipNested(bytes: Buffer, i: number): number {
-  let depth = 0;
-  for (let j = i; j < bytes.length; j++) {
-    const byte = bytes[j];
-    if (byte === 0x22) {
-      j = skipString(bytes, j) - 1;
-      if (j < 0) return -1;
-    } else if (byte === 0x7b || byte === 0x5b) depth++;
-    else if (byte === 0x7d || byte === 0x5d) {
-      if (--depth === 0) return j + 1;
-    }
-  }
-  return -1;
-}
-
-function skipValue(bytes: Buffer, i: number): number {
-  const first = bytes[i];
-  if (first === undefined) return -1;
-  if (first === 0x22) return skipString(bytes, i);
-  if (first === 0x7b || first === 0x5b) return skipNested(bytes, i);
-  let j = i;
-  while (j < bytes.length && bytes[j] !== 0x2c && bytes[j] !== 0x7d && bytes[j] !== 0x5d && bytes[j] !== 0x20 && bytes[j] !== 0x09) j++;
-  return j;
-}
-
-function decodeString(token: Buffer): string | null {
-  try {
-    const value: unknown = JSON.parse(token.toString('utf8'));
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
 export function rewriteSessionId(line: Buffer, id: string): Buffer {
   return rewriteTopLevelString(line, 'sessionId', id);
@@ -687,7 +606,7 @@ function rewriteTopLevelString(line: Buffer, key: string, value: string): Buffer
   const replacement = Buffer.from(JSON.stringify(value), 'utf8');
   const parts: Buffer[] = [];
   let from = 0;
-  for (const [start, end] of spans) {
+  for (const { start, end } of spans) {
     parts.push(line.subarray(from, start), replacement);
     from = end;
   }
@@ -767,36 +686,9 @@ function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
 /** Top-level keys a skimmed line keeps (what ClaudeScan.add reads of a line that is not a message). */
 const SKIMMED_KEYS = new Set(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta']);
 
-/** The top-level scalar fields of a JSON object line, nested values stepped over; null when it is not one. */
+/** The top-level scalar fields a skimmed line keeps, nested values stepped over; null when it is not a JSON object. */
 export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {};
-  let i = skipWhitespace(bytes, 0);
-  if (bytes[i] !== 0x7b) return null;
-  i = skipWhitespace(bytes, i + 1);
-  if (bytes[i] === 0x7d) return out;
-  for (;;) {
-    if (bytes[i] !== 0x22) return null;
-    const keyEnd = skipString(bytes, i);
-    if (keyEnd < 0) return null;
-    const key = bytes.toString('latin1', i + 1, keyEnd - 1);
-    i = skipWhitespace(bytes, keyEnd);
-    if (bytes[i] !== 0x3a) return null;
-    const valueStart = skipWhitespace(bytes, i + 1);
-    const first = bytes[valueStart];
-    const valueEnd = skipValue(bytes, valueStart);
-    if (valueEnd < 0) return null;
-    if (SKIMMED_KEYS.has(key) && first !== 0x7b && first !== 0x5b) {
-      try {
-        out[key] = JSON.parse(bytes.toString('utf8', valueStart, valueEnd));
-      } catch {
-        return null;
-      }
-    }
-    i = skipWhitespace(bytes, valueEnd);
-    if (bytes[i] === 0x7d) return out;
-    if (bytes[i] !== 0x2c) return null;
-    i = skipWhitespace(bytes, i + 1);
-  }
+  return topLevelScalars(bytes, SKIMMED_KEYS);
 }
 
 /** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
