@@ -3,7 +3,9 @@
 // goes to a pipe this script drains; timed from spawn to the first byte, to the first user turn's line, and to
 // the end; peak memory is the child's VmHWM (polled every 10 ms, and read once more when stdout ends).
 //
-//   node bench/show-stream.mjs --home DIR --session PATH [--runs N] [--format text|md]
+//   node bench/show-stream.mjs --home DIR --session PATH [--runs N] [--format text|md] [--before BIN]
+//
+// --before: another build's bin/sessions.js (e.g. the commit before a change), measured in the same run.
 //
 // Prints one JSON line: per command the runs and their medians, the load average before and after.
 import { spawn } from 'node:child_process';
@@ -23,6 +25,7 @@ const SESSION = resolve(opt('--session', ''));
 const RUNS = Number(opt('--runs', 3));
 const FORMAT = opt('--format', 'text');
 const BIN = join(root, 'bin', 'sessions.js');
+const BEFORE = opt('--before', null);
 const ID = basename(SESSION).replace(/\.jsonl$/, '').replace(/^rollout-.*?-([0-9a-f]{8}-[0-9a-f-]{27})$/, '$1');
 const env = { ...process.env, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(root, 'bench', '.work', 'xdg-show') };
 const FIRST_TURN = FORMAT === 'md' ? '## Turn 1' : '── user · turn 1 ';
@@ -71,12 +74,14 @@ const median = (values) => {
 const load = [loadavg()[0]];
 const ours = [];
 const cat = [];
+const before = [];
 // Warm the catalog cache and the page cache once (not measured).
 await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
 await timed('cat', [SESSION]);
 for (let i = 0; i < RUNS; i++) {
   cat.push(await timed('cat', [SESSION]));
   ours.push(await timed(process.execPath, [BIN, 'show', ID, '--format', FORMAT, '--home', HOME]));
+  if (BEFORE) before.push(await timed(process.execPath, [BEFORE, 'show', ID, '--format', FORMAT, '--home', HOME]));
 }
 load.push(loadavg()[0]);
 const summary = (runs) => ({
@@ -88,5 +93,6 @@ const summary = (runs) => ({
   bytes: runs[0]?.bytes,
 });
 const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), load };
+if (BEFORE) result.before = { bin: BEFORE, ...summary(before) };
 result.ratio = result.ours.totalMs / result.cat.totalMs;
 process.stdout.write(`${JSON.stringify(result)}\n`);
