@@ -5,7 +5,7 @@ import { grepLocations } from '../catalog/grep.js';
 import { groupOf, type CatalogSession } from '../catalog/scan.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
-import { AGENTS, type Agent, type Session } from '../core/model.js';
+import { AGENTS, sessionKey, type Agent, type Session } from '../core/model.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { resumeCommand, type ResumeTemplates } from '../core/resume.js';
@@ -220,6 +220,8 @@ export async function placeOnHost(host: string, settings: SshSettings, path: str
 /** One session a host's content search found: its files as the host's rows name them, and where the text is. */
 export interface HostGrepHit {
   readonly paths: readonly string[];
+  /** A store's conversation (opencode's database holds many): its row's key, host included. */
+  readonly key?: string;
   readonly matches: number;
   readonly snippet: Snippet | null;
 }
@@ -242,7 +244,14 @@ export async function grepOnHost(
       context: options.context,
       signal: options.signal,
       onMatch: () => undefined,
-      onFiles: (group, found) => options.onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
+      onFiles: (group, found) =>
+        options.onHit({
+          paths: group.paths,
+          // One conversation of a store (a file of many): the paths alone would name all of them.
+          ...(ADAPTERS[group.agent].store !== undefined && group.idHint !== null ? { key: sessionKey({ agent: group.agent, id: group.idHint, host: source.host }) } : {}),
+          matches: found.matches,
+          snippet: found.snippet,
+        }),
     });
     return null;
   }
@@ -255,7 +264,8 @@ export async function grepOnHost(
       const value = parseJson(json);
       const row = rowFromListJson(value, source.host);
       if (row === null || !isRecord(value)) return;
-      options.onHit({ paths: row.paths, matches: typeof value.matches === 'number' ? value.matches : 0, snippet: snippetOf(value.snippet) });
+      // The row's key names it exactly (a store's conversations share their file).
+      options.onHit({ paths: row.paths, key: sessionKey(row), matches: typeof value.matches === 'number' ? value.matches : 0, snippet: snippetOf(value.snippet) });
     },
   });
   // grep exits 1 when nothing matched: not a failure of the host.

@@ -256,7 +256,8 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
       const byPath = pathIndex(state.sessions);
       const seen = new Map<string, number>();
       for (const found of state.content.hits) {
-        const session = found.paths.map((path) => byPath.get(pathKey(found.host, path))).find((one) => one !== undefined);
+        // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
+        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(pathKey(found.host, path))).find((one) => one !== undefined);
         if (!session) continue;
         const key = sessionKey(session);
         const at = seen.get(key);

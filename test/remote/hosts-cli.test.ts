@@ -120,7 +120,7 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
     const viaSessions = byHost('with-sessions').map((row) => strip(row, sshd.host('with-sessions').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     const viaMirror = byHost('mirror-only').map((row) => strip(row, sshd.host('mirror-only').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     expect(viaMirror).toEqual(viaSessions);    // Sessions of every agent, from a mirror that copied nothing but the files they are read from.
-    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen']));
+    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode']));
     const mirrored = await walk(join(sandbox, 'cache'));
     for (const path of NOT_SESSIONS) expect(mirrored.some((one) => one.endsWith(`${sshd.host('mirror-only').home}/${path}`)), path).toBe(false);
   });

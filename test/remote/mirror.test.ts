@@ -12,17 +12,17 @@ import { scanCatalog } from '../../src/catalog/scan.js';
 import { ADAPTER_LIST } from '../../src/core/formats/index.js';
 import { AGENTS } from '../../src/core/model.js';
 import { mirrorLocations, mirrorRow, mirrorTransfer, mirrorVariables, PROBE_LINE, remoteHomes } from '../../src/remote/host-source.js';
-import { fillEveryAgentHome, NOT_SESSIONS } from './every-agent-home.js';
+import { fillEveryAgentHome, NOT_SESSIONS, OPENCODE_IN_WAL } from './every-agent-home.js';
 
 const exec = promisify(execFile);
 
 describe('where a host keeps its sessions', () => {
   it('every agent\'s roots, from $HOME and the variables its adapter reads, as sessions on the host would', () => {
     const variables = mirrorVariables();
-    expect(variables).toEqual(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'COPILOT_HOME', 'GEMINI_CLI_HOME', 'QWEN_RUNTIME_DIR', 'QWEN_HOME']);
+    expect(variables).toEqual(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'COPILOT_HOME', 'GEMINI_CLI_HOME', 'QWEN_RUNTIME_DIR', 'QWEN_HOME', 'XDG_DATA_HOME']);
     // The probe prints each of them, unset as an empty line.
     for (const name of variables) expect(PROBE_LINE).toContain(`"\${${name}-}"`);
-    const values: Record<string, string> = { CLAUDE_CONFIG_DIR: 'cfg/claude', GEMINI_CLI_HOME: '/srv/g', QWEN_HOME: '/srv/qwen' };
+    const values: Record<string, string> = { CLAUDE_CONFIG_DIR: 'cfg/claude', GEMINI_CLI_HOME: '/srv/g', QWEN_HOME: '/srv/qwen', XDG_DATA_HOME: 'data' };
     const homes = remoteHomes(['/home/me', ...variables.map((name) => values[name] ?? '')])!;
     expect(homes.home).toBe('/home/me');
     expect(homes.roots).toEqual({
@@ -32,6 +32,7 @@ describe('where a host keeps its sessions', () => {
       copilot: ['/home/me/.copilot'],
       gemini: ['/srv/g/.gemini'],
       qwen: ['/srv/qwen'],
+      opencode: ['/home/me/data/opencode'],
     });
     expect(remoteHomes(['relative'])).toBe(null);
     expect(remoteHomes([])).toBe(null);
@@ -47,7 +48,8 @@ describe('where a host keeps its sessions', () => {
   it('rules are anchored at their root, a deeper root first; roots are followed through symlinks; the rest is left out', () => {
     const homes = remoteHomes(['/home/me', ...mirrorVariables().map(() => '')])!;
     const { sources, filter } = mirrorTransfer(homes);
-    expect(sources).toEqual(['/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/']);
+    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/']);
+    expect(filter).toContain('--include=/home/me/.local/share/opencode/opencode.db-wal');
     expect(filter).toContain('--include=/home/me/.codex/sessions/***');
     expect(filter.indexOf('--include=/home/me/.qwen/projects/')).toBeLessThan(filter.indexOf('--exclude=/home/me/.*/'));
     expect(filter.at(-1)).toBe('--exclude=*');
@@ -97,6 +99,8 @@ describeRsync('a mirror of a home with sessions of every agent (real rsync)', ()
       rows.map((row) => ({ ...row, path: row.path.slice(prefix.length), paths: row.paths.map((path) => path.slice(prefix.length)), root: row.root.slice(prefix.length), size: 0, mtimeMs: 0 }));
     expect(strip(mirrored.sessions.map((row) => mirrorRow(row, 'h', mirror)), mirror)).toEqual(strip(original.sessions.map((row) => ({ ...row, host: 'h', mirror })), ''));
     expect(mirrored.sessions.length).toBeGreaterThanOrEqual(20);
+    // opencode's newest change is only in the database's write-ahead log: the mirror has it.
+    expect(mirrored.sessions.find((row) => row.id === OPENCODE_IN_WAL.id)?.title).toBe(OPENCODE_IN_WAL.title);
     // Every file a row is read from was copied; nothing that is not read was.
     const read = new Set(original.sessions.flatMap((row) => row.paths.map((path) => relative(home, path))));
     for (const path of read) expect(copied, path).toContain(path);
