@@ -162,10 +162,29 @@ export function walkObject(bytes: Buffer, open: number, visit: MemberVisitor): n
     if (bytes[i] !== COLON) return -1;
     const start = skipWhitespace(bytes, i + 1);
     const end = valueEnd(bytes, start, false);
-    if (end === -1) return -1;
+    if (end === -1 || end === start) return -1;
     if (visit(keyStart, keyEnd, start, end) === false) return 0;
     i = skipWhitespace(bytes, end);
     if (bytes[i] === CLOSE_BRACE) return i + 1;
+    if (bytes[i] !== COMMA) return -1;
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/**
+ * Walk the elements of the array opened at `open` (the index of its `[`): each element's span. Returns the end of
+ * the array, `-1` when the bytes break off inside it or it is not an array, or `0` when the visitor stopped.
+ */
+export function walkArray(bytes: Buffer, open: number, visit: (start: number, end: number) => boolean | void): number {
+  if (bytes[open] !== OPEN_BRACKET) return -1;
+  let i = skipWhitespace(bytes, open + 1);
+  if (bytes[i] === CLOSE_BRACKET) return i + 1;
+  for (;;) {
+    const end = valueEnd(bytes, i, false);
+    if (end === -1 || end === i) return -1;
+    if (visit(i, end) === false) return 0;
+    i = skipWhitespace(bytes, end);
+    if (bytes[i] === CLOSE_BRACKET) return i + 1;
     if (bytes[i] !== COMMA) return -1;
     i = skipWhitespace(bytes, i + 1);
   }
