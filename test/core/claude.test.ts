@@ -674,3 +674,44 @@ function foldedFields(value: Record<string, unknown>): Record<string, unknown> {
   }
   return out;
 }
+
+describe('a parentUuid loop (a corrupt file)', () => {
+  it('ends the chain where it first repeats, in the row and the transcript, without hanging', async () => {
+    const id = synthId('f7');
+    const project = join(temp, 'loop', '.claude');
+    const g = group(project, 'loop', id);
+    await mkdir(dirname(g.paths[0]!), { recursive: true });
+    const base = { sessionId: id, cwd: '/w', isSidechain: false, timestamp: '2026-11-22T01:00:00.000Z' };
+    const lines = [
+      { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'first prompt' } },
+      { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'one' }] } },
+      // u2 and a2 point at each other: the chain from a2 is [u2, a2] (a2's parent u2, u2's parent a2, seen).
+      { ...base, type: 'user', uuid: 'u2', parentUuid: 'a2', message: { role: 'user', content: 'looping prompt' } },
+      { ...base, type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { id: 'm2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'two' }] } },
+    ];
+    await writeFile(g.paths[0]!, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const summary = await claudeAdapter.readSummary(g, context());
+    expect(summary).toMatchObject({ userTurns: 1, firstPrompt: 'looping prompt', lastPrompt: 'looping prompt' });
+    const session = await claudeAdapter.readSession(g, context());
+    expect(session.messages.map(messageText)).toEqual(['looping prompt', 'two']);
+  });
+});
+
+describe('a big prompt line in the index', () => {
+  it('counts a prompt whose IDE selection is longer than the index once clipped strings to (a row as show reads it)', async () => {
+    const id = synthId('f8');
+    const g = group(join(temp, 'ide-big', '.claude'), 'ide-big', id);
+    await mkdir(dirname(g.paths[0]!), { recursive: true });
+    const base = { sessionId: id, cwd: '/w', isSidechain: false, timestamp: '2026-11-22T01:00:00.000Z' };
+    const selection = `<ide_selection>${'const x = 1;\n'.repeat(400)}</ide_selection>`;
+    const lines = [
+      { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: `${selection}\nthe real prompt` } },
+      { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }] } },
+    ];
+    await writeFile(g.paths[0]!, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const summary = await claudeAdapter.readSummary(g, context());
+    expect(summary).toMatchObject({ userTurns: 1, firstPrompt: 'the real prompt', lastPrompt: 'the real prompt' });
+    const session = await claudeAdapter.readSession(g, context());
+    expect(userTurnTexts(session.messages)).toEqual(['the real prompt']);
+  });
+});

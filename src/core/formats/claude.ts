@@ -12,7 +12,7 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../error
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
-import { decodeString, keyIs, memberSpan, parseSpan, skipWhitespace, topLevelStringSpans, walkArray, walkObject, type Span } from '../io/json-bytes.js';
+import { decodeScalar, decodeString, KeyNames, memberSpan, parseSpan, skipWhitespace, topLevelStringSpans, walkArray, walkObject, type Span } from '../io/json-bytes.js';
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
@@ -293,6 +293,22 @@ class ClaudeScan {
 
   /** Walk from `leaf` to the root, continuing through `logicalParentUuid` where a compact boundary cut the tree. */
   chainFrom(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
+    // Without a set of the uuids seen (a 200 MB session's chain is 300k nodes): a chain longer than the nodes
+    // there are has gone round a loop, and only then is it walked again, stopping where it first repeats.
+    const chain: ClaudeNode[] = [];
+    let complete = true;
+    for (let node: ClaudeNode | undefined = leaf; node !== undefined; ) {
+      if (chain.length > this.nodes.size) return this.chainWithoutLoop(leaf);
+      chain.push(node);
+      const next: string | null = node.parentUuid ?? node.logicalParentUuid;
+      if (next === null) break;
+      node = this.nodes.get(next);
+      if (node === undefined) complete = false;
+    }
+    return { chain: chain.reverse(), complete };
+  }
+
+  private chainWithoutLoop(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
     const chain: ClaudeNode[] = [];
     const seen = new Set<string>();
     let complete = true;
@@ -658,13 +674,14 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 // The index: a row folded from every line, and the fold saved so that appended lines are all a later read needs
 
 /**
- * One line into the index's fold, read by its bytes (`indexedValue`): the fields the fold reads are decoded, the
- * rest (tool results and inputs, thinking, attachments, request shapes, `toolUseResult`) is stepped over, never
- * parsed. A line the byte reader cannot take (cut short, not an object, a taken value that is not JSON) goes the
- * old way, parsed whole with long strings clipped, which counts it as malformed or partial.
+ * One line into the index's fold. A big line is read by its bytes (`indexedValue`): the fields the fold reads are
+ * decoded, the rest (tool results and inputs, thinking, attachments, request shapes, `toolUseResult`) is stepped
+ * over, never parsed. A small line, and a line the byte reader cannot take (cut short, not an object, a taken
+ * value that is not JSON), is parsed whole with long strings clipped, which counts it as malformed or partial.
  */
 function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
-  const value = line.bytes.length === 0 ? null : indexedValue(line.bytes);
+  // Small lines are parsed: JSON.parse of a line of a few hundred bytes costs no more than reading it by its bytes.
+  const value = line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? null : indexedValue(line.bytes);
   if (value !== null) {
     scan.add({ offset: line.offset, bytes: line.bytes, value });
     return;
@@ -672,11 +689,15 @@ function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
   addToScan(scan, jsonObjects([clipForSummary(line)], stats));
 }
 
-/** Top-level scalars the fold reads (ClaudeScan.add, isClaudeUserTurn, the title and name lines). */
-const INDEXED_SCALARS = new Set([
+/** Top-level members the fold reads (ClaudeScan.add, isClaudeUserTurn, the title and name lines). */
+const INDEXED_KEYS = new KeyNames([
   'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta',
   'isCompactSummary', 'requestSessionId', 'customTitle', 'title', 'agentName', 'name', 'aiTitle', 'summary', 'leafUuid', 'lastPrompt',
+  'origin', 'message',
 ]);
+
+/** What the fold reads of a message: its content, and of an assistant's the model and the usage per API message id. */
+const MESSAGE_KEYS = new KeyNames(['content', 'model', 'id', 'usage']);
 
 /**
  * What the index's fold reads of a line, as the parsed line would give it, from its bytes: the scalars above,
@@ -689,17 +710,18 @@ export function indexedValue(bytes: Buffer): JsonObject | null {
   let message: Span | null = null;
   let valid = true;
   const end = walkObject(bytes, skipWhitespace(bytes, 0), (keyStart, keyEnd, start, end) => {
+    const key = INDEXED_KEYS.find(bytes, keyStart, keyEnd);
+    if (key === null) return true;
     const first = bytes[start];
-    if ((first === 0x7b || first === 0x5b) && keyIs(bytes, keyStart, keyEnd, 'message')) {
-      message = { start, end };
-      delete out.message;
-      return true;
+    const nested = first === 0x7b || first === 0x5b;
+    if (key === 'message') {
+      message = nested ? { start, end } : null;
+      if (nested) {
+        delete out.message;
+        return true;
+      }
     }
-    const key = decodeString(bytes, keyStart, keyEnd);
-    if (key === null) return (valid = false);
-    if (!INDEXED_SCALARS.has(key) && key !== 'message' && key !== 'origin') return true;
-    if (key === 'message') message = null;
-    valid = take(out, key, first === 0x22 ? decodeString(bytes, start, end) ?? undefined : parseSpan(bytes, start, end));
+    valid = take(out, key, nested ? parseSpan(bytes, start, end) : decodeScalar(bytes, start, end));
     return valid;
   });
   if (!valid || end <= 0 || skipWhitespace(bytes, end) !== bytes.length) return null;
@@ -724,21 +746,14 @@ function indexedMessage(bytes: Buffer, span: Span): unknown {
   const out: JsonObject = {};
   let valid = true;
   const end = walkObject(bytes, span.start, (keyStart, keyEnd, start, end) => {
-    if (keyIs(bytes, keyStart, keyEnd, 'content')) {
-      const first = bytes[start];
-      valid = take(out, 'content', first === 0x5b ? indexedBlocks(bytes, start) : first === 0x22 ? decodeString(bytes, start, end) ?? undefined : parseSpan(bytes, start, end));
-      return valid;
-    }
-    for (const name of MESSAGE_FIELDS) {
-      if (keyIs(bytes, keyStart, keyEnd, name)) return (valid = take(out, name, parseSpan(bytes, start, end)));
-    }
-    return true;
+    const key = MESSAGE_KEYS.find(bytes, keyStart, keyEnd);
+    if (key === null) return true;
+    const first = bytes[start];
+    const value = key === 'content' && first === 0x5b ? indexedBlocks(bytes, start) : first === 0x7b || first === 0x5b ? parseSpan(bytes, start, end) : decodeScalar(bytes, start, end);
+    return (valid = take(out, key, value));
   });
   return valid && end > 0 ? out : undefined;
 }
-
-/** What the fold reads of an assistant message besides its content: the model and the usage per API message id. */
-const MESSAGE_FIELDS = ['model', 'id', 'usage'] as const;
 
 /** A content array: text blocks parsed whole, any other object as `{type}`, anything else as it is. */
 function indexedBlocks(bytes: Buffer, open: number): unknown[] | undefined {
