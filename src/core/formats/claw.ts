@@ -31,7 +31,7 @@ import {
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import { selfAndAncestors } from './roots.js';
+import { listDir, selfAndAncestors } from './roots.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 
@@ -131,15 +131,6 @@ function makeGroup(paths: readonly string[], root: string): SessionFileGroup {
   return { agent: 'claw', paths, idHint: null, root, archived: false };
 }
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describeError(error) });
-    return [];
-  }
-}
 
 async function entryKind(entry: Dirent, path: string): Promise<'file' | 'dir' | 'other'> {
   if (entry.isFile()) return 'file';

@@ -9,11 +9,9 @@
  * of one message (their parts joined). Qwen Code's own fork (`--resume ID --fork-session`) copies the chain under a
  * new `sessionId` and marks each copied record `forkedFrom {sessionId, messageUuid}`.
  */
-import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
+import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { isKind } from '../io/regular.js';
@@ -23,9 +21,9 @@ import { isoTimestamp } from '../time.js';
 import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord } from '../json.js';
+import { isRecord, type JsonObject } from '../json.js';
+import { listDir } from './roots.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */
 const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
@@ -40,6 +38,22 @@ const NOT_CONVERSATION = new Set([
   'managed_session_event_v1',
   'managed_session_commit_v1',
 ]);
+/** System records whose text is the conversation's: the compaction summary, a /rename, a slash command as typed. */
+const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_command']);
+
+/**
+ * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `system`
+ * records other than the few that hold the conversation's words: `ui_telemetry` (copies of each response, tool
+ * arguments, the memory agent's answers), attribution snapshots, artifact bookkeeping. The first `"type"` of a
+ * record is its own (Qwen Code writes it before the message); a system record whose subtype is past the opening
+ * (a very long cwd) is counted.
+ */
+export function isQwenNonConversationLine(opening: string): boolean {
+  if (/"type":"([a-z_]+)"/.exec(opening)?.[1] !== 'system') return false;
+  const subtype = /"subtype":"([A-Za-z0-9_]+)"/.exec(opening)?.[1];
+  return subtype !== undefined && !CONVERSATION_SYSTEM.has(subtype);
+}
+
 /** The hook context Qwen Code appends to a prompt's parts: not the user's words. */
 const HOOK_CONTEXT = /^\s*<qwen:user-prompt-submit-context>/;
 
@@ -288,15 +302,6 @@ async function indexQwen(group: SessionFileGroup, context: AdapterContext): Prom
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
-    return [];
-  }
-}
 
 function group(root: string, path: string, archived: boolean): SessionFileGroup {
   return { agent: 'qwen', paths: [path], idHint: fileStem(path), root, archived };
@@ -335,6 +340,7 @@ export const qwenAdapter: FormatAdapter = {
     homeEnvironment: (root) => ({ QWEN_RUNTIME_DIR: root }),
   },
   idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
+  isNonConversationLine: isQwenNonConversationLine,
   forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
