@@ -9,7 +9,7 @@ import { grepLocations } from './catalog/grep.js';
 import { groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError, describeError } from './core/errors.js';
-import { transcriptToMarkdown, transcriptToText } from './core/export.js';
+import { markdownTranscriptWriter, textTranscriptWriter, transcriptToMarkdown, transcriptToText, writeTranscript } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
 import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
@@ -21,7 +21,7 @@ import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
 import { checkLaunch, findExecutable, formatCommand, runInherited } from './launch.js';
 import type { Snippet } from './core/io/snippet.js';
 import { forkOnHost, HostActionError, remoteResume } from './remote/host-actions.js';
-import { onHost, type HostSource } from './remote/host-source.js';
+import { mirrorRow, onHost, type HostSource } from './remote/host-source.js';
 import { chosenHosts, hostContext, loadHosts, sourceOf, sshSettings } from './remote/hosts.js';
 import { remoteArgv } from './remote/remote-shell.js';
 import { rowFromListJson } from './remote/remote-row.js';
@@ -116,6 +116,12 @@ function readConfig(): Config {
  * Everything written to stderr: paths, ids, titles and messages can come from files, so control sequences are
  * stripped here, once (one field per line stays on its line: see safeLine where a field is put together).
  */
+/** Write to stdout, waiting when a pipe's reader is behind (a 200 MB transcript is never buffered whole). */
+function writeStdout(text: string): Promise<void> | void {
+  if (process.stdout.write(text)) return;
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
 function warn(text: string): void {
   process.stderr.write(stripControl(text));
 }
@@ -408,7 +414,18 @@ Examples:
         process.stdout.write(options.format === 'json' ? run.stdout : stripControl(run.stdout));
         return;
       }
-      const read = await ADAPTERS[session.agent].readSession(groupOf(session), context!);
+      const adapter = ADAPTERS[session.agent];
+      if (options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined) {
+        // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
+        // read, and the transcript is never held whole.
+        const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
+        const stream = adapter.streamMessages(groupOf(session), context!);
+        await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
+        if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
+        reportProblems(problems);
+        return;
+      }
+      const read = await adapter.readSession(groupOf(session), context!);
       // A mirrored host's transcript is read from the mirror and names its files where they are, on the host.
       const full = session.mirror === undefined ? read : { ...read, ...pathsOnHost(read, session.mirror) };
       const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom, subagent: session.subagent ?? full.subagent, subagents: session.subagents };
@@ -424,7 +441,7 @@ Examples:
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
-    .option('--name <branch>', 'a name for the fork (claw branch name, Claude custom title, Codex thread name)')
+    .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
     .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
     .addHelpText(
@@ -461,15 +478,16 @@ Examples:
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
       if (source !== null) {
-        if (options.to !== undefined && options.to !== session.agent) throw new CliError(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${source.host}`);
         if (atTurn < 1 || atTurn > turns) throw new CliError(`--at ${atTurn} is out of range: valid turns are 1..${turns}`);
+        const to = options.to !== undefined && options.to !== session.agent ? options.to : undefined;
         try {
-          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}) });
+          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(to ? { to } : {}) });
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ ...forked.result, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify({ ...forked.result, parentAgent: session.agent, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
           } else {
             process.stdout.write(`${forked.result.id}\n${source.host}:${safeLine(forked.result.path)}\n`);
-            warn(`forked ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
+            const how = to === undefined ? 'forked' : `handed off to ${to}:`;
+            warn(`${how} ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
           }
         } catch (error) {
           if (error instanceof HostActionError || error instanceof ForkRangeError) throw new CliError(error.message);
@@ -614,15 +632,15 @@ async function grepHosts(
         const mirror = source!.mirror;
         const { matched } = await grepLocations(mirror.locations, text, {
           ignoreCase: options.ignoreCase ?? false,
-          agents: ['codex', 'claude'],
-          accept: (s) => accept({ ...s, host }),
+          accept: (s) => accept(mirrorRow(s, host, mirror.dir)),
           count: options.json === true || options.context !== undefined,
           ...(options.context === undefined ? {} : { context: options.context }),
-          onMatch: (s, found) => printRow({ ...s, host, mirror: mirror.dir }, found),
+          onMatch: (s, found) => printRow(mirrorRow(s, host, mirror.dir), found),
         });
         return matched;
       }
-      const line = remoteArgv(['sessions', 'grep', text, '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)])]);
+      // `--` last: a search text that starts with a dash is text on the host too.
+      const line = remoteArgv(['sessions', 'grep', '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)]), '--', text]);
       let matched = 0;
       const run = await runCommand(sshArgv(sshSettings(config), host, line, 'batch'), {
         onLine: (json) => {

@@ -226,7 +226,7 @@ describe('sessions list', () => {
     const result = await run(at('list', '--all'));
     const lines = result.stdout.trimEnd().split('\n');
     // The agent column is as wide as the longest agent name (copilot), then two spaces.
-    expect(lines[0]).toMatch(/^(codex {2}|claude |claw {3}|copilot|gemini |qwen {3}) {2}\d{4}-\d\d-\d\d /);
+    expect(lines[0]).toMatch(/^(codex {3}|claude {2}|claw {4}|copilot |gemini {2}|qwen {4}|opencode) {2}\d{4}-\d\d-\d\d /);
     const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
     expect(scroll).toContain('  [a] The scroll position jumps when new messages arrive — 为… [archived]');
   });
@@ -376,11 +376,14 @@ describe('sessions fork', () => {
     expect(noCwd.stderr).toContain('the session records no working directory, and claude keeps and resumes sessions by it');
     const unknown = await run(at('fork', '01a200ed-60a4', '--at', '2', '--to', 'gemini-or-so'));
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("Allowed choices are codex, claude, claw");
+    expect(unknown.stderr).toContain('Allowed choices are codex, claude, claw, copilot, gemini, qwen');
     expect(await snapshot(sandbox)).toEqual(before);
     const help = await run(['fork', '--help']);
     expect(help.stdout).toContain('--to <agent>');
     expect(help.stdout).toContain('the conversation is handed off');
+    // Every hand-off target is listed with where it writes.
+    expect(help.stdout).toMatch(/^ {2}gemini: +<gemini dir>\/tmp\/<project>\/chats\/session-<minute>-<id8>\.jsonl/m);
+    expect(help.stdout).toMatch(/^ {2}qwen: +<qwen dir>\/projects\/<cwd with non-alphanumerics as ->\/chats\/<new id>\.jsonl/m);
   });
 
   it('drops the last turn with --drop-last', async () => {

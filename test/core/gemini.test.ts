@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { geminiAdapter, geminiMessages, geminiSessionFileName, readGeminiFile } from '../../src/core/formats/gemini.js';
+import { geminiAdapter, geminiMessages, geminiSessionFileName, isGeminiNonConversationLine, readGeminiFile } from '../../src/core/formats/gemini.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync } from '../../src/core/io/contains.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
@@ -138,6 +139,25 @@ describe('sessions the real Gemini CLI 0.61.0 wrote (test/fixtures/gemini-0.61.0
     expect(shown.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool_result')).toHaveLength(1);
     expect(JSON.stringify(shown.messages)).not.toContain('health check');
     await rm(fork.path);
+  });
+
+  it('grep counts only conversation text: never the session context ($set copies, the folder listing), metadata updates or notices', () => {
+    const path = join(FIXTURE, MAIN_FILE);
+    const count = (text: string): number => fileMatchesSync(path, compileTextSearch(text), undefined, undefined, isGeminiNonConversationLine).count;
+    // The session context Gemini CLI writes into every $set.messages: found without the filter, not with it.
+    expect(fileContainsSync(path, compileTextSearch('Showing up to 200 items'))).toBe(true);
+    expect(count('Showing up to 200 items')).toBe(0);
+    // The three runs' metadata records hold it; the $set updates that followed each turn are not counted.
+    expect(count('lastUpdated')).toBe(3);
+    // Prompts, answers and the tool's output are: once each as a message record (the $set.messages copies not counted).
+    expect(count('[{"text":"[g] Add a health check endpoint."}]')).toBe(1);
+    expect(count('The tool ran; done.')).toBe(1);
+    expect(count('Output: interop-tool-ran')).toBeGreaterThan(0);
+    expect(isGeminiNonConversationLine('{"id":"a","timestamp":"t","type":"info","content":"Resumed"}')).toBe(true);
+    expect(isGeminiNonConversationLine('{"id":"a","timestamp":"t","type":"user","content":[{"text":"<session_context>\\nThis is')).toBe(true);
+    expect(isGeminiNonConversationLine('{"id":"a","timestamp":"t","type":"user","content":[{"text":"what about <session_context>?"}]}')).toBe(false);
+    expect(isGeminiNonConversationLine('{"$rewindTo":"a"}')).toBe(true);
+    expect(isGeminiNonConversationLine('  "messages": [')).toBe(false); // a legacy pretty-printed .json: all counted
   });
 
   it('a fork needs a turn to cut before and one to keep', async () => {

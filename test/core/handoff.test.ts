@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { claudeProjectFolder } from '../../src/core/handoff/claude.js';
 import { CLAW_IMAGE_TEXT } from '../../src/core/handoff/claw.js';
+import { geminiProjectFolder, geminiSlug } from '../../src/core/handoff/gemini.js';
 import { handoffConversation } from '../../src/core/handoff/conversation.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffNote, NO_RESULT_RECORDED } from '../../src/core/handoff/index.js';
 import { AGENTS, messageText, type Agent, type Message, type Session } from '../../src/core/model.js';
@@ -31,6 +33,11 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
   },
   gemini: group('gemini', join(FIXTURES, 'gemini-0.61.0/.gemini'), 'gemini-0.61.0/.gemini/tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl'),
   qwen: group('qwen', join(FIXTURES, 'qwen-0.24.4/.qwen'), 'qwen-0.24.4/.qwen/projects/-home-dev-src-q-api-server/chats/102c84f4-79ed-4d67-9fdd-e722d4a36748.jsonl'),
+  // One conversation of the database the real opencode 1.18.33 wrote (examples/home): its own --fork of the main session (4 turns).
+  opencode: {
+    ...group('opencode', join(FIXTURES, '../../examples/home/.local/share/opencode'), '../../examples/home/.local/share/opencode/opencode.db'),
+    idHint: 'ses_def8a7e14ffeEyddEP23wkkCBZ',
+  },
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {
@@ -95,7 +102,7 @@ afterEach(async () => {
 async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
   const cwd = join(tmp, 'work', 'project ü');
   await mkdir(cwd, { recursive: true });
-  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot') };
+  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot'), gemini: join(tmp, '.gemini'), qwen: join(tmp, '.qwen') };
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
   const root = to === 'claw' ? cwd : homes[to]!;
@@ -126,7 +133,7 @@ describe('hand-off between every pair of agents, read back by the target adapter
           // The note says where the conversation came from, before the first prompt.
           const note = handoffNote({ agent: from, id: source.id, atTurn }, to);
           const first = back.messages.findIndex((m) => m.userTurn);
-          expect(back.messages.slice(0, first).map(messageText)).toContain(note);
+          expect(back.messages.slice(0, first).map((m) => messageText(m).trim())).toContain(note);
         }
         expect(await sha256File(source.path), 'the source is never touched').toBe(before);
       });
@@ -140,6 +147,54 @@ describe('hand-off between every pair of agents, read back by the target adapter
     const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
     const { back } = await handOffAndRead(codex, 'claude', 3);
     expect(back.forkedFrom).toBeNull(); // Claude Code's lines have no field for a parent: the note names it
+    // Gemini CLI's metadata record and Qwen Code's first record carry forkedFrom.
+    expect((await handOffAndRead(codex, 'gemini', 3)).back).toMatchObject({ forkedFrom: codex.id, fork: { id: codex.id, atTurn: 3 } });
+    expect((await handOffAndRead(claude, 'qwen', 3)).back).toMatchObject({ forkedFrom: claude.id, fork: { id: claude.id } });
+  });
+
+  it('writes a Gemini CLI session in the project folder Gemini CLI 0.61 finds for the cwd, claiming one with its marker when none exists', async () => {
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    const { back, path, id, cwd } = await handOffAndRead(codex, 'gemini', 3);
+    // "project ü" → Gemini CLI's slug "project"; the marker names the cwd (Gemini CLI finds the folder by it).
+    expect(path).toBe(join(tmp, '.gemini', 'tmp', 'project', 'chats', `session-2026-11-24T10-00-${id.slice(0, 8)}.jsonl`));
+    expect(await readFile(join(tmp, '.gemini', 'tmp', 'project', '.project_root'), 'utf8')).toBe(cwd);
+    const lines = (await readFile(path, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toEqual({
+      sessionId: id,
+      projectHash: createHash('sha256').update(cwd).digest('hex'),
+      startTime: NOW.toISOString(),
+      lastUpdated: NOW.toISOString(),
+      kind: 'main',
+      forkedFrom: { sessionId: codex.id, atTurn: 3 },
+    });
+    // The tool call holds its result, as Gemini CLI 0.61 records a call it ran.
+    const step = lines.find((line) => Array.isArray(line.toolCalls)) as { toolCalls: { id: string; name: string; result: { functionResponse: { id: string; name: string } }[]; status: string }[] };
+    expect(step.toolCalls[0]!.result[0]!.functionResponse).toMatchObject({ id: step.toolCalls[0]!.id, name: step.toolCalls[0]!.name });
+    expect(back.messages[0]).toMatchObject({ role: 'user', userTurn: false, blocks: [{ type: 'text', text: `${handoffNote({ agent: 'codex', id: codex.id, atTurn: 3 }, 'gemini')}\n` }] });
+    // A second hand-off from the same cwd goes to the same folder.
+    const again = await handOffAndRead(codex, 'gemini', 2);
+    expect(again.path.startsWith(join(tmp, '.gemini', 'tmp', 'project', 'chats'))).toBe(true);
+  });
+
+  it('a name given with --name titles the hand-off in Gemini CLI (summary) and Qwen Code (its /rename record)', async () => {
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    const cwd = join(tmp, 'named');
+    await mkdir(cwd);
+    const homes = { gemini: join(tmp, '.gemini'), qwen: join(tmp, '.qwen') };
+    for (const to of ['gemini', 'qwen'] as const) {
+      const result = await handOff({ ...codex, cwd }, { atTurn: 3, to, now: NOW, branchName: ' picked up ' }, homes);
+      const found = (await ADAPTERS[to].discover(homes[to], () => undefined)).filter((g) => g.paths.includes(result.path));
+      expect((await ADAPTERS[to].readSession(found[0]!, context)).title, to).toBe('picked up');
+    }
+  });
+
+  it('writes a Qwen Code session in the cwd\'s project folder: the note a notification record, no turn', async () => {
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    const { back, path, id, cwd } = await handOffAndRead(claude, 'qwen', 3);
+    expect(path).toBe(join(tmp, '.qwen', 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'), 'chats', `${id}.jsonl`));
+    const first = JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as Record<string, unknown>;
+    expect(first).toMatchObject({ parentUuid: null, sessionId: id, type: 'user', subtype: 'notification', provenance: 'system', cwd, forkedFrom: { sessionId: claude.id } });
+    expect(back.messages[0]).toMatchObject({ role: 'user', userTurn: false, blocks: [{ type: 'text', text: `${handoffNote({ agent: 'claude', id: claude.id, atTurn: 3 }, 'qwen')}\n` }] });
   });
 
   it('writes where the target agent looks for the cwd: Codex under the date, Claude Code in the cwd\'s project folder, claw in the workspace', async () => {
@@ -287,11 +342,14 @@ describe('images', () => {
     expect(await readFile(claw.path, 'utf8')).toContain(JSON.stringify(CLAW_IMAGE_TEXT));
   });
 
-  it('read from the agents\' own files, carry over as images the target reads back (Codex data URL → Claude Code, Claude Code base64 → Codex)', async () => {
+  it('read from the agents\' own files, carry over as images the target reads back (Codex data URL → Claude Code, Gemini CLI, Qwen Code inlineData; Claude Code base64 → Codex, Qwen Code)', async () => {
     const image = { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', url: null };
     const cases = [
       { from: 'codex', to: 'claude', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
       { from: 'claude', to: 'codex', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
+      { from: 'codex', to: 'gemini', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
+      { from: 'claude', to: 'qwen', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
+      { from: 'codex', to: 'qwen', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
     ] as const;
     for (const { from, to, group: source } of cases) {
       const read = await ADAPTERS[from].readSession(source, context);
@@ -305,5 +363,31 @@ describe('images', () => {
       expect(closed).toHaveLength(from === 'codex' ? 1 : 0);
       expect(carried.filter((entry) => !closed.includes(entry))).toEqual(essence(session.messages, session.userTurns));
     }
+  });
+});
+
+describe('geminiProjectFolder (Gemini CLI 0.61\'s ProjectRegistry)', () => {
+  it('slugs the folder name as Gemini CLI does (test/fixtures/gemini-0.61.0: "g-café-日本" is "g-caf")', () => {
+    expect(geminiSlug('g-café-日本')).toBe('g-caf');
+    expect(geminiSlug('g-api-server')).toBe('g-api-server');
+    expect(geminiSlug('日本')).toBe('project');
+  });
+
+  it('takes the registry\'s slug, else the folder whose marker names the cwd, else claims a new slug past those taken', async () => {
+    const dir = join(tmp, '.gemini');
+    await mkdir(join(dir, 'tmp', 'app', 'chats'), { recursive: true });
+    await writeFile(join(dir, 'tmp', 'app', '.project_root'), '/elsewhere/app');
+    await writeFile(join(dir, 'projects.json'), JSON.stringify({ projects: { '/other/app': 'app-1', '/mapped/x': 'my-slug' } }));
+    // /work/app: "app" is owned by /elsewhere/app (marker), "app-1" by /other/app (registry): app-2, claimed with its marker.
+    expect(await geminiProjectFolder(dir, '/work/app')).toBe('app-2');
+    expect(await readFile(join(dir, 'tmp', 'app-2', '.project_root'), 'utf8')).toBe('/work/app');
+    // Found again by its marker.
+    expect(await geminiProjectFolder(dir, '/work/app')).toBe('app-2');
+    // A path the registry maps keeps its slug, and gets its marker.
+    expect(await geminiProjectFolder(dir, '/mapped/x')).toBe('my-slug');
+    expect(await readFile(join(dir, 'tmp', 'my-slug', '.project_root'), 'utf8')).toBe('/mapped/x');
+    expect(await geminiProjectFolder(dir, '/elsewhere/app')).toBe('app');
+    // The registry is Gemini CLI's: never rewritten.
+    expect(JSON.parse(await readFile(join(dir, 'projects.json'), 'utf8'))).toEqual({ projects: { '/other/app': 'app-1', '/mapped/x': 'my-slug' } });
   });
 });

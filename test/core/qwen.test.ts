@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { qwenAdapter } from '../../src/core/formats/qwen.js';
+import { isQwenNonConversationLine, qwenAdapter } from '../../src/core/formats/qwen.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync } from '../../src/core/io/contains.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
@@ -106,6 +107,21 @@ describe('sessions the real Qwen Code 0.24.4 wrote (test/fixtures/qwen-0.24.4)',
       { type: 'reasoning', summary: `Thinking about: ${MAIN_PROMPTS[2]}`, encrypted: false },
     ]);
     expect(session.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+  });
+
+  it('grep counts only conversation text: never the telemetry copies of answers and tool calls, nor snapshots', () => {
+    const path = join(FIXTURE, API, `${MAIN_ID}.jsonl`);
+    const count = (text: string): number => fileMatchesSync(path, compileTextSearch(text), undefined, undefined, isQwenNonConversationLine).count;
+    // The memory agent's answers live only in ui_telemetry records.
+    expect(fileContainsSync(path, compileTextSearch('Managed memory has TWO'))).toBe(true);
+    expect(count('Managed memory has TWO')).toBe(0);
+    expect(count('attribution-snapshot')).toBe(0);
+    // An answer is in its assistant record and in a telemetry copy: counted once.
+    expect(count('Answer to: [q] What does the api server do?')).toBe(1);
+    expect(count('[q] RUN-THE-TOOL: show me what the tool prints.')).toBe(1);
+    expect(count('interop-tool-ran')).toBeGreaterThan(0); // the tool result record
+    expect(isQwenNonConversationLine('{"uuid":"u","parentUuid":null,"sessionId":"s","timestamp":"t","type":"system","cwd":"/x","subtype":"custom_title","systemPayload":{')).toBe(false);
+    expect(isQwenNonConversationLine('{"uuid":"u","parentUuid":null,"sessionId":"s","timestamp":"t","type":"user","subtype":"notification","message":{')).toBe(false);
   });
 
   it('fork at turn 3: a new <uuid>.jsonl beside the original, the chain before turn 3 under the new id, each record naming its source', async () => {

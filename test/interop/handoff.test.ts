@@ -7,10 +7,11 @@ import { describeRun, PROJECT_ROOT, runProcess, type InteropAgent, type ProcessR
 import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { ADAPTERS } from '../../src/core/formats/index.js';
 
 /**
- * Issue 13: a conversation made by one real agent, handed off by `sessions fork --to` to the other, and resumed by
- * the other real agent against the loopback stand-in. The recorded request must hold turns 1-2's prompts and
+ * Issue 13: a conversation made by one real agent, handed off by `sessions fork --to` to another (Codex ↔ Claude
+ * Code, Codex → Gemini CLI, Claude Code → Qwen Code), and resumed by that real agent against the loopback stand-in. The recorded request must hold turns 1-2's prompts and
  * answers in order, the tool call with its result, nothing of turn 3 on, and the target must append to the new
  * file. A hand-off the target refuses (non-zero exit, another session id) fails here.
  */
@@ -38,16 +39,23 @@ interface ShownSession {
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
 const targets = inject('interopTargets');
-const codexPin = targets.codex;
-const claudePin = targets.claude;
-const available = codexPin?.available === true && claudePin?.available === true;
-const bins: Partial<Record<InteropAgent, string>> = {
-  codex: codexPin?.available ? codexPin.bin : '',
-  claude: claudePin?.available ? claudePin.bin : '',
-  copilot: '', // not a hand-off target (src/core/handoff/index.ts)
-};
+/** The agents of this suite, each with its binary when its pin is installed. */
+const AGENTS_HERE = ['codex', 'claude', 'gemini', 'qwen'] as const;
+const bins: Partial<Record<InteropAgent, string>> = {};
+for (const agent of AGENTS_HERE) {
+  const pin = targets[agent];
+  if (pin?.available) bins[agent] = pin.bin;
+}
+const released = (agent: InteropAgent): string => `${targets[agent]?.target.packageName}@${targets[agent]?.target.version}`;
+/** Ordered pairs: Codex ↔ Claude Code, and a source of each of them into Gemini CLI and Qwen Code. */
+const PAIRS = [
+  ['codex', 'claude'],
+  ['claude', 'codex'],
+  ['codex', 'gemini'],
+  ['claude', 'qwen'],
+] as const;
 
-describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${codexPin?.target.version} and ${claudePin?.target.packageName}@${claudePin?.target.version} (the real agents)`, () => {
+describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off between ${AGENTS_HERE.map(released).join(', ')} (the real agents)`, () => {
   let sandbox: Sandbox;
   let standIn: ModelStandIn;
   let failed = false;
@@ -80,8 +88,8 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
       NO_COLOR: '1',
     });
     sandbox = { ...base, env };
-    // Both agents in one world: each finds the other's hand-off in its own home.
-    for (const agent of ['codex', 'claude'] as const) Object.assign(env, await DRIVERS[agent].prepare(sandbox, standIn.origin));
+    // Every agent in one world: each finds the others' hand-offs in its own home.
+    for (const agent of AGENTS_HERE) if (bins[agent]) Object.assign(env, await DRIVERS[agent].prepare(sandbox, standIn.origin));
     await writeFile(base.sessionsConfig, '{}\n');
   });
 
@@ -132,8 +140,8 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
     return { id, path: created[0]! };
   }
 
-  for (const [from, to] of [['codex', 'claude'], ['claude', 'codex']] as const) {
-    test(`${from} → ${to}: sessions fork --at 3 --to ${to}, resumed by the real ${to} with turns 1-2, the tool call paired with its result, nothing of turn 3`, async () => {
+  for (const [from, to] of PAIRS) {
+    test.skipIf(!bins[from] || !bins[to])(`${from} → ${to}: sessions fork --at 3 --to ${to}, resumed by the real ${to} with turns 1-2, the tool call paired with its result, nothing of turn 3`, async () => {
       const tag = `zqhandoff-${from}-to-${to}`;
       const prompts = [
         `${tag}-t1 What does the alpha project do?`,
@@ -174,13 +182,15 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
       const requests: RecordedRequest[] = targetDriver.turnRequests(standIn.since(mark));
       expect(requests.length, `${to} asked the model`).toBeGreaterThan(0);
       const sent = targetDriver.conversation(requests[0]!.body);
-      // Claude Code sends the note (a meta line) in the same user message as the first prompt; Codex as a developer message.
-      const firstPrompt: ConversationItem =
-        to === 'claude'
-          ? { kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(prompts[0]!)}$`)) as unknown as string }
-          : { kind: 'user', text: prompts[0]! };
+      // Codex sends the note as a developer message. Claude Code sends it (a meta line) in the same user message as the
+      // first prompt; so do Gemini CLI (a user message) and Qwen Code (a notification record): both join consecutive
+      // user contents into one.
+      const opening: ConversationItem[] =
+        to === 'codex'
+          ? [{ kind: 'user', text: prompts[0]! }]
+          : [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(prompts[0]!)}$`)) as unknown as string }];
       expect(sent, `the history ${to} sent for the hand-off: turns 1-2 in order, the call paired with its result, then the new prompt`).toEqual([
-        firstPrompt,
+        ...opening,
         { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
         { kind: 'user', text: prompts[1]! },
         { kind: 'tool_call', name: DRIVERS[from].toolName },
@@ -188,7 +198,7 @@ describe.skipIf(!available)(`hand-off between ${codexPin?.target.packageName}@${
         { kind: 'assistant', text: TOOL_FINAL_TEXT },
         { kind: 'user', text: newPrompt },
       ]);
-      expect(requests[0]!.raw, 'the note naming the source reached the model').toContain(`${NOTE_OPENING} ${to === 'claude' ? 'Claude Code' : 'Codex CLI'} from ${from === 'claude' ? 'Claude Code' : 'Codex CLI'} session ${source.id}`);
+      expect(requests[0]!.raw, 'the note naming the source reached the model').toContain(`${NOTE_OPENING} ${ADAPTERS[to].label} from ${ADAPTERS[from].label} session ${source.id}`);
       expect(pairedIds(to, requests[0]!.body), 'every tool call id has its result right after it').toEqual({ calls: 1, paired: true });
       for (const request of requests) {
         for (const dropped of [`${tag}-t3`, `${tag}-t4`]) {
@@ -222,6 +232,28 @@ function pairedIds(agent: InteropAgent, body: unknown): { calls: number; paired:
       calls++;
       const next = input[index + 1];
       if (next?.type !== 'function_call_output' || next.call_id !== item.call_id) paired = false;
+    });
+  } else if (agent === 'gemini') {
+    // A model content's function calls, answered by the next (user) content's function responses of the same ids.
+    const contents = (body as { contents?: { role?: string; parts?: { functionCall?: { id?: string }; functionResponse?: { id?: string } }[] }[] }).contents ?? [];
+    contents.forEach((content, index) => {
+      for (const part of content.parts ?? []) {
+        if (!part.functionCall) continue;
+        calls++;
+        const next = contents[index + 1];
+        if (next?.role !== 'user' || !(next.parts ?? []).some((p) => p.functionResponse?.id === part.functionCall!.id)) paired = false;
+      }
+    });
+  } else if (agent === 'qwen') {
+    // Chat completions: an assistant message's tool_calls, each answered by one of the tool messages right after it.
+    const messages = (body as { messages?: { role?: string; tool_calls?: { id?: string }[]; tool_call_id?: string }[] }).messages ?? [];
+    messages.forEach((message, index) => {
+      for (const toolCall of message.tool_calls ?? []) {
+        calls++;
+        const answers: string[] = [];
+        for (let next = index + 1; messages[next]?.role === 'tool'; next++) answers.push(messages[next]!.tool_call_id ?? '');
+        if (!answers.includes(toolCall.id ?? '')) paired = false;
+      }
     });
   } else {
     const messages = (body as { messages?: { role?: string; content?: unknown }[] }).messages ?? [];

@@ -182,6 +182,18 @@ describe('content search', () => {
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
   });
 
+  it('a host\'s hits go to that host\'s rows, even where its paths are this machine\'s too', () => {
+    const local = sessions[0]!;
+    // The same file path on another machine: another session.
+    const remote: CatalogSession = { ...local, id: 'r', host: 'devbox', cwd: CWD };
+    const withHost: Action = { type: 'hostUpdate', host: 'devbox', status: { kind: 'ready', via: 'sessions', sessions: 1 }, sessions: [remote] };
+    const searched = run([loaded, withHost, key('>'), key('answer 2')]);
+    const onHost = run([{ type: 'contentResults', query: 'answer 2', hits: [{ host: 'devbox', paths: local.paths, matches: 4, snippet: null }], done: true }], searched);
+    expect(onHost.rows.map((row) => [row.session.host ?? null, row.session.id, row.content?.matches])).toEqual([['devbox', 'r', 4]]);
+    const both = run([{ type: 'contentResults', query: 'answer 2', hits: [{ paths: local.paths, matches: 1, snippet: null }], done: true }], onHost);
+    expect(both.rows.map((row) => [row.session.host ?? null, row.session.id])).toEqual([['devbox', 'r'], [null, 'a']]);
+  });
+
   it('Enter opens the transcript at the first match once it is read', () => {
     const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
     const opened = run([key('', { return: true })], listed);
@@ -359,9 +371,12 @@ describe('fork prompt', () => {
     expect(run(prompt).fork?.target).toBe('codex');
     expect(run([...prompt, key('', { tab: true })]).fork?.target).toBe('claude');
     expect(run([...prompt, key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('claw');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('copilot');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true }), key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('copilot');
+    const tabs = (n: number) => Array.from({ length: n }, () => key('', { tab: true }));
+    expect(run([...prompt, ...tabs(3)]).fork?.target).toBe('copilot');
+    expect(run([...prompt, ...tabs(4)]).fork?.target).toBe('gemini');
+    expect(run([...prompt, ...tabs(5)]).fork?.target).toBe('qwen');
+    expect(run([...prompt, ...tabs(6)]).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('qwen');
     const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');

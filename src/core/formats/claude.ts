@@ -12,16 +12,18 @@ import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../error
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
+import { decodeScalar, decodeString, KeyNames, memberSpan, parseSpan, skipWhitespace, topLevelStringSpans, walkArray, walkObject, type Span } from '../io/json-bytes.js';
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
+import { LineAtReader } from '../io/line-at.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
-import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, MessageStream, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 
 
@@ -292,6 +294,22 @@ class ClaudeScan {
 
   /** Walk from `leaf` to the root, continuing through `logicalParentUuid` where a compact boundary cut the tree. */
   chainFrom(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
+    // Without a set of the uuids seen (a 200 MB session's chain is 300k nodes): a chain longer than the nodes
+    // there are has gone round a loop, and only then is it walked again, stopping where it first repeats.
+    const chain: ClaudeNode[] = [];
+    let complete = true;
+    for (let node: ClaudeNode | undefined = leaf; node !== undefined; ) {
+      if (chain.length > this.nodes.size) return this.chainWithoutLoop(leaf);
+      chain.push(node);
+      const next: string | null = node.parentUuid ?? node.logicalParentUuid;
+      if (next === null) break;
+      node = this.nodes.get(next);
+      if (node === undefined) complete = false;
+    }
+    return { chain: chain.reverse(), complete };
+  }
+
+  private chainWithoutLoop(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
     const chain: ClaudeNode[] = [];
     const seen = new Set<string>();
     let complete = true;
@@ -540,130 +558,76 @@ function assistantBlocks(content: unknown): Block[] {
 /** Normalized messages for a chain: streamed lines of one API message become one message, usage counted once. */
 export function claudeMessages(chain: readonly ClaudeNode[], path: string, usageById: ReadonlyMap<string, Usage>): Message[] {
   const messages: Message[] = [];
-  const usageGiven = new Set<string>();
-  let lastAssistantId: string | null = null;
-  for (const node of chain) {
-    const value = node.value;
-    if (value === null || node.sidechain) continue;
+  const fold = new ClaudeMessageFold(path, usageById, (message) => messages.push(message));
+  for (const node of chain) fold.add(node);
+  fold.finish();
+  return messages;
+}
+
+/**
+ * Chain nodes to messages, one node at a time (`show` streams them): a message is handed to `emit` once the next
+ * one has started (a later line of the same API message, or a compact summary, still changes the last one), the
+ * last one at `finish`.
+ */
+export class ClaudeMessageFold {
+  private last: Message | null = null;
+  private lastAssistantId: string | null = null;
+  private readonly usageGiven = new Set<string>();
+
+  constructor(
+    private readonly path: string,
+    private readonly usageById: ReadonlyMap<string, Usage>,
+    private readonly emit: (message: Message) => void,
+  ) {}
+
+  /** Fold the next node of the chain; `value` is its parsed line (a streaming read parses it only now). */
+  add(node: ClaudeNode, value: JsonObject | null = node.value): void {
+    if (value === null || node.sidechain) return;
     const timestamp = isoTimestamp(value.timestamp) ?? undefined;
-    const source = { path, offset: node.offset };
+    const source = { path: this.path, offset: node.offset };
     const message = messageOf(value);
+    const previous = this.last;
     let assistantId: string | null = null;
     if (node.type === 'system') {
       if (value.subtype === 'compact_boundary') {
-        messages.push({ role: 'system', blocks: [{ type: 'compaction', summary: '' }], userTurn: false, timestamp, source });
+        this.push({ role: 'system', blocks: [{ type: 'compaction', summary: '' }], userTurn: false, timestamp, source });
       }
     } else if (node.type === 'user' && value.isCompactSummary === true) {
       // The summary the model saw after /compact: it belongs to the marker, not to the user.
       const summary = claudeUserText(message?.content);
-      const previous = messages.at(-1);
       const block = previous?.blocks[0];
-      if (previous !== undefined && block?.type === 'compaction' && block.summary === '') {
-        messages[messages.length - 1] = { ...previous, blocks: [{ type: 'compaction', summary }] };
+      if (previous !== null && block?.type === 'compaction' && block.summary === '') {
+        this.last = { ...previous, blocks: [{ type: 'compaction', summary }] };
       } else {
-        messages.push({ role: 'system', blocks: [{ type: 'compaction', summary }], userTurn: false, timestamp, source });
+        this.push({ role: 'system', blocks: [{ type: 'compaction', summary }], userTurn: false, timestamp, source });
       }
     } else if (node.type === 'user') {
       const blocks = userBlocks(message?.content);
       const role = blocks.some((block) => block.type === 'tool_result') ? 'tool' : 'user';
       // A line that held only IDE context shows nothing: its child line holds the prompt.
-      if (blocks.length > 0 || node.userTurn) messages.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
+      if (blocks.length > 0 || node.userTurn) this.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
     } else if (node.type === 'assistant' && message !== null) {
       assistantId = stringOrNull(message.id);
       const blocks = assistantBlocks(message.content);
-      const previous = messages.at(-1);
-      if (assistantId !== null && assistantId === lastAssistantId && previous !== undefined) {
-        messages[messages.length - 1] = { ...previous, blocks: [...previous.blocks, ...blocks] };
+      if (assistantId !== null && assistantId === this.lastAssistantId && previous !== null) {
+        this.last = { ...previous, blocks: [...previous.blocks, ...blocks] };
       } else {
-        const usage = assistantId !== null && !usageGiven.has(assistantId) ? usageById.get(assistantId) : undefined;
-        if (assistantId !== null) usageGiven.add(assistantId);
-        messages.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source });
+        const usage = assistantId !== null && !this.usageGiven.has(assistantId) ? this.usageById.get(assistantId) : undefined;
+        if (assistantId !== null && this.usageById.size > 0) this.usageGiven.add(assistantId);
+        this.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source });
       }
     }
-    lastAssistantId = assistantId;
+    this.lastAssistantId = assistantId;
   }
-  return messages;
-}
 
-/**
- * Byte spans `[start, end)` (quotes included) of every top-level `"key": "<string>"` value in a JSON object line.
- * Works on raw bytes: multi-byte UTF-8 (and invalid bytes) never look like ASCII quotes, braces or backslashes.
- */
-export function topLevelStringSpans(bytes: Buffer, key: string): [number, number][] {
-  const spans: [number, number][] = [];
-  let i = skipWhitespace(bytes, 0);
-  if (bytes[i] !== 0x7b) return spans;
-  i++;
-  for (;;) {
-    i = skipWhitespace(bytes, i);
-    if (bytes[i] !== 0x22) return spans; // '}' (end) or not JSON
-    const keyEnd = skipString(bytes, i);
-    if (keyEnd < 0) return spans;
-    const name = decodeString(bytes.subarray(i, keyEnd));
-    i = skipWhitespace(bytes, keyEnd);
-    if (bytes[i] !== 0x3a) return spans;
-    const valueStart = skipWhitespace(bytes, i + 1);
-    const valueEnd = skipValue(bytes, valueStart);
-    if (valueEnd < 0) return spans;
-    if (name === key && bytes[valueStart] === 0x22) spans.push([valueStart, valueEnd]);
-    i = skipWhitespace(bytes, valueEnd);
-    if (bytes[i] !== 0x2c) return spans;
-    i++;
+  finish(): void {
+    if (this.last !== null) this.emit(this.last);
+    this.last = null;
   }
-}
 
-function skipWhitespace(bytes: Buffer, i: number): number {
-  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;
-  return i;
-}
-
-/**
- * Index just past the string starting at `i` (a quote), or -1 when it does not end. Jumps from quote to quote
- * natively (strings are most of a line), counting the backslashes before each.
- */
-function skipString(bytes: Buffer, i: number): number {
-  for (let from = i + 1; ; ) {
-    const at = bytes.indexOf(0x22, from);
-    if (at === -1) return -1;
-    let backslashes = 0;
-    for (let j = at - 1; j > i && bytes[j] === 0x5c; j--) backslashes++;
-    if (backslashes % 2 === 0) return at + 1;
-    from = at + 1;
-  }
-}
-
-/** Index just past the object or array opened at `i`, or -1 when it does not end. */
-function skipNested(bytes: Buffer, i: number): number {
-  let depth = 0;
-  for (let j = i; j < bytes.length; j++) {
-    const byte = bytes[j];
-    if (byte === 0x22) {
-      j = skipString(bytes, j) - 1;
-      if (j < 0) return -1;
-    } else if (byte === 0x7b || byte === 0x5b) depth++;
-    else if (byte === 0x7d || byte === 0x5d) {
-      if (--depth === 0) return j + 1;
-    }
-  }
-  return -1;
-}
-
-function skipValue(bytes: Buffer, i: number): number {
-  const first = bytes[i];
-  if (first === undefined) return -1;
-  if (first === 0x22) return skipString(bytes, i);
-  if (first === 0x7b || first === 0x5b) return skipNested(bytes, i);
-  let j = i;
-  while (j < bytes.length && bytes[j] !== 0x2c && bytes[j] !== 0x7d && bytes[j] !== 0x5d && bytes[j] !== 0x20 && bytes[j] !== 0x09) j++;
-  return j;
-}
-
-function decodeString(token: Buffer): string | null {
-  try {
-    const value: unknown = JSON.parse(token.toString('utf8'));
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
+  private push(message: Message): void {
+    if (this.last !== null) this.emit(this.last);
+    this.last = message;
   }
 }
 
@@ -687,7 +651,7 @@ function rewriteTopLevelString(line: Buffer, key: string, value: string): Buffer
   const replacement = Buffer.from(JSON.stringify(value), 'utf8');
   const parts: Buffer[] = [];
   let from = 0;
-  for (const [start, end] of spans) {
+  for (const { start, end } of spans) {
     parts.push(line.subarray(from, start), replacement);
     from = end;
   }
@@ -738,65 +702,110 @@ async function discoverProject(root: string, dir: string, report: ReportProblem)
 // ---------------------------------------------------------------------------------------------------------
 // The index: a row folded from every line, and the fold saved so that appended lines are all a later read needs
 
-/** Line types whose content the row needs (prompts, model, usage, titles): parsed, long strings clipped. */
-const PARSED_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'custom-title', 'ai-title', 'agent-name', 'last-prompt']);
-
-/** The top-level `"type"` a line's opening names, when it is there (Claude Code writes it before the content). */
-const OPENING_TYPE = /"type":"([a-z_-]+)"/;
-
 /**
- * One line into the index's fold. Big lines of kinds the row never reads (attachments, progress, tool-use
- * bookkeeping, 2.1.330's `api-request-shape` and the like) are skimmed: only their top-level scalars (uuid,
- * parents, timestamp) are decoded, their content is stepped over, never parsed. Big lines the row does read
- * are parsed with their long strings clipped.
+ * One line into the index's fold. A big line is read by its bytes (`indexedValue`): the fields the fold reads are
+ * decoded, the rest (tool results and inputs, thinking, attachments, request shapes, `toolUseResult`) is stepped
+ * over, never parsed. A small line, and a line the byte reader cannot take (cut short, not an object, a taken
+ * value that is not JSON), is parsed whole with long strings clipped, which counts it as malformed or partial.
  */
 function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats): void {
-  if (line.bytes.length >= SUMMARY_CLIP_FROM_BYTES) {
-    const opening = OPENING_TYPE.exec(line.bytes.toString('latin1', 0, 1024))?.[1];
-    if (opening !== undefined && !PARSED_TYPES.has(opening)) {
-      const value = skimTopLevel(line.bytes);
-      if (value !== null && typeof value.type === 'string' && !PARSED_TYPES.has(value.type)) {
-        scan.add({ offset: line.offset, bytes: line.bytes, value });
-        return;
-      }
-    }
+  // Small lines are parsed: JSON.parse of a line of a few hundred bytes costs no more than reading it by its bytes.
+  const value = line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? null : indexedValue(line.bytes);
+  if (value !== null) {
+    scan.add({ offset: line.offset, bytes: line.bytes, value });
+    return;
   }
   addToScan(scan, jsonObjects([clipForSummary(line)], stats));
 }
 
-/** Top-level keys a skimmed line keeps (what ClaudeScan.add reads of a line that is not a message). */
-const SKIMMED_KEYS = new Set(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta']);
+/** Top-level members the fold reads (ClaudeScan.add, isClaudeUserTurn, the title and name lines). */
+const INDEXED_KEYS = new KeyNames([
+  'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta',
+  'isCompactSummary', 'requestSessionId', 'customTitle', 'title', 'agentName', 'name', 'aiTitle', 'summary', 'leafUuid', 'lastPrompt',
+  'origin', 'message',
+]);
 
-/** The top-level scalar fields of a JSON object line, nested values stepped over; null when it is not one. */
-export function skimTopLevel(bytes: Buffer): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {};
-  let i = skipWhitespace(bytes, 0);
-  if (bytes[i] !== 0x7b) return null;
-  i = skipWhitespace(bytes, i + 1);
-  if (bytes[i] === 0x7d) return out;
-  for (;;) {
-    if (bytes[i] !== 0x22) return null;
-    const keyEnd = skipString(bytes, i);
-    if (keyEnd < 0) return null;
-    const key = bytes.toString('latin1', i + 1, keyEnd - 1);
-    i = skipWhitespace(bytes, keyEnd);
-    if (bytes[i] !== 0x3a) return null;
-    const valueStart = skipWhitespace(bytes, i + 1);
-    const first = bytes[valueStart];
-    const valueEnd = skipValue(bytes, valueStart);
-    if (valueEnd < 0) return null;
-    if (SKIMMED_KEYS.has(key) && first !== 0x7b && first !== 0x5b) {
-      try {
-        out[key] = JSON.parse(bytes.toString('utf8', valueStart, valueEnd));
-      } catch {
-        return null;
+/** What the fold reads of a message: its content, and of an assistant's the model and the usage per API message id. */
+const MESSAGE_KEYS = new KeyNames(['content', 'model', 'id', 'usage']);
+
+/**
+ * What the index's fold reads of a line, as the parsed line would give it, from its bytes: the scalars above,
+ * `origin`, and of `message` its `model`, `id`, `usage` and `content` — a string whole, an array as its blocks
+ * with text blocks whole and every other block (tool results, images, tool calls, thinking) as its `type` only.
+ * Null when the line is not one whole JSON object or a value taken is not JSON.
+ */
+export function indexedValue(bytes: Buffer): JsonObject | null {
+  const out: JsonObject = {};
+  let message: Span | null = null;
+  let valid = true;
+  const end = walkObject(bytes, skipWhitespace(bytes, 0), (keyStart, keyEnd, start, end) => {
+    const key = INDEXED_KEYS.find(bytes, keyStart, keyEnd);
+    if (key === null) return true;
+    const first = bytes[start];
+    const nested = first === 0x7b || first === 0x5b;
+    if (key === 'message') {
+      message = nested ? { start, end } : null;
+      if (nested) {
+        delete out.message;
+        return true;
       }
     }
-    i = skipWhitespace(bytes, valueEnd);
-    if (bytes[i] === 0x7d) return out;
-    if (bytes[i] !== 0x2c) return null;
-    i = skipWhitespace(bytes, i + 1);
+    valid = take(out, key, nested ? parseSpan(bytes, start, end) : decodeScalar(bytes, start, end));
+    return valid;
+  });
+  if (!valid || end <= 0 || skipWhitespace(bytes, end) !== bytes.length) return null;
+  if (message !== null) {
+    const value = indexedMessage(bytes, message);
+    if (value === undefined) return null;
+    out.message = value;
   }
+  return out;
+}
+
+/** Set `out[key]`; false when the value did not parse (the line then goes the old way). */
+function take(out: JsonObject, key: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  out[key] = value;
+  return true;
+}
+
+/** A line's `message` object as the fold reads it (see `indexedValue`); undefined when a value taken is not JSON. */
+function indexedMessage(bytes: Buffer, span: Span): unknown {
+  if (bytes[span.start] !== 0x7b) return parseSpan(bytes, span.start, span.end);
+  const out: JsonObject = {};
+  let valid = true;
+  const end = walkObject(bytes, span.start, (keyStart, keyEnd, start, end) => {
+    const key = MESSAGE_KEYS.find(bytes, keyStart, keyEnd);
+    if (key === null) return true;
+    const first = bytes[start];
+    const value = key === 'content' && first === 0x5b ? indexedBlocks(bytes, start) : first === 0x7b || first === 0x5b ? parseSpan(bytes, start, end) : decodeScalar(bytes, start, end);
+    return (valid = take(out, key, value));
+  });
+  return valid && end > 0 ? out : undefined;
+}
+
+/** A content array: text blocks parsed whole, any other object as `{type}`, anything else as it is. */
+function indexedBlocks(bytes: Buffer, open: number): unknown[] | undefined {
+  const blocks: unknown[] = [];
+  let valid = true;
+  const end = walkArray(bytes, open, (start, end) => {
+    if (bytes[start] !== 0x7b) {
+      // contentBlocks keeps objects only: what else an array holds is never read.
+      blocks.push(null);
+      return true;
+    }
+    const type = memberSpan(bytes, start, 'type');
+    const name = type === null ? null : bytes[type.start] === 0x22 ? decodeString(bytes, type.start, type.end) : null;
+    if (name === 'text' || (type !== null && name === null)) {
+      const block = parseSpan(bytes, start, end);
+      if (block === undefined) return (valid = false);
+      blocks.push(block);
+    } else {
+      blocks.push(name === null ? {} : { type: name });
+    }
+    return true;
+  });
+  return valid && end > 0 ? blocks : undefined;
 }
 
 /** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
@@ -981,6 +990,45 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
   return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
 }
 
+/**
+ * The active transcript's messages in order, for `show`: a first pass folds the file as the index does (the nodes
+ * with their offsets and turns, no line's value kept), a second reads and parses only the chain's message lines
+ * and hands each message on as soon as it is folded. Memory is the nodes, not the transcript.
+ */
+function streamClaudeMessages(group: SessionFileGroup): MessageStream {
+  const path = livePath(group);
+  const stats = newLineStats();
+  async function* messages(): AsyncGenerator<Message> {
+    const scan = new ClaudeScan(true);
+    const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
+    if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+    const ready: Message[] = [];
+    const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
+    const reader = await LineAtReader.open(path);
+    try {
+      for (const node of scan.activeChain()) {
+        if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
+        const value = parseJsonLine(await reader.lineAt(node.offset));
+        if (!isRecord(value)) {
+          // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
+          stats.malformed++;
+          continue;
+        }
+        fold.add(node, value);
+        if (ready.length > 0) {
+          yield* ready;
+          ready.length = 0;
+        }
+      }
+    } finally {
+      await reader.close();
+    }
+    fold.finish();
+    yield* ready;
+  }
+  return { messages: messages(), malformedLines: () => stats.malformed };
+}
+
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
   label: 'Claude Code',
@@ -997,6 +1045,7 @@ export const claudeAdapter: FormatAdapter = {
   },
   // ~/.claude/projects/<project>/<uuid>.jsonl (subagent transcripts deeper down belong to their parent).
   watch: { roots: 'configured', depth: 2, wanted: (parts) => parts[0] === 'projects', fileSuffixes: ['.jsonl', '.json'] },
+  mirror: { variables: ['CLAUDE_CONFIG_DIR'], filter: ['+ projects/', '+ projects/*/', '+ projects/*/*.jsonl'] },
   resume: {
     interactive: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
     exec: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],
@@ -1060,6 +1109,8 @@ export const claudeAdapter: FormatAdapter = {
       malformedLines: stats.malformed,
     };
   },
+
+  streamMessages: streamClaudeMessages,
 
   /**
    * A new `<uuid>.jsonl` in the same project folder holding the active chain before user turn `atTurn`, in file

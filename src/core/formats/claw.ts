@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
+import { decodeString, parseSpan, skipWhitespace, stringEnd, valueEnd, type Span } from '../io/json-bytes.js';
 import { openRegular } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { headFingerprint, indexReads, jsonObjects, newLineStats, readAt, readLines, splitLines, type JsonLine } from '../io/lines.js';
@@ -30,7 +31,7 @@ import {
 } from '../model.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { reportSkippedLines } from './problems.js';
-import { selfAndAncestors } from './roots.js';
+import { listDir, selfAndAncestors } from './roots.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 
@@ -130,15 +131,6 @@ function makeGroup(paths: readonly string[], root: string): SessionFileGroup {
   return { agent: 'claw', paths, idHint: null, root, archived: false };
 }
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describeError(error) });
-    return [];
-  }
-}
 
 async function entryKind(entry: Dirent, path: string): Promise<'file' | 'dir' | 'other'> {
   if (entry.isFile()) return 'file';
@@ -394,11 +386,6 @@ function usageOf(raw: unknown): Usage | undefined {
 // ---------------------------------------------------------------------------------------------------------
 // Legacy single-object JSON, scanned structurally so that a head or tail slice yields whole messages
 
-interface Span {
-  readonly start: number;
-  readonly end: number;
-}
-
 interface LegacyLayout {
   /** Complete top-level values other than `messages`. */
   readonly keys: Map<string, Span>;
@@ -411,60 +398,13 @@ interface LegacyLayout {
   end: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-}
-
-function skipWhitespace(buf: Buffer, index: number): number {
-  while (index < buf.length && isWhitespace(buf[index])) index++;
-  return index;
-}
-
-/** Index just past the string starting at `index` (a quote), or -1 when the buffer ends inside it. */
-function stringEnd(buf: Buffer, index: number): number {
-  for (let j = index + 1; j < buf.length; j++) {
-    const byte = buf[j];
-    if (byte === BACKSLASH) j++;
-    else if (byte === QUOTE) return j + 1;
-  }
-  return -1;
-}
-
-/** Index just past the JSON value starting at `index`, or -1 when the buffer ends inside it. */
-function valueEnd(buf: Buffer, index: number, final: boolean): number {
-  const first = buf[index];
-  if (first === QUOTE) return stringEnd(buf, index);
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    let depth = 0;
-    for (let j = index; j < buf.length; j++) {
-      const byte = buf[j];
-      if (byte === QUOTE) {
-        const end = stringEnd(buf, j);
-        if (end === -1) return -1;
-        j = end - 1;
-      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-        depth++;
-      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-        if (--depth === 0) return j + 1;
-      }
-    }
-    return -1;
-  }
-  for (let j = index; j < buf.length; j++) {
-    const byte = buf[j];
-    if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isWhitespace(byte)) return j;
-  }
-  return final ? buf.length : -1;
-}
 
 /** Scan a legacy object from its start: top-level values and message elements that are whole in `buf`. */
 function scanLegacyHead(buf: Buffer, final: boolean): LegacyLayout | null {
@@ -480,8 +420,8 @@ function scanLegacyHead(buf: Buffer, final: boolean): LegacyLayout | null {
   while (i < buf.length && buf[i] === QUOTE) {
     const keyEnd = stringEnd(buf, i);
     if (keyEnd === -1) return layout;
-    const key = parseSlice(buf, i, keyEnd);
-    if (typeof key !== 'string') return layout;
+    const key = decodeString(buf, i, keyEnd);
+    if (key === null) return layout;
     i = skipWhitespace(buf, keyEnd);
     if (buf[i] !== COLON) return layout;
     i = skipWhitespace(buf, i + 1);
@@ -545,7 +485,7 @@ function addLegacyObject(doc: ClawDoc, value: JsonObject): void {
 /** Top-level values of a scanned layout, parsed. */
 function layoutTop(buf: Buffer, layout: LegacyLayout): JsonObject {
   const top: JsonObject = {};
-  for (const [key, span] of layout.keys) top[key] = parseSlice(buf, span.start, span.end);
+  for (const [key, span] of layout.keys) top[key] = parseSpan(buf, span.start, span.end);
   return top;
 }
 
@@ -554,7 +494,7 @@ function addLegacyLayout(doc: ClawDoc, buf: Buffer, layout: LegacyLayout): void 
   applyLegacyTop(doc, top);
   const compaction = objectOf(top.compaction);
   if (compaction) doc.messages.push(compactionMarker(compaction));
-  for (const span of layout.messages) doc.addMessage(normalizeMessage(parseSlice(buf, span.start, span.end)));
+  for (const span of layout.messages) doc.addMessage(normalizeMessage(parseSpan(buf, span.start, span.end)));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -813,7 +753,7 @@ function keptLegacyLines(buf: Buffer, layout: LegacyLayout): KeptLine[] {
   }
   for (const span of layout.messages) {
     const raw = buf.subarray(span.start, span.end);
-    const value = parseSlice(buf, span.start, span.end);
+    const value = parseSpan(buf, span.start, span.end);
     const message = normalizeMessage(value);
     if (message === null) continue;
     let body: Buffer;
@@ -935,6 +875,22 @@ export async function resumeClawInPlace(group: SessionFileGroup, context?: Adapt
 /** How deep below a --claw-dir (and, without one, below the current directory) claw workspaces are looked for. */
 export const CLAW_SEARCH_DEPTH = 4;
 
+/**
+ * What a mirror copies below a folder searched for workspaces: each workspace's session folders, in the folder and
+ * down to CLAW_SEARCH_DEPTH levels below it, through the folders findClawWorkspaces walks (not hidden ones, not
+ * SKIPPED_DIRS).
+ */
+function clawMirrorFilter(): string[] {
+  const sessionFolders = ['.claw/', '.claw/sessions/***', '.claude/', '.claude/sessions/***', '.port_sessions/***'];
+  const skipped = ['.*/', ...[...SKIPPED_DIRS].map((name) => `${name}/`)];
+  const levels = Array.from({ length: CLAW_SEARCH_DEPTH }, (_, i) => `${'*/'.repeat(i + 1)}`);
+  return [
+    ...sessionFolders.flatMap((pattern) => [`+ ${pattern}`, `+ **/${pattern}`]),
+    ...skipped.flatMap((pattern) => [`- ${pattern}`, `- **/${pattern}`]),
+    ...levels.map((pattern) => `+ ${pattern}`),
+  ];
+}
+
 /** True when `dir` holds claw sessions: `.claw/sessions`, `.claude/sessions` or `.port_sessions`. */
 export async function isClawWorkspace(dir: string): Promise<boolean> {
   const checks = await Promise.all([join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory));
@@ -991,6 +947,8 @@ export const clawAdapter: FormatAdapter = {
   },
   discovery: { candidateRoots: clawCandidateRoots, isRoot: isClawWorkspace, rootsFromCwds: true },
   watch: { roots: 'found', depth: 3, wanted: clawWatched, fileSuffixes: ['.jsonl', '.json'] },
+  // On a host: the workspaces in its login directory and below, as `sessions` run there finds them.
+  mirror: { variables: [], hostRoots: ({ homeDir }) => [homeDir], filter: clawMirrorFilter() },
   resume: {
     interactive: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
     exec: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
@@ -1059,18 +1017,6 @@ function sortKeys(value: unknown): unknown {
       .sort()
       .map((key) => [key, sortKeys(object[key])]),
   );
-}
-
-function parseText(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseSlice(buf: Buffer, start: number, end: number): unknown {
-  return parseText(buf.subarray(start, end).toString('utf8'));
 }
 
 function compare(a: string, b: string): number {

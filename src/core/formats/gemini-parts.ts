@@ -2,10 +2,8 @@
  * Gemini API content parts (`{text}`, `{text, thought: true}`, `{functionCall}`, `{functionResponse}`, …) as the
  * normalized blocks: Gemini CLI and Qwen Code (a Gemini CLI fork) both record messages as such parts.
  */
-import type { Block } from '../model.js';
-import { isRecord } from '../json.js';
-
-type JsonObject = Record<string, unknown>;
+import type { Block, ImageBlock } from '../model.js';
+import { isRecord, type JsonObject } from '../json.js';
 
 /** A PartListUnion (a string, one part, or a list of strings and parts) as a list of part objects. */
 export function partList(content: unknown): JsonObject[] {
@@ -77,4 +75,30 @@ export function functionResponseBlocks(content: unknown, isError = false): Block
     });
   }
   return blocks;
+}
+
+/** Image blocks of a prompt's parts: `inlineData` (base64 bytes) and `fileData` (a URI) whose type is an image. */
+export function imageBlocks(content: unknown): ImageBlock[] {
+  const images: ImageBlock[] = [];
+  for (const part of partList(content)) {
+    const inline = part.inlineData;
+    if (isRecord(inline) && typeof inline.data === 'string' && isImageType(inline.mimeType)) {
+      images.push({ type: 'image', mediaType: inline.mimeType as string, data: inline.data, url: null });
+    }
+    const file = part.fileData;
+    if (isRecord(file) && typeof file.fileUri === 'string' && isImageType(file.mimeType)) {
+      images.push({ type: 'image', mediaType: file.mimeType as string, data: null, url: file.fileUri });
+    }
+  }
+  return images;
+}
+
+function isImageType(mimeType: unknown): boolean {
+  return typeof mimeType === 'string' && mimeType.startsWith('image/');
+}
+
+/** An image as a Gemini API part: inline bytes as `inlineData`; one given only by URL as a text naming it. */
+export function imagePart(image: ImageBlock): JsonObject {
+  if (image.data !== null) return { inlineData: { mimeType: image.mediaType ?? 'image/png', data: image.data } };
+  return { text: `[image: ${image.url ?? 'not recorded'}]` };
 }

@@ -14,23 +14,23 @@
  * as `session-*.json`; resuming one makes a `.jsonl` copy next to it (one conversation, two files).
  */
 import { createHash } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
+import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
 import { isKind, readRegularFile } from '../io/regular.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
-import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, modelPartBlocks, partList, partsText } from './gemini-parts.js';
+import { isHandoffNote } from '../handoff/note-opening.js';
+import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, imageBlocks, modelPartBlocks, partList, partsText } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord } from '../json.js';
+import { isRecord, type JsonObject } from '../json.js';
+import { listDir } from './roots.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** `session-<anything>.json` or `.jsonl`: the names Gemini CLI lists (`getAllSessionFiles`). */
 const SESSION_FILE = /^session-.+\.jsonl?$/;
@@ -179,9 +179,12 @@ function userText(message: JsonObject): string {
  * (`isIgnoredUserContent`: not empty, not a `/command` or `?` help, not its injected context).
  */
 export function isGeminiUserTurn(message: JsonObject): boolean {
-  if (message.type !== 'user') return false;
+  if (message.type !== 'user' || hasFunctionResponse(message.content)) return false;
   const text = userText(message).trim();
-  return text.length > 0 && !text.startsWith('/') && !text.startsWith('?') && !INJECTED_CONTEXT.test(text);
+  // An image alone is a prompt (Gemini CLI's own string of it is `[Image: …]`).
+  if (text.length === 0) return imageBlocks(message.content).length > 0;
+  // The note a hand-off to Gemini CLI starts with is a user message for the model, not the user's words.
+  return !text.startsWith('/') && !text.startsWith('?') && !INJECTED_CONTEXT.test(text) && !isHandoffNote(text);
 }
 
 function tokensUsage(tokens: unknown): Usage | undefined {
@@ -225,8 +228,9 @@ export function geminiMessages(record: GeminiRecord): Message[] {
         continue;
       }
       const text = userText(message);
-      if (text.trim().length === 0 || INJECTED_CONTEXT.test(text)) continue;
-      out.push({ role: 'user', blocks: [{ type: 'text', text }], userTurn: isGeminiUserTurn(message), ...stamp });
+      const images = imageBlocks(message.content);
+      if ((text.trim().length === 0 && images.length === 0) || INJECTED_CONTEXT.test(text)) continue;
+      out.push({ role: 'user', blocks: [...(text.length > 0 ? [{ type: 'text' as const, text }] : []), ...images], userTurn: isGeminiUserTurn(message), ...stamp });
     } else if (message.type === 'gemini') {
       const content = partList(message.content);
       const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls.filter(isRecord) : [];
@@ -258,6 +262,22 @@ export function geminiMessages(record: GeminiRecord): Message[] {
     // info / error / warning records are the CLI's own notices, not conversation.
   }
   return out;
+}
+
+/** A message record's opening as Gemini CLI writes it: `{"id":…,"timestamp":…,"type":…` (the type is group 1). */
+const MESSAGE_OPENING = /^\{"id":"[^"]*",(?:"timestamp":"[^"]*",)?"type":"([a-z]+)"(,"content":\[?\{?(?:"text":)?"\s*<(?:session_context|hook_context)>)?/;
+
+/**
+ * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `$set`
+ * records (metadata, and `$set.messages`, which copies the history with Gemini CLI's `<session_context>`: the
+ * workspace's folder listing, the date), `$rewindTo`, the CLI's own info/error/warning notices and the session
+ * context message itself. Lines of a legacy pretty-printed `.json` file never match these openings: all counted.
+ */
+export function isGeminiNonConversationLine(opening: string): boolean {
+  if (opening.startsWith('{"$set":') || opening.startsWith('{"$rewindTo":')) return true;
+  const message = MESSAGE_OPENING.exec(opening);
+  if (message === null) return false;
+  return message[1] === 'info' || message[1] === 'error' || message[1] === 'warning' || (message[1] === 'user' && message[2] !== undefined);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -387,15 +407,6 @@ function groupChatFiles(root: string, paths: readonly string[]): SessionFileGrou
   }));
 }
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
-    return [];
-  }
-}
 
 /** The name a fork is written under, as Gemini CLI names a new session: `session-<minute, UTC>-<id8>.jsonl`. */
 export function geminiSessionFileName(id: string, now: Date): string {
@@ -424,6 +435,8 @@ export const geminiAdapter: FormatAdapter = {
     wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
     fileSuffixes: ['.jsonl', '.json'],
   },
+  // The chats, and the `.project_root` naming each project's folder (the sessions' cwd).
+  mirror: { variables: ['GEMINI_CLI_HOME'], filter: ['+ tmp/', '+ tmp/*/', '+ tmp/*/.project_root', '+ tmp/*/chats/', '+ tmp/*/chats/session-*.json', '+ tmp/*/chats/session-*.jsonl'] },
   resume: {
     // A prompt given with --resume makes Gemini CLI answer it and exit: the interactive resume takes none.
     interactive: ['gemini', '{args}', '--resume', '{id}'],
@@ -434,6 +447,7 @@ export const geminiAdapter: FormatAdapter = {
     },
   },
   idShape: { pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, description: 'a UUID' },
+  isNonConversationLine: isGeminiNonConversationLine,
   forkTarget: 'in the same chats folder as the original, session-<minute>-<first 8 of the new id>.jsonl\n(forkedFrom in its first record names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
@@ -449,7 +463,7 @@ export const geminiAdapter: FormatAdapter = {
   async discover(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
     const tmp = join(root, 'tmp');
     const paths: string[] = [];
-    for (const project of (await listDir(tmp, report)).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const project of await listDir(tmp, report)) {
       const projectDir = join(tmp, project.name);
       if (!(await isKind(projectDir, project, 'directory'))) continue;
       const chats = join(projectDir, 'chats');

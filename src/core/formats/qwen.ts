@@ -9,23 +9,21 @@
  * of one message (their parts joined). Qwen Code's own fork (`--resume ID --fork-session`) copies the chain under a
  * new `sessionId` and marks each copied record `forkedFrom {sessionId, messageUuid}`.
  */
-import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn, errorCode, errorMessage } from '../errors.js';
+import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { isKind } from '../io/regular.js';
 import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
-import { functionResponseBlocks, hasFunctionResponse, modelPartBlocks, partList } from './gemini-parts.js';
+import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord } from '../json.js';
+import { isRecord, type JsonObject } from '../json.js';
+import { listDir } from './roots.js';
 
-type JsonObject = Record<string, unknown>;
 
 /** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */
 const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
@@ -40,6 +38,22 @@ const NOT_CONVERSATION = new Set([
   'managed_session_event_v1',
   'managed_session_commit_v1',
 ]);
+/** System records whose text is the conversation's: the compaction summary, a /rename, a slash command as typed. */
+const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_command']);
+
+/**
+ * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `system`
+ * records other than the few that hold the conversation's words: `ui_telemetry` (copies of each response, tool
+ * arguments, the memory agent's answers), attribution snapshots, artifact bookkeeping. The first `"type"` of a
+ * record is its own (Qwen Code writes it before the message); a system record whose subtype is past the opening
+ * (a very long cwd) is counted.
+ */
+export function isQwenNonConversationLine(opening: string): boolean {
+  if (/"type":"([a-z_]+)"/.exec(opening)?.[1] !== 'system') return false;
+  const subtype = /"subtype":"([A-Za-z0-9_]+)"/.exec(opening)?.[1];
+  return subtype !== undefined && !CONVERSATION_SYSTEM.has(subtype);
+}
+
 /** The hook context Qwen Code appends to a prompt's parts: not the user's words. */
 const HOOK_CONTEXT = /^\s*<qwen:user-prompt-submit-context>/;
 
@@ -149,7 +163,7 @@ export function isQwenUserTurn(record: QwenRecord): boolean {
   const provenance = record.value.provenance;
   if (provenance !== undefined && provenance !== 'real_user') return false;
   if (hasFunctionResponse(parts(record))) return false;
-  return promptText(record).trim().length > 0;
+  return promptText(record).trim().length > 0 || imageBlocks(parts(record)).length > 0;
 }
 
 function usageOf(record: QwenRecord): Usage | undefined {
@@ -181,7 +195,10 @@ export function qwenMessages(chain: readonly QwenRecord[]): Message[] {
         continue;
       }
       const text = promptText(record);
-      if (text.trim().length > 0) out.push({ role: 'user', blocks: [{ type: 'text', text }], userTurn: isQwenUserTurn(record), ...stamp });
+      const images = imageBlocks(parts(record));
+      if (text.trim().length > 0 || images.length > 0) {
+        out.push({ role: 'user', blocks: [...(text.length > 0 ? [{ type: 'text' as const, text }] : []), ...images], userTurn: isQwenUserTurn(record), ...stamp });
+      }
     } else if (record.type === 'assistant') {
       const blocks = modelPartBlocks(parts(record));
       const usage = usageOf(record);
@@ -285,15 +302,6 @@ async function indexQwen(group: SessionFileGroup, context: AdapterContext): Prom
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
 
-async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
-  try {
-    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: errorMessage(error) });
-    return [];
-  }
-}
 
 function group(root: string, path: string, archived: boolean): SessionFileGroup {
   return { agent: 'qwen', paths: [path], idHint: fileStem(path), root, archived };
@@ -324,6 +332,7 @@ export const qwenAdapter: FormatAdapter = {
     wanted: (parts) => parts[0] === 'projects' && (parts.length < 3 || parts[2] === 'chats') && (parts.length < 5 || (parts[3] === 'archive' && parts.length === 5)),
     fileSuffixes: ['.jsonl'],
   },
+  mirror: { variables: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'], filter: ['+ projects/', '+ projects/*/', '+ projects/*/chats/', '+ projects/*/chats/*.jsonl', '+ projects/*/chats/archive/', '+ projects/*/chats/archive/*.jsonl'] },
   resume: {
     // A prompt given with --resume makes Qwen Code answer it and exit: the interactive resume takes none.
     interactive: ['qwen', '{args}', '--resume', '{id}'],
@@ -332,6 +341,7 @@ export const qwenAdapter: FormatAdapter = {
     homeEnvironment: (root) => ({ QWEN_RUNTIME_DIR: root }),
   },
   idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
+  isNonConversationLine: isQwenNonConversationLine,
   forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {

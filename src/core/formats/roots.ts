@@ -1,5 +1,8 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { RootEnvironment } from './types.js';
+import { describeError, errorCode } from '../errors.js';
+import type { ReportProblem, RootEnvironment } from './types.js';
 
 /** The roots of an agent that keeps its sessions in one home folder: DIR/<folder> under `--home DIR`, else $VARIABLE, else ~/<folder>. */
 export function homeFolderRoots(folder: string, variable: string | null, environment: RootEnvironment): string[] {
@@ -17,4 +20,18 @@ export function selfAndAncestors(dir: string): string[] {
     if (dirname(current) === current) break;
   }
   return out;
+}
+
+/**
+ * A folder's entries sorted by name (discovery is in the same order on every run and machine); a folder that is
+ * missing or not a folder has none, any other failure is reported and has none.
+ */
+export async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describeError(error) });
+    return [];
+  }
 }

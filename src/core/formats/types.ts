@@ -70,6 +70,14 @@ export interface ReadSessionOptions {
   readonly onPartial?: (messages: readonly Message[]) => void;
 }
 
+/** A transcript read as a stream (`show` of a 200 MB session): its messages in order, never all held at once. */
+export interface MessageStream {
+  /** Exact (never clipped), as `readSession` makes them, except that they carry no usage. */
+  readonly messages: AsyncIterable<Message>;
+  /** Lines skipped as malformed: known once `messages` has ended. */
+  malformedLines(): number;
+}
+
 export interface ForkRequest {
   /** 1-based user turn to cut before: the fork keeps user turns 1..atTurn-1 and everything answering them. */
   readonly atTurn: number;
@@ -146,6 +154,30 @@ export interface AgentNames {
   read(root: string): Promise<Map<string, string>>;
 }
 
+/**
+ * What a mirror of another machine's files copies of this agent's (rsync over SSH, for a host without `sessions`):
+ * only what sessions are read from, never a whole agent home (it holds credentials and settings).
+ */
+export interface AgentMirror {
+  /**
+   * The environment variables `locations.defaultRoots` reads (`CODEX_HOME`): the host's login shell prints their
+   * values, and the host's roots are `defaultRoots` with them and the host's `$HOME`.
+   */
+  readonly variables: readonly string[];
+  /** The host's roots when they are not `locations.defaultRoots` (claw: the login directory, searched for workspaces). */
+  hostRoots?(environment: RootEnvironment): string[];
+  /**
+   * rsync filter rules, relative to each root: `+ PATTERN` copies, `- PATTERN` leaves out, the first rule that matches
+   * a path decides, and what no rule includes stays on the host. A pattern ending in a slash matches folders only, and
+   * a folder is walked only when a rule includes it: `sessions/***` is the folder and everything below it. `*` stays
+   * within one name; a pattern starting with `**` followed by a slash matches at one or more folders below the root,
+   * never at the root itself (write that rule too). A SQLite database names its write-ahead log beside it
+   * (`opencode.db`, `opencode.db-wal`): the newest rows are only in the log until SQLite checkpoints it (the `-shm`
+   * index is the reader's and is not copied).
+   */
+  readonly filter: readonly string[];
+}
+
 /** How the agent's own CLI continues a session. */
 export interface AgentResume {
   /**
@@ -157,6 +189,30 @@ export interface AgentResume {
   readonly exec: readonly string[];
   /** The variables that point the agent at `root`, the home a session came from (none: it needs none, e.g. a path is resumed). */
   homeEnvironment?(root: string): Record<string, string>;
+}
+
+/** One conversation's words as its store holds them (decoded), for full-text search. */
+export interface ConversationText {
+  readonly id: string;
+  readonly text: string;
+}
+
+/**
+ * Agents that keep many conversations in one file (opencode's SQLite database). Discovery returns one group per
+ * store file (`idHint` null); a conversation's group is that file with the conversation's id as `idHint` (what
+ * `readSession`, `readSummary` and `fork` get). The catalog reads every row of a store in one pass and caches
+ * them under the store file and its companions (re-read when any of them changes); grep asks `texts` instead of
+ * searching the file's raw bytes; the watcher maps a changed companion to its store.
+ */
+export interface ConversationStore {
+  /** The store file a path belongs to (the store itself, or a companion such as SQLite's `-wal`), or null. */
+  storeOf(path: string): string | null;
+  /** The companions of a store that exist now: their change is a change of the store's content. */
+  companions(storePath: string): string[];
+  /** Every conversation's row in the store (`group.paths[0]`). */
+  readRows(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary[]>;
+  /** Every conversation's text, for full-text search. */
+  texts(group: SessionFileGroup, context: AdapterContext): Promise<ConversationText[]>;
 }
 
 /**
@@ -171,8 +227,12 @@ export interface FormatAdapter {
   readonly locations: AgentLocations;
   readonly discovery?: AgentDiscovery;
   readonly watch: AgentWatch;
+  /** What a mirror of another machine copies (hosts read with rsync). */
+  readonly mirror: AgentMirror;
   readonly names?: AgentNames;
   readonly resume: AgentResume;
+  /** Set when the agent keeps many conversations in one file (see ConversationStore). */
+  readonly store?: ConversationStore;
   /**
    * The shape every id of this agent has: an id read from a file goes into argv and paths only when it matches (an
    * id such as `--dangerously-skip-permissions` would be read as an option).
@@ -206,6 +266,11 @@ export interface FormatAdapter {
   indexSession(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession>;
   /** The whole active transcript (long strings clipped when `options.clip` is set). */
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
+  /**
+   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent:
+   * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
+   */
+  streamMessages?(group: SessionFileGroup, context: AdapterContext): MessageStream;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
   /**

@@ -4,6 +4,8 @@ import { writeClaudeHandoff } from './claude.js';
 import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
 import { writeCopilotHandoff } from './copilot.js';
+import { writeGeminiHandoff } from './gemini.js';
+import { writeQwenHandoff } from './qwen.js';
 import { handoffConversation, type HandoffConversation } from './conversation.js';
 import { handoffNote } from './note.js';
 import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
@@ -20,7 +22,7 @@ export interface HandoffRequest {
   readonly now?: Date;
 }
 
-/** The homes a hand-off writes into: Codex's CODEX_HOME and Claude Code's config dir (claw keeps sessions in the workspace). */
+/** The homes a hand-off writes into, per agent: each agent's first root (claw keeps sessions in the workspace: none). */
 export type HandoffHomes = Readonly<Partial<Record<Agent, string>>>;
 
 interface HandoffWriter {
@@ -47,9 +49,15 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write, homes) => writeCopilotHandoff(conversation, write, homeOf(homes, 'copilot')),
     where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
   },
-  // Not yet: a Gemini CLI or Qwen Code session can be handed to the others, not the other way round.
-  gemini: null,
-  qwen: null,
+  gemini: {
+    write: (conversation, write, homes) => writeGeminiHandoff(conversation, write, homeOf(homes, 'gemini')),
+    where: '<gemini dir>/tmp/<project>/chats/session-<minute>-<id8>.jsonl (forkedFrom names the source)',
+  },
+  qwen: {
+    write: (conversation, write, homes) => writeQwenHandoff(conversation, write, homeOf(homes, 'qwen')),
+    where: '<qwen dir>/projects/<cwd with non-alphanumerics as ->/chats/<new id>.jsonl (forkedFrom names the source)',
+  },
+  opencode: null,
 };
 
 /** The agents a conversation can be handed off to. */

@@ -1,5 +1,6 @@
 import { ADAPTERS } from '../formats/index.js';
 import type { Agent } from '../model.js';
+import { HANDOFF_NOTE_OPENING } from './note-opening.js';
 
 /** Where a handed-off session came from. */
 export interface HandoffSource {
@@ -17,7 +18,7 @@ export function handoffNote(source: HandoffSource, target: Agent): string {
   const kept = source.atTurn - 1;
   const turns = kept === 1 ? 'user turn 1' : `user turns 1-${kept}`;
   return (
-    `[sessions] This conversation was handed off to ${ADAPTERS[target].label} from ${ADAPTERS[source.agent].label} session ${source.id}: ` +
+    `${HANDOFF_NOTE_OPENING}${ADAPTERS[target].label} from ${ADAPTERS[source.agent].label} session ${source.id}: ` +
     `${turns} and the answers to them, before its turn ${source.atTurn}; reasoning was not carried over.`
   );
 }

@@ -1,4 +1,5 @@
 import type { Block, Message } from '../model.js';
+import { backslashesBefore, unescapedQuoteFrom } from './json-bytes.js';
 import type { RawLine } from './lines.js';
 
 /*
@@ -20,23 +21,6 @@ const LOWER_U = 0x75;
 // eslint-disable-next-line no-control-regex -- the mark is NUL-delimited on purpose: NUL does not occur in prose
 const MARK_IN_STRING = /\u0000(\d+)\u0000/g;
 const MARK_IN_JSON_TEXT = /\\u0000(\d+)\\u0000/g;
-
-/** Number of backslashes in the run that ends just before `end`. */
-function backslashesBefore(bytes: Buffer, end: number, floor: number): number {
-  let count = 0;
-  for (let i = end - 1; i >= floor && bytes[i] === BACKSLASH; i--) count++;
-  return count;
-}
-
-/** Index of the quote closing the string whose opening quote is at `open`; -1 when the line ends first. */
-function closingQuote(bytes: Buffer, open: number): number {
-  for (let from = open + 1; ; ) {
-    const at = bytes.indexOf(QUOTE, from);
-    if (at === -1) return -1;
-    if (backslashesBefore(bytes, at, open + 1) % 2 === 0) return at;
-    from = at + 1;
-  }
-}
 
 /**
  * Move a cut point (the first byte left out) of a string's content starting at `start` back so that the kept
@@ -134,7 +118,7 @@ export function clipJsonStrings(bytes: Buffer, limits: ClipLimits): Buffer {
   for (let from = 0; ; ) {
     const open = bytes.indexOf(QUOTE, from);
     if (open === -1) break;
-    const close = closingQuote(bytes, open);
+    const close = unescapedQuoteFrom(bytes, open + 1);
     if (close === -1) return bytes;
     const start = open + 1;
     const long = close - start > limits.other;

@@ -1,4 +1,5 @@
 import { closeSync, readSync } from 'node:fs';
+import { unescapedQuoteBefore, unescapedQuoteFrom } from './json-bytes.js';
 import { openRegularSync } from './regular.js';
 import { stripControl } from '../text.js';
 
@@ -17,9 +18,6 @@ export interface PlacedSnippet extends Snippet {
 }
 
 const LEAD_BYTES = 160;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /** Bytes read on each side of a match: enough for a few hundred characters of context however they are escaped. */
 const WINDOW_BYTES = 4096;
@@ -52,8 +50,8 @@ function leadBefore(fd: number, end: number): string {
     const from = Math.max(0, to - chunk.length);
     const read = readSync(fd, chunk, 0, to - from, from);
     const bytes = chunk.subarray(0, read);
-    for (let i = bytes.length - 1; i >= 0; i--) {
-      if (bytes[i] !== QUOTE || backslashesBefore(bytes, i) % 2 === 1) continue;
+    const i = unescapedQuoteBefore(bytes, bytes.length);
+    if (i !== -1) {
       const leadStart = Math.max(0, from + i - LEAD_BYTES);
       const lead = Buffer.allocUnsafe(from + i - leadStart);
       readSync(fd, lead, 0, lead.length, leadStart);
@@ -70,20 +68,9 @@ function leadBefore(fd: number, end: number): string {
 export function snippetIn(bytes: Buffer, at: number, length: number, context: number): PlacedSnippet {
   const matchEnd = Math.min(bytes.length, at + length);
   // The string the match is in: from the quote before it to the quote after it (not escaped ones).
-  let open = -1;
-  for (let i = at - 1; i >= 0; i--) {
-    if (bytes[i] === QUOTE && backslashesBefore(bytes, i) % 2 === 0) {
-      open = i;
-      break;
-    }
-  }
-  let close = bytes.length;
-  for (let i = matchEnd; i < bytes.length; i++) {
-    if (bytes[i] === QUOTE && backslashesBefore(bytes, i) % 2 === 0) {
-      close = i;
-      break;
-    }
-  }
+  const open = unescapedQuoteBefore(bytes, at);
+  const next = unescapedQuoteFrom(bytes, matchEnd);
+  const close = next === -1 ? bytes.length : next;
   // Without a quote in the window, start on a whole character (not a UTF-8 continuation byte).
   let from = open + 1;
   if (open === -1) while (from < at && (bytes[from]! & 0xc0) === 0x80) from++;
@@ -99,12 +86,6 @@ export function snippetIn(bytes: Buffer, at: number, length: number, context: nu
     match: unescapeJson(bytes.toString('utf8', at, matchEnd)),
     after: tail.slice(0, context).join('').trimEnd() + (tail.length > context ? '…' : ''),
   };
-}
-
-function backslashesBefore(bytes: Buffer, end: number): number {
-  let count = 0;
-  for (let i = end - 1; i >= 0 && bytes[i] === BACKSLASH; i--) count++;
-  return count;
 }
 
 /** JSON string escapes undone, tolerantly (a cut escape stays as it is); whitespace runs become one space. */
