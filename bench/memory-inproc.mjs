@@ -87,7 +87,7 @@ cache.store([[first.path, info.size, info.mtimeMs]], first);
 t = performance.now();
 await cache.save();
 out.fullSave = { ms: Math.round(performance.now() - t), ...status() };
-// The TUI starts watching after the scan: chokidar walks every watched folder once.
+// The TUI starts watching after the scan: the watcher walks every wanted folder once.
 t = performance.now();
 const watcher = watchCatalog(locations, result.sessions, { context: result.context, onChange: () => undefined });
 await watcher.ready;

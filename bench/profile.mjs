@@ -75,7 +75,6 @@ for (const [label, spec] of [
   ['ink', 'ink'],
   ['react', 'react'],
   ['fuse.js', 'fuse.js'],
-  ['chokidar', 'chokidar'],
   ['commander', 'commander'],
   ['dist/catalog/scan.js', './dist/catalog/scan.js'],
   ['dist/cli.js (the CLI module graph, no UI)', './dist/cli.js'],
