@@ -34,6 +34,9 @@ import { listDir } from './roots.js';
 
 /** `session-<anything>.json` or `.jsonl`: the names Gemini CLI lists (`getAllSessionFiles`). */
 const SESSION_FILE = /^session-.+\.jsonl?$/;
+/** A sub-agent's chat (0.61): `chats/<parent session id>/<sub-agent session id>.jsonl`, both ids as Gemini CLI sanitizes them. */
+const SUBAGENT_FOLDER = /^[A-Za-z0-9_-]+$/;
+const SUBAGENT_FILE = /^[A-Za-z0-9_-]+\.jsonl$/;
 
 /** The context Gemini CLI puts in a user message of its own before the first prompt: never the user's words. */
 const INJECTED_CONTEXT = /^\s*<(?:session_context|hook_context)>/;
@@ -349,9 +352,16 @@ export function isGeminiNonConversationLine(opening: string): boolean {
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
 
-/** The gemini dir's project folder of a session file: `<root>/tmp/<project>/chats/<file>` → `<root>/tmp/<project>`. */
+/** The gemini dir's project folder of a session file: `<root>/tmp/<project>/chats/[<parent id>/]<file>` → `<root>/tmp/<project>`. */
 function projectDirOf(path: string): string {
-  return dirname(dirname(path));
+  const folder = dirname(path);
+  return dirname(basename(folder) === 'chats' ? folder : dirname(folder));
+}
+
+/** The parent session's id of a sub-agent's chat (the folder it is in, under `chats/`); null for a session of its own. */
+function subagentParentOf(path: string): string | null {
+  const folder = dirname(path);
+  return basename(folder) !== 'chats' && basename(dirname(folder)) === 'chats' ? basename(folder) : null;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -408,7 +418,7 @@ function livePath(group: SessionFileGroup): string {
 }
 
 function hasConversation(record: GeminiRecord<MessageDigest>): boolean {
-  return record.sessionId !== null && record.kind !== 'subagent' && record.messages.some((message) => message.prompt !== undefined);
+  return record.sessionId !== null && record.messages.some((message) => message.prompt !== undefined);
 }
 
 function summarize(group: SessionFileGroup, record: GeminiRecord<MessageDigest>, size: number, mtimeMs: number, cwd: string | null): SessionSummary {
@@ -449,6 +459,8 @@ function summarize(group: SessionFileGroup, record: GeminiRecord<MessageDigest>,
     updatedAt: updated ?? mtime,
     forkedFrom: parent?.sessionId ?? null,
     fork: parent === null ? null : { id: parent.sessionId, ...(parent.atTurn === null ? {} : { atTurn: parent.atTurn }) },
+    // A sub-agent's chat belongs to the session that ran it (the catalog lists it under that row).
+    ...(record.kind === 'subagent' ? { subagent: { kind: 'subagent', parentId: subagentParentOf(path) } } : {}),
     gitBranch: null,
     model,
     archived: group.archived,
@@ -539,7 +551,8 @@ export const geminiAdapter: FormatAdapter = {
   // <dir>/tmp/<project>/chats/session-*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
   watch: {
     roots: 'configured',
-    depth: 3,
+    depth: 4,
+    // …and chats/<parent id>/<sub-agent id>.jsonl.
     wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
     fileSuffixes: ['.jsonl', '.json'],
   },
@@ -561,7 +574,9 @@ export const geminiAdapter: FormatAdapter = {
       root,
       paths.filter((path) => {
         const rel = relative(root, path).split(sep);
-        return rel.length === 4 && rel[0] === 'tmp' && rel[2] === 'chats' && SESSION_FILE.test(rel[3] ?? '');
+        if (rel[0] !== 'tmp' || rel[2] !== 'chats') return false;
+        if (rel.length === 4) return SESSION_FILE.test(rel[3] ?? '');
+        return rel.length === 5 && SUBAGENT_FOLDER.test(rel[3] ?? '') && SUBAGENT_FILE.test(rel[4] ?? '');
       }),
     );
   },
@@ -576,6 +591,12 @@ export const geminiAdapter: FormatAdapter = {
       for (const entry of await listDir(chats, report)) {
         const path = join(chats, entry.name);
         if (SESSION_FILE.test(entry.name) && (await isKind(path, entry, 'file'))) paths.push(path);
+        else if (SUBAGENT_FOLDER.test(entry.name) && (await isKind(path, entry, 'directory'))) {
+          for (const child of await listDir(path, report)) {
+            const childPath = join(path, child.name);
+            if (SUBAGENT_FILE.test(child.name) && (await isKind(childPath, child, 'file'))) paths.push(childPath);
+          }
+        }
       }
     }
     return groupChatFiles(root, paths);
@@ -623,7 +644,8 @@ export const geminiAdapter: FormatAdapter = {
       forkedFrom: { sessionId: record.sessionId, atTurn: request.atTurn },
     };
     const lines = [meta, ...kept].map((value) => `${JSON.stringify(value)}\n`);
-    const target = join(dirname(path), geminiSessionFileName(id, now));
+    // A sub-agent's fork is a session of its own: in chats/, where `gemini --resume` finds it.
+    const target = join(subagentParentOf(path) === null ? dirname(path) : dirname(dirname(path)), geminiSessionFileName(id, now));
     await createFileAtomic(target, lines.join(''));
     return { agent: 'gemini', id, path: target, parentId: record.sessionId, keptUserTurns: request.atTurn - 1 };
   },
