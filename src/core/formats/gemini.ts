@@ -548,12 +548,12 @@ export const geminiAdapter: FormatAdapter = {
     },
     describeRoot: (dir) => `${dir}/tmp/*/chats (Gemini CLI)`,
   },
-  // <dir>/tmp/<project>/chats/session-*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
+  // <dir>/tmp/<project>/chats/session-*.jsonl and sub-agents' chats/<parent id>/*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
   watch: {
     roots: 'configured',
     depth: 4,
-    // …and chats/<parent id>/<sub-agent id>.jsonl.
-    wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
+    // …and chats/<parent id>/<sub-agent id>.jsonl (`parts` are a folder's or a file's).
+    wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 5)),
     fileSuffixes: ['.jsonl', '.json'],
   },
   resume: {
