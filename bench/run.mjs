@@ -527,6 +527,26 @@ if (want('fulltext') && !QUICK) {
   }
 }
 
+// ---------------------------------------------------------------- `show` streaming against `cat` (issue 15)
+if (want('replay') && !QUICK) {
+  const real = ensureReal(N);
+  const bigClaude = JSON.parse(readFileSync(join(real.home, 'manifest.json'), 'utf8')).big.filter((b) => b.agent === 'claude').sort((a, b) => b.bytes - a.bytes)[0];
+  if (bigClaude) {
+    const r = spawnSync(NODE, [join(BENCH, 'show-stream.mjs'), '--home', real.home, '--session', join(real.home, bigClaude.path), '--runs', String(Math.min(RUNS, 3))], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(WORK, 'xdg-show') }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error('show-stream.mjs failed');
+    const s = JSON.parse(r.stdout.trim().split('\n').pop());
+    const mib = (bigClaude.bytes / 2 ** 20).toFixed(0);
+    figure({ id: 'show-first-byte', label: `\`sessions show\` of the ${mib} MiB Claude clone (${N}-session real-shaped home, warm cache), stdout to a pipe: first byte (first turn's line at ${fmt(s.ours.firstTurnMs)} ms)`, value: Number(s.ours.firstMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, firstTurnMs: s.ours.firstTurnMs, peer: '`cat` of the file: first byte, same run', peerValue: Number(s.cat.firstMs.toFixed(1)), target: '≤ 200 ms', met: s.ours.firstMs <= 200, loadAverage: s.load });
+    figure({ id: 'show-whole', label: `… the whole output (${(s.ours.bytes / 2 ** 20).toFixed(0)} MiB of text); peak RSS (VmHWM) ${s.ours.hwmMB} MB (target ≤ 250 MB)`, value: Number(s.ours.totalMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, hwmMB: s.ours.hwmMB, peer: '`cat` of the file to a pipe, same run', peerValue: Number(s.cat.totalMs.toFixed(1)), ratio: s.ratio, target: '≤ 3× cat, ≤ 250 MB', met: s.ratio <= 3 && s.ours.hwmMB <= 250, loadAverage: s.load });
+  }
+}
+if (want('replay')) {
+  const t = spawnSync(NODE, [join(BENCH, 'transcript-layout.mjs'), '--runs', String(Math.min(RUNS, 3))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (t.status !== 0) throw new Error('transcript-layout.mjs failed');
+  const l = JSON.parse(t.stdout.trim().split('\n').pop());
+  figure({ id: 'transcript-layout-50mb', label: `transcript view, in-process: items + collapsed layout of a 50 MB transcript (500 turns of 100 KB tool output; expanded layout ${fmt(l.expandedMs)} ms)`, value: Number((l.itemsMs + l.layoutMs).toFixed(1)), unit: 'ms', runs: l.runs.length, peer: null, target: '(linear in the transcript; was a timed unit test, < 2 s)', met: null, loadAverage: l.load });
+}
+
 // ---------------------------------------------------------------- replay of the largest session
 if (want('replay')) {
   const largest = main.largest;

@@ -9,7 +9,7 @@ import { grepLocations } from './catalog/grep.js';
 import { groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError, describeError } from './core/errors.js';
-import { transcriptToMarkdown, transcriptToText } from './core/export.js';
+import { markdownTranscriptWriter, textTranscriptWriter, transcriptToMarkdown, transcriptToText, writeTranscript } from './core/export.js';
 import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
 import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
@@ -116,6 +116,12 @@ function readConfig(): Config {
  * Everything written to stderr: paths, ids, titles and messages can come from files, so control sequences are
  * stripped here, once (one field per line stays on its line: see safeLine where a field is put together).
  */
+/** Write to stdout, waiting when a pipe's reader is behind (a 200 MB transcript is never buffered whole). */
+function writeStdout(text: string): Promise<void> | void {
+  if (process.stdout.write(text)) return;
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
 function warn(text: string): void {
   process.stderr.write(stripControl(text));
 }
@@ -408,7 +414,18 @@ Examples:
         process.stdout.write(options.format === 'json' ? run.stdout : stripControl(run.stdout));
         return;
       }
-      const read = await ADAPTERS[session.agent].readSession(groupOf(session), context!);
+      const adapter = ADAPTERS[session.agent];
+      if (options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined) {
+        // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
+        // read, and the transcript is never held whole.
+        const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
+        const stream = adapter.streamMessages(groupOf(session), context!);
+        await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
+        if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
+        reportProblems(problems);
+        return;
+      }
+      const read = await adapter.readSession(groupOf(session), context!);
       // A mirrored host's transcript is read from the mirror and names its files where they are, on the host.
       const full = session.mirror === undefined ? read : { ...read, ...pathsOnHost(read, session.mirror) };
       const withFork = { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom, subagent: session.subagent ?? full.subagent, subagents: session.subagents };

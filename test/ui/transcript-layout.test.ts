@@ -85,7 +85,8 @@ describe('transcript layout', () => {
     expect(toolArguments('"ls -la"')).toBe('ls -la');
   });
 
-  it('lays out a 50 MB transcript once, then scrolling is a slice', () => {
+  it('lays out a 50 MB transcript: one turn start per user turn, collapsed outputs, every line when expanded', () => {
+    // How long this takes is measured by the bench (bench/transcript-layout.mjs), not here.
     const big: Message[] = [];
     const output = 'x'.repeat(99) + '\n';
     for (let turn = 0; turn < 500; turn++) {
@@ -93,21 +94,13 @@ describe('transcript layout', () => {
       big.push({ role: 'tool', userTurn: false, blocks: [{ type: 'tool_result', toolUseId: 't', output: output.repeat(1000), isError: false }] });
       big.push(assistant('answer '.repeat(200)));
     }
-    const start = performance.now();
     const items = buildTranscriptItems({ messages: big, fork: null, forkedFrom: null });
-    const built = performance.now();
     const layout = layoutTranscript(items, 120, { expanded: false, showReasoning: false });
-    const laidOut = performance.now();
     const expanded = layoutTranscript(items, 120, { expanded: true, showReasoning: false });
-    const expandedAt = performance.now();
-    console.log(
-      `50 MB transcript: items ${(built - start).toFixed(0)} ms, layout ${(laidOut - built).toFixed(0)} ms (${layout.lines.length} lines), ` +
-        `expanded ${(expandedAt - laidOut).toFixed(0)} ms (${expanded.lines.length} lines)`,
-    );
     expect(layout.turnStarts).toHaveLength(500);
+    // collapsed: a tool output shows a few lines, not its 1,000
+    expect(layout.lines.length).toBeLessThan(50_000);
     expect(expanded.lines.length).toBeGreaterThan(500_000);
-    // generous bounds for slow CI machines; the point is linear time, not seconds per layout
-    expect(laidOut - start).toBeLessThan(2000);
   });
 });
 

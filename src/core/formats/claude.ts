@@ -15,14 +15,15 @@ import { claudeRootInHead } from '../io/heads.js';
 import { topLevelScalars, topLevelStringSpans } from '../io/json-bytes.js';
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
-import { foldLines, indexReads, jsonObjects, newLineStats, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
+import { LineAtReader } from '../io/line-at.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
-import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, MessageStream, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 
 
@@ -541,49 +542,77 @@ function assistantBlocks(content: unknown): Block[] {
 /** Normalized messages for a chain: streamed lines of one API message become one message, usage counted once. */
 export function claudeMessages(chain: readonly ClaudeNode[], path: string, usageById: ReadonlyMap<string, Usage>): Message[] {
   const messages: Message[] = [];
-  const usageGiven = new Set<string>();
-  let lastAssistantId: string | null = null;
-  for (const node of chain) {
-    const value = node.value;
-    if (value === null || node.sidechain) continue;
+  const fold = new ClaudeMessageFold(path, usageById, (message) => messages.push(message));
+  for (const node of chain) fold.add(node);
+  fold.finish();
+  return messages;
+}
+
+/**
+ * Chain nodes to messages, one node at a time (`show` streams them): a message is handed to `emit` once the next
+ * one has started (a later line of the same API message, or a compact summary, still changes the last one), the
+ * last one at `finish`.
+ */
+export class ClaudeMessageFold {
+  private last: Message | null = null;
+  private lastAssistantId: string | null = null;
+  private readonly usageGiven = new Set<string>();
+
+  constructor(
+    private readonly path: string,
+    private readonly usageById: ReadonlyMap<string, Usage>,
+    private readonly emit: (message: Message) => void,
+  ) {}
+
+  /** Fold the next node of the chain; `value` is its parsed line (a streaming read parses it only now). */
+  add(node: ClaudeNode, value: JsonObject | null = node.value): void {
+    if (value === null || node.sidechain) return;
     const timestamp = isoTimestamp(value.timestamp) ?? undefined;
-    const source = { path, offset: node.offset };
+    const source = { path: this.path, offset: node.offset };
     const message = messageOf(value);
+    const previous = this.last;
     let assistantId: string | null = null;
     if (node.type === 'system') {
       if (value.subtype === 'compact_boundary') {
-        messages.push({ role: 'system', blocks: [{ type: 'compaction', summary: '' }], userTurn: false, timestamp, source });
+        this.push({ role: 'system', blocks: [{ type: 'compaction', summary: '' }], userTurn: false, timestamp, source });
       }
     } else if (node.type === 'user' && value.isCompactSummary === true) {
       // The summary the model saw after /compact: it belongs to the marker, not to the user.
       const summary = claudeUserText(message?.content);
-      const previous = messages.at(-1);
       const block = previous?.blocks[0];
-      if (previous !== undefined && block?.type === 'compaction' && block.summary === '') {
-        messages[messages.length - 1] = { ...previous, blocks: [{ type: 'compaction', summary }] };
+      if (previous !== null && block?.type === 'compaction' && block.summary === '') {
+        this.last = { ...previous, blocks: [{ type: 'compaction', summary }] };
       } else {
-        messages.push({ role: 'system', blocks: [{ type: 'compaction', summary }], userTurn: false, timestamp, source });
+        this.push({ role: 'system', blocks: [{ type: 'compaction', summary }], userTurn: false, timestamp, source });
       }
     } else if (node.type === 'user') {
       const blocks = userBlocks(message?.content);
       const role = blocks.some((block) => block.type === 'tool_result') ? 'tool' : 'user';
       // A line that held only IDE context shows nothing: its child line holds the prompt.
-      if (blocks.length > 0 || node.userTurn) messages.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
+      if (blocks.length > 0 || node.userTurn) this.push({ role, blocks, userTurn: node.userTurn, timestamp, source });
     } else if (node.type === 'assistant' && message !== null) {
       assistantId = stringOrNull(message.id);
       const blocks = assistantBlocks(message.content);
-      const previous = messages.at(-1);
-      if (assistantId !== null && assistantId === lastAssistantId && previous !== undefined) {
-        messages[messages.length - 1] = { ...previous, blocks: [...previous.blocks, ...blocks] };
+      if (assistantId !== null && assistantId === this.lastAssistantId && previous !== null) {
+        this.last = { ...previous, blocks: [...previous.blocks, ...blocks] };
       } else {
-        const usage = assistantId !== null && !usageGiven.has(assistantId) ? usageById.get(assistantId) : undefined;
-        if (assistantId !== null) usageGiven.add(assistantId);
-        messages.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source });
+        const usage = assistantId !== null && !this.usageGiven.has(assistantId) ? this.usageById.get(assistantId) : undefined;
+        if (assistantId !== null && this.usageById.size > 0) this.usageGiven.add(assistantId);
+        this.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source });
       }
     }
-    lastAssistantId = assistantId;
+    this.lastAssistantId = assistantId;
   }
-  return messages;
+
+  finish(): void {
+    if (this.last !== null) this.emit(this.last);
+    this.last = null;
+  }
+
+  private push(message: Message): void {
+    if (this.last !== null) this.emit(this.last);
+    this.last = message;
+  }
 }
 
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
@@ -873,6 +902,45 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
   return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
 }
 
+/**
+ * The active transcript's messages in order, for `show`: a first pass folds the file as the index does (the nodes
+ * with their offsets and turns, no line's value kept), a second reads and parses only the chain's message lines
+ * and hands each message on as soon as it is folded. Memory is the nodes, not the transcript.
+ */
+function streamClaudeMessages(group: SessionFileGroup): MessageStream {
+  const path = livePath(group);
+  const stats = newLineStats();
+  async function* messages(): AsyncGenerator<Message> {
+    const scan = new ClaudeScan(true);
+    const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
+    if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+    const ready: Message[] = [];
+    const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
+    const reader = await LineAtReader.open(path);
+    try {
+      for (const node of scan.activeChain()) {
+        if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
+        const value = parseJsonLine(await reader.lineAt(node.offset));
+        if (!isRecord(value)) {
+          // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
+          stats.malformed++;
+          continue;
+        }
+        fold.add(node, value);
+        if (ready.length > 0) {
+          yield* ready;
+          ready.length = 0;
+        }
+      }
+    } finally {
+      await reader.close();
+    }
+    fold.finish();
+    yield* ready;
+  }
+  return { messages: messages(), malformedLines: () => stats.malformed };
+}
+
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
   label: 'Claude Code',
@@ -952,6 +1020,8 @@ export const claudeAdapter: FormatAdapter = {
       malformedLines: stats.malformed,
     };
   },
+
+  streamMessages: streamClaudeMessages,
 
   /**
    * A new `<uuid>.jsonl` in the same project folder holding the active chain before user turn `atTurn`, in file

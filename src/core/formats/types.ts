@@ -70,6 +70,14 @@ export interface ReadSessionOptions {
   readonly onPartial?: (messages: readonly Message[]) => void;
 }
 
+/** A transcript read as a stream (`show` of a 200 MB session): its messages in order, never all held at once. */
+export interface MessageStream {
+  /** Exact (never clipped), as `readSession` makes them, except that they carry no usage. */
+  readonly messages: AsyncIterable<Message>;
+  /** Lines skipped as malformed: known once `messages` has ended. */
+  malformedLines(): number;
+}
+
 export interface ForkRequest {
   /** 1-based user turn to cut before: the fork keeps user turns 1..atTurn-1 and everything answering them. */
   readonly atTurn: number;
@@ -206,6 +214,11 @@ export interface FormatAdapter {
   indexSession(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession>;
   /** The whole active transcript (long strings clipped when `options.clip` is set). */
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
+  /**
+   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent:
+   * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
+   */
+  streamMessages?(group: SessionFileGroup, context: AdapterContext): MessageStream;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
   /**

@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// `sessions show` of a big session against `cat` of its file, in the same run (issue 15): each command's stdout
+// goes to a pipe this script drains; timed from spawn to the first byte, to the first user turn's line, and to
+// the end; peak memory is the child's VmHWM (polled every 10 ms, and read once more when stdout ends).
+//
+//   node bench/show-stream.mjs --home DIR --session PATH [--runs N] [--format text|md] [--before BIN]
+//
+// --before: another build's bin/sessions.js (e.g. the commit before a change), measured in the same run.
+//
+// Prints one JSON line: per command the runs and their medians, the load average before and after.
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const HOME = resolve(opt('--home', join(root, 'bench', 'data', 'real-10000')));
+const SESSION = resolve(opt('--session', ''));
+const RUNS = Number(opt('--runs', 3));
+const FORMAT = opt('--format', 'text');
+const BIN = join(root, 'bin', 'sessions.js');
+const BEFORE = opt('--before', null);
+const ID = basename(SESSION).replace(/\.jsonl$/, '').replace(/^rollout-.*?-([0-9a-f]{8}-[0-9a-f-]{27})$/, '$1');
+const env = { ...process.env, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(root, 'bench', '.work', 'xdg-show') };
+const FIRST_TURN = FORMAT === 'md' ? '## Turn 1' : '── user · turn 1 ';
+
+function hwmKB(pid) {
+  try {
+    return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function timed(cmd, argv) {
+  return new Promise((done) => {
+    const t0 = process.hrtime.bigint();
+    const ms = () => Number(process.hrtime.bigint() - t0) / 1e6;
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'ignore'], env });
+    let first = null;
+    let firstTurn = null;
+    let bytes = 0;
+    let peak = 0;
+    let tail = '';
+    const poll = setInterval(() => (peak = Math.max(peak, hwmKB(child.pid))), 10);
+    child.stdout.on('data', (chunk) => {
+      first ??= ms();
+      bytes += chunk.length;
+      if (firstTurn === null) {
+        const text = tail + chunk.toString('latin1');
+        if (text.includes(Buffer.from(FIRST_TURN).toString('latin1'))) firstTurn = ms();
+        tail = text.slice(-64);
+      }
+    });
+    child.stdout.on('end', () => (peak = Math.max(peak, hwmKB(child.pid))));
+    child.on('close', (code) => {
+      clearInterval(poll);
+      done({ code, firstMs: first ?? ms(), firstTurnMs: firstTurn, totalMs: ms(), bytes, hwmMB: Math.round(peak / 1024) });
+    });
+  });
+}
+
+const median = (values) => {
+  const sorted = values.filter((v) => v !== null).sort((a, b) => a - b);
+  return sorted.length === 0 ? null : sorted[Math.floor(sorted.length / 2)];
+};
+
+const load = [loadavg()[0]];
+const ours = [];
+const cat = [];
+const before = [];
+// Warm the catalog cache and the page cache once (not measured).
+await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
+await timed('cat', [SESSION]);
+for (let i = 0; i < RUNS; i++) {
+  cat.push(await timed('cat', [SESSION]));
+  ours.push(await timed(process.execPath, [BIN, 'show', ID, '--format', FORMAT, '--home', HOME]));
+  if (BEFORE) before.push(await timed(process.execPath, [BEFORE, 'show', ID, '--format', FORMAT, '--home', HOME]));
+}
+load.push(loadavg()[0]);
+const summary = (runs) => ({
+  runs,
+  firstMs: median(runs.map((r) => r.firstMs)),
+  firstTurnMs: median(runs.map((r) => r.firstTurnMs)),
+  totalMs: median(runs.map((r) => r.totalMs)),
+  hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
+  bytes: runs[0]?.bytes,
+});
+const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), load };
+if (BEFORE) result.before = { bin: BEFORE, ...summary(before) };
+result.ratio = result.ours.totalMs / result.cat.totalMs;
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// The transcript view's layout of a 50 MB transcript (500 turns, each with a 100 KB tool output), in-process on
+// the built dist/ui/transcript-layout.js: building the items, the collapsed layout, the expanded one. It was a
+// timed unit test; speed is the bench's to measure (issue 15).
+//
+//   node bench/transcript-layout.mjs [--runs N]     prints one JSON line
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { buildTranscriptItems, layoutTranscript } = await import(pathToFileURL(join(root, 'dist', 'ui', 'transcript-layout.js')).href);
+const args = process.argv.slice(2);
+const RUNS = Number(args[args.indexOf('--runs') + 1] || 3);
+
+const messages = [];
+const output = `${'x'.repeat(99)}\n`;
+for (let turn = 0; turn < 500; turn++) {
+  messages.push({ role: 'user', userTurn: true, blocks: [{ type: 'text', text: `question ${turn}` }] });
+  messages.push({ role: 'tool', userTurn: false, blocks: [{ type: 'tool_result', toolUseId: 't', output: output.repeat(1000), isError: false }] });
+  messages.push({ role: 'assistant', userTurn: false, blocks: [{ type: 'text', text: 'answer '.repeat(200) }] });
+}
+const load = [loadavg()[0]];
+const runs = [];
+for (let i = 0; i < RUNS; i++) {
+  const t0 = performance.now();
+  const items = buildTranscriptItems({ messages, fork: null, forkedFrom: null });
+  const t1 = performance.now();
+  const layout = layoutTranscript(items, 120, { expanded: false, showReasoning: false });
+  const t2 = performance.now();
+  const expanded = layoutTranscript(items, 120, { expanded: true, showReasoning: false });
+  const t3 = performance.now();
+  runs.push({ itemsMs: t1 - t0, layoutMs: t2 - t1, expandedMs: t3 - t2, lines: layout.lines.length, expandedLines: expanded.lines.length });
+}
+load.push(loadavg()[0]);
+const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+process.stdout.write(`${JSON.stringify({ runs, itemsMs: median('itemsMs'), layoutMs: median('layoutMs'), expandedMs: median('expandedMs'), load })}\n`);
