@@ -20,6 +20,7 @@ const TARGETS = [
   { key: 'copilot', name: 'GitHub Copilot CLI', packageName: '@github/copilot', file: 'copilot.test.ts' },
   { key: 'gemini', name: 'Gemini CLI', packageName: '@google/gemini-cli', file: 'gemini.test.ts' },
   { key: 'qwen', name: 'Qwen Code', packageName: '@qwen-code/qwen-code', file: 'qwen.test.ts' },
+  { key: 'opencode', name: 'opencode', packageName: 'opencode-ai', file: 'opencode.test.ts' },
 ];
 
 function pinnedVersion(key) {

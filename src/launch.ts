@@ -81,7 +81,8 @@ export function checkLaunch(
 /** Run the agent with the terminal handed over; resolves to its exit code (128+signal when killed). */
 export function runInherited(executable: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(executable, args, { cwd, env, stdio: 'inherit' });
+    // PWD says where the agent runs, as a shell's `cd` would: opencode (Bun) takes its directory from PWD, not getcwd().
+    const child = spawn(executable, args, { cwd, env: { ...env, PWD: cwd }, stdio: 'inherit' });
     // While the agent owns the terminal, Ctrl-C belongs to it, not to us.
     const ignore = (): void => undefined;
     process.on('SIGINT', ignore);

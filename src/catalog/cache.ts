@@ -35,6 +35,8 @@ interface CacheEntry {
   readonly more?: readonly FileStamp[];
   /** Where the live file's saved fold stopped (the fold itself is in a file of its own: see foldPath). */
   readonly fold?: number;
+  /** A store of many conversations (FormatAdapter.store): every row it holds; `session` is then null. */
+  readonly rows?: readonly CatalogSession[];
 }
 
 /** The entry of these stamps (the first path is the key it is stored under). */
@@ -52,6 +54,19 @@ function stampsOfEntry(path: string, entry: CacheEntry): FileStamp[] {
 
 function stampCount(entry: CacheEntry): number {
   return 1 + (entry.more?.length ?? 0);
+}
+
+/** Every stamp (path, size, mtime, fingerprint) equal to the entry's. */
+function sameStamps(entry: CacheEntry, stamps: readonly FileStamp[]): boolean {
+  if (stampCount(entry) !== stamps.length) return false;
+  const [, size, mtime, fingerprint] = stamps[0]!;
+  if (size !== entry.size || mtime !== entry.mtimeMs || fingerprint !== entry.fingerprint) return false;
+  for (let i = 1; i < stamps.length; i++) {
+    const [path, size, mtime, fingerprint] = stamps[i]!;
+    const [cachedPath, cachedSize, cachedMtime, cachedFingerprint] = entry.more![i - 1]!;
+    if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime || fingerprint !== cachedFingerprint) return false;
+  }
+  return true;
 }
 
 /** What a grown file's row can go on from: its saved fold's offset (the state is loaded with loadFold). */
@@ -120,7 +135,10 @@ export class CatalogCache {
   /** Every cached session, unvalidated: for painting a first frame while the real scan runs. */
   sessions(): CatalogSession[] {
     const out: CatalogSession[] = [];
-    for (const entry of this.byFirstPath.values()) if (entry.session !== null) out.push(entry.session);
+    for (const entry of this.byFirstPath.values()) {
+      if (entry.session !== null) out.push(entry.session);
+      if (entry.rows !== undefined) out.push(...entry.rows);
+    }
     return out;
   }
 
@@ -130,15 +148,27 @@ export class CatalogCache {
    */
   lookup(stamps: readonly FileStamp[]): CatalogSession | null | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
-    if (!entry || stampCount(entry) !== stamps.length) return undefined;
-    const [, size, mtime, fingerprint] = stamps[0]!;
-    if (size !== entry.size || mtime !== entry.mtimeMs || fingerprint !== entry.fingerprint) return undefined;
-    for (let i = 1; i < stamps.length; i++) {
-      const [path, size, mtime, fingerprint] = stamps[i]!;
-      const [cachedPath, cachedSize, cachedMtime, cachedFingerprint] = entry.more![i - 1]!;
-      if (path !== cachedPath || size !== cachedSize || mtime !== cachedMtime || fingerprint !== cachedFingerprint) return undefined;
-    }
+    if (!entry || entry.rows !== undefined || !sameStamps(entry, stamps)) return undefined;
     return entry.session;
+  }
+
+  /** The cached rows of a store of many conversations, only if the store and its companions are unchanged (see lookup). */
+  lookupStore(stamps: readonly FileStamp[]): readonly CatalogSession[] | undefined {
+    const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;
+    if (!entry || entry.rows === undefined || !sameStamps(entry, stamps)) return undefined;
+    return entry.rows;
+  }
+
+  /** Record every row of a store of many conversations, under the stamps of the store and its companions. */
+  storeRows(stamps: readonly FileStamp[], rows: readonly CatalogSession[]): void {
+    if (stamps.length === 0) return;
+    const first = stamps[0]![0];
+    if (this.byFirstPath.get(first)?.fold !== undefined) {
+      this.pendingFolds.delete(first);
+      this.staleFolds.add(first);
+    }
+    this.byFirstPath.set(first, { ...makeEntry(stamps, null), rows });
+    this.dirty = true;
   }
 
   /**
@@ -391,8 +421,10 @@ async function removeFoldFolder(dir: string): Promise<void> {
 //
 // Line 1: {"version":4}. Then, in any order, string lines ["s", text] (each appends to a table of shared
 // strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
-// {"end": number of entries, both kinds} (a file without it was cut short and is not trusted). Files that hold no
+// {"end": number of entries, all kinds} (a file without it was cut short and is not trusted). Files that hold no
 // conversation are an entry {"none": [[path, size, mtimeMs, fingerprint], ...]} (not read again until they change).
+// A store of many conversations (opencode's database) is {"store": [its stamp, its companions' ...], "rows": [entry
+// of each conversation, as below]}.
 // In an entry of a conversation:
 //   paths   [path, ...]   whole strings: a path built from a shared directory and a name would be a V8 cons
 //           string, flattened into a private copy of its directory part the first time it is compared
@@ -456,7 +488,13 @@ async function writeEntries(path: string, entries: Iterable<readonly [string, Ca
     let count = 0;
     for (const [first, entry] of entries) {
       const stamps = stampsOfEntry(first, entry);
-      const line = JSON.stringify(entry.session === null ? { none: stamps } : encodeEntry(stamps, entry.session, entry.fold, ref)); // after the string lines it adds
+      const line = JSON.stringify(
+        entry.rows !== undefined
+          ? { store: stamps, rows: entry.rows.map((row) => encodeEntry(stamps.slice(0, 1), row, undefined, ref)) }
+          : entry.session === null
+            ? { none: stamps }
+            : encodeEntry(stamps, entry.session, entry.fold, ref),
+      ); // after the string lines it adds
       buffered += `${line}\n`;
       count++;
       if (buffered.length >= WRITE_CHUNK) {
@@ -536,6 +574,11 @@ async function* readEntries(path: string): AsyncGenerator<readonly [string, Cach
     } else if (Array.isArray(value)) {
       if (value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') throw new Error(`line ${lineNo}: malformed string`);
       table.push(value[1]);
+    } else if (value && typeof value === 'object' && 'store' in value) {
+      const entry = decodeStore(value as { store: unknown; rows?: unknown }, table);
+      if (!entry) throw new Error(`line ${lineNo}: malformed entry of a store of conversations`);
+      count++;
+      yield entry;
     } else if (value && typeof value === 'object' && 'none' in value) {
       const entry = decodeNone((value as { none: unknown }).none);
       if (!entry) throw new Error(`line ${lineNo}: malformed entry of files without a conversation`);
@@ -564,6 +607,19 @@ function decodeNone(value: unknown): readonly [string, CacheEntry] | null {
     stamps.push([stamp[0], stamp[1], stamp[2], stamp[3]]);
   }
   return [stamps[0]![0], makeEntry(stamps, null)];
+}
+
+/** `{"store": stamps, "rows": [entry, ...]}`: a store of many conversations and every row in it. */
+function decodeStore(value: { store: unknown; rows?: unknown }, table: readonly string[]): readonly [string, CacheEntry] | null {
+  const none = decodeNone(value.store);
+  if (none === null || !Array.isArray(value.rows)) return null;
+  const rows: CatalogSession[] = [];
+  for (const encoded of value.rows as unknown[]) {
+    const decoded = decodeEntry(encoded, table);
+    if (decoded === null || decoded[1].session === null) return null;
+    rows.push(decoded[1].session);
+  }
+  return [none[0], { ...none[1], rows }];
 }
 
 const AGENT_BY_NAME = new Map<unknown, Agent>(AGENTS.map((agent) => [agent, agent]));

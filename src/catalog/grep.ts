@@ -2,14 +2,15 @@ import { stat, realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
-import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
+import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { type Agent, sessionKey } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { CatalogCache } from './cache.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { candidateRoots, conversations, discoverRoot, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { candidateRoots, conversations, discoverRoot, isStoreGroup, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
+import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -98,8 +99,14 @@ export async function grepLocations(locations: Locations, text: string, options:
   // Registering every group for the summaries' lookups waits until the walks are done: the main thread's time
   // goes to feeding the workers first.
   let unregistered: SessionFileGroup[] | null = [];
+  /** Stores of many conversations (opencode's database): their adapter gives each conversation's text. */
+  const stores: SessionFileGroup[] = [];
   const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
-    found.map((group) => {
+    found.flatMap((group) => {
+      if (isStoreGroup(group)) {
+        stores.push(group);
+        return [];
+      }
       if (unregistered === null) context.register(group);
       else unregistered.push(group);
       const hint = idHintOf(group);
@@ -115,7 +122,7 @@ export async function grepLocations(locations: Locations, text: string, options:
       if (lineage) lineageUnseen++;
       const index = groups.length - 1;
       const ownCwds = fromCwds.some((adapter) => adapter.agent === group.agent);
-      return { index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && !ownCwds, sniffLineage: lineage };
+      return [{ index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && !ownCwds, sniffLineage: lineage }];
     });
 
   // Each root once: by its spelling, then by its real path (a folder reached through a symlink and through its real
@@ -258,8 +265,32 @@ export async function grepLocations(locations: Locations, text: string, options:
     const found = (await Promise.all(lineageRows)).filter((row): row is CatalogSession => row !== null);
     for (const row of found.sort(newestFirst)) emit(row);
   });
+  // A store's conversations are searched in the text their adapter reads out of it, not in the file's bytes.
+  const search = textSearch(text, options.ignoreCase ?? false);
+  const storesDone = walked.then(async () => {
+    for (const store of stores) {
+      if (signal?.aborted) return;
+      let texts: readonly ConversationText[];
+      try {
+        texts = await ADAPTERS[store.agent].store!.texts(store, context);
+      } catch (error) {
+        options.onProblem?.({ path: store.paths[0]!, message: describeError(error) });
+        continue;
+      }
+      for (const conversation of texts) {
+        const what = search(conversation.text, options.count ?? false, options.context ?? null);
+        if (what === null) continue;
+        const group: SessionFileGroup = { ...store, idHint: conversation.id };
+        context.register(group, conversation.id);
+        discoveryIndex.set(group, groups.length);
+        groups.push(group);
+        onMatch(groups.length - 1, what);
+      }
+    }
+  });
   try {
     await pool.run({ onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
+    await storesDone;
   } finally {
     lineageSeen.open();
   }
@@ -295,6 +326,33 @@ async function rowFor(
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
   return rows.find((row) => row.id === own.id) ?? null;
+}
+
+/**
+ * A literal search in decoded text (a store's conversations): ASCII letters folded when ignoring case, as the file
+ * search does. Null when the text is not there; else the count (with `count`) and a snippet around the first.
+ */
+function textSearch(needle: string, ignoreCase: boolean): (text: string, count: boolean, context: number | null) => GrepFound | null {
+  const fold = (value: string): string => (ignoreCase ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value);
+  const wanted = fold(needle);
+  return (text, count, context) => {
+    if (wanted === '') return null;
+    const haystack = fold(text);
+    const first = haystack.indexOf(wanted);
+    if (first === -1) return null;
+    let matches = 0;
+    if (count) for (let at = first; at !== -1; at = haystack.indexOf(wanted, at + wanted.length)) matches++;
+    const oneLine = (value: string): string => stripControl(value).replace(/\s+/g, ' ');
+    const snippet =
+      context === null
+        ? null
+        : {
+            before: oneLine(text.slice(Math.max(0, first - context), first)),
+            match: oneLine(text.slice(first, first + wanted.length)),
+            after: oneLine(text.slice(first + wanted.length, first + wanted.length + context)),
+          };
+    return { matches, snippet };
+  };
 }
 
 /** The id a group's file names suggest (see FormatAdapter.nameIdHint). */

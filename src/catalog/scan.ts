@@ -152,7 +152,17 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
       }),
     );
     for (const group of found) context.register(group);
-    summaries.push(...(await summarize(found, context, options)));
+    const stores = found.filter(isStoreGroup);
+    summaries.push(...(await summarize(found.filter((group) => !isStoreGroup(group)), context, options)));
+    for (const store of stores) {
+      try {
+        const rows = await storeRows(store, context, options.cache);
+        for (const row of rows) options.onSession?.(row);
+        summaries.push(...rows);
+      } catch (error) {
+        context.report({ path: store.paths[0]!, message: describeError(error) });
+      }
+    }
     groups.push(...found);
   }
 
@@ -207,11 +217,52 @@ export async function toRow(group: SessionFileGroup, context: ScanContext, cache
   return row === null ? null : named(row, context);
 }
 
+/** A store of many conversations as discovery finds it (FormatAdapter.store): the file, no conversation id yet. */
+export function isStoreGroup(group: SessionFileGroup): boolean {
+  return ADAPTERS[group.agent].store !== undefined && group.idHint === null;
+}
+
+/**
+ * The rows of a group: a store's every conversation (`storeRows`), else the group's one row (`toRow`). The watcher's
+ * path, where a changed file may be a store.
+ */
+export async function toRows(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache): Promise<CatalogSession[]> {
+  if (isStoreGroup(group)) return (await storeRows(group, context, cache)).map((row) => named(row, context));
+  const row = await toRow(group, context, cache);
+  return row === null ? [] : [row];
+}
+
+/**
+ * Every conversation's row in a store (FormatAdapter.store), read in one pass, or from the cache when neither the
+ * store nor its companions (SQLite's write-ahead log) changed since. Each conversation is registered for lookups
+ * under its own group: the store file with the conversation's id.
+ */
+export async function storeRows(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache): Promise<CatalogSession[]> {
+  const store = ADAPTERS[group.agent].store!;
+  const file = group.paths[0]!;
+  // Stamps taken before the read: a store written meanwhile is read again next time.
+  let stamps: FileStamp[] | null = null;
+  try {
+    if (cache !== undefined) stamps = stampsFor(cache, [file, ...store.companions(file)]);
+  } catch {
+    // A companion gone between the listing and the stat (a checkpoint removed the log): read, do not cache.
+  }
+  const known = stamps !== null ? cache!.lookupStore(stamps) : undefined;
+  const rows = known !== undefined ? [...known] : (await store.readRows(group, context)).map((row): CatalogSession => ({ ...row, root: group.root }));
+  if (known === undefined && stamps !== null) {
+    cache!.storeRows(stamps.map((stamp): FileStamp => (stamp[3] !== '' ? stamp : [stamp[0], stamp[1], stamp[2], headFingerprint(stamp[0])])), rows);
+  }
+  for (const row of rows) context.register({ ...group, idHint: row.id }, row.id);
+  return rows;
+}
+
 /**
  * A group's row, folded from every line of its files, as the cache keeps it (without the name kept beside it). With a
  * cache, a file that only grew is read from where its saved fold stopped, and the row (and fold) is recorded.
  */
 export async function indexGroup(group: SessionFileGroup, context: ScanContext, cache?: CatalogCache, stamps?: readonly FileStamp[]): Promise<CatalogSession | null> {
+  // One conversation of a store: its file is the whole store's, whose cache entry holds every row (storeRows).
+  if (ADAPTERS[group.agent].store !== undefined) cache = undefined;
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
   // Files unchanged since the cache saw them: their row is the cached one (what `list` prints).
   const known = own !== null ? cache!.lookup(own) : undefined;

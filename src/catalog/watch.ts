@@ -6,7 +6,7 @@ import { ADAPTER_LIST } from '../core/formats/index.js';
 import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Locations } from './locations.js';
 import type { CatalogCache } from './cache.js';
-import { lineageLink, mergeById, nestSubagents, toRow, type CatalogSession, type ScanContext } from './scan.js';
+import { lineageLink, mergeById, nestSubagents, toRows, type CatalogSession, type ScanContext } from './scan.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 
@@ -215,17 +215,31 @@ async function refreshRoot(
 
   // Group just the touched files that are there and regular (a FIFO or a link to a device is no session, as in
   // discovery), without walking the root (a whole-root walk costs seconds in a big home).
-  const groups = adapter.groupFiles(root.root, [...touched].filter(isRegularFile));
+  const present = [...touched].filter(isRegularFile);
+  // A store of many conversations changes through its companions too (SQLite's write-ahead log, which a
+  // checkpoint removes): the store is read again, and its conversations no longer in it are gone.
+  const { store } = adapter;
+  if (store !== undefined) {
+    for (const path of touched) {
+      const file = store.storeOf(path);
+      if (file !== null && !present.includes(file) && isRegularFile(file)) present.push(file);
+    }
+  }
+  const groups = adapter.groupFiles(root.root, present);
+  if (store !== undefined) {
+    const files = new Set(groups.map((group) => group.paths[0]!));
+    for (const entry of current.entries()) if (entry[1].agent === adapter.agent && entry[1].paths.some((path) => files.has(path)) && !affected.includes(entry)) affected.push(entry);
+  }
   const seen = new Set<string>();
   for (const group of groups) {
     context.register(group);
-    const summary = await readRow(group, context, cache);
-    if (!summary) continue;
-    context.register(group, summary.id);
+    for (const summary of await readRows(group, context, cache)) await upsertRow(summary);
+  }
+  async function upsertRow(summary: CatalogSession): Promise<void> {
     const key = sessionKey(summary);
     seen.add(key);
     const merged = mergeInto(current.get(key), summary, current);
-    if (merged.subagent && nestUnderParent(merged, current, upserted)) continue;
+    if (merged.subagent && nestUnderParent(merged, current, upserted)) return;
     current.set(key, merged);
     upserted.set(key, merged);
   }
@@ -237,19 +251,22 @@ async function refreshRoot(
   }
 }
 
-/** The group's row through the scan's own pipeline (a grown file is read from its saved fold), with its name (Codex's). */
-async function readRow(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
+/**
+ * The group's row (a store's: every row) through the scan's own pipeline (a grown file is read from its saved
+ * fold), with its name (Codex's).
+ */
+async function readRows(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession[]> {
   try {
     // A file can vanish between the event and the read (an agent's temp file renamed away).
     await stat(group.paths[group.paths.length - 1]!);
   } catch {
-    return null;
+    return [];
   }
   try {
-    return await toRow(group, context, cache);
+    return await toRows(group, context, cache);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
-    return null;
+    return [];
   }
 }
 

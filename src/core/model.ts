@@ -1,7 +1,7 @@
 /** The normalized session model every adapter produces and every consumer (CLI, TUI, catalog) reads. */
 
 /** Every agent, in the order rows of equal time and locations are listed. A new agent is added here and in formats/index.ts. */
-export const AGENTS = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen'] as const;
+export const AGENTS = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode'] as const;
 
 export type Agent = (typeof AGENTS)[number];
 

@@ -256,7 +256,7 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
       const byPath = pathIndex(state.sessions);
       const seen = new Map<string, number>();
       for (const found of state.content.hits) {
-        const session = found.paths.map((path) => byPath.get(path)).find((one) => one !== undefined);
+        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(path)).find((one) => one !== undefined);
         if (!session) continue;
         const key = sessionKey(session);
         const at = seen.get(key);

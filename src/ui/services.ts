@@ -324,7 +324,14 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         context: CONTENT_CONTEXT,
         signal: controller.signal,
         onMatch: () => undefined,
-        onFiles: (group, found) => onHit({ paths: group.paths, matches: found.matches, snippet: found.snippet }),
+        onFiles: (group, found) =>
+          onHit({
+            paths: group.paths,
+            // One conversation of a store (a file of many): the paths alone would name all of them.
+            ...(ADAPTERS[group.agent].store !== undefined && group.idHint !== null ? { key: sessionKey({ agent: group.agent, id: group.idHint }) } : {}),
+            matches: found.matches,
+            snippet: found.snippet,
+          }),
       }).then(
         () => controller.signal.aborted || onDone(null),
         (error: unknown) => controller.signal.aborted || onDone(describeError(error)),

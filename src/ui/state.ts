@@ -36,6 +36,8 @@ export const CONTENT_MIN_CHARS = 2;
 /** Session files that hold the content-search text (the list shows the catalog's row for them). */
 export interface ContentHit {
   readonly paths: readonly string[];
+  /** The conversation's key when its file holds many (a store: opencode's database), where the paths do not tell. */
+  readonly key?: string;
   /** Occurrences in these files. */
   readonly matches: number;
   /** The first one in its surroundings. */

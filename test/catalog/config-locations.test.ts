@@ -38,10 +38,11 @@ describe('resolveLocations', () => {
       copilot: '/home/me/.copilot',
       gemini: '/home/me/.gemini',
       qwen: '/home/me/.qwen',
+      opencode: '/home/me/.local/share/opencode',
     });
     expect(
-      agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q' } }),
-    ).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q' });
+      agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q', XDG_DATA_HOME: '/x' } }),
+    ).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q', opencode: '/x/opencode' });
   });
 
   it('lists a directory and its ancestors', () => {

@@ -65,6 +65,13 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: '77d4aa70-e81c-4025-9537-2c4526617f71',
     word: 'Merci, ça suffit',
   },
+  // The database the real opencode 1.18.33 wrote (examples/home): one file holding three conversations.
+  opencode: {
+    fixture: '../../examples/home/.local/share/opencode/opencode.db',
+    at: 'opencode.db',
+    id: 'ses_def8a5e01ffeSLpJoOndDIcP22',
+    word: 'Grüße aus dem Café',
+  },
 };
 
 let temp: string;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { claudeAdapter, rewriteSessionId, skimTopLevel } from '../../src/core/formats/claude.js';
+import { claudeAdapter, indexedValue, rewriteSessionId } from '../../src/core/formats/claude.js';
 import { topLevelStringSpans } from '../../src/core/io/json-bytes.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type SessionSummary } from '../../src/core/model.js';
@@ -579,14 +579,139 @@ describe('the byte scanner a fork and the index step through lines with', () => 
     JSON.stringify({ type: 'progress', uuid: 'u1', data: { text: 'a "quoted" }] \\ end\\', list: [{ x: '{[' }] }, sessionId: 'été-\\"', after: 'tail', n: 3 }),
   );
 
-  it('skims top-level scalars, stepping over nested values and strings with escapes', () => {
-    expect(skimTopLevel(line)).toEqual({ type: 'progress', uuid: 'u1', sessionId: 'été-\\"' });
+  it('reads the fields the index folds, stepping over nested values and strings with escapes', () => {
+    expect(indexedValue(line)).toEqual({ type: 'progress', uuid: 'u1', sessionId: 'été-\\"' });
+  });
+
+  it('reads every line of every Claude fixture as the parsed line gives the fold its fields', async () => {
+    const files = (await readdir(FIXTURES, { recursive: true })).filter((name) => name.includes('claude') && name.endsWith('.jsonl'));
+    expect(files.length).toBeGreaterThan(20);
+    let read = 0;
+    for (const name of files) {
+      for (const raw of (await readFile(join(FIXTURES, name))).toString('utf8').split('\n')) {
+        if (raw.trim() === '') continue;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          expect(indexedValue(Buffer.from(raw)), `${name}: ${raw.slice(0, 80)}`).toBeNull();
+          continue;
+        }
+        expect(indexedValue(Buffer.from(raw)), `${name}: ${raw.slice(0, 80)}`).toEqual(foldedFields(parsed as Record<string, unknown>));
+        read++;
+      }
+    }
+    expect(read).toBeGreaterThan(400);
+  });
+
+  it('reads messages whose content holds tool results, images, tool calls and text with braces', () => {
+    const value = {
+      type: 'user',
+      uuid: 'u',
+      parentUuid: null,
+      toolUseResult: { stdout: '}'.repeat(100) },
+      message: {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'out "}' }] },
+          { type: 'image', source: { type: 'base64', data: 'A'.repeat(5000) } },
+          { type: 'text', text: 'the prompt {"type":"tool_result"}', cache_control: { type: 'ephemeral' } },
+          'a string',
+        ],
+      },
+      origin: { kind: 'human' },
+    };
+    const bytes = Buffer.from(JSON.stringify(value));
+    expect(indexedValue(bytes)).toEqual(foldedFields(value));
+    expect(indexedValue(bytes)).toEqual({
+      type: 'user',
+      uuid: 'u',
+      parentUuid: null,
+      message: { content: [{ type: 'tool_result' }, { type: 'image' }, value.message.content[2], null] },
+      origin: { kind: 'human' },
+    });
+    // Cut anywhere, the line is not read (the fold then counts it as partial or malformed).
+    for (let cut = 1; cut < bytes.length; cut += 97) expect(indexedValue(bytes.subarray(0, cut))).toBeNull();
+    expect(indexedValue(Buffer.from('{"type":"user","timestamp":"bad \\x escape"}'))).toBeNull();
   });
 
   it('finds the spans of a top-level string whatever the strings before it hold', () => {
     const spans = topLevelStringSpans(line, 'after');
     expect(spans).toHaveLength(1);
     expect(line.subarray(spans[0]!.start, spans[0]!.end).toString()).toBe('"tail"');
-    expect(skimTopLevel(Buffer.from('{"type":"x","data":{"a":"unterminated'))).toBeNull();
+    expect(indexedValue(Buffer.from('{"type":"x","data":{"a":"unterminated'))).toBeNull();
+  });
+});
+
+/** The fields `indexedValue` reads, taken from the parsed line: what the index's fold sees of it. */
+const FOLDED_KEYS = [
+  'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'timestamp', 'sessionId', 'cwd', 'gitBranch', 'subtype', 'isMeta',
+  'isCompactSummary', 'requestSessionId', 'customTitle', 'title', 'agentName', 'name', 'aiTitle', 'summary', 'leafUuid', 'lastPrompt', 'origin',
+];
+
+function foldedFields(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of FOLDED_KEYS) if (key in value) out[key] = value[key];
+  if ('message' in value) {
+    const message = value.message;
+    if (message === null || typeof message !== 'object' || Array.isArray(message)) out.message = message;
+    else {
+      const m = message as Record<string, unknown>;
+      const kept: Record<string, unknown> = {};
+      for (const key of ['model', 'id', 'usage']) if (key in m) kept[key] = m[key];
+      if ('content' in m) {
+        kept.content = !Array.isArray(m.content)
+          ? m.content
+          : m.content.map((block: unknown) => {
+              if (block === null || typeof block !== 'object' || Array.isArray(block)) return null;
+              const type = (block as Record<string, unknown>).type;
+              if (type === 'text' || (type !== undefined && typeof type !== 'string')) return block;
+              return type === undefined ? {} : { type };
+            });
+      }
+      out.message = kept;
+    }
+  }
+  return out;
+}
+
+describe('a parentUuid loop (a corrupt file)', () => {
+  it('ends the chain where it first repeats, in the row and the transcript, without hanging', async () => {
+    const id = synthId('f7');
+    const project = join(temp, 'loop', '.claude');
+    const g = group(project, 'loop', id);
+    await mkdir(dirname(g.paths[0]!), { recursive: true });
+    const base = { sessionId: id, cwd: '/w', isSidechain: false, timestamp: '2026-11-22T01:00:00.000Z' };
+    const lines = [
+      { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'first prompt' } },
+      { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'one' }] } },
+      // u2 and a2 point at each other: the chain from a2 is [u2, a2] (a2's parent u2, u2's parent a2, seen).
+      { ...base, type: 'user', uuid: 'u2', parentUuid: 'a2', message: { role: 'user', content: 'looping prompt' } },
+      { ...base, type: 'assistant', uuid: 'a2', parentUuid: 'u2', message: { id: 'm2', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'two' }] } },
+    ];
+    await writeFile(g.paths[0]!, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const summary = await claudeAdapter.readSummary(g, context());
+    expect(summary).toMatchObject({ userTurns: 1, firstPrompt: 'looping prompt', lastPrompt: 'looping prompt' });
+    const session = await claudeAdapter.readSession(g, context());
+    expect(session.messages.map(messageText)).toEqual(['looping prompt', 'two']);
+  });
+});
+
+describe('a big prompt line in the index', () => {
+  it('counts a prompt whose IDE selection is longer than the index once clipped strings to (a row as show reads it)', async () => {
+    const id = synthId('f8');
+    const g = group(join(temp, 'ide-big', '.claude'), 'ide-big', id);
+    await mkdir(dirname(g.paths[0]!), { recursive: true });
+    const base = { sessionId: id, cwd: '/w', isSidechain: false, timestamp: '2026-11-22T01:00:00.000Z' };
+    const selection = `<ide_selection>${'const x = 1;\n'.repeat(400)}</ide_selection>`;
+    const lines = [
+      { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: `${selection}\nthe real prompt` } },
+      { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }] } },
+    ];
+    await writeFile(g.paths[0]!, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const summary = await claudeAdapter.readSummary(g, context());
+    expect(summary).toMatchObject({ userTurns: 1, firstPrompt: 'the real prompt', lastPrompt: 'the real prompt' });
+    const session = await claudeAdapter.readSession(g, context());
+    expect(userTurnTexts(session.messages)).toEqual(['the real prompt']);
   });
 });

@@ -33,6 +33,11 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
   },
   gemini: group('gemini', join(FIXTURES, 'gemini-0.61.0/.gemini'), 'gemini-0.61.0/.gemini/tmp/g-api-server/chats/session-2026-11-25T02-14-c736521c.jsonl'),
   qwen: group('qwen', join(FIXTURES, 'qwen-0.24.4/.qwen'), 'qwen-0.24.4/.qwen/projects/-home-dev-src-q-api-server/chats/102c84f4-79ed-4d67-9fdd-e722d4a36748.jsonl'),
+  // One conversation of the database the real opencode 1.18.33 wrote (examples/home): its own --fork of the main session (4 turns).
+  opencode: {
+    ...group('opencode', join(FIXTURES, '../../examples/home/.local/share/opencode'), '../../examples/home/.local/share/opencode/opencode.db'),
+    idHint: 'ses_def8a7e14ffeEyddEP23wkkCBZ',
+  },
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import {
   backslashesBefore,
+  decodeScalar,
+  KeyNames,
+  walkArray,
   decodeString,
   keyIs,
   memberSpan,
@@ -242,3 +245,40 @@ function spanArgs(span: { start: number; end: number } | null): [number, number]
   if (span === null) throw new Error('no span');
   return [span.start, span.end];
 }
+
+describe('arrays, scalars and key names', () => {
+  it('walks the elements of an array, whatever their strings hold, and refuses one cut short', () => {
+    const array = bytes(JSON.stringify([{ type: 'text', text: '] }' }, 'a"]', 3, [null], true]));
+    const seen: unknown[] = [];
+    expect(walkArray(array, 0, (start, end) => void seen.push(JSON.parse(array.toString('utf8', start, end))))).toBe(array.length);
+    expect(seen).toEqual(JSON.parse(array.toString('utf8')));
+    for (let cut = 1; cut < array.length; cut++) expect(walkArray(array.subarray(0, cut), 0, () => undefined)).toBe(-1);
+    expect(walkArray(bytes('[ ]'), 0, () => undefined)).toBe(3);
+    expect(walkArray(bytes('[1,,2]'), 0, () => undefined)).toBe(-1);
+    expect(walkArray(bytes('{}'), 0, () => undefined)).toBe(-1);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['null', null],
+    ['-12.5e3', -12500],
+    ['"été \\u00e9"', 'été é'],
+    ['"\\u00e9"', 'é'],
+    ['tru', undefined],
+    ['nul', undefined],
+    ['01', undefined],
+    ['"a\tb"', undefined],
+  ])('decodes the scalar %s as JSON.parse does', (raw, want) => {
+    expect(decodeScalar(bytes(raw), 0, Buffer.byteLength(raw))).toEqual(want);
+  });
+
+  it('finds a key among names by its bytes, escaped keys included', () => {
+    const names = new KeyNames(['type', 'uuid', 'cwd', 'message']);
+    const line = bytes('{"type":1,"uuid":2,"uuiD":3,"\\u0063wd":4,"types":5,"m":6}');
+    const found: (string | null)[] = [];
+    walkObject(line, 0, (keyStart, keyEnd) => void found.push(names.find(line, keyStart, keyEnd)));
+    expect(found).toEqual(['type', 'uuid', null, 'cwd', null, null]);
+    expect(() => new KeyNames(['k\u00e9y'])).toThrow();
+  });
+});

@@ -114,7 +114,7 @@ describe('session ids', () => {
 
   it('substitutes placeholders in one pass: a value holding a placeholder stays as it is', () => {
     const session = { agent: 'codex' as const, id: CODEX_ID, path: '/h/{id}.jsonl', cwd: '/src/{path}' };
-    const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'], copilot: ['copilot'], gemini: ['gemini'], qwen: ['qwen'] };
+    const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'], copilot: ['copilot'], gemini: ['gemini'], qwen: ['qwen'], opencode: ['opencode'] };
     expect(resumeCommand(session, templates, { prompt: '{cwd}' }).argv).toEqual(['codex', '--cd=/src/{path}', 'resume', CODEX_ID, '--file=/h/{id}.jsonl', 'say={cwd}']);
   });
 });

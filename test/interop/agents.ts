@@ -5,26 +5,29 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen';
+/** The agents with a pinned release: opencode's round trip is its own suite (test/interop/opencode.test.ts), not a driver's. */
+export type PinnedAgent = InteropAgent | 'opencode';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
   /** The test file's key: `codex`, `claude` (the newest pinned Claude Code), `claude-2.1.197`. */
   readonly key: string;
-  readonly agent: InteropAgent;
+  readonly agent: PinnedAgent;
   readonly packageName: string;
   readonly version: string;
   readonly bin: string;
 }
 
-const PACKAGES: Readonly<Record<InteropAgent, { readonly packageName: string; readonly bin: string }>> = {
+const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; readonly bin: string }>> = {
   codex: { packageName: '@openai/codex', bin: 'codex' },
   claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
   copilot: { packageName: '@github/copilot', bin: 'copilot' },
   gemini: { packageName: '@google/gemini-cli', bin: 'gemini' },
   qwen: { packageName: '@qwen-code/qwen-code', bin: 'qwen' },
+  opencode: { packageName: 'opencode-ai', bin: 'opencode' },
 };
 
-function target(key: string, agent: InteropAgent, version: string): InteropTarget {
+function target(key: string, agent: PinnedAgent, version: string): InteropTarget {
   return { key, agent, version, ...PACKAGES[agent] };
 }
 
@@ -37,6 +40,8 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('gemini', 'gemini', '0.61.0'),
   // Declares node >=22; runs on the Node 20 CI uses (npm warns EBADENGINE and installs it).
   target('qwen', 'qwen', '0.24.4'),
+  // Its npm package installs a prebuilt binary for the platform (opencode-linux-x64).
+  target('opencode', 'opencode', '1.18.33'),
 ];
 
 /**
@@ -165,7 +170,7 @@ async function checkVersion(pin: InteropTarget, bin: string): Promise<{ ok: true
     const scratch = join(AGENT_CACHE_DIR, '.version-home');
     await mkdir(scratch, { recursive: true });
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, NO_COLOR: '1' };
-    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR']) delete env[key];
+    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) delete env[key];
     const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env, timeoutMs: VERSION_TIMEOUT_MS });
     const version = result.stdout.trim();
     if (result.code === 0 && versionPattern(pin).test(version)) return { ok: true, version };

@@ -16,6 +16,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeRun, runProcess } from './agents.js';
 import { startModelStandIn, TOOL_KEYWORD } from './model-stand-in.js';
+import { opencodeConfig } from './opencode-config.js';
 
 const [bin, outArg] = process.argv.slice(2);
 if (bin === undefined || outArg === undefined) {
@@ -27,20 +28,6 @@ const home = join(out, 'home');
 const projects = join(home, 'src');
 await mkdir(join(out, 'export'), { recursive: true });
 const standIn = await startModelStandIn();
-
-/** opencode's config for a loopback provider: no sharing, no update check, the stand-in as the only model. */
-export function opencodeConfig(origin: string): string {
-  return JSON.stringify({
-    $schema: 'https://opencode.ai/config.json',
-    autoupdate: false,
-    share: 'disabled',
-    model: 'standin/stand-in',
-    small_model: 'standin/stand-in',
-    provider: {
-      standin: { npm: '@ai-sdk/openai-compatible', name: 'stand-in', options: { baseURL: `${origin}/v1`, apiKey: 'stand-in-key' }, models: { 'stand-in': { name: 'stand-in' } } },
-    },
-  });
-}
 
 const env: NodeJS.ProcessEnv = {
   PATH: process.env.PATH,

@@ -21,14 +21,14 @@ describe('list row cells', () => {
   const session = catalogSession({ id: 'a', createdAt: '2030-05-15T12:00:00.000Z', updatedAt: '2030-06-15T09:00:00.000Z' });
 
   it('shows the age of the time the list is sorted by', () => {
-    expect(row({ session, sort: 'updated' })).toMatch(/^ {2}codex {3}3h /);
-    expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {3}4w /);
+    expect(row({ session, sort: 'updated' })).toMatch(/^ {2}codex {4}3h /);
+    expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {4}4w /);
   });
 
   it('keeps a space between every agent name and the age, the longest name included', () => {
     for (const agent of AGENTS) expect(row({ session: { ...session, agent } })).toMatch(new RegExp(`^ {2}${agent} +3h `));
-    // "copilot" (7 letters) once filled the 7-column badge and ran into the age: "copilot3h".
-    expect(row({ session: { ...session, agent: 'copilot' } })).toMatch(/^ {2}copilot 3h /);
+    // "copilot" (7 letters) once filled the 7-column badge and ran into the age: "copilot3h"; "opencode" is 8.
+    expect(row({ session: { ...session, agent: 'opencode' } })).toMatch(/^ {2}opencode 3h /);
   });
 
   it('shows a five-digit turn count whole (exact counts of long sessions reach tens of thousands)', () => {
@@ -36,8 +36,8 @@ describe('list row cells', () => {
   });
 
   it('keeps the cwd column in place after a cut title holding ZWJ emoji (one grapheme, two columns each)', () => {
-    // 101: the title column as wide as at 100 before the agent badge grew a column (the cut lands after a space).
-    const columns = rowColumns(101);
+    // 102: the title column as wide as at 100 before the agent badge grew two columns (the cut lands after a space).
+    const columns = rowColumns(102);
     const plain = row({ session: { ...session, title: 'x'.repeat(200) }, columns });
     const emoji = row({ session: { ...session, title: `${'👩‍💻 '.repeat(40)}end`, cwd: '/home/dev/src/api' }, columns });
     expect(stringWidth(emoji)).toBe(stringWidth(plain));

@@ -4,6 +4,7 @@ import { clawAdapter } from './claw.js';
 import { codexAdapter } from './codex/index.js';
 import { copilotAdapter } from './copilot.js';
 import { geminiAdapter } from './gemini.js';
+import { opencodeAdapter } from './opencode.js';
 import { qwenAdapter } from './qwen.js';
 import type { FormatAdapter } from './types.js';
 
@@ -18,6 +19,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   copilot: copilotAdapter,
   gemini: geminiAdapter,
   qwen: qwenAdapter,
+  opencode: opencodeAdapter,
 };
 
 /** The adapters in AGENTS order. */

@@ -167,6 +167,30 @@ export interface AgentResume {
   homeEnvironment?(root: string): Record<string, string>;
 }
 
+/** One conversation's words as its store holds them (decoded), for full-text search. */
+export interface ConversationText {
+  readonly id: string;
+  readonly text: string;
+}
+
+/**
+ * Agents that keep many conversations in one file (opencode's SQLite database). Discovery returns one group per
+ * store file (`idHint` null); a conversation's group is that file with the conversation's id as `idHint` (what
+ * `readSession`, `readSummary` and `fork` get). The catalog reads every row of a store in one pass and caches
+ * them under the store file and its companions (re-read when any of them changes); grep asks `texts` instead of
+ * searching the file's raw bytes; the watcher maps a changed companion to its store.
+ */
+export interface ConversationStore {
+  /** The store file a path belongs to (the store itself, or a companion such as SQLite's `-wal`), or null. */
+  storeOf(path: string): string | null;
+  /** The companions of a store that exist now: their change is a change of the store's content. */
+  companions(storePath: string): string[];
+  /** Every conversation's row in the store (`group.paths[0]`). */
+  readRows(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary[]>;
+  /** Every conversation's text, for full-text search. */
+  texts(group: SessionFileGroup, context: AdapterContext): Promise<ConversationText[]>;
+}
+
 /**
  * Everything about one agent: where its files are and how they are watched, how they are grouped and read, how a
  * fork is written and how the agent resumes. The catalog, the watcher, grep and the CLI loop over the registry
@@ -181,6 +205,8 @@ export interface FormatAdapter {
   readonly watch: AgentWatch;
   readonly names?: AgentNames;
   readonly resume: AgentResume;
+  /** Set when the agent keeps many conversations in one file (see ConversationStore). */
+  readonly store?: ConversationStore;
   /**
    * The shape every id of this agent has: an id read from a file goes into argv and paths only when it matches (an
    * id such as `--dangerously-skip-permissions` would be read as an option).

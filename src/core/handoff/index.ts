@@ -57,6 +57,7 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write, homes) => writeQwenHandoff(conversation, write, homeOf(homes, 'qwen')),
     where: '<qwen dir>/projects/<cwd with non-alphanumerics as ->/chats/<new id>.jsonl (forkedFrom names the source)',
   },
+  opencode: null,
 };
 
 /** The agents a conversation can be handed off to. */

@@ -108,21 +108,29 @@ export function parseSpan(bytes: Buffer, start: number, end: number): unknown {
   }
 }
 
+/** A JSON string's body needs JSON.parse (an escape), or is not JSON (a raw control character or quote). */
+// eslint-disable-next-line no-control-regex -- raw control characters are what makes a string body invalid
+const NOT_PLAIN = /["\\\u0000-\u001f]/;
+
 /** The string whose quotes are at `start` and `end - 1`, decoded; null when it is not a JSON string. */
 export function decodeString(bytes: Buffer, start: number, end: number): string | null {
   if (end - start < 2 || bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return null;
-  // Most strings a scan decodes (keys, ids, timestamps, paths) have no escapes: they need no parse.
-  let plain = true;
-  for (let k = start + 1; k < end - 1; k++) {
-    const byte = bytes[k]!;
-    if (byte === BACKSLASH || byte === QUOTE || byte < 0x20) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return bytes.toString('utf8', start + 1, end - 1);
+  // Most strings a scan decodes (keys, ids, timestamps, paths) have no escapes: decoded natively, no parse.
+  const text = bytes.toString('utf8', start + 1, end - 1);
+  if (!NOT_PLAIN.test(text)) return text;
   const value = parseSpan(bytes, start, end);
   return typeof value === 'string' ? value : null;
+}
+
+/** The scalar (string, number, `true`, `false`, `null`) at `[start, end)`, decoded; undefined when it is not JSON. */
+export function decodeScalar(bytes: Buffer, start: number, end: number): unknown {
+  const first = bytes[start];
+  if (first === QUOTE) return decodeString(bytes, start, end) ?? undefined;
+  const length = end - start;
+  if (length === 4 && first === 0x74 && bytes[start + 1] === 0x72 && bytes[start + 2] === 0x75 && bytes[start + 3] === 0x65) return true;
+  if (length === 5 && first === 0x66 && bytes.toString('latin1', start, end) === 'false') return false;
+  if (length === 4 && first === 0x6e && bytes[start + 1] === 0x75 && bytes[start + 2] === 0x6c && bytes[start + 3] === 0x6c) return null;
+  return parseSpan(bytes, start, end);
 }
 
 /** True when the key whose quotes are at `start` and `end - 1` is `name`: compared in bytes, decoded only when it must be. */
@@ -136,6 +144,45 @@ export function keyIs(bytes: Buffer, start: number, end: number, name: string): 
   if (to - from !== name.length) return false;
   for (let k = 0; k < name.length; k++) if (bytes[from + k] !== name.charCodeAt(k)) return false;
   return true;
+}
+
+/**
+ * A set of ASCII key names looked up by a key's bytes, without decoding the key: a scan that walks every member
+ * of every line keeps only a few, and a string per key would be most of its work.
+ */
+export class KeyNames {
+  private readonly byLength = new Map<number, string[]>();
+
+  constructor(names: Iterable<string>) {
+    for (const name of names) {
+      if (!/^[\x20-\x7e]*$/.test(name) || name.includes('\\') || name.includes('"')) throw new Error(`not a plain ASCII key: ${name}`);
+      const list = this.byLength.get(name.length) ?? [];
+      list.push(name);
+      this.byLength.set(name.length, list);
+    }
+  }
+
+  /** The name the key whose quotes are at `start` and `end - 1` is, or null when it is none of them. */
+  find(bytes: Buffer, start: number, end: number): string | null {
+    const from = start + 1;
+    const to = end - 1;
+    const candidates = this.byLength.get(to - from);
+    if (candidates !== undefined) {
+      for (const name of candidates) {
+        let k = 0;
+        while (k < name.length && bytes[from + k] === name.charCodeAt(k)) k++;
+        if (k === name.length) return name;
+      }
+    }
+    // A key written with escapes (`"\u0075uid"`) is longer than its name: decode it (JSON.stringify never does this).
+    for (let k = from; k < to; k++) {
+      if (bytes[k] !== BACKSLASH) continue;
+      const key = decodeString(bytes, start, end);
+      for (const list of this.byLength.values()) if (key !== null && list.includes(key)) return key;
+      return null;
+    }
+    return null;
+  }
 }
 
 /**
@@ -162,10 +209,29 @@ export function walkObject(bytes: Buffer, open: number, visit: MemberVisitor): n
     if (bytes[i] !== COLON) return -1;
     const start = skipWhitespace(bytes, i + 1);
     const end = valueEnd(bytes, start, false);
-    if (end === -1) return -1;
+    if (end === -1 || end === start) return -1;
     if (visit(keyStart, keyEnd, start, end) === false) return 0;
     i = skipWhitespace(bytes, end);
     if (bytes[i] === CLOSE_BRACE) return i + 1;
+    if (bytes[i] !== COMMA) return -1;
+    i = skipWhitespace(bytes, i + 1);
+  }
+}
+
+/**
+ * Walk the elements of the array opened at `open` (the index of its `[`): each element's span. Returns the end of
+ * the array, `-1` when the bytes break off inside it or it is not an array, or `0` when the visitor stopped.
+ */
+export function walkArray(bytes: Buffer, open: number, visit: (start: number, end: number) => boolean | void): number {
+  if (bytes[open] !== OPEN_BRACKET) return -1;
+  let i = skipWhitespace(bytes, open + 1);
+  if (bytes[i] === CLOSE_BRACKET) return i + 1;
+  for (;;) {
+    const end = valueEnd(bytes, i, false);
+    if (end === -1 || end === i) return -1;
+    if (visit(i, end) === false) return 0;
+    i = skipWhitespace(bytes, end);
+    if (bytes[i] === CLOSE_BRACKET) return i + 1;
     if (bytes[i] !== COMMA) return -1;
     i = skipWhitespace(bytes, i + 1);
   }
