@@ -7,6 +7,8 @@ import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 import { claudeAdapter } from '../../src/core/formats/claude.js';
 import { codexAdapter } from '../../src/core/formats/codex/index.js';
+import { geminiAdapter } from '../../src/core/formats/gemini.js';
+import { qwenAdapter } from '../../src/core/formats/qwen.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { FINGERPRINT_BYTES, indexReads } from '../../src/core/io/lines.js';
 
@@ -202,6 +204,138 @@ describe('Codex: a saved fold goes on over appended lines', () => {
     expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
     expect(next.summary).toEqual((await codexAdapter.indexSession(group, context())).summary);
     expect(next.summary).toMatchObject({ userTurns: 21, lastPrompt: 'after the review' });
+  });
+});
+
+const GEMINI_ID = '9e111111-0000-4000-8000-00000000ce01';
+
+function geminiLine(record: Record<string, unknown>): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** A Gemini CLI turn as 0.61 records it: prompt, the answer's call (updated in place with its result), the answer, $set updates. */
+function geminiTurn(i: number, prompt: string): string {
+  const at = `2026-10-02T10:${String(i % 60).padStart(2, '0')}:00.000Z`;
+  const call = { id: `g${i}`, timestamp: at, type: 'gemini', content: '', thoughts: [], tokens: { input: 100, output: 1, cached: 10, thoughts: 0, tool: 0, total: 101 }, model: 'gemini-3.8-flash' };
+  return [
+    geminiLine({ id: `u${i}`, timestamp: at, type: 'user', content: [{ text: prompt }] }),
+    geminiLine({ $set: { lastUpdated: at } }),
+    geminiLine(call),
+    geminiLine({ ...call, toolCalls: [{ id: `c${i}`, name: 'run_shell_command', args: { command: 'ls' }, result: [{ functionResponse: { id: `c${i}`, name: 'run_shell_command', response: { output: 'x'.repeat(22_000) } } }], status: 'success' }] }),
+    geminiLine({ id: `a${i}`, timestamp: at, type: 'gemini', content: `answer ${i}`, thoughts: [{ subject: 'Plan', description: 'y'.repeat(2000) }], tokens: { input: 200, output: 2, cached: 0, thoughts: 1, tool: 0, total: 203 }, model: 'gemini-3.8-flash' }),
+  ].join('');
+}
+
+async function bigGeminiFile(turns: number): Promise<{ path: string; group: SessionFileGroup }> {
+  const root = join(dir, '.gemini');
+  const project = join(root, 'tmp', 'big');
+  await mkdir(join(project, 'chats'), { recursive: true });
+  await writeFile(join(project, '.project_root'), '/home/dev/src/big');
+  const path = join(project, 'chats', 'session-2026-10-02T10-00-9e111111.jsonl');
+  const meta = geminiLine({ sessionId: GEMINI_ID, projectHash: 'h', startTime: '2026-10-02T10:00:00.000Z', lastUpdated: '2026-10-02T10:00:00.000Z', kind: 'main' });
+  const context = geminiLine({ $set: { messages: [{ id: 'ctx', timestamp: '2026-10-02T10:00:00.000Z', type: 'user', content: [{ text: `<session_context>\n${'z'.repeat(5000)}` }] }] } });
+  await writeFile(path, meta + context + Array.from({ length: turns }, (_, i) => geminiTurn(i, `gemini prompt ${i}`)).join(''));
+  return { path, group: { agent: 'gemini', paths: [path], idHint: null, root, archived: false } };
+}
+
+describe('Gemini CLI: a saved fold (message digests) goes on over appended records', () => {
+  it('reads only the appended turn; a rewind appended later drops turns as in a whole read', async () => {
+    const { path, group } = await bigGeminiFile(45);
+    const first = await geminiAdapter.indexSession(group, context());
+    expect((await stat(path)).size).toBeGreaterThan(1024 * 1024);
+    expect(first.summary).toMatchObject({ userTurns: 45, cwd: '/home/dev/src/big', lastPrompt: 'gemini prompt 44' });
+    expect(first.resume?.offset).toBe((await stat(path)).size);
+    // The saved fold keeps digests, not messages: a fraction of the file.
+    expect(JSON.stringify(first.resume!.state).length).toBeLessThan(20_000);
+
+    const appended = geminiTurn(50, 'one more question');
+    await appendFile(path, appended);
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
+    const before = indexReads.bytes;
+    const next = await geminiAdapter.indexSession(group, context(), resume);
+    expect(indexReads.bytes - before).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    const whole = await geminiAdapter.indexSession(group, context());
+    expect(next.summary).toEqual(whole.summary);
+    expect(next.summary).toMatchObject({ userTurns: 46, lastPrompt: 'one more question', usage: { input: 46 * 290, output: 46 * 4, cacheRead: 46 * 10, cacheWrite: 0 } });
+
+    // /rewind to turn 44's prompt: it and what followed are dropped.
+    await appendFile(path, geminiLine({ $rewindTo: 'u44' }));
+    const rewound = await geminiAdapter.indexSession(group, context(), { ...next.resume!, row: next.summary! });
+    expect(rewound.bytesRead).toBeLessThan(1000);
+    expect(rewound.summary).toEqual((await geminiAdapter.indexSession(group, context())).summary);
+    expect(rewound.summary).toMatchObject({ userTurns: 44, lastPrompt: 'gemini prompt 43' });
+  });
+
+  it('a saved fold that is not one (a stale format) is not trusted: the file is read whole', async () => {
+    const { path, group } = await bigGeminiFile(40);
+    const first = await geminiAdapter.indexSession(group, context());
+    const next = await geminiAdapter.indexSession(group, context(), { path, offset: first.resume!.offset, state: { messages: [['u0', { timestamp: 5 }]] } });
+    expect(next.bytesRead).toBeGreaterThanOrEqual((await stat(path)).size);
+    expect(next.summary).toEqual(first.summary);
+  });
+});
+
+const QWEN_ID = '9e222222-0000-4000-8000-00000000ce02';
+
+function qwenLine(fields: Record<string, unknown>): string {
+  return `${JSON.stringify({ sessionId: QWEN_ID, cwd: '/home/dev/src/big', version: '0.24.4', gitBranch: 'main', ...fields })}\n`;
+}
+
+/** A Qwen Code turn: prompt, telemetry, a call, its (big) result, the answer; uuids `<tag>-…`. */
+function qwenTurn(tag: string, parent: string | null, prompt: string, i: number): { text: string; leaf: string } {
+  const at = `2026-10-02T11:${String(i % 60).padStart(2, '0')}:00.000Z`;
+  const usage = { promptTokenCount: 100, candidatesTokenCount: 2, thoughtsTokenCount: 1, cachedContentTokenCount: 10 };
+  const lines = [
+    qwenLine({ uuid: `${tag}-u`, parentUuid: parent, timestamp: at, type: 'user', provenance: 'real_user', message: { role: 'user', parts: [{ text: prompt }] } }),
+    qwenLine({ uuid: `${tag}-t`, parentUuid: `${tag}-u`, timestamp: at, type: 'system', provenance: 'system', subtype: 'ui_telemetry', systemPayload: { uiEvent: { response_text: 'r'.repeat(3000) } } }),
+    qwenLine({ uuid: `${tag}-a1`, parentUuid: `${tag}-t`, timestamp: at, type: 'assistant', provenance: 'assistant_output', model: 'stand-in', message: { role: 'model', parts: [{ functionCall: { id: `${tag}-c`, name: 'run_shell_command', args: { command: 'ls' } } }] }, usageMetadata: usage }),
+    qwenLine({ uuid: `${tag}-r`, parentUuid: `${tag}-a1`, timestamp: at, type: 'tool_result', provenance: 'tool_result', message: { role: 'user', parts: [{ functionResponse: { id: `${tag}-c`, name: 'run_shell_command', response: { output: 'o'.repeat(20_000) } } }] } }),
+    qwenLine({ uuid: `${tag}-a2`, parentUuid: `${tag}-r`, timestamp: at, type: 'assistant', provenance: 'assistant_output', model: 'stand-in', message: { role: 'model', parts: [{ text: 'thinking', thought: true }, { text: `answer ${tag}` }] }, usageMetadata: usage }),
+  ];
+  return { text: lines.join(''), leaf: `${tag}-a2` };
+}
+
+async function bigQwenFile(turns: number): Promise<{ path: string; group: SessionFileGroup; leaf: string }> {
+  const root = join(dir, '.qwen');
+  const chats = join(root, 'projects', '-home-dev-src-big', 'chats');
+  await mkdir(chats, { recursive: true });
+  const path = join(chats, `${QWEN_ID}.jsonl`);
+  const parts: string[] = [];
+  let leaf: string | null = null;
+  for (let i = 0; i < turns; i++) {
+    const turn = qwenTurn(`q${i}`, leaf, `qwen prompt ${i}`, i);
+    parts.push(turn.text);
+    leaf = turn.leaf;
+  }
+  await writeFile(path, parts.join(''));
+  return { path, group: { agent: 'qwen', paths: [path], idHint: QWEN_ID, root, archived: false }, leaf: leaf! };
+}
+
+describe('Qwen Code: a saved fold (one node per uuid) goes on over appended records', () => {
+  it('reads only the appended turn; a branch from an older turn (a rewind) is followed as in a whole read', async () => {
+    const { path, group, leaf } = await bigQwenFile(45);
+    const first = await qwenAdapter.indexSession(group, context());
+    expect((await stat(path)).size).toBeGreaterThan(1024 * 1024);
+    expect(first.summary).toMatchObject({ userTurns: 45, cwd: '/home/dev/src/big', lastPrompt: 'qwen prompt 44', gitBranch: 'main' });
+
+    const appended = qwenTurn('new', leaf, 'one more question', 50).text;
+    await appendFile(path, appended);
+    const resume = { ...(JSON.parse(JSON.stringify(first.resume)) as NonNullable<typeof first.resume>), row: first.summary! };
+    const before = indexReads.bytes;
+    const next = await qwenAdapter.indexSession(group, context(), resume);
+    expect(indexReads.bytes - before).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.bytesRead).toBe(Buffer.byteLength(appended) + FINGERPRINT_BYTES);
+    expect(next.summary).toEqual((await qwenAdapter.indexSession(group, context())).summary);
+    expect(next.summary).toMatchObject({ userTurns: 46, lastPrompt: 'one more question', usage: { input: 46 * 180, output: 46 * 6, cacheRead: 46 * 20, cacheWrite: 0 } });
+
+    // The user went back to turn 3 (its parent is turn 2's answer) and asked something else; then renamed it.
+    const branch = qwenTurn('rw', 'q1-a2', 'a different third question', 55).text + qwenLine({ uuid: 'title', parentUuid: 'rw-a2', timestamp: '2026-10-02T12:00:00.000Z', type: 'system', provenance: 'system', subtype: 'custom_title', systemPayload: { customTitle: 'renamed' } });
+    await appendFile(path, branch);
+    const rewound = await qwenAdapter.indexSession(group, context(), { ...next.resume!, row: next.summary! });
+    expect(rewound.bytesRead).toBe(Buffer.byteLength(branch) + FINGERPRINT_BYTES);
+    expect(rewound.summary).toEqual((await qwenAdapter.indexSession(group, context())).summary);
+    expect(rewound.summary).toMatchObject({ userTurns: 3, prompts: ['qwen prompt 0', 'qwen prompt 1', 'a different third question'], title: 'renamed' });
   });
 });
 

@@ -11,6 +11,7 @@ import { compileTextSearch, fileContainsSync, fileMatchesSync } from '../../src/
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog } from '../../src/catalog/scan.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
 import { UnsafeSessionIdError } from '../../src/core/session-id.js';
 import { sha256File } from '../helpers/files.js';
@@ -266,5 +267,41 @@ describe('where Gemini CLI sessions are looked for, and how they are resumed', (
     // A folder given with --gemini-dir that is not named .gemini: no variable can point Gemini CLI at it.
     expect(resumeCommand({ ...session, root: '/backup/gemini-old' }, DEFAULT_RESUME_TEMPLATES, { defaultHomes }).env).toEqual({});
     expect(() => resumeCommand({ ...session, id: '--yolo' })).toThrow(UnsafeSessionIdError);
+  });
+});
+
+// Gemini CLI 0.61.0 running its `generalist` sub-agent (invoke_agent) for a prompt, then resumed in a later minute
+// (test/fixtures/gemini-0.61.0-subagent, recorded against the stand-in with HOME=/tmp/handoff-gsub/home): the
+// sub-agent's chat is `chats/<parent id>/<sub-agent id>.jsonl`, its metadata `kind: "subagent"`.
+describe('sub-agent chats (Gemini CLI 0.61.0)', () => {
+  const home = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'gemini-0.61.0-subagent');
+  const chats = join(home, '.gemini', 'tmp', 'g-subagent', 'chats');
+  const PARENT = 'ed3e7d8a-9f8c-4f75-a996-1dc4e64d7587';
+  const SUB = 'c7256c1f-3bf9-481a-8e69-8c0c9a09c6fd';
+  const subPath = join(chats, PARENT, `${SUB}.jsonl`);
+
+  it('belong to the session that ran them: listed under its row (subagents), not as rows; found by discovery and the watcher\'s grouping', async () => {
+    const root = join(home, '.gemini');
+    const groups = await geminiAdapter.discover(root, () => undefined);
+    expect(groups.map((g) => g.paths.map((p) => basename(p)))).toContainEqual([`${SUB}.jsonl`]);
+    expect(geminiAdapter.groupFiles(root, [subPath, join(chats, PARENT, 'notes.txt')]).map((g) => g.paths)).toEqual([[subPath]]);
+    const { sessions, subagentSessions } = await scanCatalog(resolveLocations({ home }, { env: {}, homeDir: home, cwd: home }), { workers: 0 });
+    expect(sessions.map((s) => [s.agent, s.id, s.subagents ?? []])).toEqual([['gemini', PARENT, [SUB]]]);
+    expect(subagentSessions).toHaveLength(1);
+    expect(subagentSessions[0]).toMatchObject({
+      id: SUB,
+      agent: 'gemini',
+      subagent: { kind: 'subagent', parentId: PARENT },
+      cwd: '/tmp/handoff-gsub/home/src/g-subagent',
+      userTurns: 1,
+      firstPrompt: 'Sub-task for: [g] RUN-THE-SUBAGENT: look into the api server.',
+    });
+  });
+
+  it('show reads the sub-agent\'s own conversation: its task and the complete_task call that ended it', async () => {
+    const group = geminiAdapter.groupFiles(join(home, '.gemini'), [subPath])[0]!;
+    const session = await geminiAdapter.readSession(group, context);
+    expect(session.messages.filter((m) => m.userTurn).map(messageText)).toEqual(['Sub-task for: [g] RUN-THE-SUBAGENT: look into the api server.']);
+    expect(session.messages.flatMap((m) => m.blocks).find((b) => b.type === 'tool_use')).toMatchObject({ name: 'complete_task' });
   });
 });

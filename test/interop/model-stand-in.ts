@@ -27,6 +27,10 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 export const TOOL_KEYWORD = 'RUN-THE-TOOL';
 export const TOOL_COMMAND = 'echo interop-tool-ran';
 export const TOOL_FINAL_TEXT = 'The tool ran; done.';
+/** In a Gemini CLI prompt: the stand-in has the main agent hand the task to its `generalist` sub-agent. */
+export const SUBAGENT_KEYWORD = 'RUN-THE-SUBAGENT';
+/** Gemini CLI 0.61's tool that runs a sub-agent (`{agent_name, prompt}`); `generalist` is a local agent with every tool. */
+export const GEMINI_SUBAGENT_TOOL = 'invoke_agent';
 export const ANSWER_PREFIX = 'Answer to: ';
 export const REASONING_PREFIX = 'Thinking about: ';
 
@@ -513,16 +517,25 @@ function answerGemini(record: RecordedRequest, res: ServerResponse, model: strin
   const n = record.seq;
   let parts: GeminiPart[];
   const config = body.generationConfig ?? {};
+  const completeTask = tools.find((tool) => tool.name === 'complete_task');
   if (config.responseMimeType === 'application/json') {
     record.reply = 'json';
     parts = [{ text: JSON.stringify(valueForSchema(config.responseJsonSchema ?? config.responseSchema)) }];
+  } else if (completeTask) {
+    // A Gemini CLI sub-agent's loop ends only when it calls complete_task with its declared output.
+    record.reply = 'subagent-done';
+    parts = [{ functionCall: { name: completeTask.name, args: valueForSchema(completeTask.parameters) }, thoughtSignature: encryptedBlob(`${record.seq}#complete`) }];
   } else if (last?.role === 'user' && (last.parts ?? []).some((part: GeminiPart) => part.functionResponse !== undefined)) {
     record.reply = 'tool-final';
     parts = [{ text: TOOL_FINAL_TEXT }];
   } else {
     const prompt = last?.role === 'user' ? geminiUserText(last) : '';
     const shell = pickShellTool(tools);
-    if (prompt.includes(TOOL_KEYWORD) && shell) {
+    const subagent = tools.find((tool) => tool.name === GEMINI_SUBAGENT_TOOL);
+    if (prompt.includes(SUBAGENT_KEYWORD) && subagent) {
+      record.reply = 'subagent';
+      parts = [{ functionCall: { name: subagent.name, args: { agent_name: 'generalist', prompt: `Sub-task for: ${prompt}` } }, thoughtSignature: encryptedBlob(`${prompt}#subagent`) }];
+    } else if (prompt.includes(TOOL_KEYWORD) && shell) {
       record.reply = 'tool';
       // Gemini 3 models sign the first function call of a turn; the agent must send the signature back with it.
       parts = [{ functionCall: { name: shell.name, args: shellToolArgs(shell) }, thoughtSignature: encryptedBlob(`${prompt}#tool`) }];

@@ -20,26 +20,29 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
-import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
+import { foldLines, indexReads, newLineStats, parseJsonLine, type FoldedFile, type LineStats } from '../io/lines.js';
 import { isKind, readRegularFile } from '../io/regular.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { isHandoffNote } from '../handoff/note-opening.js';
 import { argsText, functionResponseBlocks, functionResponseOutput, hasFunctionResponse, imageBlocks, modelPartBlocks, partList, partsText } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 import { listDir } from './roots.js';
 
 
 /** `session-<anything>.json` or `.jsonl`: the names Gemini CLI lists (`getAllSessionFiles`). */
 const SESSION_FILE = /^session-.+\.jsonl?$/;
+/** A sub-agent's chat (0.61): `chats/<parent session id>/<sub-agent session id>.jsonl`, both ids as Gemini CLI sanitizes them. */
+const SUBAGENT_FOLDER = /^[A-Za-z0-9_-]+$/;
+const SUBAGENT_FILE = /^[A-Za-z0-9_-]+\.jsonl$/;
 
 /** The context Gemini CLI puts in a user message of its own before the first prompt: never the user's words. */
 const INJECTED_CONTEXT = /^\s*<(?:session_context|hook_context)>/;
 
-/** The fold of one file: what `loadConversationRecord` would load, plus what a row needs. */
-export interface GeminiRecord {
+/** The fold of one file: what `loadConversationRecord` would load (each message as `M`), plus what a row needs. */
+export interface GeminiRecord<M = JsonObject> {
   readonly sessionId: string | null;
   readonly projectHash: string | null;
   /** The first metadata record's start (a later run appending to the file writes its own). */
@@ -51,10 +54,22 @@ export interface GeminiRecord {
   /** Set in forks `sessions` wrote: `{sessionId, atTurn}` of the session it was cut from. */
   readonly forkedFrom: { readonly sessionId: string; readonly atTurn: number | null } | null;
   /** The messages, in order, each as its last record. */
-  readonly messages: readonly JsonObject[];
+  readonly messages: readonly M[];
 }
 
-class RecordFold {
+/** What a row needs of one message: the index keeps this, never the message's content. */
+export interface MessageDigest {
+  readonly timestamp: string | null;
+  /** The prompt's opening, when the message is a turn. */
+  readonly prompt?: string;
+  readonly model?: string;
+  readonly usage?: Usage;
+  /** The folders a session context message names (older releases' cwd is the one whose sha256 is the projectHash). */
+  readonly context?: readonly string[];
+}
+
+/** The record log folded as Gemini CLI loads it, each message kept as `take` makes it (whole, or a row's digest). */
+class RecordFold<M> {
   sessionId: string | null = null;
   projectHash: string | null = null;
   startTime: string | null = null;
@@ -62,7 +77,9 @@ class RecordFold {
   summary: string | null = null;
   kind: string | null = null;
   forkedFrom: GeminiRecord['forkedFrom'] = null;
-  readonly messages = new Map<string, JsonObject>();
+  readonly messages = new Map<string, M>();
+
+  constructor(private readonly take: (message: JsonObject) => M) {}
 
   add(record: JsonObject): void {
     if (typeof record.$rewindTo === 'string') {
@@ -77,7 +94,7 @@ class RecordFold {
       }
     } else if (typeof record.id === 'string') {
       // Map.set keeps a known id where it was: an update replaces the message in place.
-      this.messages.set(record.id, record);
+      this.messages.set(record.id, this.take(record));
     } else if (isRecord(record.$set)) {
       if (Array.isArray(record.$set.messages)) {
         this.messages.clear();
@@ -91,7 +108,7 @@ class RecordFold {
   }
 
   private addMessages(list: readonly unknown[]): void {
-    for (const message of list) if (isRecord(message) && typeof message.id === 'string') this.messages.set(message.id, message);
+    for (const message of list) if (isRecord(message) && typeof message.id === 'string') this.messages.set(message.id, this.take(message));
   }
 
   private merge(meta: JsonObject): void {
@@ -109,7 +126,7 @@ class RecordFold {
     }
   }
 
-  result(): GeminiRecord {
+  result(): GeminiRecord<M> {
     return {
       sessionId: this.sessionId,
       projectHash: this.projectHash,
@@ -123,20 +140,48 @@ class RecordFold {
   }
 }
 
-interface ReadFile {
-  readonly record: GeminiRecord;
-  readonly stats: LineStats;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly fingerprint: string;
+/** A digest fold as plain JSON (the index saves it beside the row; `messages` as `[id, digest]` in order). */
+function exportFold(fold: RecordFold<MessageDigest>): JsonObject {
+  const { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom } = fold;
+  return { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom, messages: [...fold.messages.entries()] };
 }
 
-/** Fold one file (a JSONL log, or a legacy single JSON object). */
-export async function readGeminiFile(path: string): Promise<ReadFile> {
-  const fold = new RecordFold();
+const stringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+/** A saved digest fold read back from disk, checked; null when it is not one (the file is then read whole). */
+function importFold(state: unknown): RecordFold<MessageDigest> | null {
+  if (!isRecord(state) || !Array.isArray(state.messages)) return null;
+  const { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom } = state;
+  if (![sessionId, projectHash, startTime, lastUpdated, summary, kind].every(stringOrNull)) return null;
+  if (forkedFrom !== null && !(isRecord(forkedFrom) && typeof forkedFrom.sessionId === 'string' && (forkedFrom.atTurn === null || Number.isInteger(forkedFrom.atTurn)))) return null;
+  const fold = new RecordFold(digestMessage);
+  Object.assign(fold, { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom });
+  for (const entry of state.messages as unknown[]) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isDigest(entry[1])) return null;
+    fold.messages.set(entry[0], entry[1]);
+  }
+  return fold;
+}
+
+function isDigest(value: unknown): value is MessageDigest {
+  if (!isRecord(value) || !stringOrNull(value.timestamp)) return false;
+  if (value.prompt !== undefined && typeof value.prompt !== 'string') return false;
+  if (value.model !== undefined && typeof value.model !== 'string') return false;
+  if (value.usage !== undefined && !(isRecord(value.usage) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof (value.usage as JsonObject)[key] === 'number'))) return false;
+  return value.context === undefined || (Array.isArray(value.context) && value.context.every((dir) => typeof dir === 'string'));
+}
+
+interface FoldedRecords {
+  readonly file: FoldedFile;
+  readonly stats: LineStats;
+  readonly objects: number;
+}
+
+/** Fold the JSONL records of `path` from byte `start` into `fold`; the last line, when unterminated, is left to the caller. */
+async function foldRecords<M>(path: string, fold: RecordFold<M>, start: number): Promise<FoldedRecords> {
   const stats = newLineStats();
   let objects = 0;
-  const file = await foldLines(path, 0, (line) => {
+  const file = await foldLines(path, start, (line) => {
     const value = parseJsonLine(line.bytes);
     if (isRecord(value)) {
       objects++;
@@ -145,23 +190,47 @@ export async function readGeminiFile(path: string): Promise<ReadFile> {
       stats.malformed++;
     }
   });
-  if (file.partial !== null) {
-    const value = parseJsonLine(file.partial.bytes);
-    if (isRecord(value)) {
-      objects++;
-      fold.add(value);
-    } else if (file.partial.bytes.length > 0) {
-      stats.partial++;
-    }
+  return { file, stats, objects };
+}
+
+/** Fold a last line still being written (or return it as partial). */
+function addPartial<M>(fold: RecordFold<M>, folded: FoldedRecords): number {
+  if (folded.file.partial === null) return 0;
+  const value = parseJsonLine(folded.file.partial.bytes);
+  if (isRecord(value)) {
+    fold.add(value);
+    return 1;
   }
+  if (folded.file.partial.bytes.length > 0) folded.stats.partial++;
+  return 0;
+}
+
+/** A legacy `session-*.json`, one (pretty-printed) JSON object, folded whole; null when the file is not one. */
+async function foldLegacy<M>(path: string, take: (message: JsonObject) => M): Promise<RecordFold<M> | null> {
+  const legacy = parseJsonLine(await readRegularFile(path));
+  if (!isRecord(legacy) || typeof legacy.sessionId !== 'string') return null;
+  const whole = new RecordFold(take);
+  whole.add({ ...legacy, projectHash: typeof legacy.projectHash === 'string' ? legacy.projectHash : '' });
+  return whole;
+}
+
+interface ReadFile<M = JsonObject> {
+  readonly record: GeminiRecord<M>;
+  readonly stats: LineStats;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly fingerprint: string;
+}
+
+/** Fold one file whole (a JSONL log, or a legacy single JSON object), every message as its last record. */
+export async function readGeminiFile(path: string): Promise<ReadFile> {
+  const fold = new RecordFold((message) => message);
+  const folded = await foldRecords(path, fold, 0);
+  const objects = folded.objects + addPartial(fold, folded);
+  const { file, stats } = folded;
   if (fold.sessionId === null || fold.projectHash === null) {
-    // A legacy `session-*.json`: one (pretty-printed) JSON object.
-    const legacy = parseJsonLine(await readRegularFile(path));
-    if (isRecord(legacy) && typeof legacy.sessionId === 'string') {
-      const whole = new RecordFold();
-      whole.add({ ...legacy, projectHash: typeof legacy.projectHash === 'string' ? legacy.projectHash : '' });
-      return { record: whole.result(), stats: newLineStats(), size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
-    }
+    const legacy = await foldLegacy(path, (message) => message);
+    if (legacy !== null) return { record: legacy.result(), stats: newLineStats(), size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
     if (objects === 0) stats.malformed = Math.max(stats.malformed, 1);
   }
   return { record: fold.result(), stats, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
@@ -283,18 +352,52 @@ export function isGeminiNonConversationLine(opening: string): boolean {
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
 
-/** The gemini dir's project folder of a session file: `<root>/tmp/<project>/chats/<file>` → `<root>/tmp/<project>`. */
+/** The gemini dir's project folder of a session file: `<root>/tmp/<project>/chats/[<parent id>/]<file>` → `<root>/tmp/<project>`. */
 function projectDirOf(path: string): string {
-  return dirname(dirname(path));
+  const folder = dirname(path);
+  return dirname(basename(folder) === 'chats' ? folder : dirname(folder));
+}
+
+/** The parent session's id of a sub-agent's chat (the folder it is in, under `chats/`); null for a session of its own. */
+function subagentParentOf(path: string): string | null {
+  const folder = dirname(path);
+  return basename(folder) !== 'chats' && basename(dirname(folder)) === 'chats' ? basename(folder) : null;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The workspace folders Gemini CLI names in its session context (its project folder is one of them). */
+function contextFolders(text: string): string[] {
+  const folders = [...text.matchAll(/\*\*Workspace Directories:\*\*\n((?:\s+- .+\n?)+)/g)].flatMap((match) =>
+    (match[1] ?? '').split('\n').map((line) => line.replace(/^\s+- /, '').trim()).filter(Boolean),
+  );
+  const working = /I'm currently working in the directory: (.+)/.exec(text);
+  if (working?.[1]) folders.push(working[1].trim());
+  return folders;
+}
+
+/** What the row needs of a message (the index's fold keeps only this). */
+export function digestMessage(message: JsonObject): MessageDigest {
+  const timestamp = isoTimestamp(message.timestamp);
+  if (message.type === 'user') {
+    if (isGeminiUserTurn(message)) return { timestamp, prompt: promptOpening(userText(message)) };
+    const text = userText(message);
+    return INJECTED_CONTEXT.test(text) ? { timestamp, context: contextFolders(text) } : { timestamp };
+  }
+  if (message.type !== 'gemini') return { timestamp };
+  const usage = tokensUsage(message.tokens);
+  return { timestamp, ...(typeof message.model === 'string' && message.model.length > 0 ? { model: message.model } : {}), ...(usage ? { usage } : {}) };
+}
+
+function digestRecord(record: GeminiRecord): GeminiRecord<MessageDigest> {
+  return { ...record, messages: record.messages.map(digestMessage) };
+}
 
 /**
  * The session's project folder (its cwd): the project folder's `.project_root` (0.3x on), else the workspace
  * folder Gemini CLI wrote into its session context, when its sha256 is the file's `projectHash` (older releases).
  */
-async function projectRootOf(path: string, record: GeminiRecord): Promise<string | null> {
+async function projectRootOf(path: string, record: GeminiRecord<MessageDigest>): Promise<string | null> {
   try {
     const marker = (await readFile(join(projectDirOf(path), '.project_root'), 'utf8')).trim();
     // The folder Gemini CLI keeps this project's sessions for (one folder per project, claimed by this marker).
@@ -303,15 +406,7 @@ async function projectRootOf(path: string, record: GeminiRecord): Promise<string
     // no marker: an older layout
   }
   for (const message of record.messages) {
-    if (message.type !== 'user') continue;
-    const text = userText(message);
-    if (!INJECTED_CONTEXT.test(text)) continue;
-    const candidates = [
-      ...text.matchAll(/\*\*Workspace Directories:\*\*\n((?:\s+- .+\n?)+)/g),
-    ].flatMap((match) => (match[1] ?? '').split('\n').map((line) => line.replace(/^\s+- /, '').trim()).filter(Boolean));
-    const working = /I'm currently working in the directory: (.+)/.exec(text);
-    if (working?.[1]) candidates.push(working[1].trim());
-    for (const candidate of candidates) if (record.projectHash !== null && sha256(candidate) === record.projectHash) return candidate;
+    for (const candidate of message.context ?? []) if (record.projectHash !== null && sha256(candidate) === record.projectHash) return candidate;
   }
   return null;
 }
@@ -322,12 +417,11 @@ function livePath(group: SessionFileGroup): string {
   return path;
 }
 
-function hasConversation(record: GeminiRecord): boolean {
-  return record.sessionId !== null && record.kind !== 'subagent' && record.messages.some((message) => isGeminiUserTurn(message));
+function hasConversation(record: GeminiRecord<MessageDigest>): boolean {
+  return record.sessionId !== null && record.messages.some((message) => message.prompt !== undefined);
 }
 
-function summarize(group: SessionFileGroup, file: ReadFile, cwd: string | null): SessionSummary {
-  const { record } = file;
+function summarize(group: SessionFileGroup, record: GeminiRecord<MessageDigest>, size: number, mtimeMs: number, cwd: string | null): SessionSummary {
   const path = livePath(group);
   const prompts: string[] = [];
   let model: string | null = null;
@@ -335,18 +429,16 @@ function summarize(group: SessionFileGroup, file: ReadFile, cwd: string | null):
   let lastTimestamp: string | null = null;
   let firstTimestamp: string | null = null;
   for (const message of record.messages) {
-    const timestamp = isoTimestamp(message.timestamp);
+    const { timestamp } = message;
     if (timestamp !== null) {
       firstTimestamp ??= timestamp;
       if (lastTimestamp === null || timestamp > lastTimestamp) lastTimestamp = timestamp;
     }
-    if (isGeminiUserTurn(message)) prompts.push(promptOpening(userText(message)));
-    if (message.type === 'gemini') {
-      if (typeof message.model === 'string' && message.model.length > 0) model = message.model;
-      usage = addUsage(usage, tokensUsage(message.tokens));
-    }
+    if (message.prompt !== undefined) prompts.push(message.prompt);
+    if (message.model !== undefined) model = message.model;
+    usage = addUsage(usage, message.usage);
   }
-  const mtime = new Date(file.mtimeMs).toISOString();
+  const mtime = new Date(mtimeMs).toISOString();
   const firstPrompt = prompts[0] ?? null;
   const updated = [record.lastUpdated, lastTimestamp].filter((value): value is string => value !== null).sort().at(-1);
   const parent = record.forkedFrom;
@@ -367,22 +459,50 @@ function summarize(group: SessionFileGroup, file: ReadFile, cwd: string | null):
     updatedAt: updated ?? mtime,
     forkedFrom: parent?.sessionId ?? null,
     fork: parent === null ? null : { id: parent.sessionId, ...(parent.atTurn === null ? {} : { atTurn: parent.atTurn }) },
+    // A sub-agent's chat belongs to the session that ran it (the catalog lists it under that row).
+    ...(record.kind === 'subagent' ? { subagent: { kind: 'subagent', parentId: subagentParentOf(path) } } : {}),
     gitBranch: null,
     model,
     archived: group.archived,
     usage,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
+    size,
+    mtimeMs,
   };
 }
 
-async function indexGemini(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+/**
+ * The row from every record of the live file, kept as digests; or from a saved fold plus the records appended
+ * since (a JSONL log only grows: updates, `$set` and `$rewindTo` are appended records). The fold is saved before
+ * a last line still being written.
+ */
+async function indexGemini(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
   const path = livePath(group);
-  const file = await readGeminiFile(path);
-  reportSkippedLines(context.report, path, file.stats, hasConversation(file.record));
-  if (!hasConversation(file.record)) return { summary: null, fingerprint: file.fingerprint, bytesRead: file.size };
-  const cwd = await projectRootOf(path, file.record);
-  return { summary: summarize(group, file, cwd), fingerprint: file.fingerprint, bytesRead: file.size };
+  const resumed = resume !== undefined && resume.path === path ? importFold(resume.state) : null;
+  let fold = resumed ?? new RecordFold(digestMessage);
+  const before = indexReads.bytes;
+  const folded = await foldRecords(path, fold, resumed === null ? 0 : resume!.offset);
+  const { file } = folded;
+  let { stats } = folded;
+  const saveable = path.endsWith('.jsonl') && file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY);
+  let state = saveable && fold.sessionId !== null && fold.projectHash !== null ? exportFold(fold) : undefined;
+  const objects = folded.objects + addPartial(fold, folded);
+  if (resumed === null && (fold.sessionId === null || fold.projectHash === null)) {
+    const legacy = await foldLegacy(path, digestMessage);
+    if (legacy !== null) {
+      fold = legacy;
+      stats = newLineStats();
+      state = undefined;
+    } else if (objects === 0) {
+      stats.malformed = Math.max(stats.malformed, 1);
+    }
+  }
+  const bytesRead = indexReads.bytes - before;
+  const saved = state === undefined ? {} : { resume: { path, offset: file.end, state } };
+  const record = fold.result();
+  reportSkippedLines(context.report, path, stats, hasConversation(record));
+  if (!hasConversation(record)) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...saved };
+  const cwd = await projectRootOf(path, record);
+  return { summary: summarize(group, record, file.size, file.mtimeMs, cwd), fingerprint: file.fingerprint, bytesRead, ...saved };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -428,11 +548,12 @@ export const geminiAdapter: FormatAdapter = {
     },
     describeRoot: (dir) => `${dir}/tmp/*/chats (Gemini CLI)`,
   },
-  // <dir>/tmp/<project>/chats/session-*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
+  // <dir>/tmp/<project>/chats/session-*.jsonl and sub-agents' chats/<parent id>/*.jsonl; nothing else under tmp/ (tool outputs, memory) is watched.
   watch: {
     roots: 'configured',
-    depth: 3,
-    wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
+    depth: 4,
+    // …and chats/<parent id>/<sub-agent id>.jsonl (`parts` are a folder's or a file's).
+    wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 5)),
     fileSuffixes: ['.jsonl', '.json'],
   },
   // The chats, and the `.project_root` naming each project's folder (the sessions' cwd).
@@ -455,7 +576,9 @@ export const geminiAdapter: FormatAdapter = {
       root,
       paths.filter((path) => {
         const rel = relative(root, path).split(sep);
-        return rel.length === 4 && rel[0] === 'tmp' && rel[2] === 'chats' && SESSION_FILE.test(rel[3] ?? '');
+        if (rel[0] !== 'tmp' || rel[2] !== 'chats') return false;
+        if (rel.length === 4) return SESSION_FILE.test(rel[3] ?? '');
+        return rel.length === 5 && SUBAGENT_FOLDER.test(rel[3] ?? '') && SUBAGENT_FILE.test(rel[4] ?? '');
       }),
     );
   },
@@ -470,6 +593,12 @@ export const geminiAdapter: FormatAdapter = {
       for (const entry of await listDir(chats, report)) {
         const path = join(chats, entry.name);
         if (SESSION_FILE.test(entry.name) && (await isKind(path, entry, 'file'))) paths.push(path);
+        else if (SUBAGENT_FOLDER.test(entry.name) && (await isKind(path, entry, 'directory'))) {
+          for (const child of await listDir(path, report)) {
+            const childPath = join(path, child.name);
+            if (SUBAGENT_FILE.test(child.name) && (await isKind(childPath, child, 'file'))) paths.push(childPath);
+          }
+        }
       }
     }
     return groupChatFiles(root, paths);
@@ -485,8 +614,9 @@ export const geminiAdapter: FormatAdapter = {
     const path = livePath(group);
     const file = await readGeminiFile(path);
     if (file.record.sessionId === null) throw new Error(`${path} is not a Gemini CLI session (no sessionId)`);
-    const cwd = await projectRootOf(path, file.record);
-    return { ...summarize(group, file, cwd), messages: geminiMessages(file.record), malformedLines: file.stats.malformed };
+    const digested = digestRecord(file.record);
+    const cwd = await projectRootOf(path, digested);
+    return { ...summarize(group, digested, file.size, file.mtimeMs, cwd), messages: geminiMessages(file.record), malformedLines: file.stats.malformed };
   },
 
   /**
@@ -505,7 +635,7 @@ export const geminiAdapter: FormatAdapter = {
     const kept = record.messages.slice(0, cut);
     const now = request.now ?? new Date();
     const id = uuidv4();
-    const projectHash = record.projectHash || sha256((await projectRootOf(path, record)) ?? '');
+    const projectHash = record.projectHash || sha256((await projectRootOf(path, digestRecord(record))) ?? '');
     const meta = {
       sessionId: id,
       projectHash,
@@ -516,7 +646,8 @@ export const geminiAdapter: FormatAdapter = {
       forkedFrom: { sessionId: record.sessionId, atTurn: request.atTurn },
     };
     const lines = [meta, ...kept].map((value) => `${JSON.stringify(value)}\n`);
-    const target = join(dirname(path), geminiSessionFileName(id, now));
+    // A sub-agent's fork is a session of its own: in chats/, where `gemini --resume` finds it.
+    const target = join(subagentParentOf(path) === null ? dirname(path) : dirname(dirname(path)), geminiSessionFileName(id, now));
     await createFileAtomic(target, lines.join(''));
     return { agent: 'gemini', id, path: target, parentId: record.sessionId, keptUserTurns: request.atTurn - 1 };
   },

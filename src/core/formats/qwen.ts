@@ -15,12 +15,12 @@ import { checkForkTurn } from '../errors.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { isKind } from '../io/regular.js';
-import { foldLines, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
+import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
 import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 import { listDir } from './roots.js';
 
@@ -166,8 +166,9 @@ export function isQwenUserTurn(record: QwenRecord): boolean {
   return promptText(record).trim().length > 0 || imageBlocks(parts(record)).length > 0;
 }
 
-function usageOf(record: QwenRecord): Usage | undefined {
-  const usage = record.value.usageMetadata;
+/** A record's `usageMetadata` as usage (cached input counted apart). */
+function usageOf(value: JsonObject): Usage | undefined {
+  const usage = value.usageMetadata;
   if (!isRecord(usage)) return undefined;
   const number = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
   const cached = number(usage.cachedContentTokenCount);
@@ -201,7 +202,7 @@ export function qwenMessages(chain: readonly QwenRecord[]): Message[] {
       }
     } else if (record.type === 'assistant') {
       const blocks = modelPartBlocks(parts(record));
-      const usage = usageOf(record);
+      const usage = usageOf(record.value);
       if (blocks.length > 0) out.push({ role: 'assistant', blocks, userTurn: false, ...stamp, ...(usage ? { usage } : {}) });
     } else if (record.type === 'tool_result') {
       const result = record.value.toolCallResult;
@@ -232,71 +233,216 @@ function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
-function summarize(group: SessionFileGroup, file: QwenFile, chain: readonly QwenRecord[]): SessionSummary {
+/** What the row needs of one message (a uuid's fragments joined): the index keeps this, never the parts. */
+interface QwenNode {
+  readonly parentUuid: string | null;
+  readonly type: string;
+  readonly subtype: string | null;
+  readonly provenance: string | null;
+  /** A user message's prompt text (its fragments' joined), whole up to PROMPT_KEEP characters. */
+  text: string;
+  /** The text was longer than PROMPT_KEEP: `opening` is its opening, and another fragment cannot be joined to it. */
+  cut: boolean;
+  opening: string;
+  functionResponse: boolean;
+  image: boolean;
+  readonly model: string | null;
+  usage: Usage | null;
+  readonly gitBranch: string | null;
+}
+
+/** Prompts longer than this keep only their opening in the fold (a pasted log can be megabytes). */
+const PROMPT_KEEP = 16 * 1024;
+
+/**
+ * The row's fold over a session file's records, in file order: one node per conversation uuid (fragments joined
+ * as Qwen Code joins them), the last conversation record (the active leaf), and the file-wide facts a row reads
+ * (the first record's id, cwd and fork origin, the last /rename, the first and last times). Plain JSON: the index
+ * saves it, and a file that only grew is folded on from where it stopped.
+ */
+class QwenScan {
+  first: { sessionId: string | null; cwd: string | null; forkedFrom: string | null } | null = null;
+  name: string | null = null;
+  firstTimestamp: string | null = null;
+  lastTimestamp: string | null = null;
+  leaf: string | null = null;
+  readonly nodes = new Map<string, QwenNode>();
+  /** A fragment came for a prompt whose text the fold had cut: only a whole read can join them. */
+  needsWholeRead = false;
+
+  add(value: unknown): boolean {
+    const record = toRecord(value, 0);
+    if (record === null) return false;
+    const v = record.value;
+    if (this.first === null) {
+      this.first = { sessionId: stringOrNull(v.sessionId), cwd: stringOrNull(v.cwd), forkedFrom: isRecord(v.forkedFrom) ? stringOrNull(v.forkedFrom.sessionId) : null };
+    }
+    const timestamp = isoTimestamp(v.timestamp);
+    if (timestamp !== null) {
+      this.firstTimestamp ??= timestamp;
+      if (this.lastTimestamp === null || timestamp > this.lastTimestamp) this.lastTimestamp = timestamp;
+    }
+    if (record.subtype === 'custom_title' && isRecord(v.systemPayload)) this.name = stringOrNull(v.systemPayload.customTitle) ?? this.name;
+    if (!isConversationRecord(record)) return true;
+    this.leaf = record.uuid;
+    const recordParts = parts(record);
+    const text = record.type === 'user' ? promptText(record) : '';
+    const known = this.nodes.get(record.uuid);
+    if (known === undefined) {
+      this.nodes.set(record.uuid, {
+        parentUuid: record.parentUuid,
+        type: record.type,
+        subtype: record.subtype ?? null,
+        provenance: stringOrNull(v.provenance),
+        text: text.length > PROMPT_KEEP ? '' : text,
+        cut: text.length > PROMPT_KEEP,
+        opening: text.length > PROMPT_KEEP ? promptOpening(text) : '',
+        functionResponse: hasFunctionResponse(recordParts),
+        image: imageBlocks(recordParts).length > 0,
+        model: stringOrNull(v.model),
+        usage: usageOf(v) ?? null,
+        gitBranch: stringOrNull(v.gitBranch),
+      });
+      return true;
+    }
+    if (text !== '') {
+      if (known.cut) this.needsWholeRead = true;
+      known.text += text;
+      if (known.text.length > PROMPT_KEEP) {
+        known.opening = promptOpening(known.text);
+        known.text = '';
+        known.cut = true;
+      }
+    }
+    known.functionResponse ||= hasFunctionResponse(recordParts);
+    known.image ||= imageBlocks(recordParts).length > 0;
+    const usage = usageOf(v) ?? null;
+    if (usage !== null) known.usage = usage;
+    return true;
+  }
+
+  /** The active chain, root first. */
+  chain(): QwenNode[] {
+    const chain: QwenNode[] = [];
+    const visited = new Set<string>();
+    for (let current = this.leaf; current !== null && !visited.has(current); ) {
+      visited.add(current);
+      const node = this.nodes.get(current);
+      if (node === undefined) break;
+      chain.push(node);
+      current = node.parentUuid;
+    }
+    return chain.reverse();
+  }
+
+  exportState(): JsonObject {
+    return { first: this.first, name: this.name, firstTimestamp: this.firstTimestamp, lastTimestamp: this.lastTimestamp, leaf: this.leaf, nodes: [...this.nodes.entries()] };
+  }
+
+  static import(state: unknown): QwenScan | null {
+    if (!isRecord(state) || !Array.isArray(state.nodes)) return null;
+    const { first, name, firstTimestamp, lastTimestamp, leaf } = state;
+    if (![name, firstTimestamp, lastTimestamp, leaf].every((value) => value === null || typeof value === 'string')) return null;
+    if (first !== null && !(isRecord(first) && [first.sessionId, first.cwd, first.forkedFrom].every((value) => value === null || typeof value === 'string'))) return null;
+    const scan = new QwenScan();
+    Object.assign(scan, { first, name, firstTimestamp, lastTimestamp, leaf });
+    for (const entry of state.nodes as unknown[]) {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isNode(entry[1])) return null;
+      scan.nodes.set(entry[0], entry[1]);
+    }
+    return scan;
+  }
+}
+
+function isNode(value: unknown): value is QwenNode {
+  if (!isRecord(value)) return false;
+  const strings = [value.parentUuid, value.subtype, value.provenance, value.model, value.gitBranch].every((field) => field === null || typeof field === 'string');
+  const usage = value.usage === null || (isRecord(value.usage) && ['input', 'output', 'cacheRead', 'cacheWrite'].every((key) => typeof (value.usage as JsonObject)[key] === 'number'));
+  return strings && usage && typeof value.type === 'string' && typeof value.text === 'string' && typeof value.opening === 'string' && [value.cut, value.functionResponse, value.image].every((flag) => typeof flag === 'boolean');
+}
+
+/** The rule of isQwenUserTurn, on a fold's node. */
+function isTurnNode(node: QwenNode): boolean {
+  if (node.type !== 'user') return false;
+  if (node.subtype !== null && node.subtype !== 'mid_turn_user_message') return false;
+  if (node.provenance !== null && node.provenance !== 'real_user') return false;
+  if (node.functionResponse) return false;
+  return (node.cut ? node.opening !== '' : node.text.trim().length > 0) || node.image;
+}
+
+function summarize(group: SessionFileGroup, scan: QwenScan, size: number, mtimeMs: number): SessionSummary {
   const path = livePath(group);
-  const first = file.records[0]?.value ?? {};
-  const id = stringOrNull(first.sessionId) ?? fileStem(path);
+  const first = scan.first;
+  const id = first?.sessionId ?? fileStem(path);
   const prompts: string[] = [];
   let model: string | null = null;
   let usage: Usage | null = null;
   let gitBranch: string | null = null;
-  for (const record of chain) {
-    if (isQwenUserTurn(record)) prompts.push(promptOpening(promptText(record)));
-    if (record.type === 'assistant') {
-      model = stringOrNull(record.value.model) ?? model;
-      usage = addUsage(usage, usageOf(record));
+  for (const node of scan.chain()) {
+    if (isTurnNode(node)) prompts.push(node.cut ? node.opening : promptOpening(node.text));
+    if (node.type === 'assistant') {
+      model = node.model ?? model;
+      usage = addUsage(usage, node.usage);
     }
-    gitBranch = stringOrNull(record.value.gitBranch) ?? gitBranch;
+    gitBranch = node.gitBranch ?? gitBranch;
   }
-  let name: string | null = null;
-  let firstTimestamp: string | null = null;
-  let lastTimestamp: string | null = null;
-  for (const record of file.records) {
-    const timestamp = isoTimestamp(record.value.timestamp);
-    if (timestamp !== null) {
-      firstTimestamp ??= timestamp;
-      if (lastTimestamp === null || timestamp > lastTimestamp) lastTimestamp = timestamp;
-    }
-    if (record.subtype === 'custom_title' && isRecord(record.value.systemPayload)) name = stringOrNull(record.value.systemPayload.customTitle) ?? name;
-  }
-  const forkedFrom = isRecord(first.forkedFrom) ? stringOrNull(first.forkedFrom.sessionId) : null;
+  const forkedFrom = first?.forkedFrom ?? null;
   const parent = forkedFrom !== null && forkedFrom !== id ? forkedFrom : null;
-  const mtime = new Date(file.mtimeMs).toISOString();
+  const mtime = new Date(mtimeMs).toISOString();
   const firstPrompt = prompts[0] ?? null;
   return {
     id,
     agent: 'qwen',
     path,
     paths: [path],
-    cwd: stringOrNull(first.cwd),
-    title: name ?? firstPrompt ?? '(no prompt)',
+    cwd: first?.cwd ?? null,
+    title: scan.name ?? firstPrompt ?? '(no prompt)',
     firstPrompt,
     lastPrompt: prompts.at(-1) ?? null,
-    name,
+    name: scan.name,
     userTurns: prompts.length,
     userTurnsExact: true,
     prompts,
-    createdAt: firstTimestamp ?? mtime,
-    updatedAt: lastTimestamp ?? mtime,
+    createdAt: scan.firstTimestamp ?? mtime,
+    updatedAt: scan.lastTimestamp ?? mtime,
     forkedFrom: parent,
     fork: parent === null ? null : { id: parent },
     gitBranch,
     model,
     archived: group.archived,
     usage,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
+    size,
+    mtimeMs,
   };
 }
 
-async function indexQwen(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+/**
+ * The row from every record of the file, or from a saved fold plus the records appended since (Qwen Code only
+ * appends: a rewind is a new branch from an older parent, a fragment repeats its uuid). The fold is saved before a
+ * last line still being written.
+ */
+async function indexQwen(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
   const path = livePath(group);
-  const file = await readQwenFile(path);
-  const chain = qwenChain(file.records);
-  const conversation = chain.some((record) => isQwenUserTurn(record));
-  reportSkippedLines(context.report, path, file.stats, conversation);
-  if (!conversation) return { summary: null, fingerprint: file.fingerprint, bytesRead: file.size };
-  return { summary: summarize(group, file, chain), fingerprint: file.fingerprint, bytesRead: file.size };
+  const resumed = resume !== undefined && resume.path === path ? QwenScan.import(resume.state) : null;
+  const scan = resumed ?? new QwenScan();
+  const stats = newLineStats();
+  const before = indexReads.bytes;
+  const take = (bytes: Buffer, terminated: boolean): void => {
+    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
+    if (scan.add(parseJsonLine(bytes))) return;
+    if (terminated) stats.malformed++;
+    else stats.partial++;
+  };
+  const file = await foldLines(path, resumed === null ? 0 : resume!.offset, (line) => take(line.bytes, true));
+  if (resumed !== null && scan.needsWholeRead) return indexQwen(group, context);
+  const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.exportState() : undefined;
+  if (file.partial !== null) take(file.partial.bytes, false);
+  const bytesRead = indexReads.bytes - before;
+  const saved = state === undefined ? {} : { resume: { path, offset: file.end, state } };
+  const conversation = scan.chain().some(isTurnNode);
+  reportSkippedLines(context.report, path, stats, conversation);
+  if (!conversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...saved };
+  return { summary: summarize(group, scan, file.size, file.mtimeMs), fingerprint: file.fingerprint, bytesRead, ...saved };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -379,8 +525,9 @@ export const qwenAdapter: FormatAdapter = {
 
   async readSession(fileGroup: SessionFileGroup): Promise<Session> {
     const file = await readQwenFile(livePath(fileGroup));
-    const chain = qwenChain(file.records);
-    return { ...summarize(fileGroup, file, chain), messages: qwenMessages(chain), malformedLines: file.stats.malformed };
+    const scan = new QwenScan();
+    for (const record of file.records) scan.add(record.value);
+    return { ...summarize(fileGroup, scan, file.size, file.mtimeMs), messages: qwenMessages(qwenChain(file.records)), malformedLines: file.stats.malformed };
   },
 
   /**
