@@ -6,13 +6,13 @@
 // Figures: `ssh HOST true`; the host's own warm `sessions list --json --all` (run as the host would);
 // `sessions list --json --host HOST` through the host's `sessions` (rows appear = the command returns them);
 // and for a host without `sessions`: the first mirror sync + index, a second one with nothing changed, and one
-// no-op `rsync` round trip of the same folders.
+// no-op `rsync` round trip of the same files (the product's own sources and filter).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, timeProcess } from './lib.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -75,9 +75,12 @@ try {
   const mirrorRows = JSON.parse(mirrorFirst.stdout).length;
   const mirrorSecond = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir }), 'second mirror').ms);
   // The same rsync the second sync runs, alone: nothing to send, one round trip.
+  // Its sources and filter are the product's own (every adapter's `mirror`), for a host whose agents use the defaults.
+  const { mirrorTransfer, mirrorVariables, remoteHomes } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
+  const transfer = mirrorTransfer(remoteHomes([HOME, ...mirrorVariables().map(() => '')]));
   const target = join(dir, 'rsync-noop');
-  const sources = [join(HOME, '.codex/sessions'), join(HOME, '.codex/archived_sessions'), join(HOME, '.codex/session_index.jsonl'), join(HOME, '.claude/projects')].map((p) => `mirror-only:${p}`);
-  const rsyncArgs = ['-rt', '--relative', '--ignore-missing-args', '-e', `ssh -F ${sshConfig} -T -o BatchMode=yes`, '--', ...sources, `${target}/`];
+  const sources = transfer.sources.map((p) => `mirror-only:${p}`);
+  const rsyncArgs = ['-rt', '-m', '--relative', '--ignore-missing-args', '-e', `ssh -F ${sshConfig} -T -o BatchMode=yes`, ...transfer.filter, '--', ...sources, `${target}/`];
   mkdirSync(target);
   ok(timeProcess('rsync', rsyncArgs), 'rsync first');
   const rsyncNoop = times(() => ok(timeProcess('rsync', rsyncArgs), 'rsync no-op').ms);

@@ -21,7 +21,7 @@ import { oneLine, safeLine, stripControl, tildePath } from './core/text.js';
 import { checkLaunch, findExecutable, formatCommand, runInherited } from './launch.js';
 import type { Snippet } from './core/io/snippet.js';
 import { forkOnHost, HostActionError, remoteResume } from './remote/host-actions.js';
-import { onHost, type HostSource } from './remote/host-source.js';
+import { mirrorRow, onHost, type HostSource } from './remote/host-source.js';
 import { chosenHosts, hostContext, loadHosts, sourceOf, sshSettings } from './remote/hosts.js';
 import { remoteArgv } from './remote/remote-shell.js';
 import { rowFromListJson } from './remote/remote-row.js';
@@ -478,15 +478,16 @@ Examples:
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
       }
       if (source !== null) {
-        if (options.to !== undefined && options.to !== session.agent) throw new CliError(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${source.host}`);
         if (atTurn < 1 || atTurn > turns) throw new CliError(`--at ${atTurn} is out of range: valid turns are 1..${turns}`);
+        const to = options.to !== undefined && options.to !== session.agent ? options.to : undefined;
         try {
-          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}) });
+          const forked = await forkOnHost(session, source, sshSettings(config), config.resume, { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(to ? { to } : {}) });
           if (options.json) {
-            process.stdout.write(`${JSON.stringify({ ...forked.result, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
+            process.stdout.write(`${JSON.stringify({ ...forked.result, parentAgent: session.agent, host: source.host, resume: { argv: forked.resume.argv, cwd: null, env: {} } }, null, 2)}\n`);
           } else {
             process.stdout.write(`${forked.result.id}\n${source.host}:${safeLine(forked.result.path)}\n`);
-            warn(`forked ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
+            const how = to === undefined ? 'forked' : `handed off to ${to}:`;
+            warn(`${how} ${session.agent} session ${safeLine(session.id)} on ${safeLine(source.host)} before turn ${atTurn} (kept ${forked.result.keptUserTurns} user turn${forked.result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand({ argv: forked.resume.argv, cwd: null })}\n`);
           }
         } catch (error) {
           if (error instanceof HostActionError || error instanceof ForkRangeError) throw new CliError(error.message);
@@ -631,15 +632,15 @@ async function grepHosts(
         const mirror = source!.mirror;
         const { matched } = await grepLocations(mirror.locations, text, {
           ignoreCase: options.ignoreCase ?? false,
-          agents: ['codex', 'claude'],
-          accept: (s) => accept({ ...s, host }),
+          accept: (s) => accept(mirrorRow(s, host, mirror.dir)),
           count: options.json === true || options.context !== undefined,
           ...(options.context === undefined ? {} : { context: options.context }),
-          onMatch: (s, found) => printRow({ ...s, host, mirror: mirror.dir }, found),
+          onMatch: (s, found) => printRow(mirrorRow(s, host, mirror.dir), found),
         });
         return matched;
       }
-      const line = remoteArgv(['sessions', 'grep', text, '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)])]);
+      // `--` last: a search text that starts with a dash is text on the host too.
+      const line = remoteArgv(['sessions', 'grep', '--json', ...(options.ignoreCase ? ['-i'] : []), ...(options.context === undefined ? [] : ['--context', String(options.context)]), '--', text]);
       let matched = 0;
       const run = await runCommand(sshArgv(sshSettings(config), host, line, 'batch'), {
         onLine: (json) => {

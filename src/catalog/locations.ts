@@ -12,6 +12,8 @@ export interface Locations {
   readonly cwd: string;
   /** Roots derived from the cwds other agents' sessions recorded (claw's workspaces); default true. Tests turn it off. */
   readonly rootsFromCwds?: boolean;
+  /** Every root is this folder or below it (a host's mirror: the folders around it, the cwd's ancestors, are this machine's). */
+  readonly within?: string;
 }
 
 export interface LocationOptions {

@@ -8,7 +8,7 @@ import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
-import type { Locations } from './locations.js';
+import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
 import { summarizeOnWorkers } from './summary-pool.js';
 
@@ -182,7 +182,9 @@ export function selectedAdapters(agents: readonly Agent[] | undefined): FormatAd
 /** An agent's configured roots, or the candidates its adapter derives from them and the current directory (claw's workspaces). */
 export async function candidateRoots(adapter: FormatAdapter, locations: Locations, report: ReportProblem): Promise<string[]> {
   const configured = locations.roots[adapter.agent];
-  return adapter.discovery?.candidateRoots ? adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
+  const candidates = adapter.discovery?.candidateRoots ? await adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
+  const { within } = locations;
+  return within === undefined ? candidates : candidates.filter((root) => isUnder(root, within));
 }
 
 /**

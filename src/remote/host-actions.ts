@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, unlink } from 'node:fs/promises';
-import { posix } from 'node:path';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
+import { grepLocations } from '../catalog/grep.js';
 import { groupOf, type CatalogSession } from '../catalog/scan.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
-import type { Session } from '../core/model.js';
+import { AGENTS, sessionKey, type Agent, type Session } from '../core/model.js';
+import { handOff, HandoffError } from '../core/handoff/index.js';
+import { handoffHomes } from '../catalog/handoff-homes.js';
 import { resumeCommand, type ResumeTemplates } from '../core/resume.js';
 import { assertSessionId } from '../core/session-id.js';
+import { ForkRangeError } from '../core/errors.js';
+import type { Snippet } from '../core/io/snippet.js';
+import { safeLine } from '../core/text.js';
+import { rowFromListJson } from './remote-row.js';
 import { hostPath, type HostSource } from './host-source.js';
 import { remoteArgv, remoteLaunchLine, remoteQuote } from './remote-shell.js';
 import { failureReason, runCommand, sshArgv, type SshSettings } from './ssh.js';
@@ -42,7 +49,8 @@ export function remoteResume(
     const command = resumeCommand(onHost, templates, {
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
       extraArgs: extra,
-      defaultHomes: { codex: remote.codexHome, claude: remote.claudeDir },
+      // Where each agent on the host looks by itself: a session under another of its homes gets the variable.
+      defaultHomes: Object.fromEntries(Object.entries(remote.roots).flatMap(([agent, roots]) => (roots[0] === undefined ? [] : [[agent, roots[0]]]))),
     });
     remoteLine = remoteLaunchLine(command);
   } else {
@@ -58,21 +66,33 @@ export interface HostFork {
   readonly resume: RemoteResume;
 }
 
+export interface HostForkRequest {
+  readonly atTurn: number;
+  readonly branchName?: string;
+  readonly now?: Date;
+  /** Another agent to continue the session in (a hand-off); absent or the session's own: a fork. */
+  readonly to?: Agent;
+}
+
 /**
- * Fork a host's session on the host. With `sessions` there, its own `sessions fork` writes it. A mirrored host's
- * fork is built here from the mirror, by the agent's adapter, and placed on the host under a temp name, then
- * linked to its final name (a link never replaces a file that is there) and the temp name removed.
+ * Fork a host's session on the host, or hand it off to another agent there. With `sessions` there, its own
+ * `sessions fork [--to AGENT]` writes it. A mirrored host's is built here from the mirror (by the agent's adapter,
+ * or the hand-off writer) and each new file placed on the host under a temp name, then linked to its final name
+ * (a link never replaces a file that is there) and the temp name removed.
  */
 export async function forkOnHost(
   session: CatalogSession,
   source: HostSource,
   settings: SshSettings,
   templates: ResumeTemplates,
-  request: { readonly atTurn: number; readonly branchName?: string; readonly now?: Date },
+  request: HostForkRequest,
 ): Promise<HostFork> {
   assertSessionId(session);
-  if (source.via === 'mirror' && source.mirror) return forkFromMirror(session, source, settings, templates, request);
-  const line = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), '--json']);
+  const to = request.to !== undefined && request.to !== session.agent ? request.to : null;
+  if (source.via === 'mirror' && source.mirror) {
+    return to === null ? forkFromMirror(session, source, settings, templates, request) : handOffFromMirror(session, source, settings, templates, { ...request, to });
+  }
+  const line = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), ...(to === null ? [] : ['--to', to]), '--json']);
   const run = await runCommand(sshArgv(settings, source.host, line, 'batch'));
   if (run.code !== 0) throw new HostActionError(`${source.host}: ${failureReason(run, 'sessions fork failed')}`);
   const value = parseJson(run.stdout);
@@ -80,8 +100,10 @@ export async function forkOnHost(
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.path !== 'string' || resume === null || !isStringArray(resume.argv)) {
     throw new HostActionError(`${source.host}: sessions fork printed no fork: ${run.stdout.slice(0, 200)}`);
   }
+  const agent = typeof value.agent === 'string' && (AGENTS as readonly string[]).includes(value.agent) ? (value.agent as Agent) : null;
+  if (agent !== (to ?? session.agent)) throw new HostActionError(`${source.host}: sessions fork wrote a ${String(agent)} session, not ${to ?? session.agent}`);
   const result: ForkResult = {
-    agent: session.agent,
+    agent,
     id: value.id,
     path: value.path,
     parentId: typeof value.parentId === 'string' ? value.parentId : session.id,
@@ -117,6 +139,75 @@ async function forkFromMirror(
   return { result, resume: remoteResume(forked, source, settings, templates) };
 }
 
+/**
+ * A hand-off of a mirrored host's session: the transcript is read from the mirror, the other agent's session is
+ * written into the mirror (in that agent's home on the host, as the mirror holds it), and each file the writer
+ * made is placed on the host, the session file last (a host watching sees it whole). Files the writer adds to
+ * existing ones (a Codex name in session_index.jsonl) or writes outside the agent's homes (claw: the workspace)
+ * cannot be placed this way: those need `sessions` on the host.
+ */
+async function handOffFromMirror(
+  session: CatalogSession,
+  source: HostSource,
+  settings: SshSettings,
+  templates: ResumeTemplates,
+  request: HostForkRequest & { readonly to: Agent },
+): Promise<HostFork> {
+  const mirror = source.mirror!;
+  if (mirror.context === null) throw new HostActionError(`${source.host}: the mirror is not indexed yet`);
+  const { to } = request;
+  if (!ADAPTERS[to].locations.homeFolder) {
+    throw new HostActionError(`${source.host}: a ${to} hand-off is written in the session's directory on the host, which is not mirrored; install sessions there, or hand it off on ${source.host}`);
+  }
+  if (to === 'codex' && request.branchName) {
+    throw new HostActionError(`${source.host}: a Codex session's name goes into the host's session_index.jsonl, which is written only by sessions on the host; hand it off without a name, or install sessions there`);
+  }
+  const read = await ADAPTERS[session.agent].readSession(groupOf(session), mirror.context);
+  // The session ran in the host's directory (claw's is where its files are: in the mirror, the host's path).
+  const onTheHost = { ...read, cwd: read.cwd === null ? null : hostPath(mirror.dir, read.cwd) };
+  const homes = handoffHomes(mirror.locations);
+  const home = homes[to];
+  if (home === undefined) throw new HostActionError(`${source.host}: no ${to} home on the host`);
+  // Files are dated by the system clock: what the writer makes is at or after this (timestamps lag by a tick).
+  const started = Date.now() - 50;
+  let local: ForkResult;
+  try {
+    local = await handOff(onTheHost, { atTurn: request.atTurn, to, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, homes);
+  } catch (error) {
+    if (error instanceof HandoffError || error instanceof ForkRangeError) throw new HostActionError(`${source.host}: ${error.message}`);
+    throw error;
+  }
+  const written = await newFilesBeside(local.path, home, started);
+  try {
+    for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(source.host, settings, hostPath(mirror.dir, path), await readFile(path));
+  } catch (error) {
+    // Not on the host: not in its mirror either (what was placed already stays there, and comes back by the next sync).
+    await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
+    throw error;
+  }
+  const result = { ...local, path: hostPath(mirror.dir, local.path) };
+  const handed: CatalogSession = { ...session, agent: to, id: local.id, path: local.path, paths: [local.path], root: home, cwd: onTheHost.cwd };
+  return { result, resume: remoteResume(handed, source, settings, templates) };
+}
+
+/**
+ * The files a hand-off writer made for the session at `path`: in its folder and each folder above it up to the
+ * agent's home, those changed since `since` (the mirror's copies keep the host's times, all older).
+ */
+async function newFilesBeside(path: string, home: string, since: number): Promise<string[]> {
+  const found: string[] = [];
+  for (let dir = dirname(path); dir === home || dir.startsWith(`${home}/`); dir = dirname(dir)) {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = join(dir, entry.name);
+      if ((await stat(file)).mtimeMs >= since) found.push(file);
+    }
+    if (dir === home) break;
+  }
+  if (!found.includes(path)) found.push(path);
+  return found;
+}
+
 /** Write a new file on a host: a temp name in its folder, then a hard link to the final name (never replacing one), mode 0600. */
 export async function placeOnHost(host: string, settings: SshSettings, path: string, bytes: Buffer): Promise<void> {
   const dir = posix.dirname(path);
@@ -124,6 +215,68 @@ export async function placeOnHost(host: string, settings: SshSettings, path: str
   const line = `umask 077 && mkdir -p ${remoteQuote(dir)} && cat > ${remoteQuote(temp)} && ln ${remoteQuote(temp)} ${remoteQuote(path)}; s=$?; rm -f ${remoteQuote(temp)}; exit $s`;
   const run = await runCommand(sshArgv(settings, host, line, 'batch'), { input: bytes });
   if (run.code !== 0) throw new HostActionError(`${host}: cannot write ${path}: ${failureReason(run, 'ssh failed')}`);
+}
+
+/** One session a host's content search found: its files as the host's rows name them, and where the text is. */
+export interface HostGrepHit {
+  readonly paths: readonly string[];
+  /** A store's conversation (opencode's database holds many): its row's key, host included. */
+  readonly key?: string;
+  readonly matches: number;
+  readonly snippet: Snippet | null;
+}
+
+/**
+ * Search inside a host's transcripts: a mirror is searched here (its rows' paths are the mirror's), a host with
+ * `sessions` runs its own `sessions grep --json` (rows stream back as they are found; their paths are the
+ * host's, as its rows name them). Resolves to null, or why the host could not be searched.
+ */
+export async function grepOnHost(
+  source: HostSource,
+  settings: SshSettings,
+  text: string,
+  options: { readonly ignoreCase: boolean; readonly context: number; readonly signal: AbortSignal; readonly onHit: (hit: HostGrepHit) => void },
+): Promise<string | null> {
+  if (source.via === 'mirror' && source.mirror) {
+    await grepLocations(source.mirror.locations, text, {
+      ignoreCase: options.ignoreCase,
+      count: true,
+      context: options.context,
+      signal: options.signal,
+      onMatch: () => undefined,
+      onFiles: (group, found) =>
+        options.onHit({
+          paths: group.paths,
+          // One conversation of a store (a file of many): the paths alone would name all of them.
+          ...(ADAPTERS[group.agent].store !== undefined && group.idHint !== null ? { key: sessionKey({ agent: group.agent, id: group.idHint, host: source.host }) } : {}),
+          matches: found.matches,
+          snippet: found.snippet,
+        }),
+    });
+    return null;
+  }
+  if (source.via !== 'sessions') return null; // not read (yet): it has no rows to find
+  // `--` first: a search text that starts with a dash is text, not an option.
+  const line = remoteArgv(['sessions', 'grep', '--json', ...(options.ignoreCase ? ['-i'] : []), '--context', String(options.context), '--', text]);
+  const run = await runCommand(sshArgv(settings, source.host, line, 'batch'), {
+    signal: options.signal,
+    onLine: (json) => {
+      const value = parseJson(json);
+      const row = rowFromListJson(value, source.host);
+      if (row === null || !isRecord(value)) return;
+      // The row's key names it exactly (a store's conversations share their file).
+      options.onHit({ paths: row.paths, key: sessionKey(row), matches: typeof value.matches === 'number' ? value.matches : 0, snippet: snippetOf(value.snippet) });
+    },
+  });
+  // grep exits 1 when nothing matched: not a failure of the host.
+  if (options.signal.aborted || run.code === 0 || run.code === 1) return null;
+  return `${source.host}: ${failureReason(run, 'sessions grep failed')}`;
+}
+
+/** A snippet another machine printed: three strings, made safe to show on one line, or none. */
+function snippetOf(value: unknown): Snippet | null {
+  if (!isRecord(value) || typeof value.before !== 'string' || typeof value.match !== 'string' || typeof value.after !== 'string') return null;
+  return { before: safeLine(value.before), match: safeLine(value.match), after: safeLine(value.after) };
 }
 
 /** A host's transcript: read from the mirror, or `sessions show --format json` on the host. */

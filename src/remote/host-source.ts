@@ -5,8 +5,9 @@ import { CatalogCache } from '../catalog/cache.js';
 import { noRoots, type Locations } from '../catalog/locations.js';
 import { scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
 import { describeError } from '../core/errors.js';
-import type { Problem } from '../core/formats/types.js';
-import { sessionKey, type Agent } from '../core/model.js';
+import { ADAPTER_LIST } from '../core/formats/index.js';
+import type { Problem, RootEnvironment } from '../core/formats/types.js';
+import { AGENTS, sessionKey, type Agent } from '../core/model.js';
 import { safeLine } from '../core/text.js';
 import { rowFromListJson } from './remote-row.js';
 import { failureReason, rsyncShell, runCommand, sshArgv, type RunResult, type SshSettings } from './ssh.js';
@@ -28,11 +29,11 @@ export interface HostContext {
   readonly cachePathFor: ((locations: Locations) => string) | null;
 }
 
-/** Where the agents keep their sessions on the host (what its login shell says), and what is mirrored of them. */
+/** Where the agents keep their sessions on the host (what its login shell says): each agent's roots there. */
 export interface RemoteHomes {
   readonly home: string;
-  readonly codexHome: string;
-  readonly claudeDir: string;
+  /** Each agent's roots on the host: what `sessions` run there would read (its adapter's defaults, with the host's variables). */
+  readonly roots: Readonly<Record<Agent, readonly string[]>>;
 }
 
 export interface Mirror {
@@ -47,24 +48,24 @@ export interface Mirror {
 /** What a host's login shell prints before anything else: which way it is read. */
 const MARK = 'sessions-host-v1';
 
+/** The variables the agents' roots depend on (every adapter's `mirror.variables`), in registry order, each once. */
+export function mirrorVariables(): string[] {
+  const names = [...new Set(ADAPTER_LIST.flatMap((adapter) => adapter.mirror.variables))];
+  for (const name of names) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
+  return names;
+}
+
 /**
  * One round trip: a host with `sessions` on its PATH starts streaming its rows at once (`list --watch --json`:
  * NDJSON, the rows, a `synced` line, then one line per change); one without says where its agents keep their
- * sessions, for rsync. POSIX shell syntax: the remote user's login shell runs it.
+ * sessions ($HOME, then each variable the agents' roots depend on), for rsync. POSIX shell syntax: the remote
+ * user's login shell runs it.
  */
 export const PROBE_LINE = [
   `if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all; fi`,
   `echo ${MARK} mirror`,
-  `printf '%s\\n' "$HOME" "\${CODEX_HOME-}" "\${CLAUDE_CONFIG_DIR-}"`,
+  `printf '%s\\n' "$HOME"${mirrorVariables().map((name) => ` "\${${name}-}"`).join('')}`,
 ].join('; ');
-
-/** The sessions folders mirrored per agent (never a whole agent home: it holds credentials). claw is not mirrored. */
-export function mirroredPaths(remote: RemoteHomes): Record<Extract<Agent, 'codex' | 'claude'>, string[]> {
-  return {
-    codex: [posix.join(remote.codexHome, 'sessions'), posix.join(remote.codexHome, 'archived_sessions'), posix.join(remote.codexHome, 'session_index.jsonl')],
-    claude: [posix.join(remote.claudeDir, 'projects')],
-  };
-}
 
 /** The folder a host is mirrored into: readable name plus a hash (two destinations never share one). */
 export function mirrorDir(cacheDir: string, host: string): string {
@@ -73,12 +74,86 @@ export function mirrorDir(cacheDir: string, host: string): string {
   return join(cacheDir, 'hosts', `${readable}-${hash}`);
 }
 
-/** Read `$HOME`, `$CODEX_HOME`, `$CLAUDE_CONFIG_DIR` as the probe printed them. */
+/**
+ * The agents' roots on a host, from what the probe printed: `$HOME`, then each of `mirrorVariables()` (empty: unset).
+ * Each adapter says where its sessions are from those, as it does on this machine; a relative value is taken
+ * against the login directory, as the host's shell would. Null when the host named no absolute home.
+ */
 export function remoteHomes(lines: readonly string[]): RemoteHomes | null {
-  const [home, codex, claude] = lines;
+  const [home, ...values] = lines;
   if (!home || !home.startsWith('/')) return null;
-  const under = (value: string | undefined, fallback: string): string => (value ? (value.startsWith('/') ? value : posix.join(home, value)) : posix.join(home, fallback));
-  return { home, codexHome: under(codex, '.codex'), claudeDir: under(claude, '.claude') };
+  const env: Record<string, string | undefined> = {};
+  mirrorVariables().forEach((name, i) => {
+    if (values[i]) env[name] = values[i];
+  });
+  const environment: RootEnvironment = { home: undefined, env, homeDir: home, abs: (path) => posix.resolve(home, path) };
+  const roots = noRoots();
+  for (const adapter of ADAPTER_LIST) {
+    const found = adapter.mirror.hostRoots ? adapter.mirror.hostRoots(environment) : adapter.locations.defaultRoots(environment);
+    roots[adapter.agent] = [...new Set(found.filter((root) => root.startsWith('/')).map((root) => posix.normalize(root)))];
+  }
+  return { home, roots };
+}
+
+/**
+ * Where a mirror's sessions are looked for: each agent's roots on the host, as they are in the mirror, the login
+ * directory as the cwd, nothing outside the mirror (the folders around it are this machine's), and no roots from
+ * other sessions' cwds (those are the host's directories, not mirrored).
+ */
+export function mirrorLocations(dir: string, remote: RemoteHomes): Locations {
+  const roots = noRoots();
+  for (const agent of AGENTS) roots[agent] = remote.roots[agent].map((root) => join(dir, root));
+  return { roots, cwd: join(dir, remote.home), rootsFromCwds: false, within: dir };
+}
+
+/** The rsync arguments of a mirror: its sources on the host and the filter that picks the agents' session files there. */
+export interface MirrorTransfer {
+  /** Each root, with a trailing slash (a root that is a symlink on the host is followed). */
+  readonly sources: readonly string[];
+  /** `--include=` / `--exclude=` arguments, in order: the first that matches a path decides. */
+  readonly filter: readonly string[];
+}
+
+/**
+ * What a mirror copies: each agent's roots on the host, and in them only what the adapter's `mirror.filter` includes
+ * (never a whole agent home: it holds credentials). Every rule is anchored at its root (rsync's `--relative` paths
+ * are the host's full paths); a deeper root's rules come before those of a root above it (claw searches the home
+ * that holds the other agents' folders), and what no rule includes is left on the host.
+ */
+export function mirrorTransfer(remote: RemoteHomes): MirrorTransfer {
+  const roots = ADAPTER_LIST.flatMap((adapter) => remote.roots[adapter.agent].map((root) => ({ root, rules: adapter.mirror.filter })));
+  roots.sort((a, b) => depth(b.root) - depth(a.root));
+  const filter: string[] = [];
+  const folders = new Set<string>();
+  // The folders down to each root are walked (a root below another one is reached through it).
+  for (const { root } of roots) {
+    for (let dir = root; ; dir = posix.dirname(dir)) {
+      if (dir !== '/') folders.add(dir);
+      if (posix.dirname(dir) === dir) break;
+    }
+  }
+  for (const dir of [...folders].sort()) filter.push(`--include=${rsyncLiteral(dir, '/')}`);
+  for (const { root, rules } of roots) {
+    for (const rule of rules) {
+      const match = /^([+-]) (.+)$/.exec(rule);
+      if (!match) throw new Error(`not an rsync filter rule: ${rule}`);
+      filter.push(`${match[1] === '+' ? '--include' : '--exclude'}=${rsyncLiteral(root === '/' ? '' : root, `/${match[2]!}`)}`);
+    }
+  }
+  filter.push('--exclude=*');
+  return { sources: [...new Set(roots.map(({ root }) => (root === '/' ? '/' : `${root}/`)))], filter };
+}
+
+/** `prefix` (a path, taken literally) followed by `pattern` (rsync wildcards), as one rsync pattern. */
+function rsyncLiteral(prefix: string, pattern: string): string {
+  // A pattern with no wildcard is matched literally (a backslash in it is a backslash); in one with wildcards, the
+  // path's own wildcard characters and backslashes are escaped.
+  const wild = /[*?[]/.test(prefix) || /[*?[]/.test(pattern);
+  return `${wild ? prefix.replace(/[*?[\\]/g, '\\$&') : prefix}${pattern}`;
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
 }
 
 /**
@@ -206,12 +281,7 @@ export class HostSource {
     }
     this.via = 'mirror';
     const dir = mirrorDir(this.context.cacheDir, this.host);
-    // Only the mirrored agents' roots, and no roots from cwds (those are the host's directories, not this machine's).
-    const locations: Locations = {
-      roots: { ...noRoots(), codex: [join(dir, remote.codexHome)], claude: [join(dir, remote.claudeDir)] },
-      cwd: dir,
-      rootsFromCwds: false,
-    };
+    const locations = mirrorLocations(dir, remote);
     this.mirror = { dir, remote, locations, context: null };
     await this.syncMirror(this.mirror);
   }
@@ -248,17 +318,20 @@ export class HostSource {
   private async syncMirror(mirror: Mirror): Promise<void> {
     this.setStatus({ kind: 'syncing' });
     await mkdir(mirror.dir, { recursive: true, mode: 0o700 });
-    const sources = Object.values(mirroredPaths(mirror.remote)).flat();
+    const { sources, filter } = mirrorTransfer(mirror.remote);
     const argv = [
       'rsync',
       // Recursive with times (unchanged files are skipped by size and time); no symlinks, devices or owners:
-      // only regular files arrive, and nothing here is deleted because the host no longer has it.
+      // only regular files arrive, and nothing here is deleted because the host no longer has it. Folders the
+      // filter walked through but that hold nothing wanted are not made here (-m).
       '-rt',
+      '-m',
       '--relative',
       '--ignore-missing-args',
       '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
       '-e',
       rsyncShell(this.context.settings),
+      ...filter,
       '--',
       ...sources.map((source) => `${this.host}:${source}`),
       `${mirror.dir}/`,
@@ -278,10 +351,10 @@ export class HostSource {
     const cachePath = this.context.cachePathFor?.(mirror.locations) ?? null;
     const cache = cachePath === null ? undefined : await CatalogCache.load(cachePath);
     try {
-      const result = await scanCatalog(mirror.locations, { agents: ['codex', 'claude'], ...(cache ? { cache } : {}) });
+      const result = await scanCatalog(mirror.locations, cache ? { cache } : {});
       await cache?.save().catch(() => undefined);
       mirror.context = result.context;
-      const tag = (row: CatalogSession): CatalogSession => ({ ...row, host: this.host, mirror: mirror.dir });
+      const tag = (row: CatalogSession): CatalogSession => mirrorRow(row, this.host, mirror.dir);
       this.rows = new Map(result.sessions.map((row) => [sessionKey(tag(row)), tag(row)]));
       this.subagentRows = result.subagentSessions.map(tag);
       this.problems.push(...result.problems.map((problem) => ({ ...problem, path: isAbsolute(problem.path) ? hostPath(mirror.dir, problem.path) : problem.path })));
@@ -291,6 +364,14 @@ export class HostSource {
       this.fail(`cannot index the mirror: ${describeError(error)}`);
     }
   }
+}
+
+/**
+ * A row of a mirror as a row of its host: its files are read here (`mirror` says where), and a cwd the files' place
+ * names (claw keeps sessions in the workspace) is the host's directory.
+ */
+export function mirrorRow(row: CatalogSession, host: string, mirror: string): CatalogSession {
+  return { ...row, host, mirror, cwd: row.cwd === null ? null : hostPath(mirror, row.cwd) };
 }
 
 /** A mirror file's path on its host. */

@@ -256,7 +256,8 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
       const byPath = pathIndex(state.sessions);
       const seen = new Map<string, number>();
       for (const found of state.content.hits) {
-        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(path)).find((one) => one !== undefined);
+        // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
+        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(pathKey(found.host, path))).find((one) => one !== undefined);
         if (!session) continue;
         const key = sessionKey(session);
         const at = seen.get(key);
@@ -298,12 +299,17 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
 
 const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();
 
-/** Each session file's session (made once per catalog version: content search looks its hits up here). */
+/** A file on a machine (a host's paths can be this machine's too). */
+function pathKey(host: string | undefined, path: string): string {
+  return host === undefined ? path : `${host}\u0000${path}`;
+}
+
+/** Each session file's session, by machine and path (made once per catalog version: content search looks its hits up here). */
 function pathIndex(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
   let index = pathIndexes.get(sessions);
   if (!index) {
     index = new Map();
-    for (const session of sessions) for (const path of session.paths) index.set(path, session);
+    for (const session of sessions) for (const path of session.paths) index.set(pathKey(session.host, path), session);
     pathIndexes.set(sessions, index);
   }
   return index;

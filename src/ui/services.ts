@@ -20,7 +20,7 @@ import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { tildePath } from '../core/text.js';
-import { forkOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
+import { forkOnHost, grepOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 
 export interface ForkOutcome {
@@ -265,15 +265,15 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     async fork(session, atTurn, branchName, target = session.agent) {
       assertSessionId(session);
       if (session.host !== undefined) {
-        if (target !== session.agent) throw new Error(`a hand-off of another machine's session is not supported: fork it as ${session.agent}, or hand it off on ${session.host}`);
         const source = sourceOf(session);
         const name = branchName.trim();
         const now = options.now?.() ?? new Date();
-        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}) });
+        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}), to: target });
         // Shown at once as the host will list it (its next read brings the row it indexed).
         const path = source.mirror ? `${source.mirror.dir}${result.path}` : result.path;
         const forked: CatalogSession = {
           ...session,
+          agent: result.agent,
           id: result.id,
           path,
           paths: [path],
@@ -318,11 +318,12 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
 
     grep(text, onHit, onDone) {
       const controller = new AbortController();
-      grepLocations(locations, text, {
+      const { signal } = controller;
+      const local = grepLocations(locations, text, {
         ignoreCase: true,
         count: true,
         context: CONTENT_CONTEXT,
-        signal: controller.signal,
+        signal,
         onMatch: () => undefined,
         onFiles: (group, found) =>
           onHit({
@@ -333,9 +334,23 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             snippet: found.snippet,
           }),
       }).then(
-        () => controller.signal.aborted || onDone(null),
-        (error: unknown) => controller.signal.aborted || onDone(describeError(error)),
+        () => null,
+        (error: unknown) => describeError(error),
       );
+      // Every host being read is searched at the same time: its own `sessions grep`, or its mirror here.
+      const remote = [...sources.values()].map((source) =>
+        grepOnHost(source, hostOptions!.context.settings, text, {
+          ignoreCase: true,
+          context: CONTENT_CONTEXT,
+          signal,
+          onHit: (hit) => onHit({ host: source.host, ...hit }),
+        }).catch((error: unknown) => `${source.host}: ${describeError(error)}`),
+      );
+      void Promise.all([local, ...remote]).then((errors) => {
+        if (signal.aborted) return;
+        const failed = errors.filter((error): error is string => error !== null);
+        onDone(failed.length === 0 ? null : failed.join('; '));
+      });
       return () => controller.abort();
     },
 

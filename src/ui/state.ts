@@ -35,6 +35,8 @@ export const CONTENT_MIN_CHARS = 2;
 
 /** Session files that hold the content-search text (the list shows the catalog's row for them). */
 export interface ContentHit {
+  /** The machine the files are on (absent: this one): a host's paths are looked up among its rows only. */
+  readonly host?: string;
   readonly paths: readonly string[];
   /** The conversation's key when its file holds many (a store: opencode's database), where the paths do not tell. */
   readonly key?: string;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../helpers/files.js';
-import { quote, sshAvailable, TestSshd } from '../remote/sshd.js';
+import { LOGIN_AS, quote, sshAvailable, TestSshd } from '../remote/sshd.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 import { Terminal } from './tmux.js';
 
@@ -16,7 +16,7 @@ const AWKWARD_DIR = `work it's "$HOME" $(x)`;
 // Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
 const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
-describeSsh('the browser with hosts over ssh', () => {
+describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
   let dir: string;
   let sandbox: string;
   let sshd: TestSshd;
@@ -76,6 +76,7 @@ describeSsh('the browser with hosts over ssh', () => {
       await chmod(join(host.bin, 'codex'), 0o755);
     }
     await writeFile(join(sandbox, 'config.json'), JSON.stringify({ ssh: sshd.ssh, connectTimeout: 5 }));
+    await sshd.handOver();
   }, 60_000);
 
   afterEach(async () => {
@@ -109,6 +110,22 @@ describeSsh('the browser with hosts over ssh', () => {
     await t.see(/sessions · \d+ in all directories/); // out of search mode (a q sent with the Escape would be Alt-q)
     await t.key('q');
     expect(await exitCode(t)).toBe(0);
+  }, 60_000);
+
+  it('content search (Ctrl-G) finds text inside the hosts\' transcripts: the host\'s own grep, and the mirror', async () => {
+    const t = await open();
+    await t.waitFor((shown) => /with-sessions: \d+ sessions.*mirror-only: \d+ sessions/.test(shown), 30_000);
+    await t.key('/');
+    await t.key('C-g');
+    await t.type('Wall time: 0.27');
+    // One Codex session of each host holds it; this machine's only session does not.
+    const found = await t.see(/2 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
+    const rows = found.split('\n').filter((line) => /Wall time: 0\.27/.test(line) && / codex /.test(line));
+    expect(rows).toHaveLength(2);
+    expect(rows.some((row) => row.includes('with-sessions:'))).toBe(true);
+    expect(rows.some((row) => row.includes('mirror-only:'))).toBe(true);
+    await t.key('Enter');
+    await t.see(/"Wall time: 0\.27" 1\/\d+/, 30_000);
   }, 60_000);
 
   for (const name of ['with-sessions', 'mirror-only']) {
@@ -148,6 +165,39 @@ describeSsh('the browser with hosts over ssh', () => {
       const forks = await forksOf();
       expect(forks).toHaveLength(forksBefore.length + 1);
       expect(forks.filter((file) => !forksBefore.includes(file))).toHaveLength(1);
+      expect(await sha256File(original)).toBe(before);
+    }, 60_000);
+
+    it(`hands a session of ${name} off to Claude Code (Tab in the fork prompt): the new session is written on that host`, async () => {
+      const home = sshd.host(name).home;
+      const original = join(home, API_HEALTH);
+      const before = await sha256File(original);
+      const claudeFiles = async (): Promise<string[]> => (await readdir(join(home, '.claude'), { recursive: true }).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort();
+      const filesBefore = await claudeFiles();
+      const t = await open();
+      await t.see(new RegExp(`${name}: 1\\d sessions`), 30_000);
+      await t.key('/');
+      await t.type(`${name} api-health`);
+      await t.see(new RegExp(`1 matching "${name} api-health"`));
+      await t.key('Enter');
+      await t.see('turn 1/5', 20_000);
+      await t.key('n');
+      await t.key('n');
+      await t.see('turn 3/5');
+      await t.key('f');
+      await t.see('Fork before turn 3');
+      await t.key('Tab');
+      await t.see('Hand off to claude before turn 3');
+      await t.key('Enter');
+      const done = await t.see(/resume it: ssh .* -t .*-- \S+ .*claude .*--resume/, 20_000);
+      expect(done).toContain('handed off to claude before turn 3 (kept 2 turns)');
+      await t.key('q');
+      await t.key('q');
+      expect(await exitCode(t)).toBe(0);
+      const added = (await claudeFiles()).filter((file) => !filesBefore.includes(file));
+      expect(added).toHaveLength(1);
+      const written = await readFile(join(home, '.claude', added[0]!), 'utf8');
+      expect(written).toContain('01a200ed-500e-74e1-88bc-7c2f05604fd8'); // the note names the source session
       expect(await sha256File(original)).toBe(before);
     }, 60_000);
 

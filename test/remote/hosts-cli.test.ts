@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256File } from '../helpers/files.js';
-import { quote, sshAvailable, TestSshd } from './sshd.js';
+import { fillEveryAgentHome, NOT_SESSIONS } from './every-agent-home.js';
+import { LOGIN_AS, quote, sshAvailable, TestSshd } from './sshd.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -38,7 +39,7 @@ interface Row {
 // Missing OpenSSH or rsync fails these tests (TestSshd.start says what to install) unless SESSIONS_ALLOW_NO_SSH=1.
 const describeSsh = sshAvailable() || process.env.SESSIONS_ALLOW_NO_SSH !== '1' ? describe : describe.skip;
 
-describeSsh('hosts over ssh', () => {
+describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
   let dir: string;
   let sandbox: string;
   let sshd: TestSshd;
@@ -78,8 +79,8 @@ describeSsh('hosts over ssh', () => {
       { name: 'dropping', withSessions: false },
     ], BIN);
     for (const host of sshd.hosts) {
-      await cp(join(FIXTURE_HOME, '.codex'), join(host.home, '.codex'), { recursive: true });
-      await cp(join(FIXTURE_HOME, '.claude'), join(host.home, '.claude'), { recursive: true });
+      // Sessions of every agent (and files that are not sessions: credentials, settings).
+      await fillEveryAgentHome(host.home);
       // A session recorded in a directory whose name needs quoting.
       await mkdir(join(host.home, AWKWARD_DIR), { recursive: true });
       const original = await readFile(join(host.home, CODEX_FILE), 'utf8');
@@ -93,6 +94,7 @@ describeSsh('hosts over ssh', () => {
     // This host's rsync kills its own ssh session as soon as it starts: the connection drops mid-sync.
     await writeFile(join(sshd.host('dropping').bin, 'rsync'), '#!/bin/sh\nkill -9 $PPID\n');
     await chmod(join(sshd.host('dropping').bin, 'rsync'), 0o755);
+    await sshd.handOver();
   }, 60_000);
 
   afterAll(async () => {
@@ -114,10 +116,14 @@ describeSsh('hosts over ssh', () => {
       for (const row of hostRows) for (const path of row.paths) expect(path.startsWith(`${home}/`), path).toBe(true);
     }
     // Both ways of reading a host give the same rows.
-    const strip = (row: Row, home: string) => ({ ...row, host: null, path: row.path.slice(home.length), paths: row.paths.map((p) => p.slice(home.length)), cwd: row.cwd });
+    const strip = (row: Row, home: string) => ({ ...row, host: null, path: row.path.slice(home.length), paths: row.paths.map((p) => p.slice(home.length)), cwd: row.cwd?.startsWith(`${home}/`) ? row.cwd.slice(home.length) : row.cwd });
     const viaSessions = byHost('with-sessions').map((row) => strip(row, sshd.host('with-sessions').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     const viaMirror = byHost('mirror-only').map((row) => strip(row, sshd.host('mirror-only').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
-    expect(viaMirror).toEqual(viaSessions);
+    expect(viaMirror).toEqual(viaSessions);    // Sessions of every agent, from a mirror that copied nothing but the files they are read from.
+    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode']));
+    const mirrored = await walk(join(sandbox, 'cache'));
+    // (SQLite makes its own -shm beside the mirrored database when it reads it: test/remote/mirror.test.ts shows rsync copies none.)
+    for (const path of NOT_SESSIONS.filter((one) => !one.endsWith('-shm'))) expect(mirrored.some((one) => one.endsWith(`${sshd.host('mirror-only').home}/${path}`)), path).toBe(false);
   });
 
   it('reads the hosts named in config.json beside this machine; --host picks among them', async () => {
@@ -155,6 +161,9 @@ describeSsh('hosts over ssh', () => {
       expect(fork.keptUserTurns).toBe(2);
       expect(fork.path.startsWith(`${home}/.codex/sessions/`)).toBe(true);
       expect((await stat(fork.path)).mode & 0o777).toBe(0o600);
+      // Written by the host's user (another account than this one's, when the tests can make one).
+      expect((await stat(fork.path)).uid).toBe((await stat(home)).uid);
+      if (sshd.secondUser) expect((await stat(home)).uid).not.toBe(process.getuid?.());
       expect(await readFile(fork.path, 'utf8')).toContain(fork.id);
       expect(await sha256File(original)).toBe(before);
       const filesAfter = await dayDirs();
@@ -166,6 +175,31 @@ describeSsh('hosts over ssh', () => {
       const rows = await list('--host', name);
       expect(rows.find((row) => row.id === fork.id)?.userTurns).toBe(2);
     });
+
+    for (const to of ['claude', 'copilot', 'gemini', 'qwen']) {
+      it(`hands a session on ${name} off to ${to} (fork --to): the new session is written on the host, listed there, the original untouched`, async () => {
+        const home = sshd.host(name).home;
+        const original = join(home, CODEX_FILE);
+        const before = await sha256File(original);
+        const result = await run(['fork', CODEX_ID, '--at', '3', '--to', to, '--json', '--home', join(sandbox, 'local'), '--host', name]);
+        expect(result.code, result.stderr).toBe(0);
+        const handed = JSON.parse(result.stdout) as { agent: string; id: string; path: string; host: string; parentAgent: string; keptUserTurns: number; resume: { argv: string[] } };
+        expect(handed).toMatchObject({ agent: to, host: name, parentAgent: 'codex', keptUserTurns: 2 });
+        expect(handed.path.startsWith(`${home}/.${to}/`), handed.path).toBe(true);
+        expect((await stat(handed.path)).uid).toBe((await stat(home)).uid);
+        expect(await sha256File(original)).toBe(before);
+        // No temp file left beside it.
+        expect((await readdir(join(handed.path, '..'))).filter((f) => f.includes('.tmp-'))).toEqual([]);
+        expect(handed.resume.argv.join(' ')).toContain(handed.id);
+        // The host lists it, as a session of that agent with the two turns kept.
+        const rows = await list('--host', name);
+        // In the session's directory (Gemini's comes from the .project_root placed beside the chats).
+        const cwd = rows.find((row) => row.id === CODEX_ID)!.cwd;
+        expect(rows.find((row) => row.id === handed.id)).toMatchObject({ agent: to, userTurns: 2, host: name, cwd });
+        // Every file the writer made is on the host (Copilot's workspace.yaml beside its events).
+        if (to === 'copilot') expect((await stat(join(handed.path, '..', 'workspace.yaml'))).isFile()).toBe(true);
+      });
+    }
 
     it(`resumes a session on ${name} in its recorded directory (spaces, quotes, $ and backquotes in it) with the agent on the host's PATH`, async () => {
       const host = sshd.host(name);
@@ -188,6 +222,12 @@ describeSsh('hosts over ssh', () => {
     });
   }
 
+  it('a mirrored host cannot take a claw hand-off (claw writes in the workspace, which is not mirrored): it says why, nothing is written', async () => {
+    const result = await run(['fork', CODEX_ID, '--at', '3', '--to', 'claw', '--home', join(sandbox, 'local'), '--host', 'mirror-only']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('install sessions there');
+  });
+
   it('shows and greps a host\'s transcript, as that host\'s own sessions does', async () => {
     const outputs: string[] = [];
     const found: string[][] = [];
@@ -204,9 +244,23 @@ describeSsh('hosts over ssh', () => {
       expect(rows.every((row) => row.host === name && row.path.startsWith(home))).toBe(true);
       // (Forks made by the tests above match too; their ids differ per host.)
       found.push(rows.filter((row) => row.id.startsWith('01a200ed-60a4')).map((row) => `${row.id} ${row.matches}`).sort());
+      // A text that starts with a dash is text on the host too (`ls -la` ran in that session).
+      const dash = await run(['grep', '--json', '--home', join(sandbox, 'local'), '--host', name, '--', '-la']);
+      expect(dash.code, dash.stderr).toBe(0);
+      expect(dash.stdout).toContain(CODEX_ID);
     }
     expect(outputs[1]).toBe(outputs[0]);
     expect(found[0]!.some((row) => row.startsWith(`${CODEX_ID} `))).toBe(true);
     expect(found[1]).toEqual(found[0]);
-  });
+  }, 60_000);
 });
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await walk(path)));
+    else out.push(path);
+  }
+  return out;
+}

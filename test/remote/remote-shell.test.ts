@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { remoteArgv, remoteLaunchLine, remoteQuote } from '../../src/remote/remote-shell.js';
 import { failureReason, sshArgv } from '../../src/remote/ssh.js';
 import { chosenHosts } from '../../src/remote/hosts.js';
-import { mirroredPaths, remoteHomes } from '../../src/remote/host-source.js';
 import { rowFromListJson } from '../../src/remote/remote-row.js';
 
 const exec = promisify(execFile);
@@ -75,19 +74,6 @@ describe('which machines', () => {
     expect(chosenHosts(undefined, { hosts: ['a', 'b', 'a'] })).toEqual({ local: true, hosts: ['a', 'b'] });
     expect(chosenHosts(['c'], { hosts: ['a'] })).toEqual({ local: false, hosts: ['c'] });
     expect(chosenHosts(['local', 'c'], { hosts: ['a'] })).toEqual({ local: true, hosts: ['c'] });
-  });
-});
-
-describe('what a mirror copies', () => {
-  it('the agents\' session folders under the homes the host names, never a whole agent home', () => {
-    const homes = remoteHomes(['/home/me', '', 'cfg/claude'])!;
-    expect(homes).toEqual({ home: '/home/me', codexHome: '/home/me/.codex', claudeDir: '/home/me/cfg/claude' });
-    expect(mirroredPaths(homes)).toEqual({
-      codex: ['/home/me/.codex/sessions', '/home/me/.codex/archived_sessions', '/home/me/.codex/session_index.jsonl'],
-      claude: ['/home/me/cfg/claude/projects'],
-    });
-    expect(remoteHomes(['relative', '', ''])).toBe(null);
-    expect(remoteHomes([])).toBe(null);
   });
 });
 

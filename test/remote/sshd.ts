@@ -1,12 +1,15 @@
 // A real OpenSSH server for the tests: /usr/sbin/sshd started on 127.0.0.1 on a free port with its own config,
-// host key and a throwaway client key, all in a temp dir. It runs as the user running the tests (no other
-// account is touched), and each "host" is one sshd whose sessions get their own HOME and PATH (sshd_config
-// SetEnv), so the remote home is a temp dir too. Nothing reads or writes the real ~/.ssh: the client runs with
-// `ssh -F <config>`, which names the key, the known_hosts file and the port.
+// host key and a throwaway client key, all in a temp dir. Each "host" is one sshd. Run as root (CI), each host
+// logs in as a second system user made for it (useradd, its home a temp dir; removed by stop()), so the host's
+// files belong to another account, as on another machine. Run as anyone else, no account can be made: the host
+// logs in as the user running the tests, with its own HOME (sshd_config SetEnv), and `secondUser` says so.
+// Nothing reads or writes the real ~/.ssh: the client runs with `ssh -F <config>`, which names the key, the
+// known_hosts file, the port and the user.
 import { spawn, type ChildProcess, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +22,9 @@ export function sshAvailable(): boolean {
   return existsSync(SSHD) && ['/usr/bin/ssh', '/usr/bin/ssh-keygen', '/usr/bin/rsync'].every((path) => existsSync(path));
 }
 
+/** Who the test hosts log in as, for the tests' names: the fallback, when not root, is said there. */
+export const LOGIN_AS = process.getuid?.() === 0 ? 'each host logging in as a second system user' : 'each host logging in as this same user (not root: no second account can be made)';
+
 export interface HostSpec {
   /** The ssh alias the tests use as a destination. */
   readonly name: string;
@@ -27,6 +33,8 @@ export interface HostSpec {
 }
 
 export interface TestHost extends HostSpec {
+  /** The account the host logs in as. */
+  readonly user: string;
   readonly home: string;
   /** First on the host's PATH: stand-in agents go here. */
   readonly bin: string;
@@ -41,7 +49,15 @@ export class TestSshd {
     readonly hosts: readonly TestHost[],
     private readonly servers: ChildProcess[],
     private readonly silent: Server,
+    /** True when each host logs in as a user of its own (the tests run as root); false: as the user running them. */
+    readonly secondUser: boolean,
   ) {}
+
+  /** Give each host's home, as the tests filled it, to the host's user (what they write there is theirs). */
+  async handOver(): Promise<void> {
+    if (!this.secondUser) return;
+    for (const host of this.hosts) await exec('chown', ['-R', `${host.user}:${host.user}`, host.home]);
+  }
 
   /** The `ssh` argv prefix for config.json. */
   get ssh(): string[] {
@@ -63,14 +79,23 @@ export class TestSshd {
     await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_key')]);
     await exec('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'other_key')]);
     await exec('cp', [join(dir, 'client_key.pub'), join(dir, 'authorized_keys')]);
-    await chmod(join(dir, 'authorized_keys'), 0o600);
+    const secondUser = process.getuid?.() === 0;
+    // sshd reads the authorized keys as the user logging in: the public key, and the folders down to it, are readable.
+    await chmod(join(dir, 'authorized_keys'), secondUser ? 0o644 : 0o600);
+    if (secondUser) {
+      // Only the search (x) bit is added where it is missing (a mkdtemp folder is 0700); nothing is taken away.
+      for (let up = dir; up !== dirname(up); up = dirname(up)) {
+        const { mode } = await stat(up);
+        if ((mode & 0o001) === 0) await chmod(up, (mode & 0o7777) | 0o011);
+      }
+    }
     // Privilege separation wants this directory when sshd runs as root (the package makes it at boot).
-    if (process.getuid?.() === 0) await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
-    const user = userInfo().username;
+    if (secondUser) await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
     const hosts: TestHost[] = [];
+    const users: string[] = [];
     const servers: ChildProcess[] = [];
     const clientLines: string[] = [];
-    const hostBlock = (alias: string, port: number, key: string): string[] => [
+    const hostBlock = (alias: string, port: number, key: string, user: string): string[] => [
       `Host ${alias}`,
       '  HostName 127.0.0.1',
       `  Port ${port}`,
@@ -88,6 +113,13 @@ export class TestSshd {
         const home = join(dir, `${spec.name}-home`);
         const bin = join(home, 'bin');
         await mkdir(bin, { recursive: true });
+        let user = userInfo().username;
+        if (secondUser) {
+          // A locked account ('!') may not log in even with a key; '*' has no password and is not locked.
+          user = `st${process.pid.toString(36)}${randomBytes(3).toString('hex')}${hosts.length}`;
+          await exec('useradd', ['--no-create-home', '--home-dir', home, '--shell', '/bin/sh', '--user-group', '--no-log-init', '--password', '*', user]);
+          users.push(user);
+        }
         if (spec.withSessions) {
           await writeFile(join(bin, 'sessions'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(sessionsBin)} "$@"\n`);
           await chmod(join(bin, 'sessions'), 0o755);
@@ -113,8 +145,9 @@ export class TestSshd {
             'UseDNS no',
             'MaxStartups 50',
             'MaxSessions 50',
-            // The host's own environment: its home and PATH (node for the host's `sessions`, then the system).
-            `SetEnv HOME=${home} PATH=${bin}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8`,
+            // The host's own environment: its PATH (node for the host's `sessions`, then the system); as the same
+            // user, its own HOME too (another user's comes from its account).
+            `SetEnv ${secondUser ? '' : `HOME=${home} `}PATH=${bin}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8`,
             'LogLevel ERROR',
             '',
           ].join('\n'),
@@ -124,26 +157,34 @@ export class TestSshd {
         let log = '';
         child.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
         await waitForPort(port, () => log);
-        hosts.push({ ...spec, home, bin, port });
-        clientLines.push(...hostBlock(spec.name, port, 'client_key'));
+        hosts.push({ ...spec, user, home, bin, port });
+        clientLines.push(...hostBlock(spec.name, port, 'client_key', user));
       }
       // A host whose server refuses our key, and one that accepts the connection and never says a word.
-      clientLines.push(...hostBlock('refused', hosts[0]!.port, 'other_key'));
+      clientLines.push(...hostBlock('refused', hosts[0]!.port, 'other_key', hosts[0]!.user));
       const silent = createServer(() => undefined);
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const silentPort = (silent.address() as { port: number }).port;
-      clientLines.push(...hostBlock('silent', silentPort, 'client_key'));
+      clientLines.push(...hostBlock('silent', silentPort, 'client_key', hosts[0]!.user));
       const sshConfig = join(dir, 'ssh_config');
       await writeFile(sshConfig, `${clientLines.join('\n')}\n`);
-      return new TestSshd(dir, sshConfig, hosts, servers, silent);
+      const sshd = new TestSshd(dir, sshConfig, hosts, servers, silent, secondUser);
+      await sshd.handOver();
+      return sshd;
     } catch (error) {
       for (const child of servers) child.kill('SIGTERM');
+      await removeUsers(users);
       throw error;
     }
   }
 
   async stop(): Promise<void> {
     this.silent.close();
+    await this.stopServers();
+    if (this.secondUser) await removeUsers(this.hosts.map((host) => host.user));
+  }
+
+  private async stopServers(): Promise<void> {
     await Promise.all(
       this.servers.map(
         (child) =>
@@ -155,6 +196,11 @@ export class TestSshd {
       ),
     );
   }
+}
+
+/** Remove the test's accounts (-f: even when one of their processes is still ending). */
+async function removeUsers(users: readonly string[]): Promise<void> {
+  for (const user of users) await exec('userdel', ['-f', user]).catch(() => undefined);
 }
 
 export function quote(value: string): string {

@@ -182,6 +182,18 @@ describe('content search', () => {
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
   });
 
+  it('a host\'s hits go to that host\'s rows, even where its paths are this machine\'s too', () => {
+    const local = sessions[0]!;
+    // The same file path on another machine: another session.
+    const remote: CatalogSession = { ...local, id: 'r', host: 'devbox', cwd: CWD };
+    const withHost: Action = { type: 'hostUpdate', host: 'devbox', status: { kind: 'ready', via: 'sessions', sessions: 1 }, sessions: [remote] };
+    const searched = run([loaded, withHost, key('>'), key('answer 2')]);
+    const onHost = run([{ type: 'contentResults', query: 'answer 2', hits: [{ host: 'devbox', paths: local.paths, matches: 4, snippet: null }], done: true }], searched);
+    expect(onHost.rows.map((row) => [row.session.host ?? null, row.session.id, row.content?.matches])).toEqual([['devbox', 'r', 4]]);
+    const both = run([{ type: 'contentResults', query: 'answer 2', hits: [{ paths: local.paths, matches: 1, snippet: null }], done: true }], onHost);
+    expect(both.rows.map((row) => [row.session.host ?? null, row.session.id])).toEqual([['devbox', 'r'], [null, 'a']]);
+  });
+
   it('Enter opens the transcript at the first match once it is read', () => {
     const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
     const opened = run([key('', { return: true })], listed);

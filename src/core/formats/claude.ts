@@ -1045,6 +1045,7 @@ export const claudeAdapter: FormatAdapter = {
   },
   // ~/.claude/projects/<project>/<uuid>.jsonl (subagent transcripts deeper down belong to their parent).
   watch: { roots: 'configured', depth: 2, wanted: (parts) => parts[0] === 'projects', fileSuffixes: ['.jsonl', '.json'] },
+  mirror: { variables: ['CLAUDE_CONFIG_DIR'], filter: ['+ projects/', '+ projects/*/', '+ projects/*/*.jsonl'] },
   resume: {
     interactive: ['claude', '{args}', '--resume', '{id}', '{prompt}'],
     exec: ['claude', '-p', '{args}', '--resume', '{id}', '{prompt}'],

@@ -875,6 +875,22 @@ export async function resumeClawInPlace(group: SessionFileGroup, context?: Adapt
 /** How deep below a --claw-dir (and, without one, below the current directory) claw workspaces are looked for. */
 export const CLAW_SEARCH_DEPTH = 4;
 
+/**
+ * What a mirror copies below a folder searched for workspaces: each workspace's session folders, in the folder and
+ * down to CLAW_SEARCH_DEPTH levels below it, through the folders findClawWorkspaces walks (not hidden ones, not
+ * SKIPPED_DIRS).
+ */
+function clawMirrorFilter(): string[] {
+  const sessionFolders = ['.claw/', '.claw/sessions/***', '.claude/', '.claude/sessions/***', '.port_sessions/***'];
+  const skipped = ['.*/', ...[...SKIPPED_DIRS].map((name) => `${name}/`)];
+  const levels = Array.from({ length: CLAW_SEARCH_DEPTH }, (_, i) => `${'*/'.repeat(i + 1)}`);
+  return [
+    ...sessionFolders.flatMap((pattern) => [`+ ${pattern}`, `+ **/${pattern}`]),
+    ...skipped.flatMap((pattern) => [`- ${pattern}`, `- **/${pattern}`]),
+    ...levels.map((pattern) => `+ ${pattern}`),
+  ];
+}
+
 /** True when `dir` holds claw sessions: `.claw/sessions`, `.claude/sessions` or `.port_sessions`. */
 export async function isClawWorkspace(dir: string): Promise<boolean> {
   const checks = await Promise.all([join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory));
@@ -931,6 +947,8 @@ export const clawAdapter: FormatAdapter = {
   },
   discovery: { candidateRoots: clawCandidateRoots, isRoot: isClawWorkspace, rootsFromCwds: true },
   watch: { roots: 'found', depth: 3, wanted: clawWatched, fileSuffixes: ['.jsonl', '.json'] },
+  // On a host: the workspaces in its login directory and below, as `sessions` run there finds them.
+  mirror: { variables: [], hostRoots: ({ homeDir }) => [homeDir], filter: clawMirrorFilter() },
   resume: {
     interactive: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
     exec: ['claw', '{args}', '--resume', '{path}', '{prompt}'],

@@ -634,6 +634,10 @@ export const copilotAdapter: FormatAdapter = {
     wanted: (parts) => parts[0] === SESSION_STATE && (parts.length < 2 || SESSION_FOLDER.test(parts[1]!)),
     fileSuffixes: [EVENTS, WORKSPACE],
   },
+  mirror: {
+    variables: ['COPILOT_HOME'],
+    filter: [`+ ${SESSION_STATE}/`, `+ ${SESSION_STATE}/*/`, `+ ${SESSION_STATE}/*/${EVENTS}`, `+ ${SESSION_STATE}/*/${WORKSPACE}`],
+  },
   resume: {
     // `--resume=<id>`: the `=` keeps an id from ever being read as an option. Interactive Copilot takes no prompt
     // beside --resume (its `-i PROMPT` starts a new session).

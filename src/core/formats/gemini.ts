@@ -435,6 +435,8 @@ export const geminiAdapter: FormatAdapter = {
     wanted: (parts) => parts[0] === 'tmp' && (parts.length < 3 || (parts[2] === 'chats' && parts.length <= 4)),
     fileSuffixes: ['.jsonl', '.json'],
   },
+  // The chats, and the `.project_root` naming each project's folder (the sessions' cwd).
+  mirror: { variables: ['GEMINI_CLI_HOME'], filter: ['+ tmp/', '+ tmp/*/', '+ tmp/*/.project_root', '+ tmp/*/chats/', '+ tmp/*/chats/session-*.json', '+ tmp/*/chats/session-*.jsonl'] },
   resume: {
     // A prompt given with --resume makes Gemini CLI answer it and exit: the interactive resume takes none.
     interactive: ['gemini', '{args}', '--resume', '{id}'],

@@ -495,6 +495,10 @@ export const opencodeAdapter: FormatAdapter = {
     wanted: (parts) => parts.length === 1 && storeOf(parts[0]!) !== null,
     fileSuffixes: [DB_NAME, DB_NAME + WAL_SUFFIX],
   },
+  // A mirror copies the database and its write-ahead log (the newest rows are only in the log until SQLite
+  // checkpoints it); the -shm index is the reader's own. rsync copies them one after the other: a copy taken while
+  // opencode writes can miss the last transaction, which the next sync brings.
+  mirror: { variables: ['XDG_DATA_HOME'], filter: [`+ ${DB_NAME}`, `+ ${DB_NAME}${WAL_SUFFIX}`] },
   resume: {
     interactive: ['opencode', '{args}', '-s', '{id}'],
     exec: ['opencode', 'run', '{args}', '-s', '{id}', '{prompt}'],

@@ -332,6 +332,7 @@ export const qwenAdapter: FormatAdapter = {
     wanted: (parts) => parts[0] === 'projects' && (parts.length < 3 || parts[2] === 'chats') && (parts.length < 5 || (parts[3] === 'archive' && parts.length === 5)),
     fileSuffixes: ['.jsonl'],
   },
+  mirror: { variables: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'], filter: ['+ projects/', '+ projects/*/', '+ projects/*/chats/', '+ projects/*/chats/*.jsonl', '+ projects/*/chats/archive/', '+ projects/*/chats/archive/*.jsonl'] },
   resume: {
     // A prompt given with --resume makes Qwen Code answer it and exit: the interactive resume takes none.
     interactive: ['qwen', '{args}', '--resume', '{id}'],

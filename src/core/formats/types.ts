@@ -154,6 +154,30 @@ export interface AgentNames {
   read(root: string): Promise<Map<string, string>>;
 }
 
+/**
+ * What a mirror of another machine's files copies of this agent's (rsync over SSH, for a host without `sessions`):
+ * only what sessions are read from, never a whole agent home (it holds credentials and settings).
+ */
+export interface AgentMirror {
+  /**
+   * The environment variables `locations.defaultRoots` reads (`CODEX_HOME`): the host's login shell prints their
+   * values, and the host's roots are `defaultRoots` with them and the host's `$HOME`.
+   */
+  readonly variables: readonly string[];
+  /** The host's roots when they are not `locations.defaultRoots` (claw: the login directory, searched for workspaces). */
+  hostRoots?(environment: RootEnvironment): string[];
+  /**
+   * rsync filter rules, relative to each root: `+ PATTERN` copies, `- PATTERN` leaves out, the first rule that matches
+   * a path decides, and what no rule includes stays on the host. A pattern ending in a slash matches folders only, and
+   * a folder is walked only when a rule includes it: `sessions/***` is the folder and everything below it. `*` stays
+   * within one name; a pattern starting with `**` followed by a slash matches at one or more folders below the root,
+   * never at the root itself (write that rule too). A SQLite database names its write-ahead log beside it
+   * (`opencode.db`, `opencode.db-wal`): the newest rows are only in the log until SQLite checkpoints it (the `-shm`
+   * index is the reader's and is not copied).
+   */
+  readonly filter: readonly string[];
+}
+
 /** How the agent's own CLI continues a session. */
 export interface AgentResume {
   /**
@@ -203,6 +227,8 @@ export interface FormatAdapter {
   readonly locations: AgentLocations;
   readonly discovery?: AgentDiscovery;
   readonly watch: AgentWatch;
+  /** What a mirror of another machine copies (hosts read with rsync). */
+  readonly mirror: AgentMirror;
   readonly names?: AgentNames;
   readonly resume: AgentResume;
   /** Set when the agent keeps many conversations in one file (see ConversationStore). */

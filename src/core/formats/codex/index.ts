@@ -35,6 +35,7 @@ export const codexAdapter: FormatAdapter = {
   },
   watch: { roots: 'configured', depth: 4, wanted: (parts) => CODEX_WATCHED.has(parts[0]!), fileSuffixes: ['.jsonl', '.json'] },
   names: { file: 'session_index.jsonl', read: readCodexNames },
+  mirror: { variables: ['CODEX_HOME'], filter: ['+ sessions/***', '+ archived_sessions/***', '+ session_index.jsonl'] },
   resume: {
     interactive: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
     exec: ['codex', 'exec', '{args}', 'resume', '{id}', '{prompt}'],
