@@ -369,6 +369,7 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
       // A worker could not start or died: what it left undone is read here, as without workers.
     }
   }
+  let yieldedAt = performance.now();
   await forEachLimited(
     todo.filter((index) => !finished.has(index)),
     options.concurrency ?? 32,
@@ -380,10 +381,19 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
         fail(index, describeError(error));
       }
       progress(index);
+      // Small files are read synchronously and settle as microtasks: without a turn of the event loop now and
+      // then, the browser's timers (rows shown as they are indexed, keys) would wait for the whole scan.
+      if (performance.now() - yieldedAt >= YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        yieldedAt = performance.now();
+      }
     },
   );
   return out;
 }
+
+/** The longest the indexing loop runs before it lets timers and input in (a frame). */
+const YIELD_EVERY_MS = 16;
 
 /**
  * Below this many files to read, summaries are read on the main thread: starting workers (~40 ms each) would
