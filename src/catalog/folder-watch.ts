@@ -39,7 +39,7 @@ export function watchFolders(spec: FolderWatchSpec): FolderWatch {
     try {
       ino = (await stat(dir)).ino;
       if (closed || watchers.has(dir)) return;
-      watcher = watchFolder(dir, { persistent: false }, (_event, name) => {
+      watcher = watchFolder(dir, (_event, name) => {
         if (closed || typeof name !== 'string' || name === '') return;
         const path = join(dir, name);
         if (spec.isFile(path)) spec.onFile(root, path);

@@ -65,6 +65,35 @@ describe('list --watch --json', () => {
     }
   });
 
+  it('keeps watching with stdin from /dev/null (a terminal or a script), until SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'list', '--watch', '--json', '--all', '--home', join(sandbox, 'home')], {
+      cwd: sandbox,
+      env: { PATH: process.env.PATH, HOME: sandbox, XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve((exitCode = code))));
+    const waitFor = async (test: () => boolean): Promise<void> => {
+      for (const deadline = Date.now() + 15_000; !test(); await new Promise((resolve) => setTimeout(resolve, 25))) {
+        if (Date.now() > deadline) throw new Error(`waited in vain; exit ${exitCode}; output: ${out}`);
+      }
+    };
+    try {
+      await waitFor(() => out.includes('{"synced":true}'));
+      // Nothing but the folder watches keeps the process alive now: it must still be there to report this.
+      const copy = (await readFile(join(FIXTURE_HOME, DAY, FILE), 'utf8')).replaceAll('01a200fa-3a58-7971-88f2-72d291066439', '01a200fa-3a58-7971-88f2-72d29106dddd');
+      await writeFile(join(sandbox, 'home', DAY, 'rollout-2026-11-22T01-58-52-01a200fa-3a58-7971-88f2-72d29106dddd.jsonl'), copy);
+      await waitFor(() => out.includes('"01a200fa-3a58-7971-88f2-72d29106dddd"'));
+      expect(exitCode).toBeUndefined();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('needs --json', async () => {
     const child = spawn(process.execPath, [BIN, 'list', '--watch', '--home', join(sandbox, 'home')], { cwd: sandbox, env: { PATH: process.env.PATH, HOME: sandbox } });
     let stderr = '';
