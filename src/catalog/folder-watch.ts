@@ -2,6 +2,7 @@ import { watch as watchFolder, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FS_CALLS_IN_FLIGHT, forEachLimited } from '../core/io/limited.js';
+import { isKind } from '../core/io/regular.js';
 
 /** Many small trees watched with one `fs.watch` per wanted folder: what `watchFolders` is given. */
 export interface FolderWatchSpec {
@@ -58,10 +59,10 @@ export function watchFolders(spec: FolderWatchSpec): FolderWatch {
     }
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        const below = [...parts, entry.name];
-        if (parts.length < spec.depth && spec.wanted(below)) await add(root, path, below, announce);
-      } else if (announce && spec.isFile(path)) spec.onFile(root, path);
+      const below = [...parts, entry.name];
+      // A folder reached through a symlink is watched too, as discovery reads it (depth bounds any loop).
+      if (parts.length < spec.depth && spec.wanted(below) && !spec.isFile(path) && (await isKind(path, entry, 'directory'))) await add(root, path, below, announce);
+      else if (announce && spec.isFile(path)) spec.onFile(root, path);
     }
   };
   const drop = (dir: string, watcher: FSWatcher): void => {
