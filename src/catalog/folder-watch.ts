@@ -33,12 +33,13 @@ export function watchFolders(spec: FolderWatchSpec): FolderWatch {
   const watchers = new Map<string, { readonly watcher: FSWatcher; readonly ino: number }>();
   let closed = false;
 
-  const add = async (root: string, dir: string, parts: readonly string[], announce: boolean): Promise<void> => {
+  /** Watch `dir`, then walk it; `known` is its inode when the caller has just looked. */
+  const add = async (root: string, dir: string, parts: readonly string[], announce: boolean, known?: number): Promise<void> => {
     if (closed || watchers.has(dir)) return;
     let watcher: FSWatcher;
     let ino: number;
     try {
-      ino = (await stat(dir)).ino;
+      ino = known ?? (await stat(dir)).ino;
       if (closed || watchers.has(dir)) return;
       watcher = watchFolder(dir, (_event, name) => {
         if (closed || typeof name !== 'string' || name === '') return;
@@ -86,7 +87,7 @@ export function watchFolders(spec: FolderWatchSpec): FolderWatch {
       if (known.ino === ino) return;
       drop(path, known.watcher);
     }
-    if (ino !== null) await add(root, path, parts, true);
+    if (ino !== null) await add(root, path, parts, true, ino);
   };
 
   const ready = forEachLimited(spec.roots, FS_CALLS_IN_FLIGHT, (root) => add(root, root, [], false));

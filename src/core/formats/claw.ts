@@ -11,7 +11,21 @@ import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
 import { appendLines, createFileAtomic } from '../io/atomic.js';
-import { decodeString, parseSpan, skipWhitespace, stringEnd, valueEnd, type Span } from '../io/json-bytes.js';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  decodeString,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  parseSpan,
+  QUOTE,
+  skipWhitespace,
+  stringEnd,
+  valueEnd,
+  type Span,
+} from '../io/json-bytes.js';
 import { openRegular } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { headFingerprint, indexReads, jsonObjects, newLineStats, readAt, readLines, splitLines, type JsonLine } from '../io/lines.js';
@@ -397,14 +411,6 @@ interface LegacyLayout {
   /** Index just past the closing brace when complete (claw may have appended JSONL lines after it). */
   end: number;
 }
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Scan a legacy object from its start: top-level values and message elements that are whole in `buf`. */
 function scanLegacyHead(buf: Buffer, final: boolean): LegacyLayout | null {
