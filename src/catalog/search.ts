@@ -170,7 +170,11 @@ export class SearchIndex {
   /** Every live slot in catalog order (newest first); rebuilt when the catalog changes, not per keystroke. */
   private ordered: number[] = [];
 
-  constructor(sessions: readonly CatalogSession[] = []) {
+  /** `now` is the clock the time budgets of `begin` and `step` are measured on (milliseconds). */
+  constructor(
+    sessions: readonly CatalogSession[] = [],
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.setSessions(sessions);
   }
 
@@ -251,6 +255,7 @@ export class SearchIndex {
       docs: this.docs,
       recordOf: (slot) => this.recordOf(slot, broad),
       broad,
+      now: this.now,
       options: broad ? SHORT_OPTIONS : FUSE_OPTIONS,
       keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
       // The complete candidate list (catalog order) narrows the next, longer query.
@@ -429,6 +434,8 @@ interface RunParts {
   readonly recordOf: (slot: number) => FuseRecord;
   /** fuse.js reads the short fields only (a one- or two-letter query over a big pool). */
   readonly broad: boolean;
+  /** The clock the time budgets are measured on. */
+  readonly now: () => number;
   readonly options: IFuseOptions<SearchDoc>;
   readonly keys: FuseIndex<SearchDoc>['keys'];
   readonly onScanned: (candidates: readonly number[]) => void;
@@ -464,7 +471,7 @@ export class SearchRun {
   /** Walk until a page of title matches is found (or briefly), and rank a first page. */
   start(): void {
     if (this.parts.query.groups.length === 0 && this.parts.query.excluded.length === 0) return;
-    this.scan(performance.now() + FIRST_SCAN_MS, FIRST_PAGE);
+    this.scan(this.parts.now() + FIRST_SCAN_MS, FIRST_PAGE);
     const first = this.tiers.flat().slice(0, FIRST_PAGE);
     for (const slot of first) this.rankedFirst.add(slot);
     this.rank(first);
@@ -476,8 +483,8 @@ export class SearchRun {
 
   /** Walk and rank more for about `budgetMs`; true when every candidate has been scored. */
   step(budgetMs: number): boolean {
-    const until = performance.now() + budgetMs;
-    while (!this.done && performance.now() < until) {
+    const until = this.parts.now() + budgetMs;
+    while (!this.done && this.parts.now() < until) {
       if (this.scanned < this.parts.pool.length) {
         this.scan(until, Number.POSITIVE_INFINITY);
       } else {
@@ -545,7 +552,7 @@ export class SearchRun {
         this.tiers[tier]!.push(slot);
         this.passed.push(slot);
       }
-      if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || performance.now() >= until)) break;
+      if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || this.parts.now() >= until)) break;
     }
     this.scanned = i;
     if (i >= pool.length) this.parts.onScanned(this.passed);

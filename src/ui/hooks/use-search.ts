@@ -16,10 +16,11 @@ const TAIL_RANK_DELAY_MS = 300;
  * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
  * keystrokes that arrive before it runs; results come back as `searchResults` actions (the first page at once,
  * every match with the final count once the walk is over, the complete ranking when fuse.js has scored every
- * candidate).
+ * candidate). `now` is the clock the ranking's time slices are measured on (a test's input; the real one by
+ * default).
  */
-export function useSearch(sessions: readonly CatalogSession[], query: string, dispatch: Dispatch<Action>): void {
-  const index = useMemo(() => new SearchIndex(), []);
+export function useSearch(sessions: readonly CatalogSession[], query: string, dispatch: Dispatch<Action>, now?: () => number): void {
+  const index = useMemo(() => new SearchIndex([], now), [now]);
   const indexed = useRef<readonly CatalogSession[] | null>(null);
 
   useEffect(() => {
