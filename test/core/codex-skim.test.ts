@@ -55,7 +55,7 @@ it('skims only lines whose parse a row reads nothing of but the timestamp, on ev
       expect(skim.ordinal).toBe(parsed.ordinal);
       if (reads === 'review') expect([skim.kind, skim.type]).toEqual(['event', parsed.type]);
       else expect(skim.kind).toBe('other');
-      skimmedBy[reads]++;
+      skimmedBy[reads as 'timestamp' | 'review']++;
     }
   }
   // The fixtures hold many such lines, review-mode events among them: the check is not vacuous.
