@@ -21,7 +21,7 @@ export interface RowBatchOptions {
   readonly timers?: BatchTimers;
 }
 
-export const ROW_BATCHES: RowBatchOptions = { screenRows: 64, firstWaitMs: 50, intervalMs: 200 };
+export const ROW_BATCHES: RowBatchOptions = { screenRows: 64, firstWaitMs: 50, intervalMs: 500 };
 
 /**
  * Rows indexed on a cold start, handed to the reducer in batches. The first screen is painted as soon as a screenful
