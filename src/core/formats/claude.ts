@@ -1295,6 +1295,7 @@ export const claudeAdapter: FormatAdapter = {
   },
 
   streamMessages: streamClaudeMessages,
+  readsAlone: true,
 
   /**
    * A new `<uuid>.jsonl` in the same project folder holding the active chain before user turn `atTurn`, in file
