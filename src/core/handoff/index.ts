@@ -60,7 +60,7 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
   },
   opencode: {
     write: (conversation, write, homes) => writeOpencodeHandoff(conversation, write, homeOf(homes, 'opencode')),
-    where: '<opencode data dir>/opencode.db: a new session for the cwd (made by opencode before: it is not created here; metadata.sessionsFork names the source)',
+    where: '<opencode data dir>/opencode.db, which opencode must have made: a new session for the cwd, on the model\n            opencode last used there (metadata.sessionsFork names the source)',
   },
 };
 
