@@ -7,7 +7,7 @@ import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import { FS_CALLS_IN_FLIGHT, forEachLimited, mapLimited } from '../core/io/limited.js';
-import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
+import type { AdapterContext, FoldResume, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
 import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
@@ -629,6 +629,17 @@ export function newestFirst(a: SessionSummary, b: SessionSummary): number {
 function stampsFor(cache: CatalogCache, paths: readonly string[]): FileStamp[] {
   const stamps = stampsOf(paths, false);
   return cache.knows(stamps) ? stamps.map(([path, size, mtime]): FileStamp => [path, size, mtime, headFingerprint(path)]) : stamps;
+}
+
+/** The saved fold of a single-file session whose cache entry matches the file (it may have grown since), if any. */
+export async function savedFold(cache: CatalogCache, paths: readonly string[]): Promise<FoldResume | undefined> {
+  if (paths.length !== 1) return undefined;
+  try {
+    const candidate = cache.foldCandidate(stampsOf(paths, true));
+    return candidate === undefined ? undefined : await cache.loadFold(candidate);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
