@@ -860,8 +860,7 @@ interface ClaudeFoldState {
   };
 }
 
-function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState | undefined {
-  const chain = scan.activeChain();
+function exportClaudeFold(scan: ClaudeScan, chain: readonly ClaudeNode[] = scan.activeChain()): ClaudeFoldState | undefined {
   // A slash command not answered yet, or a command caveat, decides what a later line is: the fold keeps neither,
   // so it is not saved (the next read is whole, and saves once the exchange is over).
   for (let i = chain.length - 1; i >= 0 && !chain[i]!.userTurn; i--) {
@@ -1017,14 +1016,19 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
   const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
   if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
   // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
-  const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? exportClaudeFold(scan) : undefined;
-  if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+  // The active chain (300k nodes in a 200 MB session) is walked once when no such line changes it.
+  let chain = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.activeChain() : null;
+  const state = chain === null ? undefined : exportClaudeFold(scan, chain);
+  if (file.partial !== null) {
+    addIndexLine(scan, file.partial, stats);
+    chain = null;
+  }
   const bytesRead = indexReads.bytes - before;
   const fold = state === undefined ? {} : { resume: { path, offset: file.end, state } };
   reportSkippedLines(context.report, path, stats, scan.hasConversation);
   if (file.size === 0 || !scan.hasConversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...fold };
   const sidecar = await readTitleSidecar(path);
-  const summary = summarize({ group, sidecar, scan, chain: scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
+  const summary = summarize({ group, sidecar, scan, chain: chain ?? scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
   return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
 }
 
