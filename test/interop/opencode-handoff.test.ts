@@ -39,6 +39,13 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
   let sandbox: Sandbox;
   let standIn: ModelStandIn;
   let failed = false;
+  // Made in beforeAll by the real agents: opencode's own earlier session, and the Codex session handed off.
+  let earlier: string;
+  let earlierRows: Map<string, string>;
+  let sourceId: string;
+  let cwd: string;
+  const tag = 'zqhandoff-codex-to-opencode';
+  const prompts = [`${tag}-t1 What does the alpha project do?`, `${tag}-t2 ${TOOL_KEYWORD}: show me what the tool prints.`, `${tag}-t3 ${TOOL_KEYWORD}: run it once more.`, `${tag}-t4 Now write a test for it.`];
 
   beforeAll(async () => {
     standIn = await startModelStandIn();
@@ -73,7 +80,28 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
     sandbox = { ...base, env };
     Object.assign(env, await codexDriver.prepare(sandbox, standIn.origin));
     await writeFile(base.sessionsConfig, '{}\n');
-  });
+    try {
+      // opencode makes its database (and its schema) itself: a user who hands a session to opencode has run it before.
+      const elsewhere = join(sandbox.projects, 'elsewhere');
+      await mkdir(elsewhere, { recursive: true });
+      earlier = await opencode(['zqopencode-handoff-earlier A session of opencode own, in another folder.'], elsewhere, 'earlier session');
+      earlierRows = rowsOf(earlier);
+      // The source: 4 turns by the real Codex CLI, tool calls at turns 2 and 3.
+      cwd = join(sandbox.projects, 'codex-to-opencode ü');
+      await mkdir(cwd, { recursive: true });
+      const first = await run(codexBin, codexDriver.newSessionArgs(prompts[0]!), cwd, 'codex new session');
+      const id = codexDriver.reportedSessionId(first.stdout);
+      if (!id) throw new Error(describeRun('codex reported no session id', first));
+      sourceId = id;
+      for (const prompt of prompts.slice(1)) {
+        const resumed = codexDriver.reportedSessionId((await run(codexBin, codexDriver.resumeArgs(sourceId, prompt), cwd, `codex resume ${sourceId}`)).stdout);
+        if (resumed !== sourceId) throw new Error(`codex resume ${sourceId} continued ${resumed}`);
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  }, 6 * AGENT_TIMEOUT_MS);
 
   afterAll(async () => {
     await standIn?.close();
@@ -140,20 +168,6 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
 
   test('codex → opencode: sessions fork --at 3 --to opencode, resumed by the real opencode with turns 1-2, the tool call paired with its result, nothing of turn 3', async () => {
     try {
-      // opencode makes its database (and its schema) itself: a user who hands a session to opencode has run it before.
-      const elsewhere = join(sandbox.projects, 'elsewhere');
-      await mkdir(elsewhere, { recursive: true });
-      const earlier = await opencode(['zqopencode-handoff-earlier A session of opencode own, in another folder.'], elsewhere, 'earlier session');
-      const earlierRows = rowsOf(earlier);
-
-      const tag = 'zqhandoff-codex-to-opencode';
-      const prompts = [`${tag}-t1 What does the alpha project do?`, `${tag}-t2 ${TOOL_KEYWORD}: show me what the tool prints.`, `${tag}-t3 ${TOOL_KEYWORD}: run it once more.`, `${tag}-t4 Now write a test for it.`];
-      const cwd = join(sandbox.projects, 'codex-to-opencode ü');
-      await mkdir(cwd, { recursive: true });
-      const first = await run(codexBin, codexDriver.newSessionArgs(prompts[0]!), cwd, 'codex new session');
-      const sourceId = codexDriver.reportedSessionId(first.stdout);
-      if (!sourceId) throw new Error(describeRun('codex reported no session id', first));
-      for (const prompt of prompts.slice(1)) expect(codexDriver.reportedSessionId((await run(codexBin, codexDriver.resumeArgs(sourceId, prompt), cwd, `codex resume ${sourceId}`)).stdout)).toBe(sourceId);
       const source = await sessionsJson<ShownSession & { path: string }>(['show', sourceId, '--format', 'json', '--home', home]);
       // Tool calls at turns 2 and 3 (the stand-in asks for one on every TOOL_KEYWORD prompt).
       expect(source.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'tool_use')).toHaveLength(2);
@@ -217,7 +231,7 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
       failed = true;
       throw error;
     }
-  });
+  }, 3 * AGENT_TIMEOUT_MS);
 });
 
 function escape(text: string): string {
