@@ -475,7 +475,7 @@ function ensureReal(n) {
   // Homes with big sessions carry the 20k- and 50k-turn Claude shapes since clone version 2.
   if (made === null || made.sessions !== n || (n <= 10000 && !made.big.some((b) => b.turnsShape))) {
     log(`data: cloning ${n} real-shaped sessions into ${dir}`);
-    const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(n), '--out', dir, ...(n <= 10000 ? ['--big'] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(n), '--out', dir, ...(n <= 10000 ? ['--big', '--turn-shapes'] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error('clone-real.mjs failed');
   }
   return { home: dir, clawDir: join(dir, 'src') };
