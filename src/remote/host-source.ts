@@ -498,7 +498,10 @@ export class HostSource {
   private showIndexed(mirror: Mirror, result: ScanResult & { context: ScanContext }): void {
     mirror.context = result.context;
     const tag = (row: CatalogSession): CatalogSession => mirrorRow(row, this.host, mirror.dir);
-    this.rows = new Map(result.sessions.map((row) => [sessionKey(tag(row)), tag(row)]));
+    this.rows = new Map(result.sessions.map((row) => {
+      const tagged = tag(row);
+      return [sessionKey(tagged), tagged];
+    }));
     this.subagentRows = result.subagentSessions.map(tag);
     this.problems.push(...result.problems.map((problem) => ({ ...problem, path: isAbsolute(problem.path) ? hostPath(mirror.dir, problem.path) : problem.path })));
   }
