@@ -125,7 +125,7 @@ export function mirrorLocations(dir: string, remote: RemoteHomes, workspaces: Mi
  */
 export function workspacesOf(rows: Iterable<Pick<CatalogSession, 'agent' | 'cwd'>>, remote: RemoteHomes): Partial<Record<Agent, string[]>> {
   const cwds = new Set<string>();
-  for (const row of rows) if (row.cwd !== null && row.cwd.startsWith('/') && !ADAPTERS[row.agent].discovery?.rootsFromCwds) cwds.add(posix.normalize(row.cwd));
+  for (const row of rows) if (row.cwd !== null && row.cwd.startsWith('/') && !ADAPTERS[row.agent].discovery?.rootsFromCwds) cwds.add(posix.normalize(row.cwd).replace(/(.)\/+$/, '$1'));
   const out: Partial<Record<Agent, string[]>> = {};
   for (const adapter of ADAPTER_LIST) {
     const spec = adapter.mirror.workspaces;
@@ -453,6 +453,9 @@ export class HostSource {
       '-m',
       '--relative',
       '--ignore-missing-args',
+      // The host's paths go to its rsync over the protocol, never through its shell (a workspace is a cwd a session
+      // file recorded: untrusted text).
+      '-s',
       '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
       // One line per item changed here (`>f…` for a file received): what the index reads again.
       '--out-format=%i %n',
