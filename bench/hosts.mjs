@@ -78,45 +78,45 @@ try {
   const mirrorSecond = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir }), 'second mirror').ms);
   // The re-sync alone, as the browser runs it every `hostRefresh` seconds (and on R): one source kept in this process,
   // loaded once, then synced again with nothing changed on the host. Files read are counted (the index's bytes).
-  const { HostSource } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
+  // Its peer, run in turn with it: the same rsync alone (the product's argv: sources, filter, options, the mirror as
+  // its target), one round trip that copies nothing.
+  const { HostSource, mirrorRsyncArgv, mirrorTransfer } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
   const { defaultCachePath } = await import(pathToFileURL(join(PRODUCT, 'dist', 'catalog', 'cache.js')).href);
   const { indexReads } = await import(pathToFileURL(join(PRODUCT, 'dist', 'core', 'io', 'lines.js')).href);
+  const settings = { ssh: ['ssh', '-F', sshConfig], connectTimeout: 10 };
   const hostContext = {
-    settings: { ssh: ['ssh', '-F', sshConfig], connectTimeout: 10 },
+    settings,
     cacheDir: join(xdgMirror, 'sessions'),
     cachePathFor: (locations) => defaultCachePath({ XDG_CACHE_HOME: xdgMirror }, join(dir, 'local-home'), locations),
   };
   const source = new HostSource('mirror-only', hostContext);
   await source.load(false);
   if (source.status.kind !== 'ready') throw new Error(`in-process mirror: ${JSON.stringify(source.status)}`);
+  const [rsync, ...rsyncArgs] = mirrorRsyncArgv('mirror-only', settings, mirrorTransfer(source.mirror.remote, source.mirror.workspaces), source.mirror.dir);
   const refreshMs = [];
-  const bytesBefore = indexReads.bytes;
+  const rsyncNoop = [];
+  let refreshBytesRead = 0;
+  let rsyncCopied = 0;
   for (let i = 0; i < RUNS; i++) {
+    const before = indexReads.bytes;
     const started = process.hrtime.bigint();
     await source.refresh();
     refreshMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+    refreshBytesRead += indexReads.bytes - before;
     if (source.status.kind !== 'ready') throw new Error(`in-process re-sync: ${JSON.stringify(source.status)}`);
+    const alone = ok(timeProcess(rsync, rsyncArgs, { captureStdout: true }), 'rsync no-op');
+    rsyncNoop.push(alone.ms);
+    rsyncCopied += alone.stdout.split('\n').filter((line) => line.startsWith('>f')).length;
   }
-  const refreshBytesRead = indexReads.bytes - bytesBefore;
   const refreshRows = source.sessions().length;
   source.close();
-  // The same rsync the second sync runs, alone: nothing to send, one round trip.
-  // Its sources and filter are the product's own (every adapter's `mirror`), for a host whose agents use the defaults.
-  const { mirrorTransfer, mirrorVariables, remoteHomes } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
-  const transfer = mirrorTransfer(remoteHomes([HOME, ...mirrorVariables().map(() => '')]));
-  const target = join(dir, 'rsync-noop');
-  const sources = transfer.sources.map((p) => `mirror-only:${p}`);
-  const rsyncArgs = ['-rt', '-m', '--relative', '--ignore-missing-args', '-e', `ssh -F ${sshConfig} -T -o BatchMode=yes`, ...transfer.filter, '--', ...sources, `${target}/`];
-  mkdirSync(target);
-  ok(timeProcess('rsync', rsyncArgs), 'rsync first');
-  const rsyncNoop = times(() => ok(timeProcess('rsync', rsyncArgs), 'rsync no-op').ms);
 
   process.stdout.write(`${JSON.stringify({
     runs: RUNS,
     hostRows, viaRows, mirrorRows,
     sshTrueMs: median(sshTrue), hostWarmListMs: median(hostList.map((r) => r.ms)), viaSessionsMs: median(viaSessions.map((r) => r.ms)),
     mirrorFirstMs: mirrorFirst.ms, mirrorSecondMs: median(mirrorSecond), rsyncNoopMs: median(rsyncNoop),
-    refreshMs: median(refreshMs), refreshRows, refreshBytesRead,
+    refreshMs: median(refreshMs), refreshRows, refreshBytesRead, rsyncCopied,
   })}\n`);
 } finally {
   for (const child of servers) child.kill('SIGTERM');

@@ -198,6 +198,32 @@ export function mirrorTransfer(remote: RemoteHomes, workspaces: MirrorWorkspaces
   return { sources: [...new Set(roots.map(({ root }) => (root === '/' ? '/' : `${root}/`)))], filter };
 }
 
+/** The rsync that copies a host's sessions into its mirror `dir`: one round trip; stdout names each file it copied. */
+export function mirrorRsyncArgv(host: string, settings: SshSettings, transfer: MirrorTransfer, dir: string): string[] {
+  return [
+    'rsync',
+    // Recursive with times (unchanged files are skipped by size and time); no symlinks, devices or owners: only
+    // regular files arrive, and nothing here is deleted because the host no longer has it. Folders the filter walked
+    // through but that hold nothing wanted are not made here (-m).
+    '-rt',
+    '-m',
+    '--relative',
+    '--ignore-missing-args',
+    // The host's paths go to its rsync over the protocol, never through its shell (a workspace is a cwd a session
+    // file recorded: untrusted text).
+    '-s',
+    '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
+    // One line per item changed here (`>f…` for a file received): what the index reads again.
+    '--out-format=%i %n',
+    '-e',
+    rsyncShell(settings),
+    ...transfer.filter,
+    '--',
+    ...transfer.sources.map((source) => `${host}:${source}`),
+    `${dir}/`,
+  ];
+}
+
 /** `prefix` (a path, taken literally) followed by `pattern` (rsync wildcards), as one rsync pattern. */
 function rsyncLiteral(prefix: string, pattern: string): string {
   // A pattern with no wildcard is matched literally (a backslash in it is a backslash); in one with wildcards, the
@@ -433,9 +459,8 @@ export class HostSource {
         this.fail(extra.reason);
         return;
       }
-      if (extra.copied === null || extra.copied.length > 0) {
-        if (!(await this.indexMirror(mirror, next, cache, extra.copied === null ? null : new Set(extra.copied)))) return;
-      }
+      // Indexed even when rsync copied nothing: the mirror may hold a workspace's files from before its state was lost.
+      if (!(await this.indexMirror(mirror, next, cache, extra.copied === null ? null : new Set(extra.copied)))) return;
       await this.finishSync(mirror, next, cache, cachePath);
     } else await this.finishSync(mirror, workspaces, cache, cachePath);
     this.setStatus({ kind: 'ready', via: 'mirror', sessions: this.rows.size });
@@ -443,30 +468,7 @@ export class HostSource {
 
   /** One rsync of the host's roots (and these workspaces) into the mirror: the files it copied, as paths in the mirror. */
   private async rsync(mirror: Mirror, workspaces: MirrorWorkspaces): Promise<{ code: number | null; reason: string; copied: string[] | null }> {
-    const { sources, filter } = mirrorTransfer(mirror.remote, workspaces);
-    const argv = [
-      'rsync',
-      // Recursive with times (unchanged files are skipped by size and time); no symlinks, devices or owners:
-      // only regular files arrive, and nothing here is deleted because the host no longer has it. Folders the
-      // filter walked through but that hold nothing wanted are not made here (-m).
-      '-rt',
-      '-m',
-      '--relative',
-      '--ignore-missing-args',
-      // The host's paths go to its rsync over the protocol, never through its shell (a workspace is a cwd a session
-      // file recorded: untrusted text).
-      '-s',
-      '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
-      // One line per item changed here (`>f…` for a file received): what the index reads again.
-      '--out-format=%i %n',
-      '-e',
-      rsyncShell(this.context.settings),
-      ...filter,
-      '--',
-      ...sources.map((source) => `${this.host}:${source}`),
-      `${mirror.dir}/`,
-    ];
-    const result = await runCommand(argv);
+    const result = await runCommand(mirrorRsyncArgv(this.host, this.context.settings, mirrorTransfer(mirror.remote, workspaces), mirror.dir));
     return { code: result.code, reason: result.code === 0 ? '' : failureReason(result, 'rsync failed'), copied: copiedFiles(result.stdout, mirror.dir) };
   }
 

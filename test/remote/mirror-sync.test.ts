@@ -142,5 +142,11 @@ describeSsh(`a mirror synced again: only what rsync copied is read, ${LOGIN_AS}`
     const changed = await reads(() => source.refresh());
     expect(changed.files).toEqual([join(home, DEEP_DIR, '.claw/sessions/session-1776300000009-0.jsonl')]);
     expect(source.sessions().filter((row) => row.agent === 'claw').map((row) => row.id).sort()).toEqual(['session-1776300000000-0', 'session-1776300000009-0']);
+    // The state lost (a process killed mid-sync): a new process finds the workspace again, whose files the mirror
+    // already holds (rsync copies nothing for it), and lists its sessions.
+    await rm(statePath(mirror));
+    const again = newSource();
+    await again.load(false);
+    expect(again.sessions().filter((row) => row.agent === 'claw').map((row) => row.id).sort()).toEqual(['session-1776300000000-0', 'session-1776300000009-0']);
   });
 });
