@@ -11,6 +11,8 @@ export type SearchField = 'title' | 'name' | 'prompts' | 'cwd' | 'gitBranch' | '
 
 export interface SearchHit {
   readonly key: string;
+  /** The session object the index holds for the key (the catalog's, as of the index's last setSessions). */
+  readonly session?: CatalogSession;
   /** fuse.js score: 0 is a perfect match. */
   readonly score: number;
   /** Matched characters per field (for prompts: the best-matching prompt's text and ranges). */
@@ -42,6 +44,8 @@ interface SearchDoc {
   readonly id: string;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
+  /** Its hit while not ranked yet (see unrankedHit). */
+  unranked?: SearchHit;
   /** The last setSessions that saw this session. */
   generation: number;
 }
@@ -532,7 +536,7 @@ export class SearchRun {
    */
   unrankedHits(): SearchHit[] {
     const out: SearchHit[] = [];
-    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push({ key: this.parts.docs[slot]!.key, score: 1 });
+    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
     return out;
   }
 
@@ -615,6 +619,11 @@ export class SearchRun {
     for (const result of results) if (this.unsure.has(result.refIndex)) this.unsureKept++;
     this.ranked = mergeSorted(this.ranked, results);
   }
+}
+
+/** A document's hit before it is ranked, made once: a count of 80k matches hands over 80k of them per keystroke. */
+function unrankedHit(doc: SearchDoc): SearchHit {
+  return (doc.unranked ??= { key: doc.key, session: doc.session, score: 1 });
 }
 
 /** The score of a match fuse.js did not score (see exactPromptMatch): after every hit it scored (1 is its worst). */
@@ -701,7 +710,7 @@ function foldOrSame(text: string): string {
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {
-  const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, score: result.score ?? 0 };
+  const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, session: result.item.session, score: result.score ?? 0 };
   // Each word of a query is its own leaf: one field can be matched by several (`request server` in one prompt).
   const prompts = new Map<number, { text: string; ranges: [number, number][] }>();
   for (const match of result.matches ?? []) {
