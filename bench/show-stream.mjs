@@ -77,6 +77,7 @@ const cat = [];
 const before = [];
 // Warm the catalog cache and the page cache once (not measured).
 await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
+if (BEFORE) await timed(process.execPath, [BEFORE, 'list', '--all', '--json', '--home', HOME]);
 await timed('cat', [SESSION]);
 for (let i = 0; i < RUNS; i++) {
   cat.push(await timed('cat', [SESSION]));

@@ -110,7 +110,7 @@ export function remoteHomes(lines: readonly string[]): RemoteHomes | null {
 /**
  * Where a mirror's sessions are looked for: each agent's roots on the host, as they are in the mirror, the login
  * directory as the cwd, nothing outside the mirror (the folders around it are this machine's), and no roots from
- * other sessions' cwds (those are the host's directories, not mirrored).
+ * other sessions' cwds (those are the host's paths): the workspaces they name are given as `workspaces` (host paths).
  */
 export function mirrorLocations(dir: string, remote: RemoteHomes, workspaces: MirrorWorkspaces = {}): Locations {
   const roots = noRoots();

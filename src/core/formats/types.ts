@@ -280,6 +280,11 @@ export interface FormatAdapter {
    * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
    */
   streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream;
+  /**
+   * `readSession` uses nothing of the context (no other session's files, no names kept beside the sessions): the TUI
+   * reads such a transcript at once, without waiting for the catalog scan.
+   */
+  readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
   /**
