@@ -8,7 +8,7 @@ import type { Snippet } from '../core/io/snippet.js';
 import type { CatalogCache } from './cache.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { candidateRoots, conversations, discoverRoot, isStoreGroup, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { stripControl } from '../core/text.js';
 
@@ -182,13 +182,13 @@ export async function grepLocations(locations: Locations, text: string, options:
   let indexesByLineage: Map<string | null, number[]> | null = null;
   /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
   let unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
-  const families = new Map<string, Promise<CatalogSession[]>>();
+  const families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
   /**
    * Every session of a lineage (the root uuid their heads share, or found by summarising those whose head did
-   * not show it): made once per lineage, so linking is linear in the number of sessions whatever the family sizes
-   * and however many match.
+   * not show it), as a linker (`lineageLinker`): made once per lineage, so linking is linear in the number of
+   * sessions whatever the family sizes and however many match.
    */
-  const familyOf = (lineage: string): Promise<CatalogSession[]> => {
+  const familyOf = (lineage: string): Promise<(row: CatalogSession) => CatalogSession> => {
     let family = families.get(lineage);
     if (family !== undefined) return family;
     if (indexesByLineage === null) {
@@ -210,18 +210,13 @@ export async function grepLocations(locations: Locations, text: string, options:
       }
       return byReal;
     });
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) => [
-      ...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage),
-      ...(byReal.get(lineage) ?? []),
-    ]);
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) =>
+      lineageLinker([...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage), ...(byReal.get(lineage) ?? [])]),
+    );
     families.set(lineage, family);
     return family;
   };
-  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => {
-    if (row.lineage === undefined) return row;
-    const family = (await familyOf(row.lineage)).filter((s) => s.id !== row.id);
-    return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
-  };
+  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => (row.lineage === undefined ? row : (await familyOf(row.lineage))(row));
 
   let matched = 0;
   const emitted = new Set<string>();
