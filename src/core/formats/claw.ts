@@ -6,7 +6,8 @@
  * and the Python port's `<ws>/.port_sessions/*.json` `{session_id, messages: [strings], …}`.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { isDirectoryPath, readDirEntries } from '../io/walk.js';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
@@ -175,14 +176,14 @@ export async function findClawWorkspaces(dir: string, maxDepth: number): Promise
       const child = join(current, entry.name);
       let childEntries: Dirent[];
       try {
-        childEntries = await readdir(child, { withFileTypes: true });
+        childEntries = await readDirEntries(child);
       } catch {
         continue; // an unreadable subdirectory is not a workspace we can list
       }
       await visit(child, depth + 1, childEntries);
     }
   };
-  await visit(dir, 0, await readdir(dir, { withFileTypes: true }));
+  await visit(dir, 0, await readDirEntries(dir));
   return found.sort(compare);
 }
 
@@ -204,11 +205,7 @@ export function clawWorkspaceOfSessionFolder(dir: string): string | null {
 async function hasSessionsDir(dir: string, names: ReadonlySet<string>): Promise<boolean> {
   for (const name of ['.claw', '.claude']) {
     if (!names.has(name)) continue;
-    try {
-      if ((await stat(join(dir, name, 'sessions'))).isDirectory()) return true;
-    } catch {
-      // no sessions folder inside
-    }
+    if (await isDirectoryPath(join(dir, name, 'sessions'))) return true;
   }
   return false;
 }
@@ -1031,10 +1028,6 @@ function compare(a: string, b: string): number {
 
 
 
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
+function isDirectory(path: string): Promise<boolean> {
+  return isDirectoryPath(path);
 }
