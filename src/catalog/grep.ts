@@ -1,4 +1,4 @@
-import { isDirectoryPath, realPath } from '../core/io/walk.js';
+import { stat, realpath } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -135,8 +135,8 @@ export async function grepLocations(locations: Locations, text: string, options:
     if (seen === undefined) seenRoots.set(adapter.agent, (seen = new Set()));
     if (seen.has(root)) return [];
     seen.add(root);
-    if (!(await (adapter.discovery?.isRoot ?? isDirectoryPath)(root))) return [];
-    const real = await realPath(root).catch(() => null);
+    if (!(await (adapter.discovery?.isRoot ?? isDirectory)(root))) return [];
+    const real = await realpath(root).catch(() => null);
     if (real === null || seen.has(`\0${real}`)) return [];
     seen.add(`\0${real}`);
     const [found] = await Promise.all([discoverRoot(adapter, root, context.report), context.loadNames(adapter, root)]);
@@ -366,6 +366,14 @@ function textSearch(needle: string, ignoreCase: boolean): (text: string, count: 
 /** The id a group's file names suggest (see FormatAdapter.nameIdHint). */
 function idHintOf(group: SessionFileGroup): string | null {
   return group.idHint ?? ADAPTERS[group.agent].nameIdHint?.(group) ?? null;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** A promise opened once, from outside. */

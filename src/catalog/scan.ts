@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { isDirectoryPath, realPath } from '../core/io/walk.js';
+import { realpath, stat } from 'node:fs/promises';
 import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
@@ -687,8 +687,12 @@ export function stampsOf(paths: readonly string[], withFingerprint: boolean): Fi
   });
 }
 
-function isDirectory(path: string): Promise<boolean> {
-  return isDirectoryPath(path);
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -697,7 +701,7 @@ function isDirectory(path: string): Promise<boolean> {
  */
 async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   const list = [...paths];
-  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => realPath(path).catch(() => null));
+  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => realpath(path).catch(() => null));
   const seen = new Set<string>();
   return list.filter((_, i) => {
     const key = real[i];

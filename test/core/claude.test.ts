@@ -13,14 +13,16 @@ import { rawLines, sha256File } from '../helpers/files.js';
 
 const LOCKED = 'locked-project';
 
-// Root reads every directory, so an unreadable project folder is simulated: reading it fails with EACCES.
-vi.mock('../../src/core/io/walk.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/core/io/walk.js')>();
+// Root reads every directory, so an unreadable project folder is simulated: readdir fails for it with EACCES.
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
   return {
     ...actual,
-    readDirEntries: (dir: string) => {
-      if (dir.endsWith(LOCKED)) return Promise.reject(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' }));
-      return actual.readDirEntries(dir);
+    readdir: (...args: Parameters<typeof actual.readdir>) => {
+      if (String(args[0]).endsWith(LOCKED)) {
+        return Promise.reject(Object.assign(new Error(`EACCES: permission denied, scandir '${String(args[0])}'`), { code: 'EACCES' }));
+      }
+      return actual.readdir(...args);
     },
   };
 });

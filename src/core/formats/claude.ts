@@ -5,14 +5,13 @@
  * from the active leaf back to the root, crossing `/compact` boundaries through `logicalParentUuid`.
  */
 import { statSync, type Dirent } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../errors.js';
 import { UUID_EXACT, uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { claudeRootInHead } from '../io/heads.js';
-import { readDirEntries } from '../io/walk.js';
 import { decodeScalar, decodeString, KeyNames, memberSpan, parseSpan, skipWhitespace, topLevelStringSpans, walkArray, walkObject, type Span } from '../io/json-bytes.js';
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
@@ -684,7 +683,7 @@ async function readSpans(path: string, nodes: readonly ClaudeNode[]): Promise<Bu
 async function discoverProject(root: string, dir: string, report: ReportProblem): Promise<SessionFileGroup[]> {
   let entries: Dirent[];
   try {
-    entries = await readDirEntries(dir);
+    entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     report({ path: dir, message: errorMessage(error) });
     return [];
@@ -1074,7 +1073,7 @@ export const claudeAdapter: FormatAdapter = {
     const projects = join(root, 'projects');
     let entries: Dirent[];
     try {
-      entries = await readDirEntries(projects);
+      entries = await readdir(projects, { withFileTypes: true });
     } catch (error) {
       // No projects folder: Claude Code was never used with this config dir; nothing to report.
       const code = errorCode(error);

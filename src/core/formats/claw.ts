@@ -6,8 +6,7 @@
  * and the Python port's `<ws>/.port_sessions/*.json` `{session_id, messages: [strings], …}`.
  */
 import type { Dirent } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { isDirectoryPath, readDirEntries } from '../io/walk.js';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
@@ -176,14 +175,14 @@ export async function findClawWorkspaces(dir: string, maxDepth: number): Promise
       const child = join(current, entry.name);
       let childEntries: Dirent[];
       try {
-        childEntries = await readDirEntries(child);
+        childEntries = await readdir(child, { withFileTypes: true });
       } catch {
         continue; // an unreadable subdirectory is not a workspace we can list
       }
       await visit(child, depth + 1, childEntries);
     }
   };
-  await visit(dir, 0, await readDirEntries(dir));
+  await visit(dir, 0, await readdir(dir, { withFileTypes: true }));
   return found.sort(compare);
 }
 
@@ -205,7 +204,11 @@ export function clawWorkspaceOfSessionFolder(dir: string): string | null {
 async function hasSessionsDir(dir: string, names: ReadonlySet<string>): Promise<boolean> {
   for (const name of ['.claw', '.claude']) {
     if (!names.has(name)) continue;
-    if (await isDirectoryPath(join(dir, name, 'sessions'))) return true;
+    try {
+      if ((await stat(join(dir, name, 'sessions'))).isDirectory()) return true;
+    } catch {
+      // no sessions folder inside
+    }
   }
   return false;
 }
@@ -1028,6 +1031,10 @@ function compare(a: string, b: string): number {
 
 
 
-function isDirectory(path: string): Promise<boolean> {
-  return isDirectoryPath(path);
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }

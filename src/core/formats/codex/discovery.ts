@@ -1,11 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { errorCode, errorMessage } from '../../errors.js';
 import { UUID_PATTERN } from '../../ids.js';
 import type { ReportProblem, SessionFileGroup } from '../types.js';
 import { parseTypeScriptRolloutName } from './rules.js';
-import { readDirEntries, realPath } from '../../io/walk.js';
 
 // Discovery
 
@@ -59,10 +58,10 @@ async function walkRollouts(
   let entries: Dirent[];
   try {
     // Symlinked directories could loop; a real path is walked once.
-    const real = await realPath(dir);
+    const real = await realpath(dir);
     if (visited.has(real)) return;
     visited.add(real);
-    entries = await readDirEntries(dir);
+    entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = errorCode(error);
     // A missing sessions/ folder is normal; a folder that vanished mid-scan is not a problem either.
