@@ -2,7 +2,9 @@
 // A benchmark home made of real shapes: every session is a clone of a real session file (the agents' own
 // files in shared/corpus and test/fixtures: Codex 0.20 to 0.169, Claude Code, claw), with new ids (every uuid in
 // the file is mapped to a new one, consistently within the file), new cwds and shifted dates. Big sessions
-// (--big) repeat a real session's turns until 50, 100 and 200 MB.
+// (--big) repeat a real session's turns until 50, 100 and 200 MB, plus two more 200 MB Claude sessions of other
+// turn counts (≈20k and ≈50k turns, issue 15): real Claude lines re-chained, each turn a real prompt line and the
+// real lines that answered it, cut short or repeated to the size a turn of that shape has.
 //
 //   node bench/clone-real.mjs --sessions N --out DIR [--big] [--seed S]
 //
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
-export const CLONE_VERSION = 1;
+export const CLONE_VERSION = 2;
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -26,6 +28,8 @@ const OUT = resolve(opt('--out', join(root, 'bench', 'data', `real-${N}`)));
 const SEED = Number(opt('--seed', 1));
 const BIG = args.includes('--big');
 const BIG_SIZES_MB = [50, 100, 200];
+/** Claude sessions of 200 MB with these many user turns (the 200 MB clone of the longest session has ≈29k). */
+const TURN_SHAPES = [20000, 50000];
 /** Dates are spread over the year before this (never Date.now(): the output must be reproducible). */
 const END_MS = Date.UTC(2026, 10, 22);
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -189,5 +193,84 @@ if (BIG) {
   const longest = (agent) => templates[agent].filter((t) => t.version !== 'legacy').reduce((a, b) => (Buffer.byteLength(b.text) > Buffer.byteLength(a.text) ? b : a));
   BIG_SIZES_MB.forEach((sizeMB, k) => bigSession(k % 2 === 0 ? 'claude' : 'codex', longest(k % 2 === 0 ? 'claude' : 'codex'), sizeMB, k));
 }
+// ---------------------------------------------------------------- big Claude sessions of a given number of turns
+/** A user line the way a person typed it: not meta, not a tool result, not a sidechain, not a command. */
+function isPromptLine(value) {
+  if (value.type !== 'user' || value.isMeta || value.isSidechain || value.isCompactSummary) return false;
+  const content = value.message?.content;
+  const text = typeof content === 'string' ? content : Array.isArray(content) && !content.some((b) => b.type === 'tool_result') ? content.filter((b) => b.type === 'text').map((b) => b.text).join('') : '';
+  return text.trim().length > 0 && !/^\s*<(command-|local-command|bash-)/.test(text) && !text.startsWith('[Request interrupted');
+}
+
+/** Every real Claude turn: a prompt line and the conversation lines after it (sidechain and uuid-less lines left out). */
+function realTurns() {
+  const turns = [];
+  for (const template of templates.claude) {
+    let turn = null;
+    for (const line of template.text.split('\n')) {
+      let value;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof value.uuid !== 'string' || value.isSidechain || !['user', 'assistant', 'attachment', 'system'].includes(value.type)) continue;
+      if (isPromptLine(value)) turns.push((turn = { prompt: value, body: [] }));
+      else if (turn !== null) turn.body.push(value);
+    }
+  }
+  return turns.filter((t) => t.body.length > 0);
+}
+
+/**
+ * One chain of `turns` turns in about `sizeMB`: turn k is real turn k mod n, its answer lines cut to fit or repeated
+ * (new uuids and tool ids each time) to the bytes a turn of this shape has. Linear, as a session never rewound is.
+ */
+function turnShapedSession(turns, sizeMB, i) {
+  const pool = realTurns();
+  const id = derivedUuid(`turn-shape:${turns}:${SEED}`);
+  const cwd = join(OUT, 'src', 'big');
+  const path = join(OUT, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`);
+  mkdirSync(dirname(path), { recursive: true });
+  const startMs = END_MS - 3600_000 * (i + 10);
+  const perTurn = (sizeMB * MiB) / turns;
+  const fd = openSync(path, 'w');
+  let size = 0;
+  let parent = null;
+  let serial = 0;
+  let out = '';
+  const emit = (value, k) => {
+    const uuid = derivedUuid(`turn-shape:${turns}:${serial++}`);
+    let text = JSON.stringify({ ...value, uuid, parentUuid: parent, sessionId: id, cwd, timestamp: new Date(startMs + k * 1000).toISOString() });
+    // Tool call ids stay pairs (call and result) within one copy of a line group.
+    text = text.replace(/"(toolu_[A-Za-z0-9]+)"/g, (_, tool) => `"${tool}_${k}_${serial >> 4}"`);
+    parent = uuid;
+    out += `${text}\n`;
+    return Buffer.byteLength(text) + 1;
+  };
+  let written = 0;
+  for (let k = 0; k < turns; k++) {
+    const turn = pool[k % pool.length];
+    written += emit(turn.prompt, k);
+    // At least one answer line (the smallest when the turns so far are over their size); then the answer's lines
+    // in order, again from its start, until the turns so far have their size.
+    const smallest = turn.body.reduce((a, b) => (JSON.stringify(b).length < JSON.stringify(a).length ? b : a));
+    if (written >= (k + 1) * perTurn) written += emit(smallest, k);
+    else for (let j = 0; written < (k + 1) * perTurn; j++) written += emit(turn.body[j % turn.body.length], k);
+    if (out.length > 1 << 20) {
+      writeSync(fd, out);
+      size += Buffer.byteLength(out);
+      out = '';
+    }
+  }
+  writeSync(fd, out);
+  size += Buffer.byteLength(out);
+  closeSync(fd);
+  utimesSync(path, (startMs + turns * 1000) / 1000, (startMs + turns * 1000) / 1000);
+  manifest.big.push({ agent: 'claude', path: relative(OUT, path), bytes: statSync(path).size, turnsShape: turns, template: 'real Claude turns of every Claude template, re-chained' });
+  manifest.bytes += size;
+}
+if (BIG) TURN_SHAPES.forEach((turns, k) => turnShapedSession(turns, 200, k));
+
 writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 process.stderr.write(`clone-real: ${N} sessions (${manifest.counts.codex} Codex, ${manifest.counts.claude} Claude, ${manifest.counts.claw} claw) from ${templates.codex.length}+${templates.claude.length}+${templates.claw.length} real files, ${(manifest.bytes / MiB).toFixed(0)} MiB, in ${OUT}\n`);

@@ -37,8 +37,8 @@ const log = (line) => process.stderr.write(`[exact-index] ${line}\n`);
 const home = join(BENCH, 'data', `real-${N}`);
 const manifestPath = join(home, 'manifest.json');
 /** Keep in step with CLONE_VERSION in clone-real.mjs (a script: importing it would run it). */
-const CLONE_VERSION = 1;
-const wanted = (m) => m.version === CLONE_VERSION && m.sessions === N && m.big.length === 3;
+const CLONE_VERSION = 2;
+const wanted = (m) => m.version === CLONE_VERSION && m.sessions === N && m.big.length === 5;
 if (!existsSync(manifestPath) || !wanted(JSON.parse(readFileSync(manifestPath, 'utf8')))) {
   log(`cloning ${N} real-shaped sessions (and 50/100/200 MB ones) into ${home}`);
   const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(N), '--out', home, '--big'], { stdio: 'inherit' });

@@ -6,7 +6,7 @@ import { agentDefaultHomes, isUnder, locationFlags, locationOptionsFromFlags, re
 import { resolveSession } from './catalog/resolve.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
-import { groupOf, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
+import { groupOf, savedFold, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError, describeError } from './core/errors.js';
 import { markdownTranscriptWriter, textTranscriptWriter, transcriptToMarkdown, transcriptToText, writeTranscript } from './core/export.js';
@@ -141,7 +141,7 @@ async function scan(options: CommonOptions, scanOptions: Omit<ScanOptions, 'cach
   const progress = stderrProgress();
   const result = await scanCatalog(locationsFrom(options), { ...scanOptions, cache, onProgress: progress.update }).finally(progress.done);
   await cache?.save().catch((error: unknown) => warn(`sessions: warning: cannot write the cache: ${describeError(error)}\n`));
-  return result;
+  return { ...result, cache };
 }
 
 /**
@@ -183,15 +183,15 @@ async function scanAll(options: CommonOptions, config: Config, scanOptions: Omit
   const sessions = [...(local?.sessions ?? []), ...remote].sort(newestFirst);
   const subagentSessions = [...(local?.subagentSessions ?? []), ...sources.flatMap((source) => source.subagentSessions())];
   const problems = [...(local?.problems ?? []), ...sources.flatMap((source) => source.problems)];
-  return { sessions, subagentSessions, problems, context: local?.context ?? null, sources };
+  return { sessions, subagentSessions, problems, context: local?.context ?? null, sources, cache: local?.cache };
 }
 
 async function findOne(
   query: string,
   options: CommonOptions,
   config: Config,
-): Promise<{ session: CatalogSession; context: ScanContext | null; source: HostSource | null; problems: readonly Problem[] }> {
-  const { sessions, subagentSessions, context, problems, sources } = await scanAll(options, config);
+): Promise<{ session: CatalogSession; context: ScanContext | null; source: HostSource | null; problems: readonly Problem[]; cache: CatalogCache | undefined }> {
+  const { sessions, subagentSessions, context, problems, sources, cache } = await scanAll(options, config);
   // A sub-agent is not a row of its own, but `show`/`fork` of its id still find it.
   const found = resolveSession([...sessions, ...subagentSessions], query, cwd);
   if (found.kind !== 'found') {
@@ -199,7 +199,7 @@ async function findOne(
     throw new CliError(found.message);
   }
   const source = sourceOf(found.session, sources);
-  return { session: found.session, context: source ? (source.mirror?.context ?? null) : context, source, problems };
+  return { session: found.session, context: source ? (source.mirror?.context ?? null) : context, source, problems, cache };
 }
 
 function pathsOnHost(read: { readonly path: string; readonly paths: readonly string[] }, mirror: string): { path: string; paths: readonly string[] } {
@@ -405,7 +405,7 @@ Examples:
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }>();
       const config = readConfig();
-      const { session, context, source, problems } = await findOne(id, options, config);
+      const { session, context, source, problems, cache } = await findOne(id, options, config);
       if (source !== null && source.via === 'sessions') {
         // The host's own `sessions` prints it (its files are there); text from another machine is sanitised here too.
         const line = remoteArgv(['sessions', 'show', session.id, '--format', options.format, ...(options.system ? ['--system'] : [])]);
@@ -419,7 +419,10 @@ Examples:
         // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
         // read, and the transcript is never held whole.
         const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
-        const stream = adapter.streamMessages(groupOf(session), context!);
+        // The index's saved fold of the file (the scan that resolved the argument has just brought it up to date)
+        // says whether it can be printed in one pass.
+        const resume = cache === undefined || source !== null ? undefined : await savedFold(cache, session.paths);
+        const stream = adapter.streamMessages(groupOf(session), context!, resume);
         await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
         if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
         reportProblems(problems);

@@ -12,7 +12,8 @@ import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
-export const CACHE_VERSION = 4;
+// 5: a Claude fold records whether the file is one chain in file order (`show` prints such a file in one pass).
+export const CACHE_VERSION = 5;
 
 /**
  * One file's identity for the cache: a changed size, mtime or fingerprint of its first bytes (lines.ts
@@ -419,7 +420,7 @@ async function removeFoldFolder(dir: string): Promise<void> {
 
 // ---------------------------------------------------------------- the file format
 //
-// Line 1: {"version":4}. Then, in any order, string lines ["s", text] (each appends to a table of shared
+// Line 1: {"version":5}. Then, in any order, string lines ["s", text] (each appends to a table of shared
 // strings; entries refer to it by index) and entry lines, one JSON object per cached file group. Last line:
 // {"end": number of entries, all kinds} (a file without it was cut short and is not trusted). Files that hold no
 // conversation are an entry {"none": [[path, size, mtimeMs, fingerprint], ...]} (not read again until they change).

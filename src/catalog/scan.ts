@@ -7,7 +7,7 @@ import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import { FS_CALLS_IN_FLIGHT, forEachLimited, mapLimited } from '../core/io/limited.js';
-import type { AdapterContext, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
+import type { AdapterContext, FoldResume, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent, type SessionSummary, sessionKey } from '../core/model.js';
 import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
@@ -369,11 +369,14 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
       // A worker could not start or died: what it left undone is read here, as without workers.
     }
   }
-  let yieldedAt = performance.now();
+  const turns = new EventLoopTurns(YIELD_EVERY_MS);
   await forEachLimited(
     todo.filter((index) => !finished.has(index)),
     options.concurrency ?? 32,
     async (index) => {
+      // Small files are read synchronously and settle as microtasks: without a turn of the event loop now and
+      // then, the browser's timers (rows shown as they are indexed, keys) would wait for the whole scan.
+      for (let wait = turns.maybeYield(); wait !== undefined; wait = turns.maybeYield()) await wait;
       const group = groups[index]!;
       try {
         found(index, await indexGroup(group, context, cache, stampsByIndex[index] ?? undefined));
@@ -381,12 +384,6 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
         fail(index, describeError(error));
       }
       progress(index);
-      // Small files are read synchronously and settle as microtasks: without a turn of the event loop now and
-      // then, the browser's timers (rows shown as they are indexed, keys) would wait for the whole scan.
-      if (performance.now() - yieldedAt >= YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        yieldedAt = performance.now();
-      }
     },
   );
   return out;
@@ -394,6 +391,46 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
 
 /** The longest the indexing loop runs before it lets timers and input in (a frame). */
 const YIELD_EVERY_MS = 16;
+
+/**
+ * Turns of the event loop shared by every concurrent worker of a loop: when the budget is spent, all of them wait
+ * for the same `setImmediate`, and the budget starts again once, when it fires. (Each worker waiting for its own
+ * turn and restarting the budget when it resumed let the 32 workers run 16 ms each, one after another, in a single
+ * check phase: timers, and so the browser's rows and keys, waited ≈ 0.5 s at a time.)
+ */
+export class EventLoopTurns {
+  private since: number;
+  private pending: Promise<void> | null = null;
+  /** How many turns were given (a test reads it). */
+  given = 0;
+
+  constructor(
+    private readonly budgetMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.since = now();
+  }
+
+  /**
+   * Undefined while the budget lasts; else the next turn of the event loop (the same one for every caller). Check
+   * right before a piece of work, and again after waiting (`for (let w = t.maybeYield(); w; w = t.maybeYield()) await
+   * w;`), with nothing awaited between the last check and the work's synchronous part: of the workers that waited
+   * for a turn, the first goes on and spends the budget, and the others wait for the next turn.
+   */
+  maybeYield(): Promise<void> | undefined {
+    if (this.pending !== null) return this.pending;
+    if (this.now() - this.since < this.budgetMs) return undefined;
+    this.pending = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.given++;
+        this.pending = null;
+        this.since = this.now();
+        resolve();
+      }),
+    );
+    return this.pending;
+  }
+}
 
 /**
  * Below this many files to read, summaries are read on the main thread: starting workers (~40 ms each) would
@@ -673,6 +710,17 @@ export function newestFirst(a: SessionSummary, b: SessionSummary): number {
 function stampsFor(cache: CatalogCache, paths: readonly string[]): FileStamp[] {
   const stamps = stampsOf(paths, false);
   return cache.knows(stamps) ? stamps.map(([path, size, mtime]): FileStamp => [path, size, mtime, headFingerprint(path)]) : stamps;
+}
+
+/** The saved fold of a single-file session whose cache entry matches the file (it may have grown since), if any. */
+export async function savedFold(cache: CatalogCache, paths: readonly string[]): Promise<FoldResume | undefined> {
+  if (paths.length !== 1) return undefined;
+  try {
+    const candidate = cache.foldCandidate(stampsOf(paths, true));
+    return candidate === undefined ? undefined : await cache.loadFold(candidate);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

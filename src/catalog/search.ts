@@ -11,6 +11,8 @@ export type SearchField = 'title' | 'name' | 'prompts' | 'cwd' | 'gitBranch' | '
 
 export interface SearchHit {
   readonly key: string;
+  /** The session object the index holds for the key (the catalog's, as of the index's last setSessions). */
+  readonly session?: CatalogSession;
   /** fuse.js score: 0 is a perfect match. */
   readonly score: number;
   /** Matched characters per field (for prompts: the best-matching prompt's text and ranges). */
@@ -42,6 +44,8 @@ interface SearchDoc {
   readonly id: string;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
+  /** Its hit while not ranked yet (see unrankedHit). */
+  unranked?: SearchHit;
   /** The last setSessions that saw this session. */
   generation: number;
 }
@@ -336,7 +340,9 @@ function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean): number {
       const one = termTier(doc, term);
       if (one < 0) continue;
       if (best < 0 || one < best) best = one;
-      groupStatus = Math.min(groupStatus, termStatus(one, term, broad));
+      let oneStatus = termStatus(one, term, broad);
+      if (oneStatus === MAYBE_TERM && !broad && term.kind === 'fuzzy' && withinOneDeletion(doc, term.text)) oneStatus = SURE_TERM;
+      groupStatus = Math.min(groupStatus, oneStatus);
       if (best === 0) break;
     }
     if (best < 0) return -1;
@@ -359,6 +365,25 @@ function termStatus(tier: number, term: QueryTerm, broad: boolean): number {
     return term.kind === 'fuzzy' || term.kind === 'include' ? SURE_TERM : MAYBE_TERM;
   }
   return exactOnly ? NEVER_TERM : MAYBE_TERM;
+}
+
+/**
+ * Whether a fuzzy word of four letters or more, missing one of its letters, is found exactly in a field fuse.js
+ * reads: one error in four or more letters is within fuse.js's threshold (errors / length ≤ 0.3, location
+ * ignored), so fuse.js keeps the document whatever else it scores. An unsure candidate (a compact subsequence)
+ * that passes is counted at once instead of waiting for fuse.js to score it: `plea` over 100k sessions had 67k
+ * such candidates (`ple`, `pla` are everywhere), and its count took seconds. Only when fuse.js reads every
+ * prompt (see RANKED_PROMPTS); patterns longer than fuse.js's 32-letter chunks are left to fuse.js.
+ */
+function withinOneDeletion(doc: SearchDoc, token: string): boolean {
+  if (token.length < 4 || token.length > 32) return false;
+  if (doc.session.prompts.length > RANKED_PROMPTS.first + RANKED_PROMPTS.last) return false;
+  for (let i = 0; i < token.length; i++) {
+    if (i > 0 && token[i] === token[i - 1]) continue; // the same variant as the one before
+    const variant = token.slice(0, i) + token.slice(i + 1);
+    if (doc.folded.includes(variant) || doc.name.includes(variant) || doc.cwd.includes(variant) || doc.gitBranch.includes(variant) || doc.id.includes(variant)) return true;
+  }
+  return false;
 }
 
 /**
@@ -511,7 +536,7 @@ export class SearchRun {
    */
   unrankedHits(): SearchHit[] {
     const out: SearchHit[] = [];
-    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push({ key: this.parts.docs[slot]!.key, score: 1 });
+    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
     return out;
   }
 
@@ -594,6 +619,11 @@ export class SearchRun {
     for (const result of results) if (this.unsure.has(result.refIndex)) this.unsureKept++;
     this.ranked = mergeSorted(this.ranked, results);
   }
+}
+
+/** A document's hit before it is ranked, made once: a count of 80k matches hands over 80k of them per keystroke. */
+function unrankedHit(doc: SearchDoc): SearchHit {
+  return (doc.unranked ??= { key: doc.key, session: doc.session, score: 1 });
 }
 
 /** The score of a match fuse.js did not score (see exactPromptMatch): after every hit it scored (1 is its worst). */
@@ -680,7 +710,7 @@ function foldOrSame(text: string): string {
 }
 
 function toHit(result: FuseResult<SearchDoc>): SearchHit {
-  const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, score: result.score ?? 0 };
+  const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, session: result.item.session, score: result.score ?? 0 };
   // Each word of a query is its own leaf: one field can be matched by several (`request server` in one prompt).
   const prompts = new Map<number, { text: string; ranges: [number, number][] }>();
   for (const match of result.matches ?? []) {

@@ -32,7 +32,8 @@ export type Action =
   | { readonly type: 'scanDone'; readonly sessions: readonly CatalogSession[]; readonly problems: readonly Problem[] }
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
   /** `counted`: the hits are every match (the count is final), though `pending` of them are not ranked yet. */
-  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted?: boolean }
+  /** `catalog`: the sessions the search ran over; when they are still the list's, each hit's session is the row's. */
+  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted?: boolean; readonly catalog?: readonly CatalogSession[] }
   /** More sessions found by content search for `query` (appended); `done` when the search is over. */
   | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
   | { readonly type: 'toggleContent' }

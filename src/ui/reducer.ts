@@ -62,7 +62,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       if (action.query !== state.query.trim()) return state;
       // The same query ranked further (more candidates scored): keep what the user has selected.
       const refined = state.search?.query === action.query;
-      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending, counted: action.counted ?? action.pending === 0 }, openWhenSearched: false }, refined ? 'keep' : 'top');
+      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending, counted: action.counted ?? action.pending === 0, catalog: action.catalog }, openWhenSearched: false }, refined ? 'keep' : 'top');
       return state.openWhenSearched ? open(next) : next;
     }
     case 'contentResults': {
@@ -278,8 +278,10 @@ function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
       }
     }
   } else if (query && state.search) {
+    // Hits of a search over this very catalog carry their sessions: no look-up per match (80k for one letter).
+    const current = state.search.catalog === state.sessions;
     for (const hit of state.search.hits) {
-      const session = state.byKey.get(hit.key);
+      const session = current && hit.session ? hit.session : state.byKey.get(hit.key);
       if (!session) continue;
       if (inScope(session)) rows.push({ session, hit });
       else hiddenMatches++;

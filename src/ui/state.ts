@@ -150,7 +150,7 @@ export interface BrowserState {
   readonly content: { readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error: string | null } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   /** `counted`: `hits` holds every match (the count is final) while `pending` of them are still being ranked. */
-  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean } | null;
+  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean; readonly catalog?: readonly CatalogSession[] } | null;
   readonly rows: readonly ListRow[];
   /** Enter was pressed before the results for the typed query arrived: open the best match when they do. */
   readonly openWhenSearched: boolean;

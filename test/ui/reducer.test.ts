@@ -82,6 +82,19 @@ describe('search', () => {
     expect(selectedId(state)).toBe('c');
   });
 
+  it("takes each hit's session from the hit when the search ran over the list's catalog, from the catalog when it changed since", () => {
+    const state = run([loaded, key('/'), key('c')]);
+    const withSession = (session: CatalogSession): SearchHit => ({ key: sessionKey(session), session, score: 0 });
+    // Over this very catalog: the hit's session is the row's (no look-up).
+    const current = run([{ type: 'searchResults', query: 'c', hits: [withSession(state.sessions.find((one) => one.id === 'c')!)], pending: 0, catalog: state.sessions }], state);
+    expect(current.rows.map((row) => row.session)).toEqual([state.sessions.find((one) => one.id === 'c')]);
+    // The catalog changed after the search ran (c renamed): the row shows the catalog's session, not the hit's.
+    const renamed = { ...sessions[3]!, title: 'renamed c' };
+    const changed = run([{ type: 'catalogChanged', upserted: [renamed], removed: [] }], state);
+    const stale = run([{ type: 'searchResults', query: 'c', hits: [withSession(sessions[3]!)], pending: 0, catalog: state.sessions }], changed);
+    expect(stale.rows.map((row) => row.session.title)).toEqual(['renamed c']);
+  });
+
   it('ignores results for a query that is no longer typed', () => {
     const state = run([loaded, key('/'), key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')], pending: 0 }]);
     expect(state.query).toBe('cx');

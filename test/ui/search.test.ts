@@ -214,7 +214,9 @@ describe('the count of a search, known before the ranking is over', () => {
       gitBranch: i % 4 === 0 ? `feat/${w(7)}` : null,
     });
   });
-  const queries = ['d', 'de', 'dpl', 'cache', 'parser deploy', 'dplyprs', "'widget", '^rate', '^limiter', 'login$', 'at line start', 'health !cache', 'sidebar | module', 'xyzzy', 'feat', 'p3', 'hlth lgn'];
+  // `dploy`, `prser`, `halth`: compact subsequences found exactly with one letter missing (`ploy`), counted
+  // without waiting for fuse.js's score.
+  const queries = ['d', 'de', 'dpl', 'cache', 'parser deploy', 'dplyprs', "'widget", '^rate', '^limiter', 'login$', 'at line start', 'health !cache', 'sidebar | module', 'xyzzy', 'feat', 'p3', 'hlth lgn', 'dploy', 'prser lmiter'];
 
   it.each(queries)('%s: the count equals what the full ranking finds, and the rows then are every match', (query) => {
     const index = new SearchIndex(catalog);
@@ -229,6 +231,21 @@ describe('the count of a search, known before the ranking is over', () => {
     expect(run.count).toBe(full.length);
     expect(run.unrankedHits()).toEqual([]);
     expect(run.hits().map((hit) => hit.key)).toEqual(full);
+  });
+
+  it.each(['dploy', 'prser lmiter', 'halth'])('%s: counted at once, and every match one fuse.js scored', (query) => {
+    const index = new SearchIndex(catalog);
+    const full = index.search(query);
+    expect(full.length).toBeGreaterThan(0);
+    expect(full.every((hit) => hit.score < 1)).toBe(true); // none kept without fuse.js (see exactPromptMatch)
+    // Slices of a ticking clock: the count is known once the walk is over, before fuse.js scores anything past
+    // the first page (it used to score every such candidate first).
+    let ticks = 0;
+    const run = new SearchIndex(catalog, () => (ticks += 0.5)).begin(query);
+    while (run.count === null) run.step(1);
+    expect(run.count).toBe(full.length);
+    expect(run.hits().length).toBeLessThanOrEqual(FIRST_PAGE);
+    expect(full.length).toBeGreaterThan(FIRST_PAGE);
   });
 });
 
@@ -259,5 +276,27 @@ describe('what fuse.js keeps of a short word (the prefilter counts on it)', () =
   });
   it('while a longer word is kept with an error', () => {
     expect(fuse.search('"pxle"').map((result) => fields[result.refIndex])).toContain('pale');
+  });
+  // matchTier counts a word of four letters or more at once where it is found with one letter missing: fuse.js
+  // must keep every such text. Texts and words drawn (deterministically) from a few letters, so that variants
+  // are found often.
+  it('keeps a word of four letters or more wherever it is found with one letter missing', () => {
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const draw = (length: number, alphabet: string): string => Array.from({ length }, () => alphabet[next(alphabet.length)]).join('');
+    const texts = Array.from({ length: 300 }, () => draw(8 + next(40), 'pleasrt '));
+    const many = new Fuse(texts.map((text) => ({ text })), { keys: ['text'], threshold: 0.3, ignoreLocation: true, useExtendedSearch: true, isCaseSensitive: true, minMatchCharLength: 1 });
+    let checked = 0;
+    for (let w = 0; w < 400; w++) {
+      const word = draw(4 + next(6), 'pleasrt');
+      const variants = [...word].map((_, i) => word.slice(0, i) + word.slice(i + 1));
+      const kept = new Set(many.search(`"${word}"`).map((result) => result.refIndex));
+      texts.forEach((text, i) => {
+        if (!variants.some((variant) => text.includes(variant))) return;
+        checked++;
+        expect(kept.has(i), `${word} in ${JSON.stringify(text)}`).toBe(true);
+      });
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 });

@@ -177,6 +177,11 @@ class ClaudeScan {
   basePrompts: readonly string[] = [];
   baseRoot: string | null = null;
   savedTitles = -1;
+  /** Conversation lines read (non-sidechain user/assistant/system lines with a uuid), repeated uuids counted each time. */
+  messageLines = 0;
+  /** A scan going on from a saved fold: whether the saved part was one chain in file order (`isLinear`), and its leaf. */
+  baseLinear: boolean | null = null;
+  baseLeaf: string | null = null;
 
   add(line: JsonLine): void {
     const value = line.value;
@@ -223,6 +228,7 @@ class ClaudeScan {
       // The tool's structured result duplicates the tool_result block; do not hold it in memory.
       delete value.toolUseResult;
     }
+    if (MESSAGE_TYPES.has(type) && !sidechain) this.messageLines++;
     const parentUuid = stringOrNull(value.parentUuid);
     const userTurn = type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true);
     const command = type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null;
@@ -831,6 +837,8 @@ interface ClaudeFoldState {
   /** [uuid, prompts on the chain up to and including it] */
   readonly points: readonly (readonly [string, number])[];
   readonly leaf: string | null;
+  /** Every conversation line up to the fold is on the chain, once, in file order (`isLinear`); absent in older folds. */
+  readonly linear?: boolean;
   readonly scalars: {
     readonly hasConversation: boolean;
     readonly sessionId: string | null;
@@ -852,8 +860,7 @@ interface ClaudeFoldState {
   };
 }
 
-function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState | undefined {
-  const chain = scan.activeChain();
+function exportClaudeFold(scan: ClaudeScan, chain: readonly ClaudeNode[] = scan.activeChain()): ClaudeFoldState | undefined {
   // A slash command not answered yet, or a command caveat, decides what a later line is: the fold keeps neither,
   // so it is not saved (the next read is whole, and saves once the exchange is over).
   for (let i = chain.length - 1; i >= 0 && !chain[i]!.userTurn; i--) {
@@ -886,6 +893,7 @@ function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState | undefined {
     root: first === undefined ? null : first.anchorTurns !== undefined ? scan.baseRoot : first.uuid,
     points: [...points.entries()].reverse(),
     leaf: chain.at(-1)?.uuid ?? null,
+    linear: isLinear(scan, chain),
     scalars: {
       hasConversation: scan.hasConversation,
       sessionId: scan.sessionId,
@@ -908,6 +916,33 @@ function exportClaudeFold(scan: ClaudeScan): ClaudeFoldState | undefined {
   };
 }
 
+/**
+ * Whether the file read so far is one chain in file order: every conversation line (non-sidechain user, assistant
+ * and system lines) is on the active chain, once, and the chain's lines come in file order. `show` then prints
+ * the file in one pass from its first byte; a rewind or a fork leaves lines off the chain (two passes). A scan gone
+ * on from a saved fold: the saved part was linear and the chain goes on from its leaf.
+ */
+function isLinear(scan: ClaudeScan, chain: readonly ClaudeNode[]): boolean {
+  let onChain = 0;
+  let last = -1;
+  for (let i = 0; i < chain.length; i++) {
+    const node = chain[i]!;
+    if (node.anchorTurns !== undefined) {
+      if (i !== 0 || node.uuid !== scan.baseLeaf) return false;
+      continue;
+    }
+    if (node.offset <= last) return false;
+    last = node.offset;
+    if (!node.sidechain && MESSAGE_TYPES.has(node.type)) onChain++;
+  }
+  if (scan.baseLinear !== null) {
+    // Gone on from a saved fold: that part must have been linear, and a chain that does not start at its leaf left it.
+    if (!scan.baseLinear) return false;
+    if (scan.baseLeaf !== null && chain.length > 0 && chain[0]!.anchorTurns === undefined) return false;
+  }
+  return onChain === scan.messageLines;
+}
+
 /** A saved fold back as a row-only scan whose chain ends in anchor nodes; null when it is not one (read whole). */
 function importClaudeFold(state: unknown, prompts: readonly string[]): ClaudeScan | null {
   try {
@@ -926,6 +961,8 @@ function importClaudeFold(state: unknown, prompts: readonly string[]): ClaudeSca
     const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
     scan.basePrompts = prompts;
     scan.baseRoot = text(root);
+    scan.baseLinear = (state as ClaudeFoldState).linear === true;
+    scan.baseLeaf = text(leaf);
     scan.hasConversation = sc.hasConversation === true;
     scan.sessionId = text(sc.sessionId);
     scan.cwd = text(sc.cwd);
@@ -979,54 +1016,119 @@ async function indexClaude(group: SessionFileGroup, context: AdapterContext, res
   const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
   if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
   // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
-  const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? exportClaudeFold(scan) : undefined;
-  if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+  // The active chain (300k nodes in a 200 MB session) is walked once when no such line changes it.
+  let chain = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.activeChain() : null;
+  const state = chain === null ? undefined : exportClaudeFold(scan, chain);
+  if (file.partial !== null) {
+    addIndexLine(scan, file.partial, stats);
+    chain = null;
+  }
   const bytesRead = indexReads.bytes - before;
   const fold = state === undefined ? {} : { resume: { path, offset: file.end, state } };
   reportSkippedLines(context.report, path, stats, scan.hasConversation);
   if (file.size === 0 || !scan.hasConversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...fold };
   const sidecar = await readTitleSidecar(path);
-  const summary = summarize({ group, sidecar, scan, chain: scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
+  const summary = summarize({ group, sidecar, scan, chain: chain ?? scan.activeChain(), size: file.size, mtimeMs: file.mtimeMs });
   return { summary, fingerprint: file.fingerprint, bytesRead, ...fold };
 }
 
 /**
- * The active transcript's messages in order, for `show`: a first pass folds the file as the index does (the nodes
- * with their offsets and turns, no line's value kept), a second reads and parses only the chain's message lines
- * and hands each message on as soon as it is folded. Memory is the nodes, not the transcript.
+ * The active transcript's messages in order, for `show`, handed on as soon as each is folded. Memory is the nodes,
+ * not the transcript. A file the index found to be one chain in file order (its saved fold says so, and what was
+ * appended since goes on from its leaf) is read once, from the first byte; any other is read twice: a first pass
+ * folds it as the index does (the nodes with their offsets and turns), a second parses only the chain's lines.
  */
-function streamClaudeMessages(group: SessionFileGroup): MessageStream {
+function streamClaudeMessages(group: SessionFileGroup, _context: AdapterContext, resume?: FoldResume): MessageStream {
   const path = livePath(group);
   const stats = newLineStats();
+  let passes: 1 | 2 | null = null;
   async function* messages(): AsyncGenerator<Message> {
-    const scan = new ClaudeScan(true);
-    const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
-    if (file.partial !== null) addIndexLine(scan, file.partial, stats);
-    const ready: Message[] = [];
-    const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
-    const reader = await LineAtReader.open(path);
-    try {
-      for (const node of scan.activeChain()) {
-        if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
-        const value = parseJsonLine(await reader.lineAt(node.offset));
-        if (!isRecord(value)) {
-          // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
-          stats.malformed++;
-          continue;
-        }
-        fold.add(node, value);
-        if (ready.length > 0) {
-          yield* ready;
-          ready.length = 0;
-        }
-      }
-    } finally {
-      await reader.close();
-    }
-    fold.finish();
-    yield* ready;
+    const linear = resume !== undefined && resume.path === path && (await linearSinceFold(path, resume));
+    passes = linear ? 1 : 2;
+    yield* linear ? linearMessages(path, stats) : chainMessages(path, stats);
   }
-  return { messages: messages(), malformedLines: () => stats.malformed };
+  return { messages: messages(), malformedLines: () => stats.malformed, passes: () => passes };
+}
+
+/** Whether the file is still one chain in file order: its saved fold says it was, and the lines appended since go on from its leaf. */
+async function linearSinceFold(path: string, resume: FoldResume): Promise<boolean> {
+  const scan = importClaudeFold(resume.state, resume.row?.prompts ?? []);
+  if (scan === null || scan.baseLinear !== true) return false;
+  try {
+    const file = await foldLines(path, resume.offset, (line) => addIndexLine(scan, line, newLineStats()));
+    if (file.partial !== null) addIndexLine(scan, file.partial, newLineStats());
+  } catch {
+    return false; // shrank below the fold: rewritten
+  }
+  const leaf = scan.candidates.at(-1);
+  return leaf === undefined || isLinear(scan, scan.chainFrom(leaf).chain);
+}
+
+/**
+ * One pass: every conversation line is on the chain, in file order, so each is folded as it is read. A slash
+ * command becomes a turn only when the model answers it (through its expansion): lines wait while one is open.
+ */
+async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
+  const scan = new ClaudeScan(true);
+  const ready: Message[] = [];
+  const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
+  const held: { readonly uuid: string; readonly value: JsonObject }[] = [];
+  let commandOpen = false;
+  const release = (): void => {
+    for (const { uuid, value } of held) fold.add(scan.nodes.get(uuid)!, value);
+    held.length = 0;
+  };
+  for await (const raw of readLines(path, { reuseChunk: true })) {
+    for (const line of jsonObjects([raw], stats)) {
+      const value = line.value;
+      scan.add(line);
+      const uuid = stringOrNull(value.uuid);
+      const type = typeof value.type === 'string' ? value.type : '';
+      if (uuid === null || value.isSidechain === true || !MESSAGE_TYPES.has(type)) continue;
+      held.push({ uuid, value });
+      const node = scan.nodes.get(uuid)!;
+      // Meta lines (a command's expansion) keep it open; any other conversation line decides it (the scan has marked it).
+      if (!(type === 'user' && node.meta)) commandOpen = type === 'user' && node.command !== null && !node.userTurn;
+    }
+    if (!commandOpen) release();
+    if (ready.length > 0) {
+      yield* ready;
+      ready.length = 0;
+    }
+  }
+  release();
+  fold.finish();
+  yield* ready;
+}
+
+/** Two passes: the index's fold finds the active chain, then the chain's message lines are read by offset. */
+async function* chainMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
+  const scan = new ClaudeScan(true);
+  const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
+  if (file.partial !== null) addIndexLine(scan, file.partial, stats);
+  const ready: Message[] = [];
+  const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
+  const reader = await LineAtReader.open(path);
+  try {
+    for (const node of scan.activeChain()) {
+      if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
+      const value = parseJsonLine(await reader.lineAt(node.offset));
+      if (!isRecord(value)) {
+        // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
+        stats.malformed++;
+        continue;
+      }
+      fold.add(node, value);
+      if (ready.length > 0) {
+        yield* ready;
+        ready.length = 0;
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  fold.finish();
+  yield* ready;
 }
 
 export const claudeAdapter: FormatAdapter = {

@@ -76,6 +76,8 @@ export interface MessageStream {
   readonly messages: AsyncIterable<Message>;
   /** Lines skipped as malformed: known once `messages` has ended. */
   malformedLines(): number;
+  /** How many times the file was read (1: in one pass from the first byte), once `messages` has started; absent: once. */
+  passes?(): 1 | 2 | null;
 }
 
 export interface ForkRequest {
@@ -270,7 +272,7 @@ export interface FormatAdapter {
    * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent:
    * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
    */
-  streamMessages?(group: SessionFileGroup, context: AdapterContext): MessageStream;
+  streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
   /**

@@ -1,40 +1,21 @@
 import { useEffect, type Dispatch } from 'react';
-import { type CatalogSession, type ScanProgress } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
+import { ROW_BATCHES, RowBatcher } from '../row-batches.js';
 import { describeError } from '../../core/errors.js';
-
-/** Progress updates at most this often: a scan of thousands of files must not render thousands of frames. */
-const PROGRESS_INTERVAL_MS = 50;
-
-/** Rows indexed on a cold start go to the reducer in batches this often (each batch re-sorts the list). */
-const ROWS_BATCH_MS = 100;
 
 /** Scan once, then watch: the catalog flows into the reducer as scanProgress, scanDone and catalogChanged. */
 export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): void {
   useEffect(() => {
     let cancelled = false;
     let stop: (() => void) | null = null;
-    let lastProgress = 0;
-    const onProgress = (progress: ScanProgress): void => {
-      const now = Date.now();
-      if (cancelled || (progress.done !== progress.total && now - lastProgress < PROGRESS_INTERVAL_MS)) return;
-      lastProgress = now;
-      dispatch({ type: 'scanProgress', progress });
-    };
-    // Rows read from files (not from the cache) show up as they are indexed, newest first, in batches.
-    let batch: CatalogSession[] = [];
-    let batchTimer: NodeJS.Timeout | null = null;
-    const flushRows = (): void => {
-      batchTimer = null;
-      if (cancelled || batch.length === 0) return;
-      dispatch({ type: 'catalogChanged', upserted: batch, removed: [] });
-      batch = [];
-    };
-    const onIndexed = (session: CatalogSession): void => {
-      batch.push(session);
-      batchTimer ??= setTimeout(flushRows, ROWS_BATCH_MS);
-    };
+    // Rows read from files (not from the cache) show up as they are indexed, newest first: the first screen as soon
+    // as a screenful is indexed, then in batches with the progress line.
+    const batches = new RowBatcher(
+      ROW_BATCHES,
+      (rows) => dispatch({ type: 'catalogChanged', upserted: rows, removed: [] }),
+      (progress) => dispatch({ type: 'scanProgress', progress }),
+    );
     // The first screen (services.cached()) is in the initial state; the whole remembered list follows it,
     // and the scan then validates it file by file.
     services.loadCached?.().then(
@@ -43,10 +24,12 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
       },
       () => undefined,
     );
-    services.scan(onProgress, onIndexed).then(
+    services.scan(
+      (progress) => batches.progressed(progress),
+      (session) => batches.row(session),
+    ).then(
       ({ sessions, problems }) => {
-        if (batchTimer !== null) clearTimeout(batchTimer);
-        batch = [];
+        batches.stop();
         if (cancelled) return;
         dispatch({ type: 'scanDone', sessions, problems });
         stop = services.watch(
@@ -65,7 +48,7 @@ export function useCatalog(services: TuiServices, dispatch: Dispatch<Action>): v
     );
     return () => {
       cancelled = true;
-      if (batchTimer !== null) clearTimeout(batchTimer);
+      batches.stop();
       stop?.();
     };
   }, [services, dispatch]);

@@ -5,7 +5,9 @@ import { PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, clipJson
 import { jsonObjects, parseJsonLine, readLines, type LineStats, type RawLine } from '../../io/lines.js';
 import { readRegularFile } from '../../io/regular.js';
 import type { AdapterContext, SessionFileGroup } from '../types.js';
-import { digestReads } from './digest.js';
+import { DIGESTED_EVENTS, digestReads } from './digest.js';
+import { REVIEW_MODE_EVENTS } from './rules.js';
+import { BACKSLASH, KeyNames, QUOTE, keyIs } from '../../io/json-bytes.js';
 import { isTypeScriptRollout } from './discovery.js';
 import { type CodexLine, type Header, type HistoryBase, classify, headerOf } from './lines.js';
 import { isRecord } from '../../json.js';
@@ -99,14 +101,17 @@ export function parseLines(path: string, raw: readonly RawLine[], stats: LineSta
   const lines: CodexLine[] = [];
   let first = true;
   for (const rawLine of raw) {
-    if (forSummary && rawLine.bytes.length > SUMMARY_SKIM_BYTES) {
-      const opening = rawLine.bytes.subarray(0, 240).toString('latin1');
-      const skipped = SKIPPED_IN_SUMMARY.exec(opening);
-      if (skipped) {
-        lines.push(timestampOnlyLine(path, rawLine, skipped[1]));
+    // A line still being written (no newline yet) is skimmed only when it is long: a short one must parse to count.
+    if (forSummary && (rawLine.terminated || rawLine.bytes.length > SUMMARY_SKIM_BYTES)) {
+      const skimmed = skimmedLine(path, rawLine);
+      if (skimmed !== null) {
+        lines.push(skimmed);
         first = false;
         continue;
       }
+    }
+    if (forSummary && rawLine.bytes.length > SUMMARY_SKIM_BYTES) {
+      const opening = rawLine.bytes.subarray(0, 240).toString('latin1');
       if (CLIPPED_IN_SUMMARY.test(opening)) {
         const value = parseJsonLine(clipJsonStrings(rawLine.bytes, SUMMARY_CLIP_LIMITS));
         if (isRecord(value)) {
@@ -132,12 +137,95 @@ function isUserMessageLine(line: RawLine): boolean {
 const USER_MESSAGE_OPENING =
   /^\{(?:"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"response_item","payload":\{)?(?:"id":(?:"[^"]*"|null),)?"type":"message",(?:"id":(?:"[^"]*"|null),)?"role":"user"/;
 
-/** Lines shorter than this are parsed whole even for a summary: recognising them would not save much. */
+/** Longer lines of kinds whose long strings a row never reads are parsed with those strings clipped. */
 const SUMMARY_SKIM_BYTES = 1024;
 
-/** Kinds of line a summary never looks into (tool outputs, developer instructions, per-item events, state dumps). */
-const SKIPPED_IN_SUMMARY =
-  /^\{(?:"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"(?:response_item","payload":\{"type":"(?:function_call_output|custom_tool_call_output|local_shell_call_output|message","role":"developer)"|event_msg","payload":\{"type":"(?:item_completed|item_started|exec_command_end|exec_command_output_delta|agent_reasoning|agent_reasoning_raw_content|mcp_tool_call_end|patch_apply_end|turn_diff)"|world_state"|token_usage_record")|"type":"(?:function_call_output|custom_tool_call_output)")/;
+const bytesOf = (text: string): Buffer => Buffer.from(text, 'latin1');
+const TIMESTAMP_OPENING = bytesOf('{"timestamp":"');
+const ORDINAL_KEY = bytesOf(',"ordinal":');
+const TYPE_KEY = bytesOf(',"type":"');
+const LEGACY_OPENING = bytesOf('{"type":"');
+const PAYLOAD_TYPE = bytesOf('","payload":{"type":"');
+const DEVELOPER_ROLE = bytesOf(',"role":"developer"');
+
+/** Line types (`type`) a row never reads but for their timestamp. */
+const TIMESTAMP_ONLY_TYPES = new KeyNames(['world_state', 'token_usage_record']);
+/** Response items a row never reads (tool outputs; `message` only with the developer role). */
+const SKIMMED_ITEMS = new KeyNames(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
+/** Events whose payload the row's digest reads (digest.ts): parsed. Every other event is skimmed. */
+const DIGESTED_EVENT_NAMES = new KeyNames(DIGESTED_EVENTS.filter((type) => !REVIEW_MODE_EVENTS.includes(type)));
+/** Events the digest knows by their type alone (review mode opens and closes). */
+const REVIEW_EVENT_NAMES = new KeyNames(REVIEW_MODE_EVENTS);
+
+/** The probe's bytes at `at` (compared in JavaScript: a native `compare` per line costs more than these few bytes). */
+function startsAt(bytes: Buffer, at: number, probe: Buffer): boolean {
+  if (bytes.length < at + probe.length) return false;
+  for (let k = 0; k < probe.length; k++) if (bytes[at + k] !== probe[k]) return false;
+  return true;
+}
+
+/** The end (just past the closing quote) of a plain name whose opening quote is at `open - 1`: letters, digits, `_`. */
+function plainNameEnd(bytes: Buffer, open: number): number {
+  for (let i = open; i < bytes.length && i < open + 64; i++) {
+    const byte = bytes[i]!;
+    if (byte === QUOTE) return i + 1;
+    if (!((byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f)) return -1;
+  }
+  return -1;
+}
+
+/**
+ * A line the row reads nothing of but its timestamp (or, for review-mode events, its type), known by its opening
+ * bytes, without parsing it or decoding anything else: tool outputs, developer messages, every event the digest
+ * does not read (per-item events, task starts, settings; `token_count`, rollbacks and names are parsed), world
+ * state and token records. Null for any other line, and for an opening written otherwise than Codex writes it
+ * (`{"timestamp":"…",["ordinal":n,]"type":"…","payload":{"type":"…"`; legacy `{"type":"…_output"`): parsed.
+ * A skimmed line is not checked for being whole JSON (a cut-off one is not counted as malformed).
+ */
+export function skimmedLine(path: string, raw: RawLine): CodexLine | null {
+  const bytes = raw.bytes;
+  if (startsAt(bytes, 0, LEGACY_OPENING)) {
+    const nameEnd = plainNameEnd(bytes, LEGACY_OPENING.length);
+    return nameEnd !== -1 && SKIMMED_ITEMS.find(bytes, LEGACY_OPENING.length - 1, nameEnd) !== null ? skimmed(path, raw, undefined, undefined) : null;
+  }
+  if (!startsAt(bytes, 0, TIMESTAMP_OPENING)) return null;
+  const stampEnd = bytes.indexOf(QUOTE, TIMESTAMP_OPENING.length);
+  if (stampEnd === -1 || bytes.lastIndexOf(BACKSLASH, stampEnd) >= TIMESTAMP_OPENING.length) return null;
+  let at = stampEnd + 1;
+  let ordinal: number | undefined;
+  if (startsAt(bytes, at, ORDINAL_KEY)) {
+    let digits = at + ORDINAL_KEY.length;
+    let value = 0;
+    for (; digits < bytes.length && bytes[digits]! >= 0x30 && bytes[digits]! <= 0x39 && digits < at + ORDINAL_KEY.length + 15; digits++) value = value * 10 + bytes[digits]! - 0x30;
+    if (digits === at + ORDINAL_KEY.length || (bytes[at + ORDINAL_KEY.length] === 0x30 && digits > at + ORDINAL_KEY.length + 1)) return null;
+    ordinal = value;
+    at = digits;
+  }
+  if (!startsAt(bytes, at, TYPE_KEY)) return null;
+  const typeStart = at + TYPE_KEY.length;
+  const typeEnd = plainNameEnd(bytes, typeStart);
+  if (typeEnd === -1) return null;
+  const timestamp = (): string => bytes.toString('utf8', TIMESTAMP_OPENING.length, stampEnd);
+  if (TIMESTAMP_ONLY_TYPES.find(bytes, typeStart - 1, typeEnd) !== null) return skimmed(path, raw, timestamp(), ordinal);
+  if (!startsAt(bytes, typeEnd - 1, PAYLOAD_TYPE)) return null;
+  const innerStart = typeEnd - 1 + PAYLOAD_TYPE.length;
+  const innerEnd = plainNameEnd(bytes, innerStart);
+  if (innerEnd === -1) return null;
+  if (keyIs(bytes, typeStart - 1, typeEnd, 'event_msg')) {
+    if (DIGESTED_EVENT_NAMES.find(bytes, innerStart - 1, innerEnd) !== null) return null;
+    const review = REVIEW_EVENT_NAMES.find(bytes, innerStart - 1, innerEnd);
+    return review === null ? skimmed(path, raw, timestamp(), ordinal) : { ...skimmed(path, raw, timestamp(), ordinal), kind: 'event', type: review };
+  }
+  if (keyIs(bytes, typeStart - 1, typeEnd, 'response_item')) {
+    if (SKIMMED_ITEMS.find(bytes, innerStart - 1, innerEnd) !== null) return skimmed(path, raw, timestamp(), ordinal);
+    if (keyIs(bytes, innerStart - 1, innerEnd, 'message') && startsAt(bytes, innerEnd, DEVELOPER_ROLE)) return skimmed(path, raw, timestamp(), ordinal);
+  }
+  return null;
+}
+
+function skimmed(path: string, raw: RawLine, timestamp: string | undefined, ordinal: number | undefined): CodexLine {
+  return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal, fromBase: false, userTurn: false };
+}
 
 /**
  * Kinds of line whose long strings a summary never shows (instructions in session_meta, encrypted reasoning,
@@ -146,10 +234,6 @@ const SKIPPED_IN_SUMMARY =
  */
 const CLIPPED_IN_SUMMARY =
   /^\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"(?:session_meta"|response_item","payload":\{"type":"(?:reasoning"|function_call"|custom_tool_call"|local_shell_call"|message","role":"assistant"))/;
-
-function timestampOnlyLine(path: string, raw: RawLine, timestamp: string | undefined): CodexLine {
-  return { path, offset: raw.offset, bytes: raw.bytes, kind: 'other', type: '', payload: {}, timestamp, ordinal: undefined, fromBase: false, userTurn: false };
-}
 
 interface Cut {
   /** Bytes of the group's last file to keep (history_base.end_byte_offset). */

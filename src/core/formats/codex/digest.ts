@@ -148,7 +148,8 @@ export function digest(lines: readonly CodexLine[], id: string | null): Digest {
 }
 
 /** Event types whose payload `digest` reads. */
-const DIGESTED_EVENTS = new Set(['token_count', 'thread_rolled_back', 'thread_name_updated', ...REVIEW_MODE_EVENTS]);
+export const DIGESTED_EVENTS: readonly string[] = ['token_count', 'thread_rolled_back', 'thread_name_updated', ...REVIEW_MODE_EVENTS];
+const DIGESTED = new Set(DIGESTED_EVENTS);
 
 /** False for lines whose payload `digest` never looks at (a display read drops it: per-item events repeat tool outputs). */
 export function digestReads(line: CodexLine): boolean {
@@ -159,7 +160,7 @@ export function digestReads(line: CodexLine): boolean {
     case 'compacted':
       return true;
     case 'event':
-      return DIGESTED_EVENTS.has(line.type);
+      return DIGESTED.has(line.type);
     default:
       return false;
   }
