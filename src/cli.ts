@@ -457,7 +457,7 @@ ${ADAPTER_LIST.map((adapter) => `  ${adapter.label}: ${adapter.forkTarget.split(
 With --to AGENT (another agent than the session's), the conversation is handed off: a new session of
 AGENT, written from the transcript in AGENT's own format where AGENT keeps sessions for the session's
 working directory, which AGENT's own resume takes up:
-${HANDOFF_TARGETS.map((agent) => `  ${`${agent}:`.padEnd(9)}${handoffWhere(agent)}`).join('\n')}
+${HANDOFF_TARGETS.map((agent) => `  ${`${agent}:`.padEnd(10)}${handoffWhere(agent)}`).join('\n')}
 It carries every user prompt and answer of turns 1..N-1 in order, tool calls with their results (a call
 with no recorded result gets "no result recorded"), and images (as text for claw and Copilot); it
 drops reasoning and thinking (bound to the agent and model that made them) and the source agent's own

@@ -143,8 +143,8 @@ async function forkFromMirror(
  * A hand-off of a mirrored host's session: the transcript is read from the mirror, the other agent's session is
  * written into the mirror (in that agent's home on the host, as the mirror holds it), and each file the writer
  * made is placed on the host, the session file last (a host watching sees it whole). Files the writer adds to
- * existing ones (a Codex name in session_index.jsonl) or writes outside the agent's homes (claw: the workspace)
- * cannot be placed this way: those need `sessions` on the host.
+ * existing ones (a Codex name in session_index.jsonl, opencode's database) or writes outside the agent's homes
+ * (claw: the workspace) cannot be placed this way: those need `sessions` on the host.
  */
 async function handOffFromMirror(
   session: CatalogSession,
@@ -158,6 +158,10 @@ async function handOffFromMirror(
   const { to } = request;
   if (!ADAPTERS[to].locations.homeFolder) {
     throw new HostActionError(`${source.host}: a ${to} hand-off is written in the session's directory on the host, which is not mirrored; install sessions there, or hand it off on ${source.host}`);
+  }
+  if (ADAPTERS[to].store !== undefined) {
+    // A file is placed on the host beside the others; a database (opencode's) is the agent's, written in place.
+    throw new HostActionError(`${source.host}: a ${to} hand-off adds rows to ${to}'s database on the host, which only sessions on the host can write; install sessions there`);
   }
   if (to === 'codex' && request.branchName) {
     throw new HostActionError(`${source.host}: a Codex session's name goes into the host's session_index.jsonl, which is written only by sessions on the host; hand it off without a name, or install sessions there`);

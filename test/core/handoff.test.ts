@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForkRangeError } from '../../src/core/errors.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
@@ -90,6 +92,25 @@ function parsed(input: string): unknown {
   }
 }
 
+/** The database the real opencode 1.18.33 wrote (its SQL dump): opencode makes its database, a hand-off only adds to it. */
+const OPENCODE_DUMP = join(FIXTURES, 'opencode-1.18.33', 'opencode.sql');
+const OPENCODE_HOME = (): string => join(tmp, '.local', 'share', 'opencode');
+
+/** opencode's database in the temp home, loaded from the dump once (as opencode keeps it, in WAL mode). */
+async function opencodeDatabase(): Promise<string> {
+  const path = join(OPENCODE_HOME(), 'opencode.db');
+  if (existsSync(path)) return path;
+  await mkdir(OPENCODE_HOME(), { recursive: true });
+  const handle = new Database(path);
+  try {
+    handle.pragma('journal_mode = WAL');
+    handle.exec(await readFile(OPENCODE_DUMP, 'utf8'));
+  } finally {
+    handle.close();
+  }
+  return path;
+}
+
 let tmp: string;
 beforeEach(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'sessions-handoff-'));
@@ -102,13 +123,20 @@ afterEach(async () => {
 async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
   const cwd = join(tmp, 'work', 'project ü');
   await mkdir(cwd, { recursive: true });
-  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot'), gemini: join(tmp, '.gemini'), qwen: join(tmp, '.qwen') };
+  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot'), gemini: join(tmp, '.gemini'), qwen: join(tmp, '.qwen'), opencode: OPENCODE_HOME() };
+  if (to === 'opencode') await opencodeDatabase();
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
   const root = to === 'claw' ? cwd : homes[to]!;
   const found = (await ADAPTERS[to].discover(root, () => undefined)).filter((g) => g.paths.includes(result.path));
   expect(found, `${to} finds the new session where it looks for ${cwd}'s sessions`).toHaveLength(1);
-  const back = await ADAPTERS[to].readSession(found[0]!, context);
+  let group = found[0]!;
+  if (to === 'opencode') {
+    // One database holds every opencode session: the new one is a row of it.
+    expect((await ADAPTERS.opencode.store!.readRows(group, context)).filter((row) => row.id === result.id)).toHaveLength(1);
+    group = { ...group, idHint: result.id };
+  }
+  const back = await ADAPTERS[to].readSession(group, context);
   expect(back.id).toBe(result.id);
   return { back, path: result.path, id: result.id, cwd };
 }
@@ -150,6 +178,8 @@ describe('hand-off between every pair of agents, read back by the target adapter
     // Gemini CLI's metadata record and Qwen Code's first record carry forkedFrom.
     expect((await handOffAndRead(codex, 'gemini', 3)).back).toMatchObject({ forkedFrom: codex.id, fork: { id: codex.id, atTurn: 3 } });
     expect((await handOffAndRead(claude, 'qwen', 3)).back).toMatchObject({ forkedFrom: claude.id, fork: { id: claude.id } });
+    // opencode's session metadata (where its forks written here name their parent).
+    expect((await handOffAndRead(codex, 'opencode', 3)).back).toMatchObject({ forkedFrom: codex.id, fork: { id: codex.id, atTurn: 3 } });
   });
 
   it('writes a Gemini CLI session in the project folder Gemini CLI 0.61 finds for the cwd, claiming one with its marker when none exists', async () => {
@@ -218,6 +248,75 @@ describe('hand-off between every pair of agents, read back by the target adapter
     // Copilot refuses a session.start without copilotVersion ("Session file is corrupted").
     expect(first).toMatchObject({ type: 'session.start', data: { sessionId: id, copilotVersion: '0.0.0', context: { cwd: back.cwd } } });
     expect(back.messages[0]).toMatchObject({ role: 'user', userTurn: false, blocks: [{ type: 'text', text: handoffNote({ agent: 'claude', id: claude.id, atTurn: 3 }, 'copilot') }] });
+  });
+
+  it('adds an opencode session to opencode.db: the cwd\'s project, the model opencode last used, the note a synthetic part, calls as tool parts holding their results', async () => {
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    const path = await opencodeDatabase();
+    const rowsOf = (id: string): string => {
+      const handle = new Database(path, { readonly: true });
+      try {
+        return JSON.stringify(['session WHERE id', 'message WHERE session_id', 'part WHERE session_id'].map((from) => handle.prepare(`SELECT * FROM ${from} = ? ORDER BY id`).all(id)));
+      } finally {
+        handle.close();
+      }
+    };
+    const others = ['ses_def8b4415ffelGNy1ujFXhicI4', 'ses_def8a7e14ffeEyddEP23wkkCBZ', 'ses_def8a5e01ffeSLpJoOndDIcP22'].map(rowsOf);
+    const { id, cwd, path: written } = await handOffAndRead(claude, 'opencode', 3);
+    expect(written).toBe(path);
+    expect(['ses_def8b4415ffelGNy1ujFXhicI4', 'ses_def8a7e14ffeEyddEP23wkkCBZ', 'ses_def8a5e01ffeSLpJoOndDIcP22'].map(rowsOf), 'the other sessions\' rows are untouched').toEqual(others);
+    const handle = new Database(path, { readonly: true });
+    try {
+      // Outside git, opencode keeps a directory's sessions in its `global` project (worktree /): path is the cwd below it.
+      expect(handle.prepare('SELECT project_id, directory, path, parent_id, metadata, model, agent, version FROM session WHERE id = ?').get(id)).toEqual({
+        project_id: 'global',
+        directory: cwd,
+        path: cwd.slice(1),
+        parent_id: null,
+        metadata: JSON.stringify({ sessionsFork: { id: claude.id, atTurn: 3, agent: 'claude' } }),
+        model: JSON.stringify({ id: 'stand-in', providerID: 'standin' }),
+        agent: 'build',
+        version: '1.18.33',
+      });
+      const messages = (handle.prepare('SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id').all(id) as { id: string; data: string }[]).map((row): Record<string, unknown> & { id: string } => ({ ...(JSON.parse(row.data) as Record<string, unknown>), id: row.id }));
+      const parts = (handle.prepare('SELECT message_id, data FROM part WHERE session_id = ? ORDER BY id').all(id) as { message_id: string; data: string }[]).map((row): Record<string, unknown> & { messageId: string } => ({ ...(JSON.parse(row.data) as Record<string, unknown>), messageId: row.message_id }));
+      // The model of the newest prompt in the database (what opencode runs here), on every message: its resume asks that one.
+      for (const message of messages.filter((m) => m.role === 'user')) expect(message).toMatchObject({ agent: 'build', model: { providerID: 'standin', modelID: 'stand-in' } });
+      for (const message of messages.filter((m) => m.role === 'assistant')) {
+        expect(message).toMatchObject({ providerID: 'standin', modelID: 'stand-in', mode: 'build', path: { cwd, root: '/' } });
+        // An answer step points at the prompt it answers.
+        expect(messages.findLast((m) => m.role === 'user' && m.id < message.id)?.id).toBe(message.parentID);
+      }
+      expect(parts.filter((part) => part.messageId === messages[0]!.id)).toEqual([
+        { messageId: messages[0]!.id, type: 'text', text: handoffNote({ agent: 'claude', id: claude.id, atTurn: 3 }, 'opencode'), synthetic: true },
+      ]);
+      const tools = parts.filter((part) => part.type === 'tool') as unknown as { callID: string; tool: string; state: { status: string; input: unknown; output: string } }[];
+      expect(tools.length).toBeGreaterThan(0);
+      for (const tool of tools) {
+        expect(tool.callID).toMatch(/^[A-Za-z0-9_-]+$/);
+        expect(tool.state).toMatchObject({ status: 'completed', metadata: {}, title: expect.any(String) as unknown as string });
+      }
+      expect(parts.some((part) => part.type === 'reasoning'), 'reasoning is dropped').toBe(false);
+    } finally {
+      handle.close();
+    }
+  });
+
+  it('puts an opencode hand-off in the project opencode keeps the cwd\'s sessions in, and refuses when opencode has made no database', async () => {
+    const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
+    await expect(handOff({ ...codex, cwd: join(tmp, 'work') }, { atTurn: 2, to: 'opencode', now: NOW }, { opencode: OPENCODE_HOME() })).rejects.toThrow(/opencode\.db does not exist: run opencode once/);
+    expect(await readdir(tmp)).toEqual([]);
+    const path = await opencodeDatabase();
+    const handle = new Database(path);
+    handle.prepare("INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES ('0123abcd', '/repo', 1, 1, '[]')").run();
+    handle.close();
+    const inRepo = await handOff({ ...codex, cwd: '/repo/sub dir' }, { atTurn: 2, to: 'opencode', now: NOW, branchName: ' picked up ' }, { opencode: OPENCODE_HOME() });
+    const read = new Database(path, { readonly: true });
+    try {
+      expect(read.prepare('SELECT project_id, path, title FROM session WHERE id = ?').get(inRepo.id)).toEqual({ project_id: '0123abcd', path: 'sub dir', title: 'picked up' });
+    } finally {
+      read.close();
+    }
   });
 
   it('refuses a hand-off to the same agent, a cut out of range and a session without a cwd, writing nothing', async () => {
@@ -350,6 +449,9 @@ describe('images', () => {
       { from: 'codex', to: 'gemini', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
       { from: 'claude', to: 'qwen', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
       { from: 'codex', to: 'qwen', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
+      // opencode keeps an attached image as a `file` part with a data: URL.
+      { from: 'codex', to: 'opencode', group: group('codex', join(FIXTURES, 'codex-synthetic/.codex'), 'codex-synthetic/.codex/sessions/2026/01/15/rollout-2026-01-15T13-00-00-0199c0de-0000-7000-8000-000000000004.jsonl') },
+      { from: 'claude', to: 'opencode', group: group('claude', join(FIXTURES, 'claude-synthetic/.claude'), 'claude-synthetic/.claude/projects/-home-dev-src-synth/5e551011-0000-4000-8000-000000000008.jsonl') },
     ] as const;
     for (const { from, to, group: source } of cases) {
       const read = await ADAPTERS[from].readSession(source, context);

@@ -222,10 +222,14 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
     });
   }
 
-  it('a mirrored host cannot take a claw hand-off (claw writes in the workspace, which is not mirrored): it says why, nothing is written', async () => {
+  it('a mirrored host cannot take a claw or opencode hand-off (claw writes in the workspace, opencode in its database): it says why, nothing is written', async () => {
     const result = await run(['fork', CODEX_ID, '--at', '3', '--to', 'claw', '--home', join(sandbox, 'local'), '--host', 'mirror-only']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('install sessions there');
+    // Nor an opencode one: it adds rows to opencode's database on the host, which a mirror's copy cannot place there.
+    const opencode = await run(['fork', CODEX_ID, '--at', '3', '--to', 'opencode', '--home', join(sandbox, 'local'), '--host', 'mirror-only']);
+    expect(opencode.code).not.toBe(0);
+    expect(opencode.stderr).toContain("adds rows to opencode's database on the host");
   });
 
   it('shows and greps a host\'s transcript, as that host\'s own sessions does', async () => {

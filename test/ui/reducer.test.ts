@@ -388,8 +388,9 @@ describe('fork prompt', () => {
     expect(run([...prompt, ...tabs(3)]).fork?.target).toBe('copilot');
     expect(run([...prompt, ...tabs(4)]).fork?.target).toBe('gemini');
     expect(run([...prompt, ...tabs(5)]).fork?.target).toBe('qwen');
-    expect(run([...prompt, ...tabs(6)]).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('qwen');
+    expect(run([...prompt, ...tabs(6)]).fork?.target).toBe('opencode');
+    expect(run([...prompt, ...tabs(7)]).fork?.target).toBe('codex');
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('opencode');
     const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');

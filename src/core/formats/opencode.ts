@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, errorCode } from '../errors.js';
 import { openForWriting, withReadOnly, type SqliteDatabase } from '../io/sqlite.js';
 import { isRecord, type JsonObject } from '../json.js';
-import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
+import { addUsage, IMAGE_PLACEHOLDER, imageFromUrl, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import type { AdapterContext, ConversationText, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
 
 /*
@@ -134,14 +134,22 @@ interface DecodedMessage {
 }
 
 /** The words a user typed: the text parts opencode did not add itself (synthetic: file contents, reminders). */
-function promptText(message: DecodedMessage): string {
+function typedText(message: DecodedMessage): string {
   return message.parts
     .filter(({ data }) => data.type === 'text' && data.synthetic !== true && data.ignored !== true && typeof data.text === 'string')
     .map(({ data }) => data.text as string)
     .join('\n');
 }
 
-/** A real prompt: a user message with words of the user's (not a compaction request, not only synthetic text). */
+const isImagePart = (data: JsonObject): boolean => data.type === 'file' && typeof data.mime === 'string' && data.mime.startsWith('image/');
+
+/** A prompt as a row shows it: the typed words, else the image it was (an image sent alone is a prompt too). */
+function promptText(message: DecodedMessage): string {
+  const text = typedText(message);
+  return text.trim() === '' && message.parts.some(({ data }) => isImagePart(data)) ? IMAGE_PLACEHOLDER : text;
+}
+
+/** A real prompt: a user message with words of the user's or an image (not a compaction request, not only synthetic text). */
 function isUserTurn(message: DecodedMessage): boolean {
   return message.info.role === 'user' && promptText(message).trim() !== '' && !message.parts.some(({ data }) => data.type === 'compaction');
 }
@@ -292,16 +300,19 @@ function toMessages(messages: readonly DecodedMessage[]): Message[] {
   for (const message of messages) {
     const timestamp = iso(message.row.time_created);
     if (message.info.role === 'user') {
+      const userTurn = isUserTurn(message);
       const blocks: Block[] = [];
       for (const { data } of message.parts) {
-        if (data.type === 'text' && typeof data.text === 'string' && data.synthetic !== true && data.ignored !== true) blocks.push({ type: 'text', text: data.text });
+        // opencode's own additions to a prompt (file contents, reminders) are not the user's words; a message of
+        // nothing else (a hand-off's note) is shown as what it is, a message that is no turn.
+        if (data.type === 'text' && typeof data.text === 'string' && data.ignored !== true && (data.synthetic !== true || !userTurn)) blocks.push({ type: 'text', text: data.text });
         else if (data.type === 'file') {
           const mime = str(data.mime);
-          if (mime?.startsWith('image/')) blocks.push({ type: 'image', mediaType: mime, data: null, url: str(data.url) });
+          if (mime?.startsWith('image/')) blocks.push(imageBlock(mime, str(data.url)));
           else blocks.push({ type: 'text', text: `[file: ${str(data.filename) ?? str(data.url) ?? ''}]` });
         } else if (data.type === 'compaction') blocks.push({ type: 'compaction', summary: '' });
       }
-      out.push({ role: 'user', blocks, userTurn: isUserTurn(message), timestamp });
+      out.push({ role: 'user', blocks, userTurn, timestamp });
       continue;
     }
     const blocks: Block[] = [];
@@ -323,6 +334,13 @@ function toMessages(messages: readonly DecodedMessage[]): Message[] {
     if (results.length > 0) out.push({ role: 'tool', blocks: results, userTurn: false, timestamp });
   }
   return out;
+}
+
+/** An image file part: opencode keeps an attached image inline as a `data:` URL (its bytes), else its URL. */
+function imageBlock(mime: string, url: string | null): Block {
+  if (url === null) return { type: 'image', mediaType: mime, data: null, url: null };
+  const image = imageFromUrl(url);
+  return { ...image, mediaType: image.mediaType ?? mime };
 }
 
 export async function readOpencodeSession(group: SessionFileGroup, context: AdapterContext): Promise<Session> {
@@ -387,84 +405,117 @@ function insertRow(db: SqliteDatabase, table: string, row: Record<string, unknow
   db.prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(',')}) VALUES (${columns.map(() => '?').join(',')})`).run(...columns.map((c) => row[c] as never));
 }
 
+/** The rows of one new session: its `session` row (columns this database lacks are left out), then `message` and `part` rows. */
+export interface NewOpencodeSession {
+  readonly session: Record<string, unknown>;
+  readonly messages: readonly Record<string, unknown>[];
+  readonly parts: readonly Record<string, unknown>[];
+}
+
+/**
+ * Add one session to the opencode database at `path` as `opencode import` (1.18.33) does: its session, message and
+ * part rows in one `BEGIN IMMEDIATE` transaction under opencode's busy timeout (so it waits for opencode's own
+ * writes instead of failing), nothing else touched. `plan` runs inside the transaction: what it reads (the session
+ * it copies, the project of a cwd) cannot change before the rows are in.
+ */
+export function addOpencodeSession<T>(path: string, plan: (db: SqliteDatabase) => { readonly rows: NewOpencodeSession; readonly result: T }): T {
+  const db = openForWriting(path);
+  try {
+    const write = db.transaction(() => {
+      const { rows, result } = plan(db);
+      const columns = new Set((db.prepare('PRAGMA table_info(session)').all() as { name: string }[]).map((c) => c.name));
+      insertRow(db, 'session', Object.fromEntries(Object.entries(rows.session).filter(([key]) => columns.has(key))));
+      for (const message of rows.messages) insertRow(db, 'message', message);
+      for (const part of rows.parts) insertRow(db, 'part', part);
+      return result;
+    });
+    return write.immediate();
+  } finally {
+    db.close();
+  }
+}
+
+/** The database in an opencode data folder. */
+export function opencodeDatabasePath(root: string): string {
+  return join(root, DB_NAME);
+}
+
+/** What a session written by `sessions` keeps in its metadata about where it came from (a fork's parent, a hand-off's source). */
+export function forkMetadata(fork: { readonly id: string; readonly atTurn: number; readonly agent?: string; readonly branchName?: string }): Record<string, unknown> {
+  return { [FORK_KEY]: fork };
+}
+
 /**
  * A new session holding user turns 1..atTurn-1 of the original and everything answering them, written into the
- * same database in one transaction (opencode's busy timeout, so it waits for opencode's own writes): the session
- * row copied with a new id, title and token totals, then every kept message and part under new ids (assistants'
- * parentID pointing at the new ids), as opencode's own fork and import do. The original's rows are not touched.
+ * same database by `addOpencodeSession`: the session row copied with a new id, title and token totals, then every
+ * kept message and part under new ids (assistants' parentID pointing at the new ids), as opencode's own fork and
+ * import do. The original's rows are not touched.
  */
 export async function forkOpencode(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult> {
   const path = group.paths[0]!;
   const parentId = conversationId(group);
   const now = (request.now ?? new Date()).getTime();
-  const db = openForWriting(path);
-  try {
-    const write = db.transaction(() => {
-      const { session, messages } = readOne(db, parentId, 'all', context.report, path);
-      const turns = messages.filter(isUserTurn).length;
-      checkForkTurn(request.atTurn, turns);
-      let seen = 0;
-      const cut = messages.findIndex((message) => isUserTurn(message) && ++seen === request.atTurn);
-      const kept = messages.slice(0, cut);
-      const id = opencodeId('ses', now, 1, true);
-      let usage: Usage | null = null;
-      let cost = 0;
-      for (const message of kept) {
-        usage = addUsage(usage, usageOf(message.info));
-        cost += num(message.info.cost);
+  const { id, keptUserTurns } = addOpencodeSession(path, (db) => {
+    const { session, messages } = readOne(db, parentId, 'all', context.report, path);
+    const turns = messages.filter(isUserTurn).length;
+    checkForkTurn(request.atTurn, turns);
+    let seen = 0;
+    const cut = messages.findIndex((message) => isUserTurn(message) && ++seen === request.atTurn);
+    const kept = messages.slice(0, cut);
+    const id = opencodeId('ses', now, 1, true);
+    let usage: Usage | null = null;
+    let cost = 0;
+    for (const message of kept) {
+      usage = addUsage(usage, usageOf(message.info));
+      cost += num(message.info.cost);
+    }
+    const metadata = parseObject(session.metadata) ?? {};
+    const row: Record<string, unknown> = {
+      ...session,
+      id,
+      title: request.branchName?.trim() || forkTitle(session.title),
+      metadata: JSON.stringify({ ...metadata, ...forkMetadata({ id: parentId, atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}) }) }),
+      parent_id: null,
+      share_url: null,
+      revert: null,
+      summary_additions: null,
+      summary_deletions: null,
+      summary_files: null,
+      summary_diffs: null,
+      cost,
+      tokens_input: usage?.input ?? 0,
+      tokens_output: usage?.output ?? 0,
+      tokens_reasoning: 0,
+      tokens_cache_read: usage?.cacheRead ?? 0,
+      tokens_cache_write: usage?.cacheWrite ?? 0,
+      time_created: now,
+      time_updated: now,
+      time_compacting: null,
+      time_archived: null,
+    };
+    const newIds = new Map<string, string>();
+    const messageRows: Record<string, unknown>[] = [];
+    const partRows: Record<string, unknown>[] = [];
+    let counter = 0;
+    for (const message of kept) {
+      const messageId = opencodeId('msg', now, ++counter, false);
+      newIds.set(message.row.id, messageId);
+      const info: JsonObject = { ...message.info };
+      if (typeof info.parentID === 'string' && newIds.has(info.parentID)) info.parentID = newIds.get(info.parentID)!;
+      delete info.id;
+      delete info.sessionID;
+      messageRows.push({ ...message.row, id: messageId, session_id: id, time_updated: now, data: JSON.stringify(info) });
+      for (const part of message.parts) {
+        const data: JsonObject = { ...part.data };
+        delete data.id;
+        delete data.sessionID;
+        delete data.messageID;
+        partRows.push({ ...part.row, id: opencodeId('prt', now, ++counter, false), message_id: messageId, session_id: id, time_updated: now, data: JSON.stringify(data) });
       }
-      const metadata = parseObject(session.metadata) ?? {};
-      const columns = new Set((db.prepare('PRAGMA table_info(session)').all() as { name: string }[]).map((c) => c.name));
-      const fields: Record<string, unknown> = {
-        id,
-        title: request.branchName?.trim() || forkTitle(session.title),
-        metadata: JSON.stringify({ ...metadata, [FORK_KEY]: { id: parentId, atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}) } }),
-        parent_id: null,
-        share_url: null,
-        revert: null,
-        summary_additions: null,
-        summary_deletions: null,
-        summary_files: null,
-        summary_diffs: null,
-        cost,
-        tokens_input: usage?.input ?? 0,
-        tokens_output: usage?.output ?? 0,
-        tokens_reasoning: 0,
-        tokens_cache_read: usage?.cacheRead ?? 0,
-        tokens_cache_write: usage?.cacheWrite ?? 0,
-        time_created: now,
-        time_updated: now,
-        time_compacting: null,
-        time_archived: null,
-      };
-      const row: Record<string, unknown> = { ...session };
-      for (const [key, value] of Object.entries(fields)) if (columns.has(key)) row[key] = value;
-      insertRow(db, 'session', row);
-      const newIds = new Map<string, string>();
-      let counter = 0;
-      for (const message of kept) {
-        const messageId = opencodeId('msg', now, ++counter, false);
-        newIds.set(message.row.id, messageId);
-        const info: JsonObject = { ...message.info };
-        if (typeof info.parentID === 'string' && newIds.has(info.parentID)) info.parentID = newIds.get(info.parentID)!;
-        delete info.id;
-        delete info.sessionID;
-        insertRow(db, 'message', { ...message.row, id: messageId, session_id: id, time_updated: now, data: JSON.stringify(info) });
-        for (const part of message.parts) {
-          const data: JsonObject = { ...part.data };
-          delete data.id;
-          delete data.sessionID;
-          delete data.messageID;
-          insertRow(db, 'part', { ...part.row, id: opencodeId('prt', now, ++counter, false), message_id: messageId, session_id: id, time_updated: now, data: JSON.stringify(data) });
-        }
-      }
-      return { id, keptUserTurns: request.atTurn - 1 };
-    });
-    const { id, keptUserTurns } = write.immediate();
-    return { agent: 'opencode', id, path, parentId, keptUserTurns };
-  } finally {
-    db.close();
-  }
+    }
+    return { rows: { session: row, messages: messageRows, parts: partRows }, result: { id, keptUserTurns: request.atTurn - 1 } };
+  });
+  return { agent: 'opencode', id, path, parentId, keptUserTurns };
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { writeClawHandoff } from './claw.js';
 import { writeCodexHandoff } from './codex.js';
 import { writeCopilotHandoff } from './copilot.js';
 import { writeGeminiHandoff } from './gemini.js';
+import { writeOpencodeHandoff } from './opencode.js';
 import { writeQwenHandoff } from './qwen.js';
 import { handoffConversation, type HandoffConversation } from './conversation.js';
 import { handoffNote } from './note.js';
@@ -57,7 +58,10 @@ const WRITERS: Readonly<Record<Agent, HandoffWriter | null>> = {
     write: (conversation, write, homes) => writeQwenHandoff(conversation, write, homeOf(homes, 'qwen')),
     where: '<qwen dir>/projects/<cwd with non-alphanumerics as ->/chats/<new id>.jsonl (forkedFrom names the source)',
   },
-  opencode: null,
+  opencode: {
+    write: (conversation, write, homes) => writeOpencodeHandoff(conversation, write, homeOf(homes, 'opencode')),
+    where: '<opencode data dir>/opencode.db, which opencode must have made: a new session for the cwd, on the model\n            opencode last used there (metadata.sessionsFork names the source)',
+  },
 };
 
 /** The agents a conversation can be handed off to. */
