@@ -2,11 +2,11 @@
 // A benchmark home made of real shapes: every session is a clone of a real session file (the agents' own
 // files in shared/corpus and test/fixtures: Codex 0.20 to 0.169, Claude Code, claw), with new ids (every uuid in
 // the file is mapped to a new one, consistently within the file), new cwds and shifted dates. Big sessions
-// (--big) repeat a real session's turns until 50, 100 and 200 MB, plus two more 200 MB Claude sessions of other
-// turn counts (≈20k and ≈50k turns, issue 15): real Claude lines re-chained, each turn a real prompt line and the
-// real lines that answered it, cut short or repeated to the size a turn of that shape has.
+// (--big) repeat a real session's turns until 50, 100 and 200 MB; with --turn-shapes two more 200 MB Claude sessions
+// of 20,000 and 50,000 turns (issue 15): real Claude lines re-chained, each turn a real prompt line and the real lines
+// that answered it, cut short or repeated to the size a turn of that shape has.
 //
-//   node bench/clone-real.mjs --sessions N --out DIR [--big] [--seed S]
+//   node bench/clone-real.mjs --sessions N --out DIR [--big [--turn-shapes]] [--seed S]
 //
 // Writes DIR/.codex, DIR/.claude/projects, claw workspaces DIR/src/pK/.claw/sessions, and DIR/manifest.json
 // (the mix: templates per agent and release, counts, bytes, the big files). Deterministic for (N, seed, DIR).
@@ -27,6 +27,7 @@ const N = Number(opt('--sessions', 10000));
 const OUT = resolve(opt('--out', join(root, 'bench', 'data', `real-${N}`)));
 const SEED = Number(opt('--seed', 1));
 const BIG = args.includes('--big');
+const SHAPES = BIG && args.includes('--turn-shapes');
 const BIG_SIZES_MB = [50, 100, 200];
 /** Claude sessions of 200 MB with these many user turns (the 200 MB clone of the longest session has ≈29k). */
 const TURN_SHAPES = [20000, 50000];
@@ -270,7 +271,7 @@ function turnShapedSession(turns, sizeMB, i) {
   manifest.big.push({ agent: 'claude', path: relative(OUT, path), bytes: statSync(path).size, turnsShape: turns, template: 'real Claude turns of every Claude template, re-chained' });
   manifest.bytes += size;
 }
-if (BIG) TURN_SHAPES.forEach((turns, k) => turnShapedSession(turns, 200, k));
+if (SHAPES) TURN_SHAPES.forEach((turns, k) => turnShapedSession(turns, 200, k));
 
 writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 process.stderr.write(`clone-real: ${N} sessions (${manifest.counts.codex} Codex, ${manifest.counts.claude} Claude, ${manifest.counts.claw} claw) from ${templates.codex.length}+${templates.claude.length}+${templates.claw.length} real files, ${(manifest.bytes / MiB).toFixed(0)} MiB, in ${OUT}\n`);

@@ -38,7 +38,8 @@ const home = join(BENCH, 'data', `real-${N}`);
 const manifestPath = join(home, 'manifest.json');
 /** Keep in step with CLONE_VERSION in clone-real.mjs (a script: importing it would run it). */
 const CLONE_VERSION = 2;
-const wanted = (m) => m.version === CLONE_VERSION && m.sessions === N && m.big.length === 5;
+// The 50/100/200 MB clones (a home made with --turn-shapes has the 20k- and 50k-turn sessions too).
+const wanted = (m) => m.version === CLONE_VERSION && m.sessions === N && m.big.length >= 3;
 if (!existsSync(manifestPath) || !wanted(JSON.parse(readFileSync(manifestPath, 'utf8')))) {
   log(`cloning ${N} real-shaped sessions (and 50/100/200 MB ones) into ${home}`);
   const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(N), '--out', home, '--big'], { stdio: 'inherit' });

@@ -5,8 +5,10 @@
 //   node bench/hosts.mjs --home DIR [--runs R]   → one JSON line
 // Figures: `ssh HOST true`; the host's own warm `sessions list --json --all` (run as the host would);
 // `sessions list --json --host HOST` through the host's `sessions` (rows appear = the command returns them);
-// and for a host without `sessions`: the first mirror sync + index, a second one with nothing changed, and one
-// no-op `rsync` round trip of the same files (the product's own sources and filter).
+// and for a host without `sessions`: the first mirror sync + index, a second one with nothing changed (a new
+// process: probe, rsync, the rows from the mirror's cache, printed), the same re-sync in a process that keeps the
+// mirror (the browser's timer: rsync, and the files it copied read), and one no-op `rsync` round trip of the same
+// files (the product's own sources and filter).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -74,22 +76,47 @@ try {
   const mirrorFirst = ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir, captureStdout: true }), 'first mirror');
   const mirrorRows = JSON.parse(mirrorFirst.stdout).length;
   const mirrorSecond = times(() => ok(timeProcess(NODE, [CLI, 'list', '--json', '--all', '--host', 'mirror-only'], { env: localEnv(xdgMirror), cwd: dir }), 'second mirror').ms);
-  // The same rsync the second sync runs, alone: nothing to send, one round trip.
-  // Its sources and filter are the product's own (every adapter's `mirror`), for a host whose agents use the defaults.
-  const { mirrorTransfer, mirrorVariables, remoteHomes } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
-  const transfer = mirrorTransfer(remoteHomes([HOME, ...mirrorVariables().map(() => '')]));
-  const target = join(dir, 'rsync-noop');
-  const sources = transfer.sources.map((p) => `mirror-only:${p}`);
-  const rsyncArgs = ['-rt', '-m', '--relative', '--ignore-missing-args', '-e', `ssh -F ${sshConfig} -T -o BatchMode=yes`, ...transfer.filter, '--', ...sources, `${target}/`];
-  mkdirSync(target);
-  ok(timeProcess('rsync', rsyncArgs), 'rsync first');
-  const rsyncNoop = times(() => ok(timeProcess('rsync', rsyncArgs), 'rsync no-op').ms);
+  // The re-sync alone, as the browser runs it every `hostRefresh` seconds (and on R): one source kept in this process,
+  // loaded once, then synced again with nothing changed on the host. Files read are counted (the index's bytes).
+  // Its peer, run in turn with it: the same rsync alone (the product's argv: sources, filter, options, the mirror as
+  // its target), one round trip that copies nothing.
+  const { HostSource, mirrorRsyncArgv, mirrorTransfer } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
+  const { defaultCachePath } = await import(pathToFileURL(join(PRODUCT, 'dist', 'catalog', 'cache.js')).href);
+  const { indexReads } = await import(pathToFileURL(join(PRODUCT, 'dist', 'core', 'io', 'lines.js')).href);
+  const settings = { ssh: ['ssh', '-F', sshConfig], connectTimeout: 10 };
+  const hostContext = {
+    settings,
+    cacheDir: join(xdgMirror, 'sessions'),
+    cachePathFor: (locations) => defaultCachePath({ XDG_CACHE_HOME: xdgMirror }, join(dir, 'local-home'), locations),
+  };
+  const source = new HostSource('mirror-only', hostContext);
+  await source.load(false);
+  if (source.status.kind !== 'ready') throw new Error(`in-process mirror: ${JSON.stringify(source.status)}`);
+  const [rsync, ...rsyncArgs] = mirrorRsyncArgv('mirror-only', settings, mirrorTransfer(source.mirror.remote, source.mirror.workspaces), source.mirror.dir);
+  const refreshMs = [];
+  const rsyncNoop = [];
+  let refreshBytesRead = 0;
+  let rsyncCopied = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const before = indexReads.bytes;
+    const started = process.hrtime.bigint();
+    await source.refresh();
+    refreshMs.push(Number(process.hrtime.bigint() - started) / 1e6);
+    refreshBytesRead += indexReads.bytes - before;
+    if (source.status.kind !== 'ready') throw new Error(`in-process re-sync: ${JSON.stringify(source.status)}`);
+    const alone = ok(timeProcess(rsync, rsyncArgs, { captureStdout: true }), 'rsync no-op');
+    rsyncNoop.push(alone.ms);
+    rsyncCopied += alone.stdout.split('\n').filter((line) => line.startsWith('>f')).length;
+  }
+  const refreshRows = source.sessions().length;
+  source.close();
 
   process.stdout.write(`${JSON.stringify({
     runs: RUNS,
     hostRows, viaRows, mirrorRows,
     sshTrueMs: median(sshTrue), hostWarmListMs: median(hostList.map((r) => r.ms)), viaSessionsMs: median(viaSessions.map((r) => r.ms)),
     mirrorFirstMs: mirrorFirst.ms, mirrorSecondMs: median(mirrorSecond), rsyncNoopMs: median(rsyncNoop),
+    refreshMs: median(refreshMs), refreshRows, refreshBytesRead, rsyncCopied,
   })}\n`);
 } finally {
   for (const child of servers) child.kill('SIGTERM');

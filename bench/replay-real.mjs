@@ -2,7 +2,7 @@
 // Replay of a big session in the TUI, in a real terminal (tmux), on a real-shaped home (issue 15): the browser with
 // the catalog cache warm, `/` and the session's id typed, Enter; timed from Enter to the transcript's first screen
 // (its first-turn header), then `G` and the wait until the whole file is read (no `reading…`); the process's peak
-// memory (VmHWM) then.
+// memory (VmHWM) then, and before Enter (the list alone: what the transcript adds is the difference).
 //
 //   node bench/replay-real.mjs --home DIR --session PATH [--runs N]      prints one JSON line
 import { spawnSync } from 'node:child_process';
@@ -46,6 +46,8 @@ try {
     const filtered = tmux.waitFor((s) => s.includes(title), { timeoutMs: 20000 });
     sleepSync(500);
     const before = tmux.capture();
+    // The list alone (catalog, search index): what the transcript adds is the difference.
+    const listOnly = procMemory(tmux.panePid());
     const enter = process.hrtime.bigint();
     tmux.sendKeys('Enter');
     const shown = tmux.waitFor((s) => s !== before && /\bturn 1\b/.test(s), { since: enter, timeoutMs: 60000, pollMs: 10 });
@@ -54,7 +56,7 @@ try {
     const whole = tmux.waitFor((s) => !s.includes('reading…') && s !== shown.screen, { since: enter, timeoutMs: 180000, pollMs: 20 });
     sleepSync(500);
     const memory = procMemory(pid);
-    runs.push({ ok: filtered.ok && shown.ok && whole.ok, firstScreenMs: shown.ms, wholeMs: whole.ms, hwmMB: Math.round((memory?.hwmKB ?? 0) / 1024), rssMB: Math.round((memory?.rssKB ?? 0) / 1024) });
+    runs.push({ ok: filtered.ok && shown.ok && whole.ok, firstScreenMs: shown.ms, wholeMs: whole.ms, hwmMB: Math.round((memory?.hwmKB ?? 0) / 1024), rssMB: Math.round((memory?.rssKB ?? 0) / 1024), listOnlyHwmMB: Math.round((listOnly?.hwmKB ?? 0) / 1024), listOnlyRssMB: Math.round((listOnly?.rssKB ?? 0) / 1024) });
     tmux.idle();
   }
 } finally {

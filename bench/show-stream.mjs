@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `sessions show` of a big session against `cat` of its file, in the same run (issue 15): each command's stdout
 // goes to a pipe this script drains; timed from spawn to the first byte, to the first user turn's line, and to
-// the end; peak memory is the child's VmHWM (polled every 10 ms, and read once more when stdout ends).
+// the end; peak memory is the child's maximum RSS (/usr/bin/time's %M); CPU time (user + system) beside the wall
+// clock, which a loaded machine stretches.
 //
 //   node bench/show-stream.mjs --home DIR --session PATH [--runs N] [--format text|md] [--before BIN]
 //
@@ -9,8 +10,8 @@
 //
 // Prints one JSON line: per command the runs and their medians, the load average before and after.
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,25 +31,17 @@ const ID = basename(SESSION).replace(/\.jsonl$/, '').replace(/^rollout-.*?-([0-9
 const env = { ...process.env, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(root, 'bench', '.work', 'xdg-show') };
 const FIRST_TURN = FORMAT === 'md' ? '## Turn 1' : '── user · turn 1 ';
 
-function hwmKB(pid) {
-  try {
-    return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
 function timed(cmd, argv) {
   return new Promise((done) => {
     const t0 = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - t0) / 1e6;
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'ignore'], env });
+    // CPU time (user + system) from /usr/bin/time: on a loaded machine it moves far less than the wall clock.
+    const timeFile = join(tmpdir(), `show-stream-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, cmd, ...argv], { stdio: ['ignore', 'pipe', 'ignore'], env });
     let first = null;
     let firstTurn = null;
     let bytes = 0;
-    let peak = 0;
     let tail = '';
-    const poll = setInterval(() => (peak = Math.max(peak, hwmKB(child.pid))), 10);
     child.stdout.on('data', (chunk) => {
       first ??= ms();
       bytes += chunk.length;
@@ -58,10 +51,10 @@ function timed(cmd, argv) {
         tail = text.slice(-64);
       }
     });
-    child.stdout.on('end', () => (peak = Math.max(peak, hwmKB(child.pid))));
     child.on('close', (code) => {
-      clearInterval(poll);
-      done({ code, firstMs: first ?? ms(), firstTurnMs: firstTurn, totalMs: ms(), bytes, hwmMB: Math.round(peak / 1024) });
+      const [user, system, maxKB] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+      rmSync(timeFile, { force: true });
+      done({ code, firstMs: first ?? ms(), firstTurnMs: firstTurn, totalMs: ms(), cpuMs: Math.round((user + system) * 1000), bytes, hwmMB: Math.round(maxKB / 1024) });
     });
   });
 }
@@ -77,6 +70,7 @@ const cat = [];
 const before = [];
 // Warm the catalog cache and the page cache once (not measured).
 await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
+if (BEFORE) await timed(process.execPath, [BEFORE, 'list', '--all', '--json', '--home', HOME]);
 await timed('cat', [SESSION]);
 for (let i = 0; i < RUNS; i++) {
   cat.push(await timed('cat', [SESSION]));
@@ -89,6 +83,7 @@ const summary = (runs) => ({
   firstMs: median(runs.map((r) => r.firstMs)),
   firstTurnMs: median(runs.map((r) => r.firstTurnMs)),
   totalMs: median(runs.map((r) => r.totalMs)),
+  cpuMs: median(runs.map((r) => r.cpuMs)),
   hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
   bytes: runs[0]?.bytes,
 });

@@ -31,7 +31,7 @@ for (let i = 0; i < RUNS; i++) {
   const t2 = performance.now();
   const expanded = layoutTranscript(items, 120, { expanded: true, showReasoning: false });
   const t3 = performance.now();
-  runs.push({ itemsMs: t1 - t0, layoutMs: t2 - t1, expandedMs: t3 - t2, lines: layout.lines.length, expandedLines: expanded.lines.length });
+  runs.push({ itemsMs: t1 - t0, layoutMs: t2 - t1, expandedMs: t3 - t2, lines: layout.lineCount, expandedLines: expanded.lineCount });
 }
 load.push(loadavg()[0]);
 const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];

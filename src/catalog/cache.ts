@@ -153,6 +153,22 @@ export class CatalogCache {
     return entry.session;
   }
 
+  /**
+   * The cached entry of exactly these files, without looking at them (their caller knows they did not change since
+   * the cache saw them: a mirror's sync): its row, null when they hold no conversation, undefined when not cached.
+   */
+  lookupUnchanged(paths: readonly string[]): { readonly session: CatalogSession | null; readonly bytes: number } | undefined {
+    const entry = paths[0] === undefined ? undefined : this.byFirstPath.get(paths[0]);
+    if (!entry || entry.rows !== undefined || stampCount(entry) !== paths.length) return undefined;
+    let bytes = entry.size;
+    for (let i = 1; i < paths.length; i++) {
+      const [path, size] = entry.more![i - 1]!;
+      if (path !== paths[i]) return undefined;
+      bytes += size;
+    }
+    return { session: entry.session, bytes };
+  }
+
   /** The cached rows of a store of many conversations, only if the store and its companions are unchanged (see lookup). */
   lookupStore(stamps: readonly FileStamp[]): readonly CatalogSession[] | undefined {
     const entry = stamps[0] ? this.byFirstPath.get(stamps[0][0]) : undefined;

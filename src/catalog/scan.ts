@@ -46,6 +46,11 @@ export interface ScanOptions {
    * three or more, when there are enough files to read to pay for starting them.
    */
   readonly workers?: number;
+  /**
+   * With `cache`: the only files that may have changed since the cache was saved (a mirror's sync says which it
+   * copied). Groups of other files take their cached row without a stat or a read.
+   */
+  readonly changed?: ReadonlySet<string>;
 }
 
 /**
@@ -171,6 +176,24 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
   const { rows: merged, nested } = mergeRows(summaries);
   merged.sort(newestFirst);
   return { sessions: merged, subagentSessions: nested, problems: context.problems, context };
+}
+
+/**
+ * The catalog a cache holds, trusted without looking at the files: what the scan that saved it found, merged and
+ * named as a scan does (names are read again from beside the sessions). Only for files nothing but the caller
+ * writes: a host's mirror, whose sync knows which files it changed since that scan.
+ */
+export async function catalogFromCache(cache: CatalogCache): Promise<ScanResult & { context: ScanContext }> {
+  const context = new ScanContext(FOLD_SAVE_MIN_BYTES);
+  const summaries = cache.sessions();
+  for (const row of summaries) context.register(groupOf(row), row.id);
+  for (const adapter of ADAPTER_LIST) {
+    if (adapter.names === undefined) continue;
+    for (const root of new Set(summaries.filter((row) => row.agent === adapter.agent).map((row) => row.root))) await context.loadNames(adapter, root);
+  }
+  applyNames(summaries, context);
+  const { rows, nested } = mergeRows(summaries);
+  return { sessions: rows, subagentSessions: nested, problems: context.problems, context };
 }
 
 /** The adapters of these agents (all by default), in registry order. */
@@ -320,8 +343,20 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
   };
 
   const cached: number[] = [];
+  const changed = options.changed;
   groups.forEach((group, index) => {
     try {
+      const unchanged = cache !== undefined && changed !== undefined && !group.paths.some((path) => changed.has(path)) ? cache.lookupUnchanged(group.paths) : undefined;
+      if (unchanged !== undefined) {
+        sizes[index] = unchanged.bytes;
+        bytesTotal += unchanged.bytes;
+        cached.push(index);
+        if (unchanged.session === null) return;
+        groups[index] = context.shareRow(group, unchanged.session);
+        context.register(groups[index], unchanged.session.id);
+        out.push(unchanged.session);
+        return;
+      }
       const stamps = cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false);
       // Kept only for the files that are read (100k stamps are ≈ 18 MB while the scan runs).
       sizes[index] = stamps.reduce((sum, stamp) => sum + stamp[1], 0);

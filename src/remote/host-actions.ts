@@ -14,7 +14,7 @@ import { ForkRangeError } from '../core/errors.js';
 import type { Snippet } from '../core/io/snippet.js';
 import { safeLine } from '../core/text.js';
 import { rowFromListJson } from './remote-row.js';
-import { hostPath, type HostSource } from './host-source.js';
+import { hostPath, writingIntoMirror, type HostSource } from './host-source.js';
 import { remoteArgv, remoteLaunchLine, remoteQuote } from './remote-shell.js';
 import { failureReason, runCommand, sshArgv, type SshSettings } from './ssh.js';
 
@@ -126,14 +126,18 @@ async function forkFromMirror(
   if (session.agent === 'codex' && request.branchName) {
     throw new HostActionError(`${source.host}: a Codex fork's name goes into the host's session_index.jsonl, which is written only by sessions on the host; fork without a name, or install sessions there`);
   }
-  const local = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, mirror.context);
-  const target = hostPath(mirror.dir, local.path);
-  try {
-    await placeOnHost(source.host, settings, target, await readFile(local.path));
-  } catch (error) {
-    await unlink(local.path).catch(() => undefined); // not on the host: not in its mirror either
-    throw error;
-  }
+  const context = mirror.context;
+  const { local, target } = await writingIntoMirror(mirror, async () => {
+    const local = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, context);
+    const target = hostPath(mirror.dir, local.path);
+    try {
+      await placeOnHost(source.host, settings, target, await readFile(local.path));
+    } catch (error) {
+      await unlink(local.path).catch(() => undefined); // not on the host: not in its mirror either
+      throw error;
+    }
+    return { local, target };
+  });
   const result = { ...local, path: target };
   const forked: CatalogSession = { ...session, id: local.id, path: local.path, paths: [local.path] };
   return { result, resume: remoteResume(forked, source, settings, templates) };
@@ -157,7 +161,7 @@ async function handOffFromMirror(
   if (mirror.context === null) throw new HostActionError(`${source.host}: the mirror is not indexed yet`);
   const { to } = request;
   if (!ADAPTERS[to].locations.homeFolder) {
-    throw new HostActionError(`${source.host}: a ${to} hand-off is written in the session's directory on the host, which is not mirrored; install sessions there, or hand it off on ${source.host}`);
+    throw new HostActionError(`${source.host}: a ${to} hand-off is written in the session's directory on the host, which only sessions on the host writes; install sessions there, or hand it off on ${source.host}`);
   }
   if (ADAPTERS[to].store !== undefined) {
     // A file is placed on the host beside the others; a database (opencode's) is the agent's, written in place.
@@ -174,21 +178,24 @@ async function handOffFromMirror(
   if (home === undefined) throw new HostActionError(`${source.host}: no ${to} home on the host`);
   // Files are dated by the system clock: what the writer makes is at or after this (timestamps lag by a tick).
   const started = Date.now() - 50;
-  let local: ForkResult;
-  try {
-    local = await handOff(onTheHost, { atTurn: request.atTurn, to, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, homes);
-  } catch (error) {
-    if (error instanceof HandoffError || error instanceof ForkRangeError) throw new HostActionError(`${source.host}: ${error.message}`);
-    throw error;
-  }
-  const written = await newFilesBeside(local.path, home, started);
-  try {
-    for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(source.host, settings, hostPath(mirror.dir, path), await readFile(path));
-  } catch (error) {
-    // Not on the host: not in its mirror either (what was placed already stays there, and comes back by the next sync).
-    await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
-    throw error;
-  }
+  const local = await writingIntoMirror(mirror, async () => {
+    let local: ForkResult;
+    try {
+      local = await handOff(onTheHost, { atTurn: request.atTurn, to, ...(request.branchName ? { branchName: request.branchName } : {}), ...(request.now ? { now: request.now } : {}) }, homes);
+    } catch (error) {
+      if (error instanceof HandoffError || error instanceof ForkRangeError) throw new HostActionError(`${source.host}: ${error.message}`);
+      throw error;
+    }
+    const written = await newFilesBeside(local.path, home, started);
+    try {
+      for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(source.host, settings, hostPath(mirror.dir, path), await readFile(path));
+    } catch (error) {
+      // Not on the host: not in its mirror either (what was placed already stays there, and comes back by the next sync).
+      await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
+      throw error;
+    }
+    return local;
+  });
   const result = { ...local, path: hostPath(mirror.dir, local.path) };
   const handed: CatalogSession = { ...session, agent: to, id: local.id, path: local.path, paths: [local.path], root: home, cwd: onTheHost.cwd };
   return { result, resume: remoteResume(handed, source, settings, templates) };

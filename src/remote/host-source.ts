@@ -1,14 +1,15 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
 import { createHash } from 'node:crypto';
 import { CatalogCache } from '../catalog/cache.js';
 import { noRoots, type Locations } from '../catalog/locations.js';
-import { scanCatalog, type CatalogSession, type ScanContext } from '../catalog/scan.js';
+import { catalogFromCache, scanCatalog, type CatalogSession, type ScanContext, type ScanResult } from '../catalog/scan.js';
 import { describeError } from '../core/errors.js';
-import { ADAPTER_LIST } from '../core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { Problem, RootEnvironment } from '../core/formats/types.js';
 import { AGENTS, sessionKey, type Agent } from '../core/model.js';
 import { safeLine } from '../core/text.js';
+import { clearMirrorState, copiedFiles, newToken, readMirrorState, withMirrorLock, writeMirrorState } from './mirror-state.js';
 import { rowFromListJson } from './remote-row.js';
 import { failureReason, rsyncShell, runCommand, sshArgv, type RunResult, type SshSettings } from './ssh.js';
 
@@ -36,13 +37,24 @@ export interface RemoteHomes {
   readonly roots: Readonly<Record<Agent, readonly string[]>>;
 }
 
+/** Host folders, per agent, whose sessions a mirror copies besides the agents' roots (claw workspaces other sessions ran in). */
+export type MirrorWorkspaces = Readonly<Partial<Record<Agent, readonly string[]>>>;
+
 export interface Mirror {
   /** The local folder the host's files are copied into: a host path P is at `dir + P`. */
   readonly dir: string;
   readonly remote: RemoteHomes;
-  readonly locations: Locations;
+  /** Where the mirror's sessions are looked for: the agents' roots, and the workspaces mirrored that hold sessions. */
+  locations: Locations;
   /** The scan's context over the mirror (transcripts and forks of its rows need it). */
   context: ScanContext | null;
+  /** The workspaces the last sync copied. */
+  workspaces: MirrorWorkspaces;
+  /**
+   * What this process indexed at its last sync, with the catalog cache that holds its rows and the token of the
+   * state it wrote: while the state on disk still has that token, no other process synced the mirror since.
+   */
+  indexed: { readonly cache: CatalogCache; readonly token: string } | null;
 }
 
 /** What a host's login shell prints before anything else: which way it is read. */
@@ -98,12 +110,51 @@ export function remoteHomes(lines: readonly string[]): RemoteHomes | null {
 /**
  * Where a mirror's sessions are looked for: each agent's roots on the host, as they are in the mirror, the login
  * directory as the cwd, nothing outside the mirror (the folders around it are this machine's), and no roots from
- * other sessions' cwds (those are the host's directories, not mirrored).
+ * other sessions' cwds (those are the host's paths): the workspaces they name are given as `workspaces` (host paths).
  */
-export function mirrorLocations(dir: string, remote: RemoteHomes): Locations {
+export function mirrorLocations(dir: string, remote: RemoteHomes, workspaces: MirrorWorkspaces = {}): Locations {
   const roots = noRoots();
-  for (const agent of AGENTS) roots[agent] = remote.roots[agent].map((root) => join(dir, root));
+  for (const agent of AGENTS) roots[agent] = [...new Set([...remote.roots[agent], ...(workspaces[agent] ?? [])])].map((root) => join(dir, root));
   return { roots, cwd: join(dir, remote.home), rootsFromCwds: false, within: dir };
+}
+
+/**
+ * The folders, per agent, that `sessions` on the host would also look in because other sessions ran there (claw's
+ * workspaces: `discovery.rootsFromCwds`) and that the search of the agent's roots does not reach: each row's cwd (a
+ * host path), of the agents that do not find roots that way.
+ */
+export function workspacesOf(rows: Iterable<Pick<CatalogSession, 'agent' | 'cwd'>>, remote: RemoteHomes): Partial<Record<Agent, string[]>> {
+  const cwds = new Set<string>();
+  for (const row of rows) if (row.cwd !== null && row.cwd.startsWith('/') && !ADAPTERS[row.agent].discovery?.rootsFromCwds) cwds.add(posix.normalize(row.cwd).replace(/(.)\/+$/, '$1'));
+  const out: Partial<Record<Agent, string[]>> = {};
+  for (const adapter of ADAPTER_LIST) {
+    const spec = adapter.mirror.workspaces;
+    if (spec === undefined || !adapter.discovery?.rootsFromCwds) continue;
+    const roots = remote.roots[adapter.agent];
+    const wanted = [...cwds].filter((cwd) => !roots.some((root) => spec.reached(root, cwd))).sort();
+    if (wanted.length > 0) out[adapter.agent] = wanted;
+  }
+  return out;
+}
+
+/** The workspaces of `a` and of `b`, each once. */
+function unionWorkspaces(a: MirrorWorkspaces, b: MirrorWorkspaces): Partial<Record<Agent, string[]>> {
+  const out: Partial<Record<Agent, string[]>> = {};
+  for (const agent of AGENTS) {
+    const dirs = [...new Set([...(a[agent] ?? []), ...(b[agent] ?? [])])].sort();
+    if (dirs.length > 0) out[agent] = dirs;
+  }
+  return out;
+}
+
+/** Workspaces of `next` not in `known`. */
+function newWorkspaces(next: MirrorWorkspaces, known: MirrorWorkspaces): Partial<Record<Agent, string[]>> {
+  const out: Partial<Record<Agent, string[]>> = {};
+  for (const agent of AGENTS) {
+    const dirs = (next[agent] ?? []).filter((dir) => !(known[agent] ?? []).includes(dir));
+    if (dirs.length > 0) out[agent] = dirs;
+  }
+  return out;
 }
 
 /** The rsync arguments of a mirror: its sources on the host and the filter that picks the agents' session files there. */
@@ -120,8 +171,11 @@ export interface MirrorTransfer {
  * are the host's full paths); a deeper root's rules come before those of a root above it (claw searches the home
  * that holds the other agents' folders), and what no rule includes is left on the host.
  */
-export function mirrorTransfer(remote: RemoteHomes): MirrorTransfer {
-  const roots = ADAPTER_LIST.flatMap((adapter) => remote.roots[adapter.agent].map((root) => ({ root, rules: adapter.mirror.filter })));
+export function mirrorTransfer(remote: RemoteHomes, workspaces: MirrorWorkspaces = {}): MirrorTransfer {
+  const roots = ADAPTER_LIST.flatMap((adapter) => [
+    ...remote.roots[adapter.agent].map((root) => ({ root, rules: adapter.mirror.filter })),
+    ...(adapter.mirror.workspaces ? (workspaces[adapter.agent] ?? []).map((root) => ({ root, rules: adapter.mirror.workspaces!.filter })) : []),
+  ]);
   roots.sort((a, b) => depth(b.root) - depth(a.root));
   const filter: string[] = [];
   const folders = new Set<string>();
@@ -142,6 +196,32 @@ export function mirrorTransfer(remote: RemoteHomes): MirrorTransfer {
   }
   filter.push('--exclude=*');
   return { sources: [...new Set(roots.map(({ root }) => (root === '/' ? '/' : `${root}/`)))], filter };
+}
+
+/** The rsync that copies a host's sessions into its mirror `dir`: one round trip; stdout names each file it copied. */
+export function mirrorRsyncArgv(host: string, settings: SshSettings, transfer: MirrorTransfer, dir: string): string[] {
+  return [
+    'rsync',
+    // Recursive with times (unchanged files are skipped by size and time); no symlinks, devices or owners: only
+    // regular files arrive, and nothing here is deleted because the host no longer has it. Folders the filter walked
+    // through but that hold nothing wanted are not made here (-m).
+    '-rt',
+    '-m',
+    '--relative',
+    '--ignore-missing-args',
+    // The host's paths go to its rsync over the protocol, never through its shell (a workspace is a cwd a session
+    // file recorded: untrusted text).
+    '-s',
+    '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
+    // One line per item changed here (`>f…` for a file received): what the index reads again.
+    '--out-format=%i %n',
+    '-e',
+    rsyncShell(settings),
+    ...transfer.filter,
+    '--',
+    ...transfer.sources.map((source) => `${host}:${source}`),
+    `${dir}/`,
+  ];
 }
 
 /** `prefix` (a path, taken literally) followed by `pattern` (rsync wildcards), as one rsync pattern. */
@@ -282,7 +362,7 @@ export class HostSource {
     this.via = 'mirror';
     const dir = mirrorDir(this.context.cacheDir, this.host);
     const locations = mirrorLocations(dir, remote);
-    this.mirror = { dir, remote, locations, context: null };
+    this.mirror = { dir, remote, locations, context: null, workspaces: {}, indexed: null };
     await this.syncMirror(this.mirror);
   }
 
@@ -314,56 +394,146 @@ export class HostSource {
     }
   }
 
-  /** rsync the host's session folders into the mirror (additive: nothing the host removed is deleted here), then index it. */
+  /**
+   * rsync the host's session folders into the mirror (additive: nothing the host removed is deleted here), then index
+   * what it copied. rsync says which files it copied (`--out-format`): when the mirror's rows are known (this process
+   * indexed it last, or the state the last sync left names the cache it saved), only those files are read, and a sync
+   * that copied nothing reads none. One sync of a mirror at a time, across processes.
+   */
   private async syncMirror(mirror: Mirror): Promise<void> {
     this.setStatus({ kind: 'syncing' });
     await mkdir(mirror.dir, { recursive: true, mode: 0o700 });
-    const { sources, filter } = mirrorTransfer(mirror.remote);
-    const argv = [
-      'rsync',
-      // Recursive with times (unchanged files are skipped by size and time); no symlinks, devices or owners:
-      // only regular files arrive, and nothing here is deleted because the host no longer has it. Folders the
-      // filter walked through but that hold nothing wanted are not made here (-m).
-      '-rt',
-      '-m',
-      '--relative',
-      '--ignore-missing-args',
-      '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
-      '-e',
-      rsyncShell(this.context.settings),
-      ...filter,
-      '--',
-      ...sources.map((source) => `${this.host}:${source}`),
-      `${mirror.dir}/`,
-    ];
-    const result = await runCommand(argv);
-    if (this.closed) return;
-    if (result.code !== 0) {
-      // What did arrive stays (additive), and is listed: a dropped sync shows what the last one brought.
-      this.fail(failureReason(result, 'rsync failed'));
-      if (mirror.context === null) await this.indexMirror(mirror, false);
-      return;
-    }
-    await this.indexMirror(mirror, true);
+    await withMirrorLock(mirror.dir, () => this.syncLocked(mirror));
   }
 
-  private async indexMirror(mirror: Mirror, setReady: boolean): Promise<void> {
-    const cachePath = this.context.cachePathFor?.(mirror.locations) ?? null;
-    const cache = cachePath === null ? undefined : await CatalogCache.load(cachePath);
+  private async syncLocked(mirror: Mirror): Promise<void> {
+    // The cache is named by the agents' roots alone: the workspaces mirrored may change from one sync to the next.
+    const cachePath = this.context.cachePathFor?.(mirrorLocations(mirror.dir, mirror.remote)) ?? null;
+    const state = await readMirrorState(mirror.dir);
+    // From here until the new state is written, the mirror may hold files no cache knows.
+    await clearMirrorState(mirror.dir);
+    const own = mirror.indexed !== null && state?.token === mirror.indexed.token ? mirror.indexed : null;
+    mirror.indexed = null;
+    const saved = own === null && state !== null && cachePath !== null && state.cache === cachePath;
+    const workspaces = unionWorkspaces(mirror.workspaces, state?.workspaces ?? {});
+    // The cache is read while rsync runs (rsync writes the mirror, not the cache), and with a state naming it, the rows
+    // it holds are the mirror's as the last sync left it.
+    const loading = own !== null ? Promise.resolve(own.cache) : CatalogCache.load(cachePath);
+    const known = saved
+      ? loading.then(async (cache) => (cache.rejected === null ? { cache, result: await catalogFromCache(cache) } : null)).catch(() => null)
+      : Promise.resolve(null);
+    const synced = await this.rsync(mirror, workspaces);
+    const base = await known;
+    const cache = await loading;
+    if (this.closed) return;
+    if (synced.code !== 0) {
+      // What did arrive stays (additive), and is listed: a dropped sync shows what the last one brought. No state is
+      // written: the next sync looks at every file.
+      this.fail(synced.reason);
+      if (mirror.context === null) await this.indexMirror(mirror, workspaces, cache, null);
+      return;
+    }
+    if (own !== null && synced.copied !== null && synced.copied.length === 0) {
+      // Nothing copied, and the rows this process holds are the mirror's: nothing to read.
+      await this.finishSync(mirror, workspaces, own.cache, cachePath);
+      this.setStatus({ kind: 'ready', via: 'mirror', sessions: this.rows.size });
+      return;
+    }
+    if (base !== null && synced.copied !== null && synced.copied.length === 0) {
+      this.showIndexed(mirror, base.result);
+      await this.finishSync(mirror, workspaces, base.cache, cachePath);
+      this.setStatus({ kind: 'ready', via: 'mirror', sessions: this.rows.size });
+      return;
+    }
+    // Something was copied, or the rows are not known: a scan of the mirror, reading only the files copied when the
+    // cache holds the rest as they are.
+    const changed = (own !== null || base !== null) && synced.copied !== null ? new Set(synced.copied) : null;
+    if (!(await this.indexMirror(mirror, workspaces, cache, changed))) return;
+    // Sessions that ran in folders not mirrored yet (claw workspaces): those folders are copied too, and read.
+    const more = newWorkspaces(workspacesOf(this.rows.values(), mirror.remote), workspaces);
+    if (Object.keys(more).length > 0) {
+      const next = unionWorkspaces(workspaces, more);
+      const extra = await this.rsync(mirror, more);
+      if (this.closed) return;
+      if (extra.code !== 0) {
+        this.fail(extra.reason);
+        return;
+      }
+      // Indexed even when rsync copied nothing: the mirror may hold a workspace's files from before its state was lost.
+      if (!(await this.indexMirror(mirror, next, cache, extra.copied === null ? null : new Set(extra.copied)))) return;
+      await this.finishSync(mirror, next, cache, cachePath);
+    } else await this.finishSync(mirror, workspaces, cache, cachePath);
+    this.setStatus({ kind: 'ready', via: 'mirror', sessions: this.rows.size });
+  }
+
+  /** One rsync of the host's roots (and these workspaces) into the mirror: the files it copied, as paths in the mirror. */
+  private async rsync(mirror: Mirror, workspaces: MirrorWorkspaces): Promise<{ code: number | null; reason: string; copied: string[] | null }> {
+    const result = await runCommand(mirrorRsyncArgv(this.host, this.context.settings, mirrorTransfer(mirror.remote, workspaces), mirror.dir));
+    return { code: result.code, reason: result.code === 0 ? '' : failureReason(result, 'rsync failed'), copied: copiedFiles(result.stdout, mirror.dir) };
+  }
+
+  /** The mirror's rows and state once indexed: the cache saved, then the state that says the cache holds the mirror. */
+  private async finishSync(mirror: Mirror, workspaces: MirrorWorkspaces, cache: CatalogCache, cachePath: string | null): Promise<void> {
+    mirror.workspaces = workspaces;
+    mirror.locations = await presentLocations(mirror, workspaces);
+    const token = newToken();
     try {
-      const result = await scanCatalog(mirror.locations, cache ? { cache } : {});
-      await cache?.save().catch(() => undefined);
-      mirror.context = result.context;
-      const tag = (row: CatalogSession): CatalogSession => mirrorRow(row, this.host, mirror.dir);
-      this.rows = new Map(result.sessions.map((row) => [sessionKey(tag(row)), tag(row)]));
-      this.subagentRows = result.subagentSessions.map(tag);
-      this.problems.push(...result.problems.map((problem) => ({ ...problem, path: isAbsolute(problem.path) ? hostPath(mirror.dir, problem.path) : problem.path })));
-      if (setReady) this.setStatus({ kind: 'ready', via: 'mirror', sessions: this.rows.size });
-      else this.onUpdate(this);
-    } catch (error) {
-      this.fail(`cannot index the mirror: ${describeError(error)}`);
+      await cache.save();
+      await writeMirrorState(mirror.dir, { token, cache: cachePath, workspaces });
+      mirror.indexed = { cache, token };
+    } catch {
+      // No state: the next sync looks at every file again.
     }
   }
+
+  /** Index the mirror (with `changed`: only those files may differ from what `cache` holds); false when it failed. */
+  private async indexMirror(mirror: Mirror, workspaces: MirrorWorkspaces, cache: CatalogCache, changed: ReadonlySet<string> | null): Promise<boolean> {
+    mirror.locations = await presentLocations(mirror, workspaces);
+    try {
+      const result = await scanCatalog(mirror.locations, { cache, ...(changed === null ? {} : { changed }) });
+      this.showIndexed(mirror, result);
+      this.onUpdate(this);
+      return true;
+    } catch (error) {
+      this.fail(`cannot index the mirror: ${describeError(error)}`);
+      return false;
+    }
+  }
+
+  private showIndexed(mirror: Mirror, result: ScanResult & { context: ScanContext }): void {
+    mirror.context = result.context;
+    const tag = (row: CatalogSession): CatalogSession => mirrorRow(row, this.host, mirror.dir);
+    this.rows = new Map(result.sessions.map((row) => {
+      const tagged = tag(row);
+      return [sessionKey(tagged), tagged];
+    }));
+    this.subagentRows = result.subagentSessions.map(tag);
+    this.problems.push(...result.problems.map((problem) => ({ ...problem, path: isAbsolute(problem.path) ? hostPath(mirror.dir, problem.path) : problem.path })));
+  }
+}
+
+/**
+ * Write into a mirror other than by its sync (a fork built from it, then placed on the host): the mirror then holds
+ * files its cache does not know, so the next sync looks at every file (the state is removed, under the sync's lock).
+ */
+export async function writingIntoMirror<T>(mirror: Mirror, write: () => Promise<T>): Promise<T> {
+  return withMirrorLock(mirror.dir, async () => {
+    await clearMirrorState(mirror.dir);
+    return write();
+  });
+}
+
+/** The mirror's locations with the workspaces that are in it (rsync makes no folder for one where nothing was copied). */
+async function presentLocations(mirror: Mirror, workspaces: MirrorWorkspaces): Promise<Locations> {
+  const present: Partial<Record<Agent, string[]>> = {};
+  for (const agent of AGENTS) {
+    const dirs: string[] = [];
+    for (const workspace of workspaces[agent] ?? []) {
+      if (await stat(join(mirror.dir, workspace)).then((info) => info.isDirectory(), () => false)) dirs.push(workspace);
+    }
+    if (dirs.length > 0) present[agent] = dirs;
+  }
+  return mirrorLocations(mirror.dir, mirror.remote, present);
 }
 
 /**

@@ -396,7 +396,7 @@ function viewHeight(state: BrowserState): number {
 }
 
 function maxTop(layout: TranscriptLayout, state: BrowserState): number {
-  return Math.max(0, layout.lines.length - viewHeight(state));
+  return Math.max(0, layout.lineCount - viewHeight(state));
 }
 
 function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): number {
@@ -472,7 +472,7 @@ function relayoutTranscript(state: BrowserState, previous: TranscriptState | nul
   const anchor = itemAtLine(previous.layout, previous.top);
   const layout = layoutOf(t, state.size);
   const start = layout.itemStarts[anchor.item] ?? 0;
-  const end = layout.itemStarts[anchor.item + 1] ?? layout.lines.length;
+  const end = layout.itemStarts[anchor.item + 1] ?? layout.lineCount;
   const top = clampTop(Math.min(start + anchor.offset, Math.max(start, end - 1)), layout, state);
   return { ...state, transcript: { ...t, layout, top, ...refound(t, layout) } };
 }

@@ -3,7 +3,7 @@ import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, conversations, groupOf, scanCatalog, toRow, type CatalogSession, type ScanContext, type ScanProgress } from '../catalog/scan.js';
+import { asLineageFork, conversations, groupOf, scanCatalog, ScanContext, toRow, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -258,7 +258,11 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
       // Clipped: the screen shows a few KiB of each tool output; a 200 MB session is read in tens of MB.
       return transcripts.load(sessionKey(session), version, transcriptBytes, async () => {
-        return ADAPTERS[session.agent].readSession(groupOf(session), await scanned, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
+        const adapter = ADAPTERS[session.agent];
+        // A transcript in its own files (Claude) is read at once: a session opened while the catalog is still being
+        // scanned (a warm 10k home takes seconds) shows its first screen without waiting for the scan.
+        const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
+        return adapter.readSession(groupOf(session), readContext, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
       });
     },
 

@@ -2,7 +2,9 @@ import type { Session } from '../core/model.js';
 
 /**
  * Loaded transcripts, least recently used first out: a TUI left open for days must not keep every session it
- * ever showed. Bounded by count and by bytes (the sessions' text, a rough proxy for their memory).
+ * ever showed. Bounded by count and by bytes (the sessions' text, a rough proxy for their memory). A transcript
+ * bigger than the bound is not kept at all: the screen holds its laid-out items already, and a second copy of a
+ * 50k-turn session's messages would double what the TUI holds (it is read again if opened again).
  */
 export class TranscriptCache {
   private readonly entries = new Map<string, { readonly version: string; readonly session: Session; readonly bytes: number }>();
@@ -11,7 +13,7 @@ export class TranscriptCache {
 
   constructor(
     readonly maxEntries = 12,
-    readonly maxBytes = 256 * 1024 * 1024,
+    readonly maxBytes = 48 * 1024 * 1024,
   ) {}
 
   get size(): number {
@@ -33,10 +35,11 @@ export class TranscriptCache {
 
   set(key: string, version: string, session: Session, bytes: number): void {
     this.delete(key);
+    if (bytes > this.maxBytes) return;
     this.entries.set(key, { version, session, bytes });
     this.bytes += bytes;
     for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= 1 || (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes)) break;
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
       this.bytes -= entry.bytes;
     }

@@ -39,13 +39,24 @@ export interface TranscriptLine {
   readonly item: number;
 }
 
+/**
+ * A transcript laid out at a width. Only the rows asked for are made (what is on screen): a 50k-turn transcript is
+ * millions of rows, so the layout keeps where each item and turn starts, not the rows.
+ */
 export interface TranscriptLayout {
   readonly width: number;
-  readonly lines: readonly TranscriptLine[];
+  /** Screen rows in the whole transcript. */
+  readonly lineCount: number;
+  /** The row at `index` (undefined past the end). */
+  lineAt(index: number): TranscriptLine | undefined;
+  /** Rows `from` (inclusive) to `to` (exclusive), clamped to the transcript. */
+  slice(from: number, to: number): TranscriptLine[];
   /** Line index of each user turn's header (index 0 = turn 1). */
   readonly turnStarts: readonly number[];
   /** Line index where each item starts (items that render nothing start where the next one does). */
   readonly itemStarts: readonly number[];
+  /** The item's rows, the blank line before a turn included (made when asked for; a few hundred items' are kept). */
+  itemRows(item: number): readonly TranscriptLine[];
 }
 
 export interface LayoutOptions {
@@ -105,21 +116,70 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
   return items;
 }
 
-/** Lay the items out at a width: computed once per width and options, so scrolling only slices. */
+/** Rows of recently shown items kept per layout (scrolling back and forth does not wrap them again). */
+const KEPT_ITEMS = 512;
+
+/**
+ * Lay the items out at a width: every item is wrapped once to count its rows (where each item and turn starts),
+ * and its rows are made again when they are shown.
+ */
 export function layoutTranscript(items: readonly TranscriptItem[], width: number, options: LayoutOptions): TranscriptLayout {
-  const lines: TranscriptLine[] = [];
   const turnStarts: number[] = [];
-  const itemStarts: number[] = [];
+  const itemStarts: number[] = new Array<number>(items.length);
   const textWidth = Math.max(8, width - GUTTER_WIDTH);
-  items.forEach((item, index) => {
-    itemStarts.push(lines.length);
+  let count = 0;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
+    itemStarts[index] = count;
     if (item.kind === 'turn') {
-      if (lines.length > 0) lines.push(line('blank', '', '', item.turn, index));
-      turnStarts.push(lines.length);
+      if (count > 0) count++;
+      turnStarts.push(count);
     }
-    for (const one of itemLines(item, index, textWidth, options)) lines.push(one);
-  });
-  return { width, lines, turnStarts, itemStarts };
+    count += computeItemLines(item, index, textWidth, options).length;
+  }
+  const kept = new Map<number, readonly TranscriptLine[]>();
+  const itemRows = (index: number): readonly TranscriptLine[] => {
+    const cached = kept.get(index);
+    if (cached !== undefined) return cached;
+    const item = items[index];
+    if (item === undefined) return [];
+    const own = computeItemLines(item, index, textWidth, options);
+    const rows = item.kind === 'turn' && itemStarts[index]! > 0 ? [line('blank', '', '', item.turn, index), ...own] : own;
+    if (kept.size >= KEPT_ITEMS) kept.delete(kept.keys().next().value!);
+    kept.set(index, rows);
+    return rows;
+  };
+  const slice = (from: number, to: number): TranscriptLine[] => {
+    const out: TranscriptLine[] = [];
+    const end = Math.min(to, count);
+    let at = Math.max(0, from);
+    for (let index = itemContaining(itemStarts, at); at < end && index < items.length; index++) {
+      const rows = itemRows(index);
+      for (let i = at - itemStarts[index]!; i < rows.length && at < end; i++, at++) out.push(rows[i]!);
+    }
+    return out;
+  };
+  return {
+    width,
+    lineCount: count,
+    lineAt: (index) => (index >= 0 && index < count ? slice(index, index + 1)[0] : undefined),
+    slice,
+    turnStarts,
+    itemStarts,
+    itemRows,
+  };
+}
+
+/** The last item starting at or before `line` (an item that renders nothing shares the next one's start). */
+function itemContaining(itemStarts: readonly number[], line: number): number {
+  let lo = 0;
+  let hi = itemStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (itemStarts[mid]! <= line) lo = mid + 1;
+    else hi = mid;
+  }
+  return Math.max(0, lo - 1);
 }
 
 /** Index of the user turn (1-based) that line `index` belongs to; 0 before the first turn. */
@@ -136,9 +196,10 @@ export function turnAtLine(layout: TranscriptLayout, index: number): number {
 
 /** Item index of the line at `index` (for keeping the reading position across a re-layout). */
 export function itemAtLine(layout: TranscriptLayout, index: number): { readonly item: number; readonly offset: number } {
-  const lineAt = layout.lines[Math.min(index, layout.lines.length - 1)];
-  if (!lineAt) return { item: 0, offset: 0 };
-  return { item: lineAt.item, offset: index - (layout.itemStarts[lineAt.item] ?? 0) };
+  if (layout.lineCount === 0) return { item: 0, offset: 0 };
+  const at = Math.min(index, layout.lineCount - 1);
+  const item = itemContaining(layout.itemStarts, at);
+  return { item, offset: at - (layout.itemStarts[item] ?? 0) };
 }
 
 /** One occurrence of the find text: its line and where in the line it starts. */
@@ -155,11 +216,14 @@ export function findMatches(layout: TranscriptLayout, query: string): FindMatch[
   const needle = query.toLowerCase();
   const matches: FindMatch[] = [];
   if (needle === '') return matches;
-  layout.lines.forEach((line, index) => {
-    const lower = line.text.toLowerCase();
-    const haystack = lower.length === line.text.length ? lower : line.text;
-    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) matches.push({ line: index, start: at });
-  });
+  for (let item = 0; item < layout.itemStarts.length; item++) {
+    const start = layout.itemStarts[item]!;
+    layout.itemRows(item).forEach((line, i) => {
+      const lower = line.text.toLowerCase();
+      const haystack = lower.length === line.text.length ? lower : line.text;
+      for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) matches.push({ line: start + i, start: at });
+    });
+  }
   return matches;
 }
 
@@ -168,19 +232,6 @@ export function firstMatchFrom(matches: readonly FindMatch[], from: number): num
   if (matches.length === 0) return -1;
   const at = matches.findIndex((match) => match.line >= from);
   return at === -1 ? 0 : at;
-}
-
-const itemCache = new WeakMap<TranscriptItem, Map<string, readonly TranscriptLine[]>>();
-
-function itemLines(item: TranscriptItem, index: number, width: number, options: LayoutOptions): readonly TranscriptLine[] {
-  const cacheKey = `${index}:${width}:${options.expanded ? 1 : 0}:${options.showReasoning ? 1 : 0}`;
-  let perItem = itemCache.get(item);
-  const cached = perItem?.get(cacheKey);
-  if (cached) return cached;
-  const computed = computeItemLines(item, index, width, options);
-  if (!perItem) itemCache.set(item, (perItem = new Map()));
-  perItem.set(cacheKey, computed);
-  return computed;
 }
 
 function computeItemLines(item: TranscriptItem, index: number, width: number, options: LayoutOptions): TranscriptLine[] {

@@ -215,7 +215,7 @@ describe('content search', () => {
     const t = read.transcript!;
     expect(t.findMatches).toHaveLength(11); // answer 2, answer 20..29
     expect(t.findCurrent).toBe(0);
-    expect(t.layout!.lines[t.findMatches[0]!.line]!.text).toBe('answer 2');
+    expect(t.layout!.lineAt(t.findMatches[0]!.line)!.text).toBe('answer 2');
     expect(t.turn).toBe(2);
     // not in what the transcript shows (a cut tool output, injected context): it says so
     const elsewhere = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 1) }], opened);
@@ -278,7 +278,7 @@ describe('transcript', () => {
     const layout = state.transcript!.layout!;
     const height = transcriptHeight(size);
     expect(height).toBe(26); // 30 rows: header, footer, notice line, and one row left free
-    expect(state.transcript!.top).toBe(layout.lines.length - height);
+    expect(state.transcript!.top).toBe(layout.lineCount - height);
     expect(state.transcript!.turn).toBe(30);
     const up = browserReducer(state, key('k'));
     expect(up.transcript!.top).toBe(state.transcript!.top - 1);
@@ -291,7 +291,7 @@ describe('transcript', () => {
     const state = run([...ready, key('/'), key('answer 5'), key('', { return: true })]);
     expect(state.mode).toBe('transcript');
     const t = state.transcript!;
-    expect(t.layout!.lines[t.findMatches[t.findCurrent]!.line]!.text).toBe('answer 5');
+    expect(t.layout!.lineAt(t.findMatches[t.findCurrent]!.line)!.text).toBe('answer 5');
     expect(t.turn).toBe(5);
   });
 
@@ -302,7 +302,7 @@ describe('transcript', () => {
     expect(first.transcript!.findCurrent).toBe(0);
     const next = run([key('N', { shift: true }), key('N', { shift: true })], first);
     expect(next.transcript!.findCurrent).toBe(2);
-    expect(next.transcript!.layout!.lines[next.transcript!.findMatches[2]!.line]!.text).toBe('answer 11');
+    expect(next.transcript!.layout!.lineAt(next.transcript!.findMatches[2]!.line)!.text).toBe('answer 11');
     expect(run([key('P', { shift: true }), key('P', { shift: true })], first).transcript!.findCurrent).toBe(9); // wraps around
     // a new / starts empty: typing "answer 2" finds answer 2, not "answer 1answer 2"
     const again = run([key('/')], next);

@@ -137,15 +137,18 @@ describe('TranscriptCache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('evicts by bytes, keeps at least the newest, and misses on a new version', () => {
+  it('evicts by bytes, keeps nothing bigger than its bound, and misses on a new version', () => {
     const cache = new TranscriptCache(10, 100);
     cache.set('a', 'v1', session('a'), 60);
     cache.set('b', 'v1', session('b'), 60);
     expect(cache.get('a', 'v1')).toBeUndefined();
     expect(cache.totalBytes).toBe(60);
+    expect(cache.get('b', 'v2')).toBeUndefined();
+    // A transcript bigger than the bound is not kept (the screen has it laid out; it is read again when reopened).
     cache.set('huge', 'v1', session('huge'), 500);
-    expect(cache.size).toBe(1);
-    expect(cache.get('huge', 'v2')).toBeUndefined();
+    expect(cache.get('huge', 'v1')).toBeUndefined();
+    expect(cache.get('b', 'v1')?.id).toBe('b');
+    expect(cache.totalBytes).toBe(60);
   });
 
   it('shares one read between concurrent loads', async () => {

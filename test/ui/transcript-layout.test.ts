@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/model.js';
-import { buildTranscriptItems, findMatches, firstMatchFrom, layoutTranscript, toolArguments, turnAtLine } from '../../src/ui/transcript-layout.js';
+import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, toolArguments, turnAtLine, type TranscriptLayout, type TranscriptLine } from '../../src/ui/transcript-layout.js';
 import { wrapLine } from '../../src/ui/wrap-text.js';
 import { assistant, userTurn } from './helpers.js';
 
@@ -16,11 +16,39 @@ const messages: Message[] = [
   assistant('Done.'),
 ];
 
+/** Every row of a layout, top to bottom. */
+const allRows = (layout: TranscriptLayout): TranscriptLine[] => layout.slice(0, layout.lineCount);
+
 const session = { messages, fork: { id: 'parent-1', atTurn: 3, branchName: 'try' }, forkedFrom: 'parent-1' };
 const texts = (width: number, options = { expanded: false, showReasoning: false }): string[] =>
-  layoutTranscript(buildTranscriptItems(session), width, options).lines.map((line) => `${line.gutter}|${line.text}`);
+  allRows(layoutTranscript(buildTranscriptItems(session), width, options)).map((line) => `${line.gutter}|${line.text}`);
 
 describe('transcript layout', () => {
+  it('makes only the rows asked for: any window is the same rows as the whole, item by item', () => {
+    const many: Message[] = [];
+    for (let i = 1; i <= 400; i++) {
+      many.push(userTurn(`question ${i} `.repeat(1 + (i % 7))), { role: 'tool', userTurn: false, blocks: [{ type: 'tool_result', toolUseId: `c${i}`, output: 'out\n'.repeat(i % 5), isError: false }] });
+      many.push(assistant(`answer ${i} `.repeat(1 + (i % 11))));
+    }
+    const layout = layoutTranscript(buildTranscriptItems({ messages: many, fork: null, forkedFrom: null }), 50, { expanded: false, showReasoning: false });
+    const whole = Array.from({ length: layout.itemStarts.length }, (_, item) => layout.itemRows(item)).flat();
+    expect(whole).toHaveLength(layout.lineCount);
+    expect(allRows(layout)).toEqual(whole);
+    for (const [from, to] of [[0, 48], [1, 2], [777, 825], [layout.lineCount - 10, layout.lineCount + 40], [layout.lineCount, layout.lineCount + 5]] as const) {
+      expect(layout.slice(from, to)).toEqual(whole.slice(from, to));
+    }
+    whole.forEach((row, index) => {
+      expect(layout.lineAt(index)).toEqual(row);
+      // itemAtLine finds the item a row belongs to, and where in it the row is.
+      const { item, offset } = itemAtLine(layout, index);
+      expect(item).toBe(row.item);
+      expect(layout.itemStarts[item]! + offset).toBe(index);
+    });
+    expect(layout.lineAt(layout.lineCount)).toBeUndefined();
+    expect(layout.turnStarts).toHaveLength(400);
+    layout.turnStarts.forEach((start, i) => expect(whole[start]).toMatchObject({ kind: 'turn', text: `turn ${i + 1}` }));
+  });
+
   it('numbers user turns, strips control sequences, collapses tool output and hides reasoning by default', () => {
     expect(texts(40)).toEqual([
       '⋔|forked from parent-1 before turn 3 (branch "try")',
@@ -58,7 +86,7 @@ describe('transcript layout', () => {
 
   it('re-wraps at another width and keeps every word', () => {
     const layout = layoutTranscript(buildTranscriptItems(session), 20, { expanded: false, showReasoning: false });
-    const prose = layout.lines.filter((line) => line.kind === 'assistant' || line.kind === 'user');
+    const prose = allRows(layout).filter((line) => line.kind === 'assistant' || line.kind === 'user');
     for (const line of prose) expect(line.text.length).toBeLessThanOrEqual(18);
     expect(prose.map((line) => line.text).join(' ')).toContain('different case. Fixed it by normalising both sides before comparing them.');
   });
@@ -68,9 +96,9 @@ describe('transcript layout', () => {
     expect(layout.turnStarts).toHaveLength(2);
     expect(turnAtLine(layout, 0)).toBe(0);
     expect(turnAtLine(layout, layout.turnStarts[0]!)).toBe(1);
-    expect(turnAtLine(layout, layout.lines.length - 1)).toBe(2);
+    expect(turnAtLine(layout, layout.lineCount - 1)).toBe(2);
     const [done] = findMatches(layout, 'DONE');
-    expect(layout.lines[done!.line]!.text).toBe('Done.');
+    expect(layout.lineAt(done!.line)!.text).toBe('Done.');
     const fix = findMatches(layout, 'fix the');
     expect(fix[0]).toEqual({ line: layout.turnStarts[0]! + 1, start: 0 });
     expect(firstMatchFrom(fix, done!.line + 1)).toBe(0); // wraps around
@@ -99,8 +127,8 @@ describe('transcript layout', () => {
     const expanded = layoutTranscript(items, 120, { expanded: true, showReasoning: false });
     expect(layout.turnStarts).toHaveLength(500);
     // collapsed: a tool output shows a few lines, not its 1,000
-    expect(layout.lines.length).toBeLessThan(50_000);
-    expect(expanded.lines.length).toBeGreaterThan(500_000);
+    expect(layout.lineCount).toBeLessThan(50_000);
+    expect(expanded.lineCount).toBeGreaterThan(500_000);
   });
 });
 

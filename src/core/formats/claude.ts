@@ -338,9 +338,9 @@ function addToScan(scan: ClaudeScan, lines: Iterable<JsonLine>): void {
 /**
  * Stream a whole file into a scan (lines of any size; malformed and partial lines counted, never fatal).
  * With `clip` (display only) long strings are cut before parsing and node lengths are the clipped ones: such a
- * scan must never be forked from.
+ * scan must never be forked from. Exported for tests: a display read must show what this scan's chain holds.
  */
-async function scanFile(
+export async function scanFile(
   path: string,
   clip?: ClipLimits,
   onStart?: (scan: ClaudeScan) => void,
@@ -462,7 +462,7 @@ const USER_LINE = Buffer.from('"type":"user"', 'latin1');
 const TOOL_RESULT = Buffer.from('"tool_result"', 'latin1');
 
 /** A `user` line that is not a tool result: it may hold a prompt, which a display read keeps whole (clip.ts). */
-function mayHoldPrompt(bytes: Buffer): boolean {
+export function mayHoldPrompt(bytes: Buffer): boolean {
   return bytes.includes(USER_LINE) && !bytes.includes(TOOL_RESULT);
 }
 
@@ -579,6 +579,8 @@ export class ClaudeMessageFold {
   private last: Message | null = null;
   private lastAssistantId: string | null = null;
   private readonly usageGiven = new Set<string>();
+  /** The API message id each message handed on was started by (null: not an assistant's), in order. */
+  readonly startedBy: (string | null)[] = [];
 
   constructor(
     private readonly path: string,
@@ -620,7 +622,7 @@ export class ClaudeMessageFold {
       } else {
         const usage = assistantId !== null && !this.usageGiven.has(assistantId) ? this.usageById.get(assistantId) : undefined;
         if (assistantId !== null && this.usageById.size > 0) this.usageGiven.add(assistantId);
-        this.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source });
+        this.push({ role: 'assistant', blocks, userTurn: false, timestamp, ...(usage ? { usage } : {}), source }, assistantId);
       }
     }
     this.lastAssistantId = assistantId;
@@ -631,10 +633,27 @@ export class ClaudeMessageFold {
     this.last = null;
   }
 
-  private push(message: Message): void {
+  private push(message: Message, assistantId: string | null = null): void {
     if (this.last !== null) this.emit(this.last);
     this.last = message;
+    this.startedBy.push(assistantId);
   }
+}
+
+/**
+ * Messages folded while the usage counts were still coming in (a read in file order), with the usage a fold over the
+ * whole file gives: each API message's final count, on the first message it started.
+ */
+function withFinalUsage(messages: readonly Message[], startedBy: readonly (string | null)[], usageById: ReadonlyMap<string, Usage>): Message[] {
+  const given = new Set<string>();
+  return messages.map((message, i) => {
+    const id = startedBy[i] ?? null;
+    const usage = id !== null && !given.has(id) ? usageById.get(id) : undefined;
+    if (id !== null && usageById.size > 0) given.add(id);
+    if (usage === message.usage) return message;
+    const { usage: _old, ...rest } = message;
+    return usage === undefined ? rest : { ...rest, usage };
+  });
 }
 
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
@@ -1065,40 +1084,98 @@ async function linearSinceFold(path: string, resume: FoldResume): Promise<boolea
 }
 
 /**
- * One pass: every conversation line is on the chain, in file order, so each is folded as it is read. A slash
- * command becomes a turn only when the model answers it (through its expansion): lines wait while one is open.
+ * Lines folded in file order, as if each conversation line were on the active chain (true of a linear file; for
+ * another the result is thrown away). A slash command becomes a turn only when the model answers it (through its
+ * expansion): lines wait while one is open.
  */
+class FileOrderFold {
+  readonly scan = new ClaudeScan(true);
+  readonly fold: ClaudeMessageFold;
+  private readonly held: { readonly uuid: string; readonly value: JsonObject }[] = [];
+  private commandOpen = false;
+
+  constructor(path: string, usageById: ReadonlyMap<string, Usage>, emit: (message: Message) => void) {
+    this.fold = new ClaudeMessageFold(path, usageById, emit);
+  }
+
+  add(line: JsonLine): void {
+    const value = line.value;
+    this.scan.add(line);
+    const uuid = stringOrNull(value.uuid);
+    const type = typeof value.type === 'string' ? value.type : '';
+    if (uuid === null || value.isSidechain === true || !MESSAGE_TYPES.has(type)) return;
+    this.held.push({ uuid, value });
+    const node = this.scan.nodes.get(uuid)!;
+    // Meta lines (a command's expansion) keep it open; any other conversation line decides it (the scan has marked it).
+    if (!(type === 'user' && node.meta)) this.commandOpen = type === 'user' && node.command !== null && !node.userTurn;
+    if (!this.commandOpen) this.release();
+  }
+
+  finish(): void {
+    this.release();
+    this.fold.finish();
+  }
+
+  private release(): void {
+    for (const { uuid, value } of this.held) this.fold.add(this.scan.nodes.get(uuid)!, value);
+    this.held.length = 0;
+  }
+}
+
+/** One pass: every conversation line is on the chain, in file order, so each is folded as it is read. */
 async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
-  const scan = new ClaudeScan(true);
   const ready: Message[] = [];
-  const fold = new ClaudeMessageFold(path, new Map(), (message) => ready.push(message));
-  const held: { readonly uuid: string; readonly value: JsonObject }[] = [];
-  let commandOpen = false;
-  const release = (): void => {
-    for (const { uuid, value } of held) fold.add(scan.nodes.get(uuid)!, value);
-    held.length = 0;
-  };
+  const reader = new FileOrderFold(path, new Map(), (message) => ready.push(message));
   for await (const raw of readLines(path, { reuseChunk: true })) {
-    for (const line of jsonObjects([raw], stats)) {
-      const value = line.value;
-      scan.add(line);
-      const uuid = stringOrNull(value.uuid);
-      const type = typeof value.type === 'string' ? value.type : '';
-      if (uuid === null || value.isSidechain === true || !MESSAGE_TYPES.has(type)) continue;
-      held.push({ uuid, value });
-      const node = scan.nodes.get(uuid)!;
-      // Meta lines (a command's expansion) keep it open; any other conversation line decides it (the scan has marked it).
-      if (!(type === 'user' && node.meta)) commandOpen = type === 'user' && node.command !== null && !node.userTurn;
-    }
-    if (!commandOpen) release();
+    for (const line of jsonObjects([raw], stats)) reader.add(line);
     if (ready.length > 0) {
       yield* ready;
       ready.length = 0;
     }
   }
-  release();
-  fold.finish();
+  reader.finish();
   yield* ready;
+}
+
+/**
+ * A display read (long strings clipped) without keeping any line's parsed value: the lines are folded in file order
+ * as they are read (the start is handed to `onStart` at once); when the file turns out not to be one chain in file
+ * order (a rewind, a fork), the active chain's lines are read again by offset and folded instead.
+ */
+async function readClipped(path: string, clip: ClipLimits, onStart?: (messages: Message[]) => void): Promise<{ scan: ClaudeScan; chain: ClaudeNode[]; messages: Message[]; stats: LineStats; size: number; mtimeMs: number }> {
+  const info = await stat(path);
+  const stats = newLineStats();
+  let messages: Message[] = [];
+  const reader = new FileOrderFold(path, new Map(), (message) => messages.push(message));
+  let count = 0;
+  for await (const raw of readLines(path, { reuseChunk: true })) {
+    for (const line of jsonObjects([clipRawLine(raw, clip)], stats)) reader.add(line);
+    if (onStart !== undefined && (++count >= PARTIAL_AFTER_LINES || raw.offset >= PARTIAL_AFTER_BYTES)) {
+      onStart([...messages]);
+      onStart = undefined;
+    }
+  }
+  reader.finish();
+  const { scan } = reader;
+  const chain = scan.activeChain();
+  if (isLinear(scan, chain)) {
+    messages = withFinalUsage(messages, reader.fold.startedBy, scan.usageById);
+  } else {
+    messages = [];
+    const fold = new ClaudeMessageFold(path, scan.usageById, (message) => messages.push(message));
+    const lines = await LineAtReader.open(path);
+    try {
+      for (const node of chain) {
+        if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
+        const value = parseJsonLine(clipRawLine({ offset: node.offset, bytes: await lines.lineAt(node.offset), terminated: true }, clip).bytes);
+        if (isRecord(value)) fold.add(node, value);
+      }
+    } finally {
+      await lines.close();
+    }
+    fold.finish();
+  }
+  return { scan, chain, messages, stats, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 /** Two passes: the index's fold finds the active chain, then the chain's message lines are read by offset. */
@@ -1200,6 +1277,15 @@ export const claudeAdapter: FormatAdapter = {
     const path = livePath(group);
     const shown = (messages: Message[]): Message[] => (options.clip === undefined ? messages : unmarkMessages(messages));
     const onPartial = options.onPartial;
+    if (options.clip !== undefined) {
+      // What the TUI shows: no line's parsed value is kept while the file is read (a 200 MB session is ~300k lines).
+      const read = await readClipped(path, withPromptLines(options.clip, mayHoldPrompt)!, onPartial && ((start) => onPartial(shown(start))));
+      return {
+        ...summarize({ group, sidecar: await readTitleSidecar(path), scan: read.scan, chain: read.chain, size: read.size, mtimeMs: read.mtimeMs }),
+        messages: shown(read.messages),
+        malformedLines: read.stats.malformed,
+      };
+    }
     // The start's chain ends at the last leaf read so far: the conversation's opening, unless a later rewind moves it.
     const onStart = onPartial && ((start: ClaudeScan) => onPartial(shown(claudeMessages(start.activeChain(), path, start.usageById))));
     const { scan, stats, size, mtimeMs } = await scanFile(path, withPromptLines(options.clip, mayHoldPrompt), onStart);
@@ -1213,6 +1299,7 @@ export const claudeAdapter: FormatAdapter = {
   },
 
   streamMessages: streamClaudeMessages,
+  readsAlone: true,
 
   /**
    * A new `<uuid>.jsonl` in the same project folder holding the active chain before user turn `atTurn`, in file

@@ -897,6 +897,16 @@ function clawMirrorFilter(): string[] {
   ];
 }
 
+/** What a mirror copies of a workspace named by another session's cwd: its session folders only. */
+const CLAW_WORKSPACE_FILTER = ['+ .claw/', '+ .claw/sessions/***', '+ .claude/', '+ .claude/sessions/***', '+ .port_sessions/***'];
+
+/** Whether findClawWorkspaces(root, CLAW_SEARCH_DEPTH) looks at `dir` (host paths: POSIX). */
+function clawSearchReaches(root: string, dir: string): boolean {
+  if (dir !== root && !dir.startsWith(root === '/' ? '/' : `${root}/`)) return false;
+  const parts = dir.slice(root.length).split('/').filter(Boolean);
+  return parts.length <= CLAW_SEARCH_DEPTH && parts.every((part) => !part.startsWith('.') && !SKIPPED_DIRS.has(part));
+}
+
 /** True when `dir` holds claw sessions: `.claw/sessions`, `.claude/sessions` or `.port_sessions`. */
 export async function isClawWorkspace(dir: string): Promise<boolean> {
   // Most cwds other sessions recorded no longer exist (or are not folders): one failed stat, not three.
@@ -956,7 +966,8 @@ export const clawAdapter: FormatAdapter = {
   discovery: { candidateRoots: clawCandidateRoots, isRoot: isClawWorkspace, rootsFromCwds: true },
   watch: { roots: 'found', depth: 3, wanted: clawWatched, fileSuffixes: ['.jsonl', '.json'] },
   // On a host: the workspaces in its login directory and below, as `sessions` run there finds them.
-  mirror: { variables: [], hostRoots: ({ homeDir }) => [homeDir], filter: clawMirrorFilter() },
+  // …and the workspaces other sessions on the host ran in, that search does not reach (as `sessions` there finds them).
+  mirror: { variables: [], hostRoots: ({ homeDir }) => [homeDir], filter: clawMirrorFilter(), workspaces: { filter: CLAW_WORKSPACE_FILTER, reached: clawSearchReaches } },
   resume: {
     interactive: ['claw', '{args}', '--resume', '{path}', '{prompt}'],
     exec: ['claw', '{args}', '--resume', '{path}', '{prompt}'],

@@ -178,6 +178,13 @@ export interface AgentMirror {
    * index is the reader's and is not copied).
    */
   readonly filter: readonly string[];
+  /**
+   * For an agent whose sessions are also found in the folders other agents' sessions ran in (claw's workspaces,
+   * `discovery.rootsFromCwds`): what a mirror copies of such a folder on the host (rules as in `filter`, relative to
+   * the folder), and whether the search of one of its host roots already reaches that folder (then nothing more is
+   * copied for it).
+   */
+  readonly workspaces?: { readonly filter: readonly string[]; reached(root: string, dir: string): boolean };
 }
 
 /** How the agent's own CLI continues a session. */
@@ -273,6 +280,11 @@ export interface FormatAdapter {
    * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
    */
   streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream;
+  /**
+   * `readSession` uses nothing of the context (no other session's files, no names kept beside the sessions): the TUI
+   * reads such a transcript at once, without waiting for the catalog scan.
+   */
+  readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
   /**

@@ -20,7 +20,7 @@ export function Header({ state, width }: HeaderProps) {
     const turns = layout ? layout.turnStarts.length : transcript.session.userTurns;
     // How far down the bottom of the screen is (100% once the last line shows).
     const bottom = transcript.top + transcriptHeight(state.size, noticeRows(state.notice, state.size.columns));
-    const percent = layout && layout.lines.length > 0 ? Math.min(100, Math.round((bottom / layout.lines.length) * 100)) : 0;
+    const percent = layout && layout.lineCount > 0 ? Math.min(100, Math.round((bottom / layout.lineCount) * 100)) : 0;
     return (
       <Box width={width} height={1} flexShrink={0}>
         <Text wrap="truncate-end">

@@ -23,8 +23,7 @@ export function TranscriptView({ transcript, width, height }: TranscriptViewProp
       </Box>
     );
   }
-  const { lines } = transcript.layout;
-  const visible = lines.slice(transcript.top, transcript.top + height);
+  const visible = transcript.layout.slice(transcript.top, transcript.top + height);
   const current = transcript.findMatches[transcript.findCurrent] ?? null;
   return (
     <Box width={width} height={height} flexDirection="column" overflow="hidden">
