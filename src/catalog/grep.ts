@@ -5,10 +5,10 @@ import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { type Agent, sessionKey } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
-import type { CatalogCache } from './cache.js';
-import type { GrepItem, GrepMessage, GrepRequest, GrepWorkerData } from './grep-worker.js';
+import type { CatalogCache, FileStamp } from './cache.js';
+import type { GrepItem, GrepMessage, GrepRequest, GrepStamp, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { candidateRoots, conversations, discoverRoot, isStoreGroup, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { stripControl } from '../core/text.js';
 
@@ -77,6 +77,8 @@ export async function grepLocations(locations: Locations, text: string, options:
     count: options.count ?? false,
     context: options.context ?? null,
     notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
+    stamps: options.cache !== undefined && options.onFiles === undefined,
   });
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
@@ -170,25 +172,32 @@ export async function grepLocations(locations: Locations, text: string, options:
   });
 
   const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
+  const stampsOf = new Map<SessionFileGroup, readonly FileStamp[]>();
+  const noteStamps = (index: number, stamps: readonly GrepStamp[] | null): void => {
+    const group = groups[index];
+    if (stamps === null || group === undefined || stamps.length !== group.paths.length) return;
+    stampsOf.set(group, stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]));
+  };
   let cache: Promise<CatalogCache | undefined> | null = null;
   const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
     let summary = summaries.get(group);
     if (summary === undefined) {
       cache ??= options.cache ? options.cache().catch(() => undefined) : Promise.resolve(undefined);
-      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded))));
+      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded, stampsOf.get(group)))));
     }
     return summary;
   };
   let indexesByLineage: Map<string | null, number[]> | null = null;
   /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
   let unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
-  const families = new Map<string, Promise<CatalogSession[]>>();
+  const families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
   /**
    * Every session of a lineage (the root uuid their heads share, or found by summarising those whose head did
-   * not show it): made once per lineage, so linking is linear in the number of sessions whatever the family sizes
-   * and however many match.
+   * not show it), as a linker (`lineageLinker`): made once per lineage, so linking is linear in the number of
+   * sessions whatever the family sizes and however many match.
    */
-  const familyOf = (lineage: string): Promise<CatalogSession[]> => {
+  const familyOf = (lineage: string): Promise<(row: CatalogSession) => CatalogSession> => {
     let family = families.get(lineage);
     if (family !== undefined) return family;
     if (indexesByLineage === null) {
@@ -210,18 +219,13 @@ export async function grepLocations(locations: Locations, text: string, options:
       }
       return byReal;
     });
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) => [
-      ...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage),
-      ...(byReal.get(lineage) ?? []),
-    ]);
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) =>
+      lineageLinker([...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage), ...(byReal.get(lineage) ?? [])]),
+    );
     families.set(lineage, family);
     return family;
   };
-  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => {
-    if (row.lineage === undefined) return row;
-    const family = (await familyOf(row.lineage)).filter((s) => s.id !== row.id);
-    return family.length === 0 ? row : (conversations([row, ...family]).find((s) => s.id === row.id) ?? row);
-  };
+  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => (row.lineage === undefined ? row : (await familyOf(row.lineage))(row));
 
   let matched = 0;
   const emitted = new Set<string>();
@@ -235,8 +239,9 @@ export async function grepLocations(locations: Locations, text: string, options:
   };
   const rows: Promise<void>[] = [];
   const lineageRows: Promise<CatalogSession | null>[] = [];
-  const onMatch = (index: number, what: GrepFound): void => {
+  const onMatch = (index: number, what: GrepFound, stamps: readonly GrepStamp[] | null = null): void => {
     if (signal?.aborted) return;
+    noteStamps(index, stamps);
     const group = groups[index]!;
     if (options.onFiles) {
       matched++;
@@ -252,8 +257,11 @@ export async function grepLocations(locations: Locations, text: string, options:
     if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null])[]): Promise<GrepItem[]> => {
-    for (const [index, lineage] of seen) lineages.set(index, lineage);
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
+    for (const [index, lineage, stamps] of seen) {
+      lineages.set(index, lineage);
+      noteStamps(index, stamps);
+    }
     lineageUnseen -= seen.length;
     if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
     if (cwds.length === 0 || !sniffCwds) return [];
@@ -299,11 +307,11 @@ export async function grepLocations(locations: Locations, text: string, options:
   return { matched, problems: context.problems };
 }
 
-async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined): Promise<CatalogSession | null> {
+async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
   try {
     // The same row pipeline as `list` (every line folded, or the cached row of unchanged files): grep rows and
     // list rows never disagree.
-    return await toRow(group, context, cache);
+    return await toRow(group, context, cache, stamps);
   } catch (error) {
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
@@ -378,9 +386,9 @@ class Latch {
 }
 
 interface PoolEvents {
-  readonly onMatch: (index: number, found: GrepFound) => void;
+  readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
   /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null])[]) => Promise<GrepItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
@@ -450,7 +458,7 @@ class GrepPool {
       };
       for (const worker of this.workers) {
         worker.on('message', (message: GrepMessage) => {
-          if (message.kind === 'match') events.onMatch(message.index, { matches: message.matches, snippet: message.snippet });
+          if (message.kind === 'match') events.onMatch(message.index, { matches: message.matches, snippet: message.snippet }, message.stamps);
           else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
           else {
             this.busy--;

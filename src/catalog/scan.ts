@@ -543,7 +543,9 @@ export function nestSubagents(sessions: readonly CatalogSession[]): { rows: Cata
   for (const [session, parent] of parentOf) {
     if (inLoop.has(session)) continue;
     nested.set(session, parent.id);
-    children.set(parent, [...(children.get(parent) ?? []), session]);
+    const siblings = children.get(parent);
+    if (siblings === undefined) children.set(parent, [session]);
+    else siblings.push(session);
   }
   const rows: CatalogSession[] = [];
   const nestedOut: CatalogSession[] = [];
@@ -637,6 +639,48 @@ export function lineageLink(session: CatalogSession, family: readonly CatalogSes
   if (members.length === 0) return session;
   const parent = lineageParent([session, ...members]);
   return parent === session ? session : asLineageFork(session, parent);
+}
+
+/**
+ * Links rows of one lineage family as `conversations([row, ...family without row's id])` would (same rows, the same
+ * parent by `lineageParent`), in time linear in the family however many of its rows are linked: the family is merged
+ * and its two first members by `lineageOrder` are found once; a row is compared with those only (the first that is
+ * not the row itself is the least of the others). grep links each matching row of a family this way.
+ */
+export function lineageLinker(family: readonly CatalogSession[]): (row: CatalogSession) => CatalogSession {
+  const merged = mergeById(family);
+  const exact = (row: CatalogSession): CatalogSession => {
+    const others = family.filter((s) => s.id !== row.id);
+    return others.length === 0 ? row : (conversations([row, ...others]).find((s) => s.id === row.id) ?? row);
+  };
+  // Sub-agents are nested under a parent by `conversations` too: such a family (none is known) takes the whole path.
+  if (merged.some((s) => s.subagent)) return exact;
+  /** Per agent and lineage: the two least members by lineageOrder, among those naming no parent and among all. */
+  const firsts = new Map<string, { unlinked: CatalogSession[]; all: CatalogSession[] }>();
+  const keep = (two: CatalogSession[], s: CatalogSession): void => {
+    if (two.length < 2) two.push(s);
+    else if (lineageOrder(s, two[1]!) < 0) two[1] = s;
+    else return;
+    if (two.length === 2 && lineageOrder(two[1]!, two[0]!) < 0) two.reverse();
+  };
+  for (const s of merged) {
+    if (!s.lineage) continue;
+    const key = `${s.agent}:${s.lineage}`;
+    let entry = firsts.get(key);
+    if (entry === undefined) firsts.set(key, (entry = { unlinked: [], all: [] }));
+    keep(entry.all, s);
+    if (s.forkedFrom === null) keep(entry.unlinked, s);
+  }
+  return (row) => {
+    if (row.subagent) return exact(row);
+    if (!row.lineage || row.forkedFrom) return row;
+    const entry = firsts.get(`${row.agent}:${row.lineage}`);
+    const other = (two: readonly CatalogSession[] | undefined): CatalogSession | undefined => two?.find((s) => s.id !== row.id);
+    // The row names no parent, so the pool is the members naming none, the row among them.
+    if (other(entry?.all) === undefined) return row;
+    const best = other(entry?.unlinked);
+    return best === undefined || lineageOrder(row, best) < 0 ? row : asLineageFork(row, best);
+  };
 }
 
 type LineageFields = Pick<CatalogSession, 'id' | 'createdAt' | 'mtimeMs' | 'forkedFrom'> & { readonly userTurns?: number };

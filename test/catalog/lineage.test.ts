@@ -1,6 +1,6 @@
 // Claude forks found by their shared message uuids: which one is the parent, and when a fork was made.
 import { describe, expect, it } from 'vitest';
-import { conversations, lineageLink, type CatalogSession } from '../../src/catalog/scan.js';
+import { conversations, lineageLink, lineageLinker, type CatalogSession } from '../../src/catalog/scan.js';
 import { catalogSession } from '../ui/helpers.js';
 
 const start = '2026-03-01T10:00:00.000Z';
@@ -51,5 +51,41 @@ describe('lineage forks', () => {
       const held = conversations(listed);
       expect(lineageLink(session, held)).toEqual(scanned);
     });
+  });
+
+  // grep links each matching row against its family once per lineage (`lineageLinker`): the same row as the whole
+  // merge gives it, on families with equal start times, rows naming a parent, ids in several files and other lineages.
+  it('links a row into its family as the whole merge does (random families)', () => {
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const times = ['2026-03-01T10:00:00.000Z', '2026-03-01T10:00:00.000Z', '2026-03-01T09:00:00.000Z', '2026-03-01T11:00:00.000Z'];
+    let compared = 0;
+    for (let round = 0; round < 300; round++) {
+      const size = 1 + next(7);
+      const family = Array.from({ length: size }, (_, i) =>
+        claude({
+          id: `s${next(size + 1)}`,
+          path: `/p/${round}-${i}.jsonl`,
+          lineage: next(6) === 0 ? 'other-root' : 'root-uuid',
+          createdAt: times[next(times.length)]!,
+          updatedAt: times[next(times.length)]!.replace(':00.000Z', `:${String(next(60)).padStart(2, '0')}.000Z`),
+          userTurns: 1 + next(3),
+          mtimeMs: Date.parse('2026-06-01T00:00:00.000Z') + next(3) * 1000,
+          forkedFrom: next(5) === 0 ? 's0' : null,
+        }),
+      );
+      const link = lineageLinker(family.filter((s) => s.lineage === 'root-uuid'));
+      for (const row of [...family, claude({ id: 'outsider', createdAt: times[next(times.length)]!, userTurns: 1 + next(3) })]) {
+        if (row.lineage !== 'root-uuid') continue;
+        const others = family.filter((s) => s.lineage === 'root-uuid' && s.id !== row.id);
+        const whole = others.length === 0 ? row : (conversations([row, ...others]).find((s) => s.id === row.id) ?? row);
+        expect(link(row)).toEqual(whole);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
   });
 });

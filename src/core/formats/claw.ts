@@ -909,6 +909,8 @@ function clawSearchReaches(root: string, dir: string): boolean {
 
 /** True when `dir` holds claw sessions: `.claw/sessions`, `.claude/sessions` or `.port_sessions`. */
 export async function isClawWorkspace(dir: string): Promise<boolean> {
+  // Most cwds other sessions recorded no longer exist (or are not folders): one failed stat, not three.
+  if (!(await isDirectory(dir))) return false;
   const checks = await Promise.all([join(dir, '.claw', 'sessions'), join(dir, '.claude', 'sessions'), join(dir, '.port_sessions')].map(isDirectory));
   return checks.some(Boolean);
 }

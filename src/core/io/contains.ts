@@ -1,5 +1,5 @@
-import { closeSync, readSync } from 'node:fs';
-import { openRegularSync } from './regular.js';
+import { closeSync, readSync, type Stats } from 'node:fs';
+import { openRegularWithStatsSync } from './regular.js';
 
 /** Bytes per read: a chunk that stays in the CPU cache between the read and the search is searched fastest. */
 const CHUNK = 256 * 1024;
@@ -262,8 +262,11 @@ export function searchBuffer(search: TextSearch): Buffer {
   return Buffer.allocUnsafe(CHUNK + Math.max(0, search.longest - 1));
 }
 
-/** Called with the first chunk of a file (at most 256 KiB), e.g. to pick a field out of the file's head. */
-export type HeadVisitor = (head: Buffer) => void;
+/**
+ * Called with the first chunk of a file (at most 256 KiB; empty for an empty file), e.g. to pick a field out of the
+ * file's head, and what fstat said of the file when it was opened.
+ */
+export type HeadVisitor = (head: Buffer, stats: Stats) => void;
 
 /** Judges a line by its opening (at most LINE_OPENING_BYTES, decoded as UTF-8): true when a match in it does not count. */
 export type LineFilter = (opening: string) => boolean;
@@ -281,7 +284,7 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
   const overlap = Math.max(0, search.longest - 1);
   const chunk = buffer.length - overlap;
   if (chunk <= 0) throw new RangeError('search buffer too small');
-  const fd = openRegularSync(path);
+  const { fd, stats } = openRegularWithStatsSync(path);
   try {
     let carried = 0;
     let position = 0;
@@ -301,9 +304,9 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
     };
     for (;;) {
       const bytesRead = readSync(fd, buffer, carried, chunk, position);
+      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead), stats);
       if (bytesRead === 0) return false;
       const length = carried + bytesRead;
-      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
       if (search.probes.length === 0) return false;
       if (search.foldChunks) lowerAscii(buffer, carried, length);
       const view = buffer.subarray(0, length);
@@ -367,7 +370,7 @@ export function fileMatchesSync(
   const places: (MatchPlace & { readonly line: number })[] = [];
   /** The file offset just past the last newline before the current buffer (the current line's start). */
   let lineStart = 0;
-  const fd = openRegularSync(path);
+  const { fd, stats } = openRegularWithStatsSync(path);
   const verdicts = new Map<number, boolean>();
   /** A match in a line the adapter says is never conversation does not count (its opening is read once, on a hit). */
   const skipped = (start: number): boolean => {
@@ -387,9 +390,9 @@ export function fileMatchesSync(
     let position = 0;
     for (;;) {
       const bytesRead = readSync(fd, buffer, carried, chunk, position);
+      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead), stats);
       if (bytesRead === 0) break;
       const length = carried + bytesRead;
-      if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead));
       if (search.probes.length === 0) break;
       if (search.foldChunks) lowerAscii(buffer, carried, length);
       // buffer[0] is the file's byte at position - carried.

@@ -45,17 +45,22 @@ export async function openRegular(path: string): Promise<FileHandle> {
 
 /** The synchronous openRegular: a file descriptor the caller closes. */
 export function openRegularSync(path: string): number {
+  return openRegularWithStatsSync(path).fd;
+}
+
+/** openRegularSync, with what fstat said of the descriptor (its size and mtime are the file's stamp as opened). */
+export function openRegularWithStatsSync(path: string): { readonly fd: number; readonly stats: Stats } {
   const before = statSync(path);
   if (!before.isFile()) throw new NotRegularFileError(path, before);
   const fd = openSync(path, READ_FLAGS);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+    return { fd, stats };
   } catch (error) {
     closeSync(fd);
     throw error;
   }
-  return fd;
 }
 
 /** A whole regular file's bytes (FIFOs and devices refused, never opened blocking). */
