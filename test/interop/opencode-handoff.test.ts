@@ -11,7 +11,7 @@ import { ADAPTERS } from '../../src/core/formats/index.js';
 import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
 import { codexDriver, qwenDriver, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
-import { opencodeConfig } from './opencode-config.js';
+import { opencodeSandboxEnv } from './opencode-config.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
@@ -65,18 +65,7 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!SCRUBBED_ENV.test(key) && !key.startsWith('OPENCODE')) env[key] = value;
     // Nothing of the machine's: HOME and every XDG folder are in the sandbox (never the real ~/.local/share/opencode).
-    Object.assign(env, {
-      HOME: home,
-      CODEX_HOME: base.codexHome,
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_STATE_HOME: join(home, '.local', 'state'),
-      OPENCODE_CONFIG_CONTENT: opencodeConfig(standIn.origin),
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      SESSIONS_CONFIG: base.sessionsConfig,
-      NO_COLOR: '1',
-    });
+    Object.assign(env, opencodeSandboxEnv(home, standIn.origin), { CODEX_HOME: base.codexHome, SESSIONS_CONFIG: base.sessionsConfig, NO_COLOR: '1' });
     sandbox = { ...base, env };
     Object.assign(env, await codexDriver.prepare(sandbox, standIn.origin));
     await writeFile(base.sessionsConfig, '{}\n');

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 
 import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
 import { qwenDriver } from './drivers.js';
 import { startModelStandIn, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
-import { opencodeConfig } from './opencode-config.js';
+import { opencodeSandboxEnv } from './opencode-config.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
@@ -119,17 +119,7 @@ describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the
     env = {};
     for (const [key, value] of Object.entries(process.env)) if (!SCRUBBED_ENV.test(key) && !key.startsWith('OPENCODE')) env[key] = value;
     // Nothing of the machine's: HOME and every XDG folder are in the sandbox (never the real ~/.local/share/opencode).
-    Object.assign(env, {
-      HOME: home,
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_STATE_HOME: join(home, '.local', 'state'),
-      OPENCODE_CONFIG_CONTENT: opencodeConfig(standIn.origin),
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      SESSIONS_CONFIG: join(root, 'sessions-config.json'),
-      NO_COLOR: '1',
-    });
+    Object.assign(env, opencodeSandboxEnv(home, standIn.origin), { SESSIONS_CONFIG: join(root, 'sessions-config.json'), NO_COLOR: '1' });
     // `sessions resume --prompt` runs the product's default exec template with the cached binary's absolute path.
     await writeFile(join(root, 'sessions-config.json'), `${JSON.stringify({ exec: { opencode: [bin, 'run', '{args}', '-s', '{id}', '{prompt}'] } }, null, 2)}\n`);
     try {

@@ -16,7 +16,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeRun, runProcess } from './agents.js';
 import { startModelStandIn, TOOL_KEYWORD } from './model-stand-in.js';
-import { opencodeConfig } from './opencode-config.js';
+import { opencodeSandboxEnv } from './opencode-config.js';
 
 const [bin, outArg] = process.argv.slice(2);
 if (bin === undefined || outArg === undefined) {
@@ -31,15 +31,9 @@ const standIn = await startModelStandIn();
 
 const env: NodeJS.ProcessEnv = {
   PATH: process.env.PATH,
-  HOME: home,
   LANG: 'C.UTF-8',
   NO_COLOR: '1',
-  XDG_DATA_HOME: join(home, '.local', 'share'),
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_CACHE_HOME: join(home, '.cache'),
-  XDG_STATE_HOME: join(home, '.local', 'state'),
-  OPENCODE_CONFIG_CONTENT: opencodeConfig(standIn.origin),
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  ...opencodeSandboxEnv(home, standIn.origin),
 };
 const runs: { label: string; argv: string[]; sessionId: string | null; code: number | null }[] = [];
 
