@@ -302,25 +302,20 @@ class ClaudeScan {
   chainFrom(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
     // Without a set of the uuids seen (a 200 MB session's chain is 300k nodes): a chain longer than the nodes
     // there are has gone round a loop, and only then is it walked again, stopping where it first repeats.
+    return this.walkChain(leaf, null) ?? this.walkChain(leaf, new Set())!;
+  }
+
+  /** The walk of chainFrom: null once it is longer than the nodes there are, unless `seen` stops it at a repeat. */
+  private walkChain(leaf: ClaudeNode, seen: Set<string> | null): { chain: ClaudeNode[]; complete: boolean } | null {
     const chain: ClaudeNode[] = [];
     let complete = true;
     for (let node: ClaudeNode | undefined = leaf; node !== undefined; ) {
-      if (chain.length > this.nodes.size) return this.chainWithoutLoop(leaf);
-      chain.push(node);
-      const next: string | null = node.parentUuid ?? node.logicalParentUuid;
-      if (next === null) break;
-      node = this.nodes.get(next);
-      if (node === undefined) complete = false;
-    }
-    return { chain: chain.reverse(), complete };
-  }
-
-  private chainWithoutLoop(leaf: ClaudeNode): { chain: ClaudeNode[]; complete: boolean } {
-    const chain: ClaudeNode[] = [];
-    const seen = new Set<string>();
-    let complete = true;
-    for (let node: ClaudeNode | undefined = leaf; node !== undefined && !seen.has(node.uuid); ) {
-      seen.add(node.uuid);
+      if (seen === null) {
+        if (chain.length > this.nodes.size) return null;
+      } else {
+        if (seen.has(node.uuid)) break;
+        seen.add(node.uuid);
+      }
       chain.push(node);
       const next: string | null = node.parentUuid ?? node.logicalParentUuid;
       if (next === null) break;
