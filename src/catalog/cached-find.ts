@@ -59,6 +59,8 @@ export async function findInCache(cachePath: string, locations: Locations, id: s
 
   const context = new ScanContext(FOLD_SAVE_MIN_BYTES);
   const rows = related.map((entry) => entry.session!);
+  // As a scan registers them: discovery's groups by the id their names give, then the rows by theirs.
+  for (const row of rows) for (const group of adapter.groupFiles(row.root, row.paths)) context.register(group);
   for (const row of rows) context.register(groupOf(row), row.id);
   for (const root of new Set(rows.map((row) => row.root))) await context.loadNames(adapter, root);
   if (context.problems.length > 0) return null;
