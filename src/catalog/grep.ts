@@ -80,7 +80,7 @@ export interface GrepResult {
  */
 export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   if (options.walkMemo === undefined) return options.walkSynchronously ? whileWalkingSynchronously(() => grepIn(locations, text, options, null)) : grepIn(locations, text, options, null);
-  const memo = WalkMemo.load(options.walkMemo, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
+  const memo = new WalkMemo(options.walkMemo, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
   return whileWalkingSynchronously(async () => {
     memo.startRecording();
     try {
@@ -111,6 +111,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
     stamps: options.cache !== undefined && options.onFiles === undefined,
   });
+  // Read and checked while the workers boot.
+  memo?.load();
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];

@@ -45,34 +45,39 @@ type SavedRoot = readonly [agent: Agent, root: string, isRoot: boolean, real: st
  * the same as no file.
  */
 export class WalkMemo {
-  private readonly answers: WalkAnswer[];
-  private readonly candidates: Map<Agent, readonly string[]>;
-  private readonly roots: Map<string, RootWalk>;
+  private answers: WalkAnswer[];
+  private candidates: Map<Agent, readonly string[]>;
+  private roots: Map<string, RootWalk>;
   /** A walk ran live (its answers were recorded): the memo is written again. */
   private changed = false;
   /** Something a walk met was reported as a problem: a replay would not report it again, so nothing is saved. */
   private spoiled = false;
 
-  private constructor(
+  /** An empty memo, kept at `path` for runs of `key`: `load` reads what is there. */
+  constructor(
     private readonly path: string,
     private readonly key: string,
-    held: Held | null,
   ) {
-    this.answers = held?.answers ?? [];
-    this.candidates = held?.candidates ?? new Map();
-    this.roots = held?.roots ?? new Map();
+    this.answers = [];
+    this.candidates = new Map();
+    this.roots = new Map();
   }
 
-  /** The memo at `path` for runs of `key`, checked against the file system; empty when it is missing, malformed, another run's, or a walk would find something else now. */
-  static load(path: string, key: string): WalkMemo {
+  /**
+   * Read the memo and check every answer against the file system; it stays empty when the file is missing,
+   * malformed or another run's, or when one answer no longer holds (the walks run again).
+   */
+  load(): void {
     let held: Held | null = null;
     try {
-      held = parse(JSON.parse(readFileSync(path, 'utf8')) as unknown, key);
+      held = parse(JSON.parse(readFileSync(this.path, 'utf8')) as unknown, this.key);
     } catch {
       held = null;
     }
-    if (held !== null && !held.answers.every(walkAnswerHolds)) held = null;
-    return new WalkMemo(path, key, held);
+    if (held === null || !held.answers.every(walkAnswerHolds)) return;
+    this.answers = held.answers;
+    this.candidates = held.candidates;
+    this.roots = held.roots;
   }
 
   /** Record the answers of the walks that run live from now on (synchronous ones: see `whileWalkingSynchronously`). */
