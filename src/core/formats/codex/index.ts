@@ -1,7 +1,7 @@
 import { UUID_EXACT } from '../../ids.js';
 import { homeFolderRoots } from '../roots.js';
 import type { FormatAdapter } from '../types.js';
-import { discoverCodex, groupCodexFiles } from './discovery.js';
+import { codexRowFolders, discoverCodex, groupCodexFiles } from './discovery.js';
 import { forkCodex } from './fork.js';
 import { readCodexNames } from './names.js';
 import { isCodexNonConversationLine } from './prompt.js';
@@ -49,6 +49,7 @@ export const codexAdapter: FormatAdapter = {
   isNonConversationLine: isCodexNonConversationLine,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
+  rowFolders: codexRowFolders,
   readSummary: readCodexSummary,
   indexSession: indexCodex,
   readSession: readCodexSession,
