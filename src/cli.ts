@@ -434,14 +434,16 @@ Examples:
         return;
       }
       const adapter = ADAPTERS[session.agent];
-      if (options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined) {
+      // The index's saved fold of the file (the scan that resolved the argument has just brought it up to date)
+      // says whether it can be printed in one pass.
+      const stream =
+        options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined
+          ? adapter.streamMessages(groupOf(session), context!, cache === undefined || source !== null ? undefined : await savedFold(cache, session.paths))
+          : null;
+      if (stream !== null) {
         // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
         // read, and the transcript is never held whole.
         const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
-        // The index's saved fold of the file (the scan that resolved the argument has just brought it up to date)
-        // says whether it can be printed in one pass.
-        const resume = cache === undefined || source !== null ? undefined : await savedFold(cache, session.paths);
-        const stream = adapter.streamMessages(groupOf(session), context!, resume);
         await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
         if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
         reportProblems(problems);

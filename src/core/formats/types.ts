@@ -283,10 +283,11 @@ export interface FormatAdapter {
   /** The whole active transcript (long strings clipped when `options.clip` is set). */
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /**
-   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent:
-   * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
+   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent, or
+   * null for this group: `readSession`). The row (the catalog's, from the same files) stands for the session's other
+   * fields.
    */
-  streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream;
+  streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream | null;
   /**
    * `readSession` uses nothing of the context (no other session's files, no names kept beside the sessions): the TUI
    * reads such a transcript at once, without waiting for the catalog scan.

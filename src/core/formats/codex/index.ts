@@ -5,7 +5,7 @@ import { codexRowFolders, discoverCodex, groupCodexFiles } from './discovery.js'
 import { forkCodex } from './fork.js';
 import { readCodexNames } from './names.js';
 import { isCodexNonConversationLine } from './prompt.js';
-import { indexCodex, readCodexSession, readCodexSummary } from './session.js';
+import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } from './session.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -53,6 +53,7 @@ export const codexAdapter: FormatAdapter = {
   readSummary: readCodexSummary,
   indexSession: indexCodex,
   readSession: readCodexSession,
+  streamMessages: streamCodexMessages,
   fork: forkCodex,
 };
 
