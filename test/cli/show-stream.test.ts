@@ -1,6 +1,6 @@
 // `show` streams a transcript (the header from the catalog's row, each message as it is read): its output must be
 // exactly what the whole read printed, on every fixture of every agent that streams.
-import { appendFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,6 +144,67 @@ describe('show streams exactly what the whole read printed', () => {
     expect(rewound.text).toContain('asked again after a rewind');
     expect(rewound.text).not.toContain('one more question, appended');
     expect(rewound.text).toBe((await wholeRead(await now(), context, 'text', false)).text);
+  });
+
+  it('one pass over a linear file applies the turn rules as the whole read does: commands, caveats, meta, sidechains, bad lines', async () => {
+    const home = join(dir, 'linear-rules');
+    const id = '1e0a0000-0000-4000-8000-000000000001';
+    const project = join(home, '.claude', 'projects', '-tmp-linear');
+    await mkdir(project, { recursive: true });
+    let n = 0;
+    let parent: string | null = null;
+    const lines: string[] = [];
+    const line = (fields: Record<string, unknown>, chained = true): string => {
+      const uuid = `1e0a0000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+      lines.push(JSON.stringify({ parentUuid: chained ? parent : null, isSidechain: false, sessionId: id, cwd: '/tmp/linear', timestamp: `2026-11-22T10:00:${String(n).padStart(2, '0')}.000Z`, uuid, ...fields }));
+      if (chained) parent = uuid;
+      return uuid;
+    };
+    const user = (content: unknown, extra: Record<string, unknown> = {}): string => line({ type: 'user', message: { role: 'user', content }, ...extra });
+    const assistant = (msgId: string, content: unknown[]): string => line({ type: 'assistant', message: { id: msgId, role: 'assistant', model: 'claude-x', content } });
+    user('first question');
+    assistant('m1', [{ type: 'thinking', thinking: 'hmm', signature: 's' }]);
+    assistant('m1', [{ type: 'text', text: 'first answer' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }]);
+    user([{ type: 'tool_result', tool_use_id: 't1', content: 'a\nb' }]);
+    assistant('m2', [{ type: 'text', text: 'listed' }]);
+    // A slash command that started model work (a turn), its expansion, an attachment between, then the answer.
+    user('<command-message>init</command-message>\n<command-name>/init</command-name>\n<command-args>fast</command-args>');
+    user([{ type: 'text', text: 'Please write CLAUDE.md' }], { isMeta: true });
+    line({ type: 'attachment', attachment: { type: 'todo' } });
+    assistant('m3', [{ type: 'text', text: 'wrote it' }]);
+    // A local command: its caveat, the command, its output (none a turn); then a prompt.
+    user('<local-command-caveat>Caveat: local</local-command-caveat>', { isMeta: true });
+    user('<command-name>/cost</command-name>\n<command-message>cost</command-message>\n<command-args></command-args>');
+    user('<local-command-stdout>$0.01</local-command-stdout>');
+    user('<local-command-caveat>Caveat: local</local-command-caveat>', { isMeta: true });
+    user('plain output under a caveat, not a prompt');
+    lines.push('{"type":"user","message":{"role":"user","content":"not json', '');
+    user([{ type: 'text', text: '<ide_selection>x</ide_selection>' }]);
+    user('second question');
+    line({ type: 'user', isSidechain: true, message: { role: 'user', content: 'a sidechain prompt' } }, false);
+    assistant('m4', [{ type: 'text', text: 'second answer' }]);
+    line({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted' });
+    user('the summary of what came before', { isCompactSummary: true });
+    user('third question');
+    assistant('m5', [{ type: 'text', text: 'third answer' }]);
+    await writeFile(join(project, `${id}.jsonl`), `${lines.join('\n')}\n{"type":"assistant","partial`);
+    const { rows, context } = await claudeRows(home);
+    const row = rows.find((r) => r.id === id)!;
+    const resume = (await savedFoldOf(row, context))!;
+    for (const format of ['text', 'md'] as const) {
+      for (const includeSystem of [false, true]) {
+        const old = await wholeRead(row, context, format, includeSystem);
+        const now = await streamed(row, context, format, includeSystem, resume);
+        expect(now.passes).toBe(1);
+        expect(now.text, `${format}${includeSystem ? ' --system' : ''}`).toBe(old.text);
+        expect(now.malformed).toBe(old.malformed);
+      }
+    }
+    const { text } = await streamed(row, context, 'text', false, resume);
+    expect(text).toContain('/init fast');
+    expect(text).toContain('── user · turn 3 ');
+    expect(text).toContain('third question');
+    expect((await wholeRead(row, context, 'text', false)).malformed).toBe(1);
   });
 
   it('writes the header before reading the file, then the first message on its own', async () => {

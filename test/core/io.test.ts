@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLines, createFileAtomic } from '../../src/core/io/atomic.js';
-import { FINGERPRINT_BYTES, foldLines, headFingerprint, indexReads, jsonObjects, newLineStats, readJsonLines, readLines, type RawLine } from '../../src/core/io/lines.js';
+import { FINGERPRINT_BYTES, foldLines, headFingerprint, indexReads, jsonObjects, newLineStats, readJsonLines, readLineBatches, readLines, type RawLine } from '../../src/core/io/lines.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -57,6 +57,28 @@ describe('readLines', () => {
     await writeFile(path, '{"a":1}\n{"b":2}\n{"c":3}\n');
     expect((await collect(path, { end: 16 })).map((l) => l.bytes.toString())).toEqual(['{"a":1}', '{"b":2}']);
     expect((await collect(path, { end: 12 })).map((l) => l.bytes.toString())).toEqual(['{"a":1}']);
+  });
+});
+
+describe('readLineBatches', () => {
+  it('hands on a chunk\'s lines at once, the same lines readLines gives, one batch per chunk that ends a line', async () => {
+    const path = join(dir, 'batches.jsonl');
+    const long = JSON.stringify({ text: 'y'.repeat(300) });
+    const text = Array.from({ length: 50 }, (_, i) => (i % 9 === 4 ? long : JSON.stringify({ i, text: 'é'.repeat(i % 11) }))).join('\r\n') + '\n{"tail":';
+    await writeFile(path, text);
+    for (const options of [{ chunkSize: 64 }, { chunkSize: 64, reuseChunk: true }, { chunkSize: 1 << 20 }, { chunkSize: 100, end: 2000 }]) {
+      const batches: [number, string, boolean][][] = [];
+      for await (const lines of readLineBatches(path, options)) {
+        expect(lines.length).toBeGreaterThan(0);
+        batches.push(lines.map((l): [number, string, boolean] => [l.offset, Buffer.from(l.bytes).toString(), l.terminated]));
+      }
+      const { reuseChunk: _reused, ...fresh } = options as { reuseChunk?: boolean };
+      const one = (await collect(path, fresh)).map((l): [number, string, boolean] => [l.offset, l.bytes.toString(), l.terminated]);
+      expect(batches.flat()).toEqual(one);
+      // A file of many chunks comes in many batches; one chunk holding every line, in one (and the unterminated tail).
+      if (options.chunkSize === 1 << 20) expect(batches.map((b) => b.length)).toEqual([50, 1]);
+      else expect(batches.length, JSON.stringify(options)).toBeGreaterThan(3);
+    }
   });
 });
 

@@ -17,11 +17,11 @@ import { decodeScalar, decodeString, KeyNames, memberSpan, parseSpan, skipWhites
 import { isKind, openRegular, readRegularFile } from '../io/regular.js';
 import { clipJsonStrings, clipRawLine, PARTIAL_AFTER_BYTES, PARTIAL_AFTER_LINES, SUMMARY_CLIP_LIMITS, takeClipMarks, unmarkMessages, withPromptLines, type ClipLimits } from '../io/clip.js';
 import { LineAtReader } from '../io/line-at.js';
-import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLineBatches, readLines, type JsonLine, type LineStats, type RawLine } from '../io/lines.js';
 import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
-import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
+import { commandAnsweredBy, type CommandWalkNode, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { claudeProjectFolder } from '../handoff/claude.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
@@ -1119,12 +1119,81 @@ class FileOrderFold {
   }
 }
 
+/**
+ * What `show`'s one pass keeps of a line with a uuid: what a later line's rules ask of it (a caveat above a command's
+ * output, the command line a model's answer starts from) and what the message fold reads. The row's fields (titles,
+ * timestamps, usage: the header comes from the catalog's row) are not folded, nor is any value kept.
+ */
+interface LinearNode extends CommandWalkNode {
+  readonly uuid: string;
+  readonly parentUuid: string | null;
+  readonly caveat: boolean;
+  readonly userTurn: boolean;
+}
+
+/**
+ * Lines of a linear file folded in file order into messages, with the rules of `ClaudeScan.add` and
+ * `FileOrderFold` that decide a message (a user turn, a slash command answered by the model) and nothing else:
+ * one small node per line with a uuid, for the rules that look at a line's parents.
+ */
+class LinearFold {
+  readonly fold: ClaudeMessageFold;
+  private readonly nodes = new Map<string, LinearNode>();
+  private readonly held: { readonly uuid: string; readonly value: JsonObject; readonly offset: number }[] = [];
+  private commandOpen = false;
+
+  constructor(path: string, emit: (message: Message) => void) {
+    this.fold = new ClaudeMessageFold(path, new Map(), emit);
+  }
+
+  add(offset: number, value: JsonObject): void {
+    const uuid = stringOrNull(value.uuid);
+    if (uuid === null) return;
+    const type = typeof value.type === 'string' ? value.type : '';
+    const sidechain = value.isSidechain === true;
+    const parentUuid = stringOrNull(value.parentUuid);
+    const user = type === 'user';
+    const userTurn = user && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true);
+    const command = user ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null;
+    const meta = value.isMeta === true;
+    // A caveat is a meta line (isLocalCommandCaveat): its text is read only then.
+    const node: LinearNode = { uuid, type, parentUuid, meta, caveat: meta && isClaudeCommandCaveat(value), command, userTurn };
+    this.nodes.set(uuid, node);
+    if (type === 'assistant' && !sidechain) {
+      const answered = commandAnsweredBy(node, (at) => (at.parentUuid === null ? undefined : this.nodes.get(at.parentUuid)));
+      if (answered !== null && !answered.userTurn) this.nodes.set(answered.uuid, { ...answered, userTurn: true });
+    }
+    if (sidechain || !MESSAGE_TYPES.has(type)) return;
+    this.held.push({ uuid, value, offset });
+    // Meta lines (a command's expansion) keep it open; any other conversation line decides it (marked above).
+    if (!(user && node.meta)) this.commandOpen = user && node.command !== null && !node.userTurn;
+    if (!this.commandOpen) this.release();
+  }
+
+  finish(): void {
+    this.release();
+    this.fold.finish();
+  }
+
+  private release(): void {
+    for (const { uuid, value, offset } of this.held) {
+      const node = this.nodes.get(uuid)!;
+      const type = typeof value.type === 'string' ? value.type : '';
+      this.fold.add(
+        { uuid, parentUuid: node.parentUuid, logicalParentUuid: null, type, sidechain: false, offset, length: 0, value: null, userTurn: node.userTurn, meta: node.meta, caveat: node.caveat, command: node.command },
+        value,
+      );
+    }
+    this.held.length = 0;
+  }
+}
+
 /** One pass: every conversation line is on the chain, in file order, so each is folded as it is read. */
 async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
   const ready: Message[] = [];
-  const reader = new FileOrderFold(path, new Map(), (message) => ready.push(message));
-  for await (const raw of readLines(path, { reuseChunk: true })) {
-    for (const line of jsonObjects([raw], stats)) reader.add(line);
+  const reader = new LinearFold(path, (message) => ready.push(message));
+  for await (const lines of readLineBatches(path, { reuseChunk: true })) {
+    for (const line of jsonObjects(lines, stats)) reader.add(line.offset, line.value);
     if (ready.length > 0) {
       yield* ready;
       ready.length = 0;

@@ -37,6 +37,15 @@ function stripCr(bytes: Buffer): Buffer {
  * without a newline is returned with `terminated: false`. Bytes are never decoded here.
  */
 export async function* readLines(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine> {
+  for await (const lines of readLineBatches(path, options)) yield* lines;
+}
+
+/**
+ * `readLines` a chunk at a time: the lines that end in each chunk read (a line longer than a chunk comes with the
+ * chunk it ends in). A reader that folds every line of a big file awaits once per chunk, not once per line (a
+ * 200 MB session is ~300k lines). With `reuseChunk`, a batch's bytes are valid until the next batch is asked for.
+ */
+export async function* readLineBatches(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine[]> {
   const chunkSize = options.chunkSize ?? 1 << 20;
   const handle = await openRegular(path);
   try {
@@ -51,21 +60,23 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
       const { bytesRead } = await handle.read(chunk, 0, length, position);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
+      const lines: RawLine[] = [];
       let from = 0;
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
         const piece = data.subarray(from, nl);
         const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
         pending = [];
-        yield { offset: lineStart, bytes: stripCr(bytes), terminated: true };
+        lines.push({ offset: lineStart, bytes: stripCr(bytes), terminated: true });
         lineStart = position + nl + 1;
         from = nl + 1;
       }
       if (from < data.length) pending.push(options.reuseChunk ? Buffer.from(data.subarray(from)) : data.subarray(from));
       position += bytesRead;
+      if (lines.length > 0) yield lines;
     }
     // With an explicit end, a line crossing it belongs to a later reader.
     if (pending.length > 0 && options.end === undefined) {
-      yield { offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false };
+      yield [{ offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false }];
     }
   } finally {
     await handle.close();
