@@ -1192,8 +1192,17 @@ class LinearFold {
 async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
   const ready: Message[] = [];
   const reader = new LinearFold(path, (message) => ready.push(message));
+  let first = true;
   for await (const lines of readLineBatches(path, { reuseChunk: true })) {
-    for (const line of jsonObjects(lines, stats)) reader.add(line.offset, line.value);
+    for (const line of jsonObjects(lines, stats)) {
+      reader.add(line.offset, line.value);
+      // The first message goes out as soon as it is folded, not after its chunk (a batch's bytes stay valid meanwhile).
+      if (first && ready.length > 0) {
+        first = false;
+        yield* ready;
+        ready.length = 0;
+      }
+    }
     if (ready.length > 0) {
       yield* ready;
       ready.length = 0;
