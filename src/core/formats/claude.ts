@@ -1128,18 +1128,25 @@ interface LinearNode extends CommandWalkNode {
   readonly uuid: string;
   readonly parentUuid: string | null;
   readonly caveat: boolean;
-  readonly userTurn: boolean;
+  /** Set when the model answers the slash command this line holds (`commandAnsweredBy`). */
+  userTurn: boolean;
 }
 
 /**
  * Lines of a linear file folded in file order into messages, with the rules of `ClaudeScan.add` and
- * `FileOrderFold` that decide a message (a user turn, a slash command answered by the model) and nothing else:
- * one small node per line with a uuid, for the rules that look at a line's parents.
+ * `FileOrderFold` that decide a message (a user turn, a slash command answered by the model) and nothing else.
+ *
+ * The rules look a line's parent up by uuid only to find a caveat (a meta user line) or, walking up from a model's
+ * answer, attachments and meta lines up to a slash command line; any other line found there decides exactly as a
+ * line not found does (not under a caveat; no command answered). So only attachments, meta user lines and command
+ * lines are kept by uuid (~12k of the 275k lines of the 50k-turn shape, where a node per line was most of the fold's
+ * time): a later line of the same uuid takes its place, as in the scan's map, or removes it when it is of no use.
  */
 class LinearFold {
   readonly fold: ClaudeMessageFold;
   private readonly nodes = new Map<string, LinearNode>();
-  private readonly held: { readonly uuid: string; readonly value: JsonObject; readonly offset: number }[] = [];
+  /** Conversation lines waiting while a slash command is open, each with the node its uuid names now. */
+  private readonly held: { readonly uuid: string; node: LinearNode; readonly value: JsonObject; readonly offset: number }[] = [];
   private commandOpen = false;
 
   constructor(path: string, emit: (message: Message) => void) {
@@ -1158,13 +1165,16 @@ class LinearFold {
     const meta = value.isMeta === true;
     // A caveat is a meta line (isLocalCommandCaveat): its text is read only then.
     const node: LinearNode = { uuid, type, parentUuid, meta, caveat: meta && isClaudeCommandCaveat(value), command, userTurn };
-    this.nodes.set(uuid, node);
+    if (type === 'attachment' || (user && (meta || command !== null))) this.nodes.set(uuid, node);
+    else if (this.nodes.size > 0) this.nodes.delete(uuid);
+    // A held line is folded with the node its uuid names when it is released (the scan's map: the latest line).
+    for (const held of this.held) if (held.uuid === uuid) held.node = node;
     if (type === 'assistant' && !sidechain) {
       const answered = commandAnsweredBy(node, (at) => (at.parentUuid === null ? undefined : this.nodes.get(at.parentUuid)));
-      if (answered !== null && !answered.userTurn) this.nodes.set(answered.uuid, { ...answered, userTurn: true });
+      if (answered !== null && !answered.userTurn) answered.userTurn = true;
     }
     if (sidechain || !MESSAGE_TYPES.has(type)) return;
-    this.held.push({ uuid, value, offset });
+    this.held.push({ uuid, node, value, offset });
     // Meta lines (a command's expansion) keep it open; any other conversation line decides it (marked above).
     if (!(user && node.meta)) this.commandOpen = user && node.command !== null && !node.userTurn;
     if (!this.commandOpen) this.release();
@@ -1176,8 +1186,7 @@ class LinearFold {
   }
 
   private release(): void {
-    for (const { uuid, value, offset } of this.held) {
-      const node = this.nodes.get(uuid)!;
+    for (const { uuid, node, value, offset } of this.held) {
       const type = typeof value.type === 'string' ? value.type : '';
       this.fold.add(
         { uuid, parentUuid: node.parentUuid, logicalParentUuid: null, type, sidechain: false, offset, length: 0, value: null, userTurn: node.userTurn, meta: node.meta, caveat: node.caveat, command: node.command },
