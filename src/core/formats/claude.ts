@@ -1132,6 +1132,15 @@ interface LinearNode extends CommandWalkNode {
   userTurn: boolean;
 }
 
+const UUID_BUCKET_BITS = 20;
+
+/** A uuid's bucket: FNV-1a of its first 12 characters, to UUID_BUCKET_BITS bits. */
+function uuidBucket(uuid: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < uuid.length && i < 12; i++) hash = Math.imul(hash ^ uuid.charCodeAt(i), 0x01000193);
+  return hash >>> (32 - UUID_BUCKET_BITS);
+}
+
 /**
  * Lines of a linear file folded in file order into messages, with the rules of `ClaudeScan.add` and
  * `FileOrderFold` that decide a message (a user turn, a slash command answered by the model) and nothing else.
@@ -1145,6 +1154,8 @@ interface LinearNode extends CommandWalkNode {
 class LinearFold {
   readonly fold: ClaudeMessageFold;
   private readonly nodes = new Map<string, LinearNode>();
+  /** Buckets of the uuids ever kept: a line whose bucket is empty has no node to take the place of (no map probe). */
+  private readonly kept = new Uint8Array(1 << UUID_BUCKET_BITS);
   /** Conversation lines waiting while a slash command is open, each with the node its uuid names now. */
   private readonly held: { readonly uuid: string; node: LinearNode; readonly value: JsonObject; readonly offset: number }[] = [];
   private commandOpen = false;
@@ -1165,8 +1176,12 @@ class LinearFold {
     const meta = value.isMeta === true;
     // A caveat is a meta line (isLocalCommandCaveat): its text is read only then.
     const node: LinearNode = { uuid, type, parentUuid, meta, caveat: meta && isClaudeCommandCaveat(value), command, userTurn };
-    if (type === 'attachment' || (user && (meta || command !== null))) this.nodes.set(uuid, node);
-    else if (this.nodes.size > 0) this.nodes.delete(uuid);
+    if (type === 'attachment' || (user && (meta || command !== null))) {
+      this.nodes.set(uuid, node);
+      this.kept[uuidBucket(uuid)] = 1;
+    } else if (this.kept[uuidBucket(uuid)] === 1) {
+      this.nodes.delete(uuid);
+    }
     // A held line is folded with the node its uuid names when it is released (the scan's map: the latest line).
     for (const held of this.held) if (held.uuid === uuid) held.node = node;
     if (type === 'assistant' && !sidechain) {
