@@ -118,6 +118,9 @@ const QUIET_BEFORE_COLLECTING_MS = 2000;
 /** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
 const WATCH_SAVE_MS = 20_000;
 
+/** Items that fill a screen (each is a row at least): a big transcript's start is shown with as many. */
+const FIRST_SCREEN_ITEMS = 60;
+
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
@@ -291,13 +294,21 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return transcriptItems.load(sessionKey(session), version, transcriptItemsBytes, async () => {
         const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
         let builder = new TranscriptItemsBuilder(session);
+        // The start is shown once: as soon as it fills a screen, or when the reader says it is the start.
+        let shown = onPartial === undefined;
+        const showStart = (): void => {
+          if (shown || !builder.hasTurn) return;
+          shown = true;
+          onPartial!(builder.items.slice());
+        };
         await readDisplay(groupOf(session), readContext, {
           clip: DISPLAY_CLIP_LIMITS,
           sink: {
-            message: (message) => builder.add(message),
-            start: () => {
-              if (onPartial && builder.hasTurn) onPartial(builder.items.slice());
+            message: (message) => {
+              builder.add(message);
+              if (!shown && builder.items.length >= FIRST_SCREEN_ITEMS) showStart();
             },
+            start: showStart,
             restart: () => {
               builder = new TranscriptItemsBuilder(session);
             },

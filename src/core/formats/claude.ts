@@ -1304,6 +1304,9 @@ class LinearDisplayFold {
  * linear file (most) is folded in one pass in file order; at the first line that shows it is not (a rewind, a
  * fork) what was handed on is dropped and the active chain is read by the index's fold and then by offset.
  */
+/** What a display read reads first: a screen's worth of lines in most files (a big first prompt, more reads). */
+const FIRST_SCREEN_BYTES = 64 * 1024;
+
 async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySink): Promise<{ readonly malformedLines: number }> {
   const limits = withPromptLines(clip, mayHoldPrompt)!;
   const emit = (message: Message): void => sink.message(unmarkMessages([message])[0]!);
@@ -1312,7 +1315,17 @@ async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySi
   let linear = true;
   let lines = 0;
   let started = false;
-  read: for await (const raw of readLines(path, { reuseChunk: true })) {
+  // The first read is small: the lines that fill a screen are handed on before a whole chunk is parsed.
+  // A chunk's lines are folded without leaving the event loop a turn: every so many bytes it gets one, so that the
+  // screen paints the start handed on (and keys are read) while the rest is read; the first turns come soonest.
+  let step = FIRST_SCREEN_BYTES / 4;
+  let nextTurn = step;
+  read: for await (const raw of readLines(path, { reuseChunk: true, firstChunkSize: FIRST_SCREEN_BYTES })) {
+    if (raw.offset >= nextTurn) {
+      step = Math.min(step * 2, 1 << 20);
+      nextTurn = raw.offset + step;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     for (const line of jsonObjects([clipRawLine(raw, limits)], stats)) {
       if (!reader.add(line)) {
         linear = false;
