@@ -1306,6 +1306,8 @@ class LinearDisplayFold {
  */
 /** What a display read reads first: a screen's worth of lines in most files (a big first prompt, more reads). */
 const FIRST_SCREEN_BYTES = 64 * 1024;
+/** Bytes of lines a display read folds before the event loop gets a turn (a millisecond or two of work). */
+const LOOP_TURN_BYTES = 32 * 1024;
 
 async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySink): Promise<{ readonly malformedLines: number }> {
   const limits = withPromptLines(clip, mayHoldPrompt)!;
@@ -1317,13 +1319,11 @@ async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySi
   let started = false;
   // The first read is small: the lines that fill a screen are handed on before a whole chunk is parsed.
   // A chunk's lines are folded without leaving the event loop a turn: every so many bytes it gets one, so that the
-  // screen paints the start handed on (and keys are read) while the rest is read; the first turns come soonest.
-  let step = FIRST_SCREEN_BYTES / 4;
-  let nextTurn = step;
+  // screen paints the start handed on (a render takes several turns) and keys are read while the rest is read.
+  let nextTurn = LOOP_TURN_BYTES;
   read: for await (const raw of readLines(path, { reuseChunk: true, firstChunkSize: FIRST_SCREEN_BYTES })) {
     if (raw.offset >= nextTurn) {
-      step = Math.min(step * 2, 1 << 20);
-      nextTurn = raw.offset + step;
+      nextTurn = raw.offset + LOOP_TURN_BYTES;
       await new Promise((resolve) => setImmediate(resolve));
     }
     for (const line of jsonObjects([clipRawLine(raw, limits)], stats)) {
