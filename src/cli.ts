@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { agentDefaultHomes, isUnder, locationFlags, locationOptionsFromFlags, resolveLocations, type Locations } from './catalog/locations.js';
 import { resolveSession } from './catalog/resolve.js';
+import { findInCache } from './catalog/cached-find.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
 import { groupOf, savedFold, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
@@ -200,6 +201,20 @@ async function findOne(
   }
   const source = sourceOf(found.session, sources);
   return { session: found.session, context: source ? (source.mirror?.context ?? null) : context, source, problems, cache };
+}
+
+/**
+ * A full id of this machine's catalog, found in the cache without a scan when nothing that decides its row changed
+ * since (catalog/cached-find.ts); null: scan (`findOne`).
+ */
+async function findCached(query: string, options: CommonOptions, config: Config): Promise<Awaited<ReturnType<typeof findOne>> | null> {
+  const chosen = chosenHosts(options.host, config);
+  if (options.cache === false || !chosen.local || chosen.hosts.length > 0) return null;
+  const locations = locationsFrom(options);
+  const found = await findInCache(defaultCachePath(env, homedir(), locations), locations, query);
+  if (found === null) return null;
+  warnMissingLocations(options);
+  return { ...found, source: null, problems: [] };
 }
 
 function pathsOnHost(read: { readonly path: string; readonly paths: readonly string[] }, mirror: string): { path: string; paths: readonly string[] } {
@@ -405,7 +420,7 @@ Examples:
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean }>();
       const config = readConfig();
-      const { session, context, source, problems, cache } = await findOne(id, options, config);
+      const { session, context, source, problems, cache } = (await findCached(id, options, config)) ?? (await findOne(id, options, config));
       if (source !== null && source.via === 'sessions') {
         // The host's own `sessions` prints it (its files are there); text from another machine is sanitised here too.
         const line = remoteArgv(['sessions', 'show', session.id, '--format', options.format, ...(options.system ? ['--system'] : [])]);
@@ -415,14 +430,16 @@ Examples:
         return;
       }
       const adapter = ADAPTERS[session.agent];
-      if (options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined) {
+      // The index's saved fold of the file (the scan that resolved the argument has just brought it up to date)
+      // says whether it can be printed in one pass.
+      const stream =
+        options.format !== 'json' && adapter.streamMessages !== undefined && session.mirror === undefined
+          ? adapter.streamMessages(groupOf(session), context!, cache === undefined || source !== null ? undefined : await savedFold(cache, session.paths))
+          : null;
+      if (stream !== null) {
         // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
         // read, and the transcript is never held whole.
         const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
-        // The index's saved fold of the file (the scan that resolved the argument has just brought it up to date)
-        // says whether it can be printed in one pass.
-        const resume = cache === undefined || source !== null ? undefined : await savedFold(cache, session.paths);
-        const stream = adapter.streamMessages(groupOf(session), context!, resume);
         await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
         if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
         reportProblems(problems);

@@ -113,8 +113,18 @@ export class CatalogCache {
   private dirty = false;
   /** Why the cache was not used, when it was not (for diagnostics). */
   rejected: string | null = null;
+  /** Holds only some of the file's entries (CacheFileIndex.partialCache): never saved over the whole. */
+  private partial = false;
 
   constructor(readonly path: string | null) {}
+
+  /** A cache holding only these entries of the file at `path` (its saved folds load as usual); `save` writes nothing. */
+  static partialView(path: string, entries: readonly CachedEntry[]): CatalogCache {
+    const cache = new CatalogCache(path);
+    cache.partial = true;
+    for (const entry of entries) cache.byFirstPath.set(entry.firstPath, entry.entry);
+    return cache;
+  }
 
   static async load(path: string | null): Promise<CatalogCache> {
     const cache = new CatalogCache(path);
@@ -269,7 +279,7 @@ export class CatalogCache {
    * sorted, small enough to paint the browser's first frame before the whole cache is read.
    */
   async save(head?: { readonly sessions: readonly CatalogSession[]; readonly scopeDir: string }): Promise<void> {
-    if (this.path === null) return;
+    if (this.path === null || this.partial) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     await removeStaleTemps(dirname(this.path), Date.now(), CACHE_TEMP_NAME);
     if (this.dirty) {
@@ -568,6 +578,229 @@ function encodeEntry(stamps: readonly FileStamp[], s: CatalogSession, fold: numb
     size: s.size,
     mtimeMs: s.mtimeMs,
   };
+}
+
+/** One entry of the cache file as CacheFileIndex finds it: the key (its first file), its files' stamps, its row(s). */
+export interface CachedEntry {
+  readonly firstPath: string;
+  /** Null: the files hold no conversation. */
+  readonly session: CatalogSession | null;
+  readonly stamps: readonly FileStamp[];
+  /** A store of many conversations (its rows are not looked at here). */
+  readonly store: boolean;
+  /** @internal */
+  readonly entry: CacheEntry;
+}
+
+function cachedEntry(decoded: readonly [string, CacheEntry]): CachedEntry {
+  const [firstPath, entry] = decoded;
+  return { firstPath, session: entry.session, stamps: stampsOfEntry(firstPath, entry), store: entry.rows !== undefined, entry };
+}
+
+const NEWLINE = 0x0a;
+const ENTRY_OPENING = Buffer.from('{"id":"');
+const NONE_OPENING = Buffer.from('{"none":[["');
+const PATHS_OPENING = Buffer.from('"paths":["');
+const STRING_OPENING = Buffer.from('["s",');
+const END_OPENING = Buffer.from('{"end":');
+
+/**
+ * The cache file's bytes, with its entries found without decoding them (`show` of one id on a 10k-session home:
+ * decoding all of them is ~170 ms). One walk over the lines notes where each entry of an id and each entry of files
+ * without a conversation is, and decodes the shared strings; an entry is decoded when it is asked for. The file is
+ * checked as `load` checks it (version, end line, entry count); an entry that does not decode makes the lookup fail.
+ */
+export class CacheFileIndex {
+  private constructor(
+    readonly path: string,
+    private readonly bytes: Buffer,
+    private readonly table: readonly string[],
+    private readonly lineById: ReadonlyMap<string, readonly number[]>,
+    private readonly lineByFirstPath: ReadonlyMap<string, number>,
+  ) {}
+
+  /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
+  private readonly decoded = new Map<number, CachedEntry | null>();
+
+  /** The index of the cache file at `path`, or null when there is none or it is not one `load` would use. */
+  static async open(path: string): Promise<CacheFileIndex | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await readRegularFile(path);
+    } catch {
+      return null;
+    }
+    const table: string[] = [];
+    const lineById = new Map<string, number[]>();
+    const lineByFirstPath = new Map<string, number>();
+    let entries = 0;
+    let ended: number | null = null;
+    let start = 0;
+    let lineNo = 0;
+    try {
+      while (start < bytes.length) {
+        let end = bytes.indexOf(NEWLINE, start);
+        if (end === -1) end = bytes.length;
+        lineNo++;
+        if (ended !== null) return null; // data after the end line
+        if (lineNo === 1) {
+          if ((JSON.parse(bytes.toString('utf8', start, end)) as { version?: unknown } | null)?.version !== CACHE_VERSION) return null;
+        } else if (bytes[start] === 0x5b && startsWith(bytes, start, STRING_OPENING)) {
+          const value = JSON.parse(bytes.toString('utf8', start, end)) as unknown;
+          if (!Array.isArray(value) || value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') return null;
+          table.push(value[1]);
+        } else if (bytes[start + 2] === 0x65 && startsWith(bytes, start, END_OPENING)) {
+          ended = (JSON.parse(bytes.toString('utf8', start, end)) as { end?: unknown }).end as number;
+        } else {
+          entries++;
+          if (bytes[start + 2] === 0x69 && startsWith(bytes, start, ENTRY_OPENING)) {
+            const id = jsonStringAt(bytes, start + ENTRY_OPENING.length - 1, end);
+            if (id === null) return null;
+            const lines = lineById.get(id);
+            if (lines === undefined) lineById.set(id, [start]);
+            else lines.push(start);
+            // `{"id":…,"agent":…,"paths":[first, …]`: the key of the entry.
+            const paths = bytes.indexOf(PATHS_OPENING, start);
+            const path = paths === -1 || paths >= end ? null : jsonStringAt(bytes, paths + PATHS_OPENING.length - 1, end);
+            if (path === null) return null;
+            lineByFirstPath.set(path, start);
+          } else if (bytes[start + 2] === 0x6e && startsWith(bytes, start, NONE_OPENING)) {
+            const path = jsonStringAt(bytes, start + NONE_OPENING.length - 1, end);
+            if (path === null) return null;
+            lineByFirstPath.set(path, start);
+          }
+          // Other entries (stores of many conversations) are found by `entriesWith` only.
+        }
+        start = end + 1;
+      }
+    } catch {
+      return null;
+    }
+    if (ended === null || ended !== entries) return null;
+    return new CacheFileIndex(path, bytes, table, lineById, lineByFirstPath);
+  }
+
+  /** Every cached id (a conversation's, as its group's row has it). */
+  ids(): IterableIterator<string> {
+    return this.lineById.keys();
+  }
+
+  /** The entries whose row has this id; null when one does not decode. */
+  entriesOf(id: string): CachedEntry[] | null {
+    return this.decodeLines(this.lineById.get(id) ?? []);
+  }
+
+  /**
+   * The cache's stamp of a file (size, mtime, fingerprint), from the entry it is the first file of, else from one
+   * naming it anywhere (a Codex thread's later segment); undefined when no entry has it, null when one does not decode.
+   */
+  stampOf(path: string): FileStamp | undefined | null {
+    const line = this.lineByFirstPath.get(path);
+    const entries = line !== undefined ? this.decodeLines([line]) : this.entriesWith(JSON.stringify(path));
+    if (entries === null) return null;
+    for (const entry of entries) for (const stamp of entry.stamps) if (stamp[0] === path) return stamp;
+    return undefined;
+  }
+
+  /** The shared-string index of `text` (cwds, roots, models are stored once and referred to by index), if it is one. */
+  stringRef(text: string): number | undefined {
+    const at = this.table.indexOf(text);
+    return at === -1 ? undefined : at;
+  }
+
+  /**
+   * The entries whose line holds these bytes (an encoded member such as `"lineage":"…"`: JSON text outside strings,
+   * which a string's own text cannot hold unescaped), each once; null when one does not decode.
+   */
+  entriesWith(bytesOf: string): CachedEntry[] | null {
+    const needle = Buffer.from(bytesOf);
+    const lines: number[] = [];
+    for (let at = this.bytes.indexOf(needle); at !== -1; ) {
+      const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
+      const end = this.bytes.indexOf(NEWLINE, at);
+      if (lines.at(-1) !== start) lines.push(start);
+      at = end === -1 ? -1 : this.bytes.indexOf(needle, end);
+    }
+    return this.decodeLines(lines);
+  }
+
+  /** Whether a line holds both these bytes (as `entriesWith`), without decoding any. */
+  anyLineWith(first: string, second: string): boolean {
+    const needle = Buffer.from(first);
+    const other = Buffer.from(second);
+    for (let at = this.bytes.indexOf(needle); at !== -1; ) {
+      const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
+      let end = this.bytes.indexOf(NEWLINE, at);
+      if (end === -1) end = this.bytes.length;
+      if (this.bytes.subarray(start, end).indexOf(other) !== -1) return true;
+      at = end === this.bytes.length ? -1 : this.bytes.indexOf(needle, end);
+    }
+    return false;
+  }
+
+  /** A read-only cache of these entries, for the row's saved fold (`savedFold`). */
+  partialCache(entries: readonly CachedEntry[]): CatalogCache {
+    return CatalogCache.partialView(this.path, entries);
+  }
+
+  private decodeLines(starts: readonly number[]): CachedEntry[] | null {
+    const out: CachedEntry[] = [];
+    for (const start of starts) {
+      const known = this.decoded.get(start);
+      if (known === null) return null;
+      if (known !== undefined) {
+        out.push(known);
+        continue;
+      }
+      let end = this.bytes.indexOf(NEWLINE, start);
+      if (end === -1) end = this.bytes.length;
+      let value: unknown;
+      try {
+        value = JSON.parse(this.bytes.toString('utf8', start, end));
+      } catch {
+        this.decoded.set(start, null);
+        return null;
+      }
+      const decoded =
+        value && typeof value === 'object' && 'store' in value
+          ? decodeStore(value as { store: unknown; rows?: unknown }, this.table)
+          : value && typeof value === 'object' && 'none' in value
+            ? decodeNone((value as { none: unknown }).none)
+            : decodeEntry(value, this.table);
+      const entry = decoded === null ? null : cachedEntry(decoded);
+      this.decoded.set(start, entry);
+      if (entry === null) return null;
+      out.push(entry);
+    }
+    return out;
+  }
+}
+
+function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
+  return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
+/** The JSON string whose opening quote is at `quote` (before `limit`), decoded; null when it is not one. */
+function jsonStringAt(bytes: Buffer, quote: number, limit: number): string | null {
+  let at = bytes.indexOf(0x22, quote + 1);
+  if (at === -1 || at >= limit) return null;
+  const backslash = bytes.indexOf(0x5c, quote + 1);
+  const escaped = backslash !== -1 && backslash < at;
+  if (escaped) {
+    for (at = quote + 1; at < limit; at++) {
+      const byte = bytes[at]!;
+      if (byte === 0x5c) at++;
+      else if (byte === 0x22) break;
+    }
+    if (at >= limit) return null;
+  }
+  if (!escaped) return bytes.toString('utf8', quote + 1, at);
+  try {
+    const value = JSON.parse(bytes.toString('utf8', quote, at + 1)) as unknown;
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The entries of a cache file, in order; throws on anything malformed, on another version, or on a file cut short. */

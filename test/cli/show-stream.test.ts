@@ -31,7 +31,7 @@ async function wholeRead(row: CatalogSession, context: ScanContext, format: 'tex
 }
 
 async function streamed(row: CatalogSession, context: ScanContext, format: 'text' | 'md', includeSystem: boolean, resume?: FoldResume): Promise<{ text: string; malformed: number; pieces: number; passes: number | null | undefined }> {
-  const stream = ADAPTERS[row.agent].streamMessages!(groupOf(row), context, resume);
+  const stream = ADAPTERS[row.agent].streamMessages!(groupOf(row), context, resume)!;
   const writer = format === 'md' ? markdownTranscriptWriter({ includeSystem }) : textTranscriptWriter({ includeSystem });
   const pieces: string[] = [];
   await writeTranscript(writer, row, stream.messages, (text) => {
@@ -155,6 +155,50 @@ describe('show streams exactly what the whole read printed', () => {
     const { pieces, text } = await streamed(row, context, 'text', false);
     expect(text).toContain('── user · turn 1 ');
     // header, first message, the rest (batched)
+    expect(pieces).toBeGreaterThanOrEqual(3);
+  });
+});
+
+/** Every fixture home holding Codex rollouts (rollbacks, paginated forks, segments, reviews, legacy files). */
+const CODEX_HOMES = ['home', 'codex-synthetic', 'codex-rules'];
+
+describe('show of a Codex rollout streams exactly what the whole read printed', () => {
+  for (const name of CODEX_HOMES) {
+    it(`every Codex session of fixtures/${name}, text and Markdown, with and without --system`, async () => {
+      const home = join(dir, `codex-${name}`);
+      await cp(join(FIXTURES, name), home, { recursive: true });
+      const locations = { ...resolveLocations({ home }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
+      const { sessions, subagentSessions, context } = await scanCatalog(locations, { agents: ['codex'] });
+      const rows = [...sessions, ...subagentSessions].filter((row) => row.agent === 'codex');
+      const passes: (number | null | undefined)[] = [];
+      for (const row of rows) {
+        // A thread of several files is read whole (`readSession`): nothing to compare.
+        if (ADAPTERS.codex.streamMessages!(groupOf(row), context) === null) continue;
+        for (const format of ['text', 'md'] as const) {
+          for (const includeSystem of [false, true]) {
+            const old = await wholeRead(row, context, format, includeSystem);
+            const now = await streamed(row, context, format, includeSystem);
+            expect(now.text, `${row.path} ${format}${includeSystem ? ' --system' : ''}`).toBe(old.text);
+            expect(now.malformed).toBe(old.malformed);
+            passes.push(now.passes);
+          }
+        }
+      }
+      // Streamed in one pass, except files that record a rollback or a history_base (read whole first).
+      expect(passes).toContain(1);
+      if (name !== 'codex-rules') expect(passes).toContain(2);
+    });
+  }
+
+  it('a rollout is written a message at a time: the header first, then the first message on its own', async () => {
+    const home = join(dir, 'codex-first');
+    await cp(join(FIXTURES, 'home'), home, { recursive: true });
+    const locations = { ...resolveLocations({ home }, { env: {}, homeDir: dir, cwd: dir }), rootsFromCwds: false };
+    const { sessions, context } = await scanCatalog(locations, { agents: ['codex'] });
+    const row = sessions.find((s) => s.id === '01a200ed-8253-74d3-b561-f652765d4d59')!;
+    const { pieces, text, passes } = await streamed(row, context, 'text', false);
+    expect(passes).toBe(1);
+    expect(text).toContain('── user · turn 1 ');
     expect(pieces).toBeGreaterThanOrEqual(3);
   });
 });

@@ -256,7 +256,9 @@ describe('transcript', () => {
     const ui = await openApiHealth();
     await ui.press(['n', 'n'], 'turn 3/5');
     await ui.press(['f'], 'Fork before turn 3');
-    expect(ui.frame()).toMatch(/Continue in: +codex +claude +claw +copilot +gemini +qwen +opencode +\(Tab\) · Enter forks/);
+    // at 100 columns every agent and every key the prompt takes are on screen, none cut off
+    expect(ui.frame()).toMatch(/Continue in: +codex +claude +claw +copilot +gemini +qwen +opencode +\(Tab\) +│/);
+    expect(ui.frame()).toMatch(/Branch name \(optional\): +· Enter forks · Esc cancels +│/);
     await ui.press(['\t'], 'Hand off to claude before turn 3: [a] why did the auth test fail?');
     expect(ui.frame()).toContain('A new claude session, handed off from codex, keeps turns 1–2');
     await ui.press([ENTER], 'handed off to claude before turn 3 (kept 2 turns)');

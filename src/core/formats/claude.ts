@@ -4,7 +4,7 @@
  * A file is a tree of lines linked by `parentUuid` (rewinds leave dead branches); the transcript is the chain
  * from the active leaf back to the root, crossing `/compact` boundaries through `logicalParentUuid`.
  */
-import { statSync, type Dirent } from 'node:fs';
+import { existsSync, statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
@@ -21,6 +21,7 @@ import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, t
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
 import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
+import { claudeProjectFolder } from '../handoff/claude.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
 import type { AdapterContext, DisplaySink, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, MessageStream, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
@@ -1403,6 +1404,29 @@ export const claudeAdapter: FormatAdapter = {
   idShape: { pattern: UUID_EXACT, description: 'a UUID' },
   forkTarget: 'in the same project folder as the original, <new id>.jsonl',
   lineageInHead: claudeRootInHead,
+
+  /**
+   * A row is merged with the other files of its id (a copy in another project folder) and linked to the forks of its
+   * lineage. Claude Code (`--fork-session`, run where the session's cwd is) and `sessions fork` write a fork in the
+   * project folder of the cwd, which is the original's: the folders of the original and of its cwd, and those
+   * holding a file named by its id.
+   */
+  async rowFolders(row, root) {
+    const projects = join(root, 'projects');
+    const folders = new Set(row.paths.map((path) => dirname(path)));
+    if (row.cwd !== null) folders.add(join(projects, claudeProjectFolder(row.cwd)));
+    let names: string[];
+    try {
+      names = await readdir(projects);
+    } catch {
+      return [...folders];
+    }
+    for (const name of names) {
+      const folder = join(projects, name);
+      if (!folders.has(folder) && existsSync(join(folder, `${row.id}.jsonl`))) folders.add(folder);
+    }
+    return [...folders];
+  },
   isNonConversationLine: isClaudeNonConversationLine,
   // Attachments (skill listings, environment), system prompts and request shapes.
   notConversation: /"attachment"\s*:\s*\{[^{}]*$|"system"\s*:\s*(\[\s*\{[^{}]*)?$|"type"\s*:\s*"(api-request-shape|api-request|system)"[^{}]*$/,

@@ -267,6 +267,13 @@ export interface FormatAdapter {
    */
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[];
   /**
+   * The folders where a file written since the catalog cache was saved could change this row once it is merged with
+   * the others (another file of its id, a fork of its lineage, a sub-agent nested under it), beyond the folders of the
+   * cached files it is merged with; null when they are not bounded. `show` of a cached id checks the files of these
+   * folders against the cache instead of scanning every root (catalog/cached-find.ts). Absent: `show` scans.
+   */
+  rowFolders?(row: SessionSummary, root: string): Promise<readonly string[] | null>;
+  /**
    * The lineage a file's head shows (Claude: its root message uuid, shared by forks), for agents whose forks record
    * no parent: grep reports such agents' rows once every file of theirs was seen. Null: not in the head.
    */
@@ -286,10 +293,11 @@ export interface FormatAdapter {
   /** The whole active transcript (long strings clipped when `options.clip` is set). */
   readSession(group: SessionFileGroup, context: AdapterContext, options?: ReadSessionOptions): Promise<Session>;
   /**
-   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent:
-   * `readSession`). The row (the catalog's, from the same files) stands for the session's other fields.
+   * The active transcript's messages as a stream, for agents whose big files `show` should not hold whole (absent, or
+   * null for this group: `readSession`). The row (the catalog's, from the same files) stands for the session's other
+   * fields.
    */
-  streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream;
+  streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream | null;
   /**
    * The transcript clipped for a screen, handed to `sink` as it is read (absent: `readSession` with `clip`). The
    * row (the catalog's, from the same files) stands for the session's other fields.

@@ -36,7 +36,12 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
       <Text wrap="truncate-end">
         {'Branch name (optional): '}
         <Text bold>{safeLine(fork.branchName)}</Text>
-        {fork.status === 'editing' ? <Text inverse> </Text> : ''}
+        {fork.status === 'editing' ? (
+          <>
+            <Text inverse> </Text>
+            <Text color={theme.dim}>{`  · Enter ${handOff ? 'hands off' : 'forks'} · Esc cancels`}</Text>
+          </>
+        ) : ''}
       </Text>
       <Text wrap="truncate-end" color={fork.status === 'error' ? theme.error : theme.dim}>
         {fork.status === 'working' ? (handOff ? 'handing off…' : 'forking…') : fork.status === 'error' ? `fork failed: ${safeLine(fork.error ?? '')} (Esc)` : ''}
@@ -46,7 +51,7 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
             {continueChoices(fork.session.agent).map((agent) => (
               <Text key={agent} bold={agent === fork.target} inverse={agent === fork.target} color={agent === fork.target ? undefined : theme.dim}>{` ${agent} `}</Text>
             ))}
-            {` (Tab) · Enter ${handOff ? 'hands off' : 'forks'} · Esc cancels`}
+            {' (Tab)'}
           </>
         ) : ''}
       </Text>

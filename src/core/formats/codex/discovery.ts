@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { errorCode, errorMessage } from '../../errors.js';
 import { UUID_PATTERN } from '../../ids.js';
+import type { SessionSummary } from '../../model.js';
 import type { ReportProblem, SessionFileGroup } from '../types.js';
 import { parseTypeScriptRolloutName } from './rules.js';
 
@@ -144,4 +145,50 @@ function groupFound(root: string, found: readonly FoundFile[]): SessionFileGroup
     groups.push({ agent: 'codex', paths: files.map((f) => f.path), idHint, root, archived: last.archived });
   }
   return groups;
+}
+
+/**
+ * The folders where a rollout written after a thread started is (FormatAdapter.rowFolders): a file is put under the
+ * local date it was created on, so another file of the thread (a resume segment), a fork, a review or a thread it
+ * spawned, and a session of its cwd started after it (which a later review would be nested under instead), are in the
+ * date folders from the day before its start (local time is within a day of UTC) on, or in archived_sessions/. Null
+ * for a review naming no parent: it is nested under the session of its cwd running when it started, which any older
+ * file of that cwd that grew since may become.
+ */
+export async function codexRowFolders(row: SessionSummary, root: string): Promise<readonly string[] | null> {
+  if (row.subagent !== undefined && row.subagent.parentId === null) return null;
+  const started = Date.parse(row.createdAt);
+  if (Number.isNaN(started)) return null;
+  const from = new Date(started - 24 * 3600 * 1000).toISOString().slice(0, 10).split('-');
+  const folders: string[] = [];
+  await collectFolders(join(root, 'sessions'), from, folders, new Set());
+  await collectFolders(join(root, 'archived_sessions'), [], folders, new Set());
+  return folders;
+}
+
+/**
+ * `dir` and its folders, leaving out date folders (`YYYY`, then `MM`, then `DD`, as `from` is) before `from`: at
+ * each level a folder named by a number below `from`'s is older than it; one named by the same number is looked
+ * into with the next level; anything else is walked whole.
+ */
+async function collectFolders(dir: string, from: readonly string[], out: string[], visited: Set<string>): Promise<void> {
+  let entries: Dirent[];
+  try {
+    const real = await realpath(dir);
+    if (visited.has(real)) return;
+    visited.add(real);
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  out.push(dir);
+  const [level, ...rest] = from;
+  for (const entry of entries) {
+    let isDirectory = entry.isDirectory();
+    if (entry.isSymbolicLink()) isDirectory = await stat(join(dir, entry.name)).then((info) => info.isDirectory(), () => false);
+    if (!isDirectory) continue;
+    const dated = level !== undefined && entry.name.length === level.length && /^\d+$/.test(entry.name);
+    if (dated && entry.name < level) continue;
+    await collectFolders(join(dir, entry.name), dated && entry.name === level ? rest : [], out, visited);
+  }
 }

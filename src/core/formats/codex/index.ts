@@ -1,11 +1,11 @@
 import { UUID_EXACT } from '../../ids.js';
 import { homeFolderRoots } from '../roots.js';
 import type { FormatAdapter } from '../types.js';
-import { discoverCodex, groupCodexFiles } from './discovery.js';
+import { codexRowFolders, discoverCodex, groupCodexFiles } from './discovery.js';
 import { forkCodex } from './fork.js';
 import { readCodexNames } from './names.js';
 import { isCodexNonConversationLine } from './prompt.js';
-import { indexCodex, readCodexSession, readCodexSummary } from './session.js';
+import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } from './session.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -49,9 +49,11 @@ export const codexAdapter: FormatAdapter = {
   isNonConversationLine: isCodexNonConversationLine,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
+  rowFolders: codexRowFolders,
   readSummary: readCodexSummary,
   indexSession: indexCodex,
   readSession: readCodexSession,
+  streamMessages: streamCodexMessages,
   fork: forkCodex,
 };
 

@@ -1,8 +1,10 @@
 import { unmarkMessages, withPromptLines } from '../../io/clip.js';
-import { foldLines, indexReads, newLineStats } from '../../io/lines.js';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularSync } from '../../io/regular.js';
+import { foldLines, indexReads, newLineStats, readLines } from '../../io/lines.js';
 import type { Message, Session, SessionSummary, Usage } from '../../model.js';
 import { reportSkippedLines } from '../problems.js';
-import type { AdapterContext, FoldResume, IndexedSession, ReadSessionOptions, SessionFileGroup } from '../types.js';
+import type { AdapterContext, FoldResume, IndexedSession, MessageStream, ReadSessionOptions, SessionFileGroup } from '../types.js';
 import type { SubagentSource } from './rules.js';
 import { type Collected, type OnStart, collect, distinctFiles, parseLines } from './collect.js';
 import { CodexDigest, type Digest, digest, turnOpening } from './digest.js';
@@ -264,4 +266,73 @@ export async function readCodexSession(group: SessionFileGroup, context: Adapter
   const d = digest(collected.lines, collected.id);
   const summary = buildSummary(collected.id ?? group.paths[0]!, group, context, factsOf(collected), d);
   return { ...summary, messages: shown(d.messages), malformedLines: stats.malformed };
+}
+
+/**
+ * The transcript as a stream (`show`), for a thread of one rollout: a line at a time, each message written as the
+ * digest makes it and then let go, in the order `readCodexSession` gives them. A file that records a rollback (it
+ * takes back messages already written) or a `history_base` (a paginated fork starts in its parent's file; a revert
+ * cuts the lines before it) is read whole first, as `readCodexSession` reads it; so is a thread of several files
+ * (null: `readSession`).
+ */
+export function streamCodexMessages(group: SessionFileGroup, context: AdapterContext): MessageStream | null {
+  const paths = distinctFiles(group.paths);
+  if (paths.length !== 1 || isTypeScriptRollout(paths[0]!)) return null;
+  const path = paths[0]!;
+  const stats = newLineStats();
+  let passes: 1 | 2 | null = null;
+  async function* messages(): AsyncGenerator<Message> {
+    if (fileHoldsAny(path, WHOLE_READ_MARKS)) {
+      passes = 2;
+      const collected = await collect(group, context, 'full', stats, undefined, new Set());
+      yield* digest(collected.lines, collected.id).messages;
+      return;
+    }
+    passes = 1;
+    const d = new CodexDigest(group.idHint);
+    let headerSeen = false;
+    for await (const raw of readLines(path)) {
+      // One line at a time: parseLines's only cross-line state (the legacy header) is the line at offset 0.
+      for (const line of parseLines(path, [raw], stats)) {
+        // The thread's own header (the first) is not a line of the conversation (collect leaves it out).
+        if (!headerSeen && line.kind === 'header') {
+          headerSeen = true;
+          d.id = headerOf(line).id ?? group.idHint;
+          continue;
+        }
+        d.add(line);
+      }
+      if (d.messages.length === 0) continue;
+      // Without rollbacks a message is final once made: the digest counts it (turns keep message indexes) and lets it go.
+      const made = d.messages.splice(0);
+      d.dropped += made.length;
+      yield* made;
+    }
+  }
+  return { messages: messages(), malformedLines: () => stats.malformed, passes: () => passes };
+}
+
+/** A rollback event's type and a header's `history_base` member, as Codex writes them (outside strings). */
+const WHOLE_READ_MARKS = ['"thread_rolled_back"', '"history_base"'].map((mark) => Buffer.from(mark, 'latin1'));
+
+/** Whether the file's bytes hold any of these marks (read in big chunks, searched at memchr speed). */
+function fileHoldsAny(path: string, marks: readonly Buffer[]): boolean {
+  const overlap = Math.max(...marks.map((mark) => mark.length)) - 1;
+  const buffer = Buffer.allocUnsafe(4 << 20);
+  const fd = openRegularSync(path);
+  try {
+    let carried = 0;
+    let position = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, carried, buffer.length - carried, position);
+      if (read === 0) return false;
+      const view = buffer.subarray(0, carried + read);
+      if (marks.some((mark) => view.indexOf(mark) !== -1)) return true;
+      position += read;
+      carried = Math.min(overlap, view.length);
+      buffer.copy(buffer, 0, view.length - carried, view.length);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
