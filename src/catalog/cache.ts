@@ -598,25 +598,20 @@ function cachedEntry(decoded: readonly [string, CacheEntry]): CachedEntry {
 }
 
 const NEWLINE = 0x0a;
-const ENTRY_OPENING = Buffer.from('{"id":"');
-const NONE_OPENING = Buffer.from('{"none":[["');
-const PATHS_OPENING = Buffer.from('"paths":["');
 const STRING_OPENING = Buffer.from('["s",');
 const END_OPENING = Buffer.from('{"end":');
 
 /**
  * The cache file's bytes, with its entries found without decoding them (`show` of one id on a 10k-session home:
- * decoding all of them is ~170 ms). One walk over the lines notes where each entry of an id and each entry of files
- * without a conversation is, and decodes the shared strings; an entry is decoded when it is asked for. The file is
- * checked as `load` checks it (version, end line, entry count); an entry that does not decode makes the lookup fail.
+ * decoding all of them is ~170 ms). One walk over the lines checks the file as `load` does (version, end line, entry
+ * count) and decodes the shared strings; an entry is found by bytes it holds (searched at memchr speed: its id, a
+ * file's path, a member) and decoded when it is asked for. An entry that does not decode makes the lookup fail.
  */
 export class CacheFileIndex {
   private constructor(
     readonly path: string,
     private readonly bytes: Buffer,
     private readonly table: readonly string[],
-    private readonly lineById: ReadonlyMap<string, readonly number[]>,
-    private readonly lineByFirstPath: ReadonlyMap<string, number>,
   ) {}
 
   /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
@@ -631,10 +626,8 @@ export class CacheFileIndex {
       return null;
     }
     const table: string[] = [];
-    const lineById = new Map<string, number[]>();
-    const lineByFirstPath = new Map<string, number>();
     let entries = 0;
-    let ended: number | null = null;
+    let ended: unknown = null;
     let start = 0;
     let lineNo = 0;
     try {
@@ -650,56 +643,37 @@ export class CacheFileIndex {
           if (!Array.isArray(value) || value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') return null;
           table.push(value[1]);
         } else if (bytes[start + 2] === 0x65 && startsWith(bytes, start, END_OPENING)) {
-          ended = (JSON.parse(bytes.toString('utf8', start, end)) as { end?: unknown }).end as number;
+          ended = (JSON.parse(bytes.toString('utf8', start, end)) as { end?: unknown }).end;
         } else {
           entries++;
-          if (bytes[start + 2] === 0x69 && startsWith(bytes, start, ENTRY_OPENING)) {
-            const id = jsonStringAt(bytes, start + ENTRY_OPENING.length - 1, end);
-            if (id === null) return null;
-            const lines = lineById.get(id);
-            if (lines === undefined) lineById.set(id, [start]);
-            else lines.push(start);
-            // `{"id":…,"agent":…,"paths":[first, …]`: the key of the entry.
-            const paths = bytes.indexOf(PATHS_OPENING, start);
-            const path = paths === -1 || paths >= end ? null : jsonStringAt(bytes, paths + PATHS_OPENING.length - 1, end);
-            if (path === null) return null;
-            lineByFirstPath.set(path, start);
-          } else if (bytes[start + 2] === 0x6e && startsWith(bytes, start, NONE_OPENING)) {
-            const path = jsonStringAt(bytes, start + NONE_OPENING.length - 1, end);
-            if (path === null) return null;
-            lineByFirstPath.set(path, start);
-          }
-          // Other entries (stores of many conversations) are found by `entriesWith` only.
         }
         start = end + 1;
       }
     } catch {
       return null;
     }
-    if (ended === null || ended !== entries) return null;
-    return new CacheFileIndex(path, bytes, table, lineById, lineByFirstPath);
-  }
-
-  /** Every cached id (a conversation's, as its group's row has it). */
-  ids(): IterableIterator<string> {
-    return this.lineById.keys();
+    if (ended !== entries) return null;
+    return new CacheFileIndex(path, bytes, table);
   }
 
   /** The entries whose row has this id; null when one does not decode. */
   entriesOf(id: string): CachedEntry[] | null {
-    return this.decodeLines(this.lineById.get(id) ?? []);
+    // Entry lines start with their id: `{"id":"…",`.
+    const found = this.entriesWith(`{"id":${JSON.stringify(id)},`, true);
+    return found === null ? null : found.filter((entry) => entry.session?.id === id);
   }
 
   /**
-   * The cache's stamp of a file (size, mtime, fingerprint), from the entry it is the first file of, else from one
-   * naming it anywhere (a Codex thread's later segment); undefined when no entry has it, null when one does not decode.
+   * The cache's stamps (size, mtime, fingerprint) of every file it knows in `folder` (directly in it), by path; null
+   * when an entry naming one does not decode.
    */
-  stampOf(path: string): FileStamp | undefined | null {
-    const line = this.lineByFirstPath.get(path);
-    const entries = line !== undefined ? this.decodeLines([line]) : this.entriesWith(JSON.stringify(path));
+  stampsIn(folder: string): Map<string, FileStamp> | null {
+    // Paths are written whole, as JSON strings: the folder's, without its closing quote, opens each of its files'.
+    const entries = this.entriesWith(JSON.stringify(`${folder}/`).slice(0, -1));
     if (entries === null) return null;
-    for (const entry of entries) for (const stamp of entry.stamps) if (stamp[0] === path) return stamp;
-    return undefined;
+    const out = new Map<string, FileStamp>();
+    for (const entry of entries) for (const stamp of entry.stamps) if (dirname(stamp[0]) === folder) out.set(stamp[0], stamp);
+    return out;
   }
 
   /** The shared-string index of `text` (cwds, roots, models are stored once and referred to by index), if it is one. */
@@ -709,17 +683,18 @@ export class CacheFileIndex {
   }
 
   /**
-   * The entries whose line holds these bytes (an encoded member such as `"lineage":"…"`: JSON text outside strings,
-   * which a string's own text cannot hold unescaped), each once; null when one does not decode.
+   * The entries whose line holds these bytes (`atLineStart`: opens with them), each once; null when one does not
+   * decode. The bytes are encoded JSON such as `"lineage":"…"`, which a string's own text cannot hold unescaped.
    */
-  entriesWith(bytesOf: string): CachedEntry[] | null {
+  entriesWith(bytesOf: string, atLineStart = false): CachedEntry[] | null {
     const needle = Buffer.from(bytesOf);
     const lines: number[] = [];
     for (let at = this.bytes.indexOf(needle); at !== -1; ) {
       const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
-      const end = this.bytes.indexOf(NEWLINE, at);
-      if (lines.at(-1) !== start) lines.push(start);
-      at = end === -1 ? -1 : this.bytes.indexOf(needle, end);
+      let end = this.bytes.indexOf(NEWLINE, at);
+      if (end === -1) end = this.bytes.length;
+      if ((!atLineStart || start === at) && lines.at(-1) !== start && start > 0) lines.push(start);
+      at = end === this.bytes.length ? -1 : this.bytes.indexOf(needle, end);
     }
     return this.decodeLines(lines);
   }
@@ -778,29 +753,6 @@ export class CacheFileIndex {
 
 function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
   return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
-}
-
-/** The JSON string whose opening quote is at `quote` (before `limit`), decoded; null when it is not one. */
-function jsonStringAt(bytes: Buffer, quote: number, limit: number): string | null {
-  let at = bytes.indexOf(0x22, quote + 1);
-  if (at === -1 || at >= limit) return null;
-  const backslash = bytes.indexOf(0x5c, quote + 1);
-  const escaped = backslash !== -1 && backslash < at;
-  if (escaped) {
-    for (at = quote + 1; at < limit; at++) {
-      const byte = bytes[at]!;
-      if (byte === 0x5c) at++;
-      else if (byte === 0x22) break;
-    }
-    if (at >= limit) return null;
-  }
-  if (!escaped) return bytes.toString('utf8', quote + 1, at);
-  try {
-    const value = JSON.parse(bytes.toString('utf8', quote, at + 1)) as unknown;
-    return typeof value === 'string' ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The entries of a cache file, in order; throws on anything malformed, on another version, or on a file cut short. */

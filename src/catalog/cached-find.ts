@@ -150,6 +150,9 @@ function folderUnchanged(index: CacheFileIndex, folder: string, root: string, ag
     root,
     names.map((name) => join(folder, name)),
   );
+  if (groups.length === 0) return true;
+  const known = index.stampsIn(folder);
+  if (known === null) return false;
   for (const group of groups) {
     for (const path of group.paths) {
       let info;
@@ -159,8 +162,8 @@ function folderUnchanged(index: CacheFileIndex, folder: string, root: string, ag
         return false;
       }
       if (!info.isFile()) continue; // a folder named like a session file: discovery skips it too
-      const stamp = index.stampOf(path);
-      if (stamp === undefined || stamp === null || stamp[1] !== info.size || stamp[2] !== info.mtimeMs) return false;
+      const stamp = known.get(path);
+      if (stamp === undefined || stamp[1] !== info.size || stamp[2] !== info.mtimeMs) return false;
     }
   }
   return true;
