@@ -23,13 +23,13 @@ export function sleepSync(ms) {
 
 /**
  * Run a whole process to its end; wall time measured around the spawn, peak RSS from /usr/bin/time.
- * Returns {ms, maxRssKB, status, stdout, stderr}.
+ * Returns {ms, maxRssKB, cpuMs (user + sys of the process and its children; null without /usr/bin/time), status, stdout, stderr}.
  */
 export function timeProcess(cmd, args, { env = process.env, cwd, input, captureStdout = false, timeoutMs = 600000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
   const rssFile = join(dir, 'rss');
   const hasTime = existsSync('/usr/bin/time');
-  const argv = hasTime ? ['-f', '%M', '-o', rssFile, cmd, ...args] : args;
+  const argv = hasTime ? ['-f', '%U %S %M', '-o', rssFile, cmd, ...args] : args;
   const started = process.hrtime.bigint();
   const res = spawnSync(hasTime ? '/usr/bin/time' : cmd, argv, {
     env,
@@ -41,13 +41,17 @@ export function timeProcess(cmd, args, { env = process.env, cwd, input, captureS
   });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   let maxRssKB = null;
+  let cpuMs = null;
   try {
-    maxRssKB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+    // The last line (a command that failed adds one of its own before it).
+    const [user, sys, rss] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    maxRssKB = rss;
+    cpuMs = Math.round((user + sys) * 1000);
   } catch {
     // no /usr/bin/time
   }
   rmSync(dir, { recursive: true, force: true });
-  return { ms, maxRssKB, status: res.status, signal: res.signal, stdout: captureStdout ? res.stdout?.toString() ?? '' : '', stderr: res.stderr?.toString() ?? '', error: res.error };
+  return { ms, maxRssKB, cpuMs, status: res.status, signal: res.signal, stdout: captureStdout ? res.stdout?.toString() ?? '' : '', stderr: res.stderr?.toString() ?? '', error: res.error };
 }
 
 /** VmRSS / VmHWM (kB) of a live process, or null. */

@@ -7,6 +7,7 @@ import { resolveSession } from './catalog/resolve.js';
 import { findInCache } from './catalog/cached-find.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
+import { defaultWalkMemoPath } from './catalog/walk-memo.js';
 import { groupOf, savedFold, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError, describeError } from './core/errors.js';
@@ -355,7 +356,9 @@ Examples:
       `
 The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
 escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
-\`list\` prints (from the catalog cache when a session's files did not change; --no-cache reads them). Claude Code rows arrive together once every Claude file was searched (a fork made by
+\`list\` prints (from the catalog cache when a session's files did not change; --no-cache reads them); the
+folders are not walked again while none changed since the last grep (what the walk found is kept beside the
+cache). Claude Code rows arrive together once every Claude file was searched (a fork made by
 Claude's --fork-session is linked to its parent then). \`matches\` counts the occurrences in the
 session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
 1 when nothing did (like grep).
@@ -399,6 +402,7 @@ Examples:
         ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
+        ...(options.cache === false ? { walkSynchronously: true } : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
       });
       reportProblems(problems);
       if (matched + (await hostsMatched) === 0) process.exitCode = 1;

@@ -1,4 +1,4 @@
-import { stat, realpath } from 'node:fs/promises';
+import { walkFs, whileWalkingSynchronously } from '../core/io/walk-fs.js';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -10,6 +10,7 @@ import type { GrepItem, GrepMessage, GrepRequest, GrepStamp, GrepWorkerData } fr
 import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
+import { WalkMemo, walkMemoKey } from './walk-memo.js';
 import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
@@ -42,6 +43,16 @@ export interface GrepOptions {
    * row instead of a read of every line.
    */
   readonly cache?: () => Promise<CatalogCache | undefined>;
+  /**
+   * Walk the folders with synchronous calls (see `whileWalkingSynchronously`): for a process that does nothing else
+   * meanwhile (the CLI), not for the browser, whose event loop must stay free.
+   */
+  readonly walkSynchronously?: boolean;
+  /**
+   * Where the folder walks' findings are kept between runs (`WalkMemo`): while every file system answer they rested
+   * on holds, the files are searched without walking. Implies `walkSynchronously` (the answers are recorded then).
+   */
+  readonly walkMemo?: string;
 }
 
 /** What a matching session holds of the text. */
@@ -67,9 +78,29 @@ export interface GrepResult {
  * found by lineage (Claude Code's): their files are searched first and their rows reported together, newest first,
  * once every such file was seen (a fork made by Claude's --fork-session is linked to its lineage root only then).
  */
-export async function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
+export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
+  if (options.walkMemo === undefined) return options.walkSynchronously ? whileWalkingSynchronously(() => grepIn(locations, text, options, null)) : grepIn(locations, text, options, null);
+  const memo = new WalkMemo(options.walkMemo, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
+  return whileWalkingSynchronously(async () => {
+    memo.startRecording();
+    try {
+      const result = await grepIn(locations, text, options, memo);
+      memo.save();
+      return result;
+    } finally {
+      memo.stopRecording();
+    }
+  });
+}
+
+async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null): Promise<GrepResult> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
+  /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
+  const walkReport = (problem: Problem): void => {
+    memo?.spoil();
+    context.report(problem);
+  };
   // The workers boot (tens of ms) while the folders are walked.
   const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), {
     text,
@@ -80,6 +111,8 @@ export async function grepLocations(locations: Locations, text: string, options:
     // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
     stamps: options.cache !== undefined && options.onFiles === undefined,
   });
+  // Read and checked while the workers boot.
+  memo?.load();
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
@@ -135,11 +168,16 @@ export async function grepLocations(locations: Locations, text: string, options:
     if (seen === undefined) seenRoots.set(adapter.agent, (seen = new Set()));
     if (seen.has(root)) return [];
     seen.add(root);
-    if (!(await (adapter.discovery?.isRoot ?? isDirectory)(root))) return [];
-    const real = await realpath(root).catch(() => null);
-    if (real === null || seen.has(`\0${real}`)) return [];
+    const known = memo?.rootWalk(adapter.agent, root);
+    const isRoot = known?.isRoot ?? (await (adapter.discovery?.isRoot ?? isDirectory)(root));
+    const real = !isRoot ? null : known !== undefined ? known.real : await walkFs.realpath(root).catch(() => null);
+    if (real === null || seen.has(`\0${real}`)) {
+      if (known === undefined) memo?.rememberRoot(adapter.agent, root, { isRoot, real });
+      return [];
+    }
     seen.add(`\0${real}`);
-    const [found] = await Promise.all([discoverRoot(adapter, root, context.report), context.loadNames(adapter, root)]);
+    const [found] = await Promise.all([known?.groups !== undefined ? [...known.groups] : discoverRoot(adapter, root, walkReport), context.loadNames(adapter, root)]);
+    if (known?.groups === undefined) memo?.rememberRoot(adapter.agent, root, { isRoot, real, groups: found });
     return found;
   };
 
@@ -147,7 +185,14 @@ export async function grepLocations(locations: Locations, text: string, options:
   const walks: Promise<SessionFileGroup[]>[] = [];
   const candidateWalks: Promise<unknown>[] = [];
   for (const adapter of adapters) {
-    const candidates = candidateRoots(adapter, locations, context.report);
+    const known = memo?.candidatesOf(adapter.agent);
+    const candidates =
+      known !== undefined
+        ? Promise.resolve([...known])
+        : candidateRoots(adapter, locations, walkReport).then((roots) => {
+            memo?.rememberCandidates(adapter.agent, roots);
+            return roots;
+          });
     // The roots are known only when the candidates are: the pool waits for them (an empty item list) meanwhile.
     const rootWalks = candidates.then((roots) =>
       Promise.all(
@@ -370,7 +415,7 @@ function idHintOf(group: SessionFileGroup): string | null {
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await walkFs.stat(path)).isDirectory();
   } catch {
     return false;
   }

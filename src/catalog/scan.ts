@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { realpath, stat } from 'node:fs/promises';
+import { walkFs } from '../core/io/walk-fs.js';
 import type { CatalogCache, FileStamp } from './cache.js';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
@@ -772,7 +772,7 @@ export function stampsOf(paths: readonly string[], withFingerprint: boolean): Fi
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await walkFs.stat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -784,7 +784,7 @@ async function isDirectory(path: string): Promise<boolean> {
  */
 async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
   const list = [...paths];
-  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => realpath(path).catch(() => null));
+  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => walkFs.realpath(path).catch(() => null));
   const seen = new Set<string>();
   return list.filter((_, i) => {
     const key = real[i];

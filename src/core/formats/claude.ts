@@ -6,6 +6,7 @@
  */
 import { existsSync, statSync, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
+import { walkFs } from '../io/walk-fs.js';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn, errorCode, errorMessage, ForkRangeError } from '../errors.js';
@@ -722,7 +723,7 @@ async function readSpans(path: string, nodes: readonly ClaudeNode[]): Promise<Bu
 async function discoverProject(root: string, dir: string, report: ReportProblem): Promise<SessionFileGroup[]> {
   let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await walkFs.readdir(dir);
   } catch (error) {
     report({ path: dir, message: errorMessage(error) });
     return [];
@@ -1446,7 +1447,7 @@ export const claudeAdapter: FormatAdapter = {
     const projects = join(root, 'projects');
     let entries: Dirent[];
     try {
-      entries = await readdir(projects, { withFileTypes: true });
+      entries = await walkFs.readdir(projects);
     } catch (error) {
       // No projects folder: Claude Code was never used with this config dir; nothing to report.
       const code = errorCode(error);

@@ -6,7 +6,8 @@
  * and the Python port's `<ws>/.port_sessions/*.json` `{session_id, messages: [strings], …}`.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { walkFs } from '../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, describeError, errorCode } from '../errors.js';
 import type { InitialHistory } from '../history.js';
@@ -151,7 +152,7 @@ async function entryKind(entry: Dirent, path: string): Promise<'file' | 'dir' | 
   if (entry.isDirectory()) return 'dir';
   if (!entry.isSymbolicLink()) return 'other';
   try {
-    const target = await stat(path);
+    const target = await walkFs.stat(path);
     // Linked directories are not followed (no cycles); linked files are sessions like any other.
     return target.isFile() ? 'file' : 'other';
   } catch {
@@ -175,14 +176,14 @@ export async function findClawWorkspaces(dir: string, maxDepth: number): Promise
       const child = join(current, entry.name);
       let childEntries: Dirent[];
       try {
-        childEntries = await readdir(child, { withFileTypes: true });
+        childEntries = await walkFs.readdir(child);
       } catch {
         continue; // an unreadable subdirectory is not a workspace we can list
       }
       await visit(child, depth + 1, childEntries);
     }
   };
-  await visit(dir, 0, await readdir(dir, { withFileTypes: true }));
+  await visit(dir, 0, await walkFs.readdir(dir));
   return found.sort(compare);
 }
 
@@ -205,7 +206,7 @@ async function hasSessionsDir(dir: string, names: ReadonlySet<string>): Promise<
   for (const name of ['.claw', '.claude']) {
     if (!names.has(name)) continue;
     try {
-      if ((await stat(join(dir, name, 'sessions'))).isDirectory()) return true;
+      if ((await walkFs.stat(join(dir, name, 'sessions'))).isDirectory()) return true;
     } catch {
       // no sessions folder inside
     }
@@ -1046,7 +1047,7 @@ function compare(a: string, b: string): number {
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await walkFs.stat(path)).isDirectory();
   } catch {
     return false;
   }

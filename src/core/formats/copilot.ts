@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { walkFs } from '../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, errorCode } from '../errors.js';
 import { UUID_PATTERN, uuidv4 } from '../ids.js';
@@ -46,7 +47,7 @@ export async function discoverCopilot(root: string, report: ReportProblem): Prom
   const state = join(root, SESSION_STATE);
   let entries: Dirent[];
   try {
-    entries = await readdir(state, { withFileTypes: true });
+    entries = await walkFs.readdir(state);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
@@ -91,7 +92,7 @@ function makeGroup(root: string, folder: string, paths: readonly string[]): Sess
 
 async function isFile(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    return (await walkFs.stat(path)).isFile();
   } catch {
     return false;
   }

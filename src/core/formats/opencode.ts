@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { walkFs } from '../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, errorCode } from '../errors.js';
 import { openForWriting, withReadOnly, type SqliteDatabase } from '../io/sqlite.js';
@@ -72,7 +72,7 @@ interface PartRow {
 export async function discoverOpencode(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
   const path = join(root, DB_NAME);
   try {
-    if (!(await stat(path)).isFile()) return [];
+    if (!(await walkFs.stat(path)).isFile()) return [];
   } catch (error) {
     const code = errorCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path, message: `cannot read: ${code ?? String(error)}` });

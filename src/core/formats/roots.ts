@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { walkFs } from '../io/walk-fs.js';
 import { dirname, join, resolve } from 'node:path';
 import { describeError, errorCode } from '../errors.js';
 import type { ReportProblem, RootEnvironment } from './types.js';
@@ -28,7 +28,7 @@ export function selfAndAncestors(dir: string): string[] {
  */
 export async function listDir(dir: string, report: ReportProblem): Promise<Dirent[]> {
   try {
-    return (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return (await walkFs.readdir(dir)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     const code = errorCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path: dir, message: describeError(error) });

@@ -325,12 +325,22 @@ export function fileContainsSync(path: string, search: TextSearch, buffer: Buffe
         if (last !== -1) lineStart = viewStart + last + 1;
       }
       position += bytesRead;
+      if (atEnd(bytesRead, chunk, position, stats)) return false;
       carried = Math.min(overlap, length);
       buffer.copy(buffer, 0, length - carried, length);
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A short read that reached the size fstat gave at the open is the file's end: no read that returns nothing is
+ * needed to know it (one system call less per file; most transcripts are one read). A file that grew since is read
+ * as it was when opened; a short read before that size (which a regular file does not give) reads on.
+ */
+function atEnd(bytesRead: number, asked: number, position: number, stats: Stats): boolean {
+  return bytesRead < asked && position >= stats.size;
 }
 
 /** Where a match is in a file (bytes). */
@@ -417,6 +427,7 @@ export function fileMatchesSync(
       const last = buffer.subarray(0, length).lastIndexOf(0x0a);
       if (last !== -1) lineStart = Math.max(lineStart, base + last + 1);
       position += bytesRead;
+      if (atEnd(bytesRead, chunk, position, stats)) break;
       carried = Math.min(overlap, length);
       buffer.copy(buffer, 0, length - carried, length);
     }

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { walkFs } from './walk-fs.js';
 
 /*
  * Files named by something we read (a session folder, an index, a cache, a config) may be a FIFO or a device:
@@ -96,7 +97,7 @@ export async function isKind(path: string, entry: Dirent, kind: 'file' | 'direct
   if (kind === 'file' ? entry.isFile() : entry.isDirectory()) return true;
   if (!entry.isSymbolicLink()) return false;
   try {
-    const info = await stat(path);
+    const info = await walkFs.stat(path);
     return kind === 'file' ? info.isFile() : info.isDirectory();
   } catch {
     return false;

@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
+import { walkFs } from '../../io/walk-fs.js';
 import { basename, join, relative, sep } from 'node:path';
 import { errorCode, errorMessage } from '../../errors.js';
 import { UUID_PATTERN } from '../../ids.js';
@@ -59,10 +60,10 @@ async function walkRollouts(
   let entries: Dirent[];
   try {
     // Symlinked directories could loop; a real path is walked once.
-    const real = await realpath(dir);
+    const real = await walkFs.realpath(dir);
     if (visited.has(real)) return;
     visited.add(real);
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await walkFs.readdir(dir);
   } catch (error) {
     const code = errorCode(error);
     // A missing sessions/ folder is normal; a folder that vanished mid-scan is not a problem either.
@@ -77,7 +78,7 @@ async function walkRollouts(
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        const target = await stat(path);
+        const target = await walkFs.stat(path);
         isDirectory = target.isDirectory();
         isFile = target.isFile();
       } catch {

@@ -1,0 +1,186 @@
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { SessionFileGroup } from '../core/formats/types.js';
+import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer } from '../core/io/walk-fs.js';
+import { AGENTS, type Agent } from '../core/model.js';
+import { locationsKey } from './cache.js';
+import type { Locations } from './locations.js';
+
+const VERSION = 1;
+
+/** What discovery found of one root: whether it is one of its agent's roots, its real path, and its groups when it was walked. */
+export interface RootWalk {
+  readonly isRoot: boolean;
+  readonly real: string | null;
+  readonly groups?: readonly SessionFileGroup[];
+}
+
+/** Where `grep` keeps what its walks found for a set of locations (beside the catalog cache). */
+export function defaultWalkMemoPath(env: Readonly<Record<string, string | undefined>>, homeDir: string, locations: Pick<Locations, 'roots'>): string {
+  const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
+  return join(base, 'sessions', `grep-walk-v${VERSION}-${locationsKey(locations)}.json`);
+}
+
+/** The runs a memo may answer for: the same roots, current directory, agents and cwd rule (anything else is walked again). */
+export function walkMemoKey(locations: Locations, agents: readonly Agent[]): string {
+  return JSON.stringify([AGENTS.map((agent) => locations.roots[agent]), locations.cwd, locations.rootsFromCwds ?? true, locations.within ?? null, agents]);
+}
+
+/** A memo's content once parsed. */
+interface Held {
+  readonly answers: WalkAnswer[];
+  readonly candidates: Map<Agent, readonly string[]>;
+  readonly roots: Map<string, RootWalk>;
+}
+
+type SavedGroup = readonly [paths: readonly string[], idHint: string | null, archived: boolean];
+type SavedRoot = readonly [agent: Agent, root: string, isRoot: boolean, real: string | null, groups: readonly SavedGroup[] | null];
+
+/**
+ * What the last `grep` over these locations found in its folder walks (candidate roots, each root's check and its
+ * file groups), with every file system answer the walks rested on (`WalkAnswer`: a folder's mtime, a path's kind,
+ * a real path). When every answer still holds — a stat or realpath each, ~40 ms for a 10k-session home against
+ * the walk's hundreds — the same walk would find the same files, so they are searched at once; when one does not,
+ * nothing of it is used and the walk is done (and recorded) again. The file is not trusted: anything malformed is
+ * the same as no file.
+ */
+export class WalkMemo {
+  private answers: WalkAnswer[];
+  private candidates: Map<Agent, readonly string[]>;
+  private roots: Map<string, RootWalk>;
+  /** A walk ran live (its answers were recorded): the memo is written again. */
+  private changed = false;
+  /** Something a walk met was reported as a problem: a replay would not report it again, so nothing is saved. */
+  private spoiled = false;
+
+  /** An empty memo, kept at `path` for runs of `key`: `load` reads what is there. */
+  constructor(
+    private readonly path: string,
+    private readonly key: string,
+  ) {
+    this.answers = [];
+    this.candidates = new Map();
+    this.roots = new Map();
+  }
+
+  /**
+   * Read the memo and check every answer against the file system; it stays empty when the file is missing,
+   * malformed or another run's, or when one answer no longer holds (the walks run again).
+   */
+  load(): void {
+    let held: Held | null = null;
+    try {
+      held = parse(JSON.parse(readFileSync(this.path, 'utf8')) as unknown, this.key);
+    } catch {
+      held = null;
+    }
+    if (held === null || !held.answers.every(walkAnswerHolds)) return;
+    this.answers = held.answers;
+    this.candidates = held.candidates;
+    this.roots = held.roots;
+  }
+
+  /** Record the answers of the walks that run live from now on (synchronous ones: see `whileWalkingSynchronously`). */
+  startRecording(): void {
+    recordWalkAnswers((answer) => {
+      this.answers.push(answer);
+      this.changed = true;
+    });
+  }
+
+  stopRecording(): void {
+    recordWalkAnswers(null);
+  }
+
+  candidatesOf(agent: Agent): readonly string[] | undefined {
+    return this.candidates.get(agent);
+  }
+
+  rememberCandidates(agent: Agent, roots: readonly string[]): void {
+    this.candidates.set(agent, roots);
+  }
+
+  rootWalk(agent: Agent, root: string): RootWalk | undefined {
+    return this.roots.get(`${agent}\0${root}`);
+  }
+
+  rememberRoot(agent: Agent, root: string, walk: RootWalk): void {
+    // Saved groups name their agent and root by the entry: a group that does not is not kept (walked again next time).
+    if (walk.groups?.some((group) => group.agent !== agent || group.root !== root)) this.spoiled = true;
+    this.roots.set(`${agent}\0${root}`, walk);
+  }
+
+  /** A problem was reported while walking. */
+  spoil(): void {
+    this.spoiled = true;
+  }
+
+  /** Write the memo when a walk ran live and met no problem (temp file + rename; a failure only costs the next run a walk). */
+  save(): void {
+    if (!this.changed || this.spoiled) return;
+    const roots: SavedRoot[] = [...this.roots].map(([id, walk]) => {
+      const at = id.indexOf('\0');
+      return [id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, walk.groups?.map((group): SavedGroup => [group.paths, group.idHint, group.archived]) ?? null];
+    });
+    const text = JSON.stringify({ version: VERSION, key: this.key, answers: this.answers, candidates: [...this.candidates], roots });
+    const temp = `${this.path}.tmp-${process.pid}`;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      try {
+        unlinkSync(temp);
+      } catch {
+        // no leftover
+      }
+      writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+      renameSync(temp, this.path);
+    } catch {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // nothing written
+      }
+    }
+  }
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isAgent = (value: unknown): value is Agent => (AGENTS as readonly unknown[]).includes(value);
+
+function parse(value: unknown, key: string): Held | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const data = value as Record<string, unknown>;
+  if (data.version !== VERSION || data.key !== key || !Array.isArray(data.answers) || !Array.isArray(data.candidates) || !Array.isArray(data.roots)) return null;
+  const answers: WalkAnswer[] = [];
+  for (const answer of data.answers as unknown[]) {
+    if (!Array.isArray(answer) || !isString(answer[1])) return null;
+    if (answer[0] === 'd' && answer.length === 4 && (answer[2] === null || typeof answer[2] === 'number') && typeof answer[3] === 'number') answers.push(['d', answer[1], answer[2] as number | null, answer[3] as number]);
+    else if (answer[0] === 'k' && answer.length === 3 && ['f', 'd', 'o', '-'].includes(answer[2] as string)) answers.push(['k', answer[1], answer[2] as 'f' | 'd' | 'o' | '-']);
+    else if (answer[0] === 'r' && answer.length === 3 && (answer[2] === null || isString(answer[2]))) answers.push(['r', answer[1], answer[2] as string | null]);
+    else return null;
+  }
+  // Every file a memo names is in a folder its walks listed.
+  const listed = new Set(answers.flatMap((answer) => (answer[0] === 'd' ? [answer[1]] : [])));
+  const candidates = new Map<Agent, readonly string[]>();
+  for (const entry of data.candidates as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 2 || !isAgent(entry[0]) || !Array.isArray(entry[1]) || !(entry[1] as unknown[]).every(isString)) return null;
+    candidates.set(entry[0], entry[1] as string[]);
+  }
+  const roots = new Map<string, RootWalk>();
+  for (const entry of data.roots as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 5) return null;
+    const [agent, root, isRoot, real, groups] = entry as unknown[];
+    if (!isAgent(agent) || !isString(root) || typeof isRoot !== 'boolean' || (real !== null && !isString(real)) || (groups !== null && !Array.isArray(groups))) return null;
+    let found: SessionFileGroup[] | undefined;
+    if (Array.isArray(groups)) {
+      found = [];
+      for (const group of groups as unknown[]) {
+        if (!Array.isArray(group) || group.length !== 3) return null;
+        const [paths, idHint, archived] = group as unknown[];
+        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(dirname(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
+        found.push({ agent, paths: paths as string[], idHint: idHint as string | null, root, archived });
+      }
+    }
+    roots.set(`${agent}\0${root}`, found === undefined ? { isRoot, real } : { isRoot, real, groups: found });
+  }
+  return { answers, candidates, roots };
+}

@@ -1,0 +1,191 @@
+// `sessions grep` keeps what its folder walks found (WalkMemo) with every file system answer they rested on, and
+// searches those files without walking while every answer holds. Runs the built modules (its workers are the
+// built grep-worker.js).
+import { access, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as Grep from '../../src/catalog/grep.js';
+import type * as Scan from '../../src/catalog/scan.js';
+import type * as Formats from '../../src/core/formats/index.js';
+import type * as WalkFs from '../../src/core/io/walk-fs.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { sessionKey } from '../../src/core/model.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let grep: typeof Grep;
+let scan: typeof Scan;
+let formats: typeof Formats;
+let walkFs: typeof WalkFs;
+let dir: string;
+
+beforeAll(async () => {
+  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  });
+  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+  scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
+  formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+  walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
+  dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every folder under `top` (itself included), deepest first. */
+async function folders(top: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(top, { withFileTypes: true })) if (entry.isDirectory()) out.push(...(await folders(join(top, entry.name))));
+  out.push(top);
+  return out;
+}
+
+/** A copy of the fixture home whose folders last changed an hour ago (a memo never trusts a folder changed in the last seconds). */
+async function settledHome(name: string): Promise<string> {
+  const home = join(dir, name);
+  await cp(join(ROOT, 'test', 'fixtures', 'home'), home, { recursive: true });
+  await settle(home);
+  return home;
+}
+
+async function settle(home: string): Promise<void> {
+  const hourAgo = new Date(Date.now() - 3600_000);
+  for (const folder of await folders(home)) await utimes(folder, hourAgo, hourAgo);
+}
+
+const locationsOf = (home: string) => resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
+
+async function search(home: string, text: string, walkMemo?: string): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
+  const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
+  const rows: Scan.CatalogSession[] = [];
+  await grep.grepLocations(locationsOf(home), text, { ignoreCase: true, onMatch: (row) => rows.push(row), ...(walkMemo === undefined ? {} : { walkMemo }) });
+  const count = walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0);
+  for (const spy of walks) spy.mockRestore();
+  // Rows of agents other than Claude's arrive as workers find them: compare them in one order.
+  return { rows: rows.sort((a, b) => (sessionKey(a) < sessionKey(b) ? -1 : 1)), walks: count };
+}
+
+describe('grep with a walk memo', () => {
+  it('searches the files the last walk found without walking while the folders are unchanged, and walks again when one changed', async () => {
+    const home = await settledHome('home-a');
+    const memo = join(dir, 'a', 'walk.json');
+    const plain = await search(home, 'a');
+    expect(plain.rows.length).toBeGreaterThan(3);
+    expect(plain.walks).toBeGreaterThan(0);
+
+    const first = await search(home, 'a', memo);
+    expect(first.rows).toEqual(plain.rows);
+    expect(first.walks).toBeGreaterThan(0);
+    const written = await stat(memo);
+
+    const second = await search(home, 'a', memo);
+    expect(second.rows).toEqual(plain.rows);
+    expect(second.walks).toBe(0);
+    // nothing was walked, so nothing was written
+    expect((await stat(memo)).mtimeMs).toBe(written.mtimeMs);
+
+    // A new session in a folder the memo knows: the folder's mtime moved, the walk runs and finds it.
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const source = join(day, 'rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl');
+    const copyId = '01a200ed-500e-74e1-88bc-7c2f05604fd9';
+    const copy = (await readFile(source, 'utf8')).replaceAll('01a200ed-500e-74e1-88bc-7c2f05604fd8', copyId).replaceAll('which name is this session under?', 'which zebra-walk-memo is this session under?');
+    await writeFile(join(day, `rollout-2026-11-22T01-44-43-${copyId}.jsonl`), copy);
+    const third = await search(home, 'zebra-walk-memo', memo);
+    expect(third.walks).toBeGreaterThan(0);
+    expect(third.rows.map((row) => row.id)).toEqual([copyId]);
+  });
+
+  it('finds a claw workspace made since the memo was written (its parent folder changed)', async () => {
+    const home = await settledHome('home-b');
+    const memo = join(dir, 'b', 'walk.json');
+    await search(home, 'doctor', memo);
+    expect((await search(home, 'doctor', memo)).walks).toBe(0);
+    const sessions = join(home, 'src', 'claw-code', 'rust', '.claw', 'sessions');
+    // a session with a prompt (the other file there is a header only)
+    const name = 'session-1775386842352-0.jsonl';
+    const id = 'session-1775386842352-0';
+    await mkdir(join(home, 'src', 'other', '.claw', 'sessions'), { recursive: true });
+    await writeFile(join(home, 'src', 'other', '.claw', 'sessions', 'session-1775386899999-0.jsonl'), (await readFile(join(sessions, name), 'utf8')).replaceAll(id, 'session-1775386899999-0'));
+    const after = await search(home, 'doctor', memo);
+    expect(after.walks).toBeGreaterThan(0);
+    expect(after.rows.map((row) => row.path)).toContain(join(home, 'src', 'other', '.claw', 'sessions', 'session-1775386899999-0.jsonl'));
+  });
+
+  it('walks as if there were none when the memo is malformed, of other locations, or names a file in a folder no walk listed', async () => {
+    const home = await settledHome('home-c');
+    const memo = join(dir, 'c', 'walk.json');
+    const plain = await search(home, 'a');
+    await search(home, 'a', memo);
+    const saved = JSON.parse(await readFile(memo, 'utf8')) as { key: string; roots: unknown[][] };
+
+    await writeFile(memo, '{"version":1,');
+    expect(await search(home, 'a', memo)).toEqual({ rows: plain.rows, walks: expect.any(Number) as number });
+    expect((await search(home, 'a', memo)).walks).toBe(0);
+
+    await writeFile(memo, JSON.stringify({ ...saved, key: 'another run' }));
+    const other = await search(home, 'a', memo);
+    expect(other.rows).toEqual(plain.rows);
+    expect(other.walks).toBeGreaterThan(0);
+
+    // A group of a file in a folder no walk listed is not the memo's: the whole memo is dropped.
+    await writeFile(memo, JSON.stringify({ ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [[join(home, 'gone.jsonl')], null, false]]])) }));
+    const forged = await search(home, 'a', memo);
+    expect(forged.rows).toEqual(plain.rows);
+    expect(forged.walks).toBeGreaterThan(0);
+  });
+});
+
+describe('synchronous walks', () => {
+  it('find what the asynchronous ones find, for every agent, and record answers that hold', async () => {
+    const home = join(ROOT, 'examples', 'home');
+    const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: join(home, 'src') });
+    const walk = async (): Promise<unknown[]> => {
+      const out: unknown[] = [];
+      const context = new scan.ScanContext();
+      for (const adapter of formats.ADAPTER_LIST) {
+        const roots = await scan.candidateRoots(adapter, locations, context.report);
+        out.push(roots);
+        for (const root of await scan.discoveryRoots(adapter, roots)) out.push(await scan.discoverRoot(adapter, root, context.report));
+      }
+      return out;
+    };
+    const answers: WalkFs.WalkAnswer[] = [];
+    walkFs.recordWalkAnswers((answer) => answers.push(answer));
+    const synchronous = await walkFs.whileWalkingSynchronously(walk);
+    walkFs.recordWalkAnswers(null);
+    const asynchronous = await walk();
+    expect(synchronous).toEqual(asynchronous);
+    expect(JSON.stringify(synchronous)).toContain('.copilot');
+    expect(answers.length).toBeGreaterThan(10);
+    // The sample home's folders are as old as the checkout: listings recorded then hold unless just changed.
+    for (const answer of answers) if (answer[0] !== 'd' || answer[2] !== null) expect(walkFs.walkAnswerHolds(answer)).toBe(true);
+  });
+
+  it('records answers that stop holding when the file system changes', async () => {
+    const top = join(dir, 'answers');
+    await cp(join(ROOT, 'test', 'fixtures', 'home', 'src'), top, { recursive: true });
+    await settle(top);
+    const answers: WalkFs.WalkAnswer[] = [];
+    walkFs.recordWalkAnswers((answer) => answers.push(answer));
+    await walkFs.whileWalkingSynchronously(async () => {
+      await walkFs.walkFs.readdir(top);
+      await walkFs.walkFs.stat(join(top, 'claw-code')).catch(() => undefined);
+      await walkFs.walkFs.stat(join(top, 'nothing')).catch(() => undefined);
+      await walkFs.walkFs.realpath(join(top, 'claw-code'));
+    });
+    walkFs.recordWalkAnswers(null);
+    expect(answers.map((answer) => answer[0])).toEqual(['d', 'k', 'k', 'r']);
+    expect(answers.every(walkFs.walkAnswerHolds)).toBe(true);
+    await writeFile(join(top, 'nothing'), '');
+    // the folder listed gained an entry (its mtime moved); the missing path is a file now
+    expect(answers.map(walkFs.walkAnswerHolds)).toEqual([false, true, false, true]);
+    await rm(join(top, 'claw-code'), { recursive: true });
+    expect(walkFs.walkAnswerHolds(answers[1]!)).toBe(false);
+    expect(walkFs.walkAnswerHolds(answers[3]!)).toBe(false);
+  });
+});
