@@ -405,7 +405,8 @@ Examples:
         ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
-        ...(options.cache === false ? { walkSynchronously: true } : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
+        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
+        walkSynchronously: true,
       });
       const hostMatches = await hostsMatched;
       out.flush();
