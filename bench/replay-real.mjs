@@ -21,7 +21,7 @@ const HOME = resolve(opt('--home', join(root, 'bench', 'data', 'real-10000')));
 const SESSION = resolve(opt('--session', ''));
 const RUNS = Number(opt('--runs', 2));
 const BIN = join(root, 'bin', 'sessions.js');
-const XDG = join(root, 'bench', '.work', 'xdg-replay-real');
+const XDG = resolve(opt('--xdg', join(root, 'bench', '.work', 'xdg-replay-real')));
 const env = { ...process.env, XDG_CACHE_HOME: XDG, XDG_CONFIG_HOME: join(XDG, 'config') };
 
 const listed = JSON.parse(spawnSync(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME], { encoding: 'utf8', env, maxBuffer: 1 << 28 }).stdout);

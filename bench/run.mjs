@@ -532,16 +532,18 @@ if (want('fulltext') && !QUICK) {
 // ---------------------------------------------------------------- `show` streaming against `cat` (issue 15)
 if (want('replay') && !QUICK) {
   const real = ensureReal(N);
-  // Every 200 MB Claude session: the clone of the longest real one (≈29k turns) and the 20k- and 50k-turn shapes.
-  const bigs = JSON.parse(readFileSync(join(real.home, 'manifest.json'), 'utf8')).big.filter((b) => b.agent === 'claude' && b.bytes >= 200 * 2 ** 20);
+  // Every 200 MB Claude session (the clone of the longest real one, ≈29k turns, and the 20k- and 50k-turn shapes) and
+  // the 100 MB Codex rollout.
+  const bigs = JSON.parse(readFileSync(join(real.home, 'manifest.json'), 'utf8')).big.filter((b) => (b.agent === 'claude' && b.bytes >= 200 * 2 ** 20) || (b.agent === 'codex' && b.bytes >= 100 * 2 ** 20));
   for (const bigClaude of bigs) {
     const r = spawnSync(NODE, [join(BENCH, 'show-stream.mjs'), '--home', real.home, '--session', join(real.home, bigClaude.path), '--runs', String(Math.min(RUNS, 3))], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(WORK, 'xdg-show') }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
     if (r.status !== 0) throw new Error('show-stream.mjs failed');
     const s = JSON.parse(r.stdout.trim().split('\n').pop());
     const mib = (bigClaude.bytes / 2 ** 20).toFixed(0);
     const shape = bigClaude.turnsShape ? `${bigClaude.turnsShape}-turn shape` : 'clone of the longest real session';
-    const suffix = bigClaude.turnsShape ? `-${bigClaude.turnsShape / 1000}k` : '';
-    figure({ id: `show-first-byte${suffix}`, label: `\`sessions show\` of a ${mib} MiB Claude session (${shape}; ${N}-session real-shaped home, warm cache), stdout to a pipe: first byte (first turn's line at ${fmt(s.ours.firstTurnMs)} ms)`, value: Number(s.ours.firstMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, firstTurnMs: s.ours.firstTurnMs, peer: '`cat` of the file: first byte, same run', peerValue: Number(s.cat.firstMs.toFixed(1)), target: '≤ 200 ms', met: s.ours.firstMs <= 200, loadAverage: s.load });
+    const suffix = bigClaude.agent === 'codex' ? '-codex' : bigClaude.turnsShape ? `-${bigClaude.turnsShape / 1000}k` : '';
+    const agentName = bigClaude.agent === 'codex' ? 'Codex' : 'Claude';
+    figure({ id: `show-first-byte${suffix}`, label: `\`sessions show\` of a ${mib} MiB ${agentName} session (${shape}; ${N}-session real-shaped home, warm cache), stdout to a pipe: first byte (first turn's line at ${fmt(s.ours.firstTurnMs)} ms)`, value: Number(s.ours.firstMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, firstTurnMs: s.ours.firstTurnMs, peer: '`cat` of the file: first byte, same run', peerValue: Number(s.cat.firstMs.toFixed(1)), target: '≤ 200 ms', met: s.ours.firstMs <= 200, loadAverage: s.load });
     figure({ id: `show-whole${suffix}`, label: `… the whole output (${(s.ours.bytes / 2 ** 20).toFixed(0)} MiB of text); peak RSS (VmHWM) ${s.ours.hwmMB} MB (target ≤ 250 MB)`, value: Number(s.ours.totalMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, hwmMB: s.ours.hwmMB, cpuMs: s.ours.cpuMs, peer: '`cat` of the file to a pipe, same run', peerValue: Number(s.cat.totalMs.toFixed(1)), peerCpuMs: s.cat.cpuMs, ratio: s.ratio, target: '≤ 3× cat, ≤ 250 MB', met: s.ratio <= 3 && s.ours.hwmMB <= 250, loadAverage: s.load });
   }
 }

@@ -4,10 +4,10 @@ import type { Key } from 'ink';
 import type { ScanProgress, CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
-import type { Session } from '../core/model.js';
 import type { HostStatus } from '../remote/host-source.js';
 import type { ScreenSize } from './geometry.js';
 import type { ContentHit, PreviewData } from './state.js';
+import type { TranscriptItem } from './transcript-layout.js';
 
 /** The parts of Ink's Key the keymap reads (tests build them with `keyOf`). */
 export type KeyInfo = Pick<
@@ -58,7 +58,7 @@ export type Action =
   | { readonly type: 'confirmYes' }
   | { readonly type: 'confirmNo' }
   /** `partial`: only the start of the transcript, shown while the rest is read. */
-  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly session: Session; readonly partial?: boolean }
+  | { readonly type: 'transcriptLoaded'; readonly key: string; readonly items: readonly TranscriptItem[]; readonly partial?: boolean }
   | { readonly type: 'transcriptFailed'; readonly key: string; readonly message: string }
   | { readonly type: 'scroll'; readonly delta: number }
   | { readonly type: 'scrollPage'; readonly direction: 1 | -1 }

@@ -1,13 +1,13 @@
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Problem } from '../core/formats/types.js';
 import { continueChoices } from '../core/handoff/index.js';
-import type { Agent, Session } from '../core/model.js';
+import type { Agent } from '../core/model.js';
 import { oneLine, tildePath } from '../core/text.js';
 import type { Action } from './actions.js';
 import { resolveAction, splitKeys } from './keymap.js';
 import { listGeometry, noticeRows, transcriptHeight, type ScreenSize } from './geometry.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type ForkState, type InitialOptions, type ListRow, type Mode, type Notice, type SortKey, type TranscriptState } from './state.js';
-import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptLayout } from './transcript-layout.js';
+import { findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptItem, type TranscriptLayout } from './transcript-layout.js';
 import { isUnder } from '../catalog/locations.js';
 import { sessionKey } from '../core/model.js';
 
@@ -135,7 +135,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'confirmNo':
       return { ...state, mode: state.confirm?.returnTo ?? 'list', confirm: null };
     case 'transcriptLoaded':
-      return transcriptLoaded(state, action.key, action.session, action.partial === true);
+      return transcriptLoaded(state, action.key, action.items, action.partial === true);
     case 'transcriptFailed':
       if (state.transcript?.key !== action.key) return state;
       return { ...state, transcript: { ...state.transcript, status: 'error', error: action.message } };
@@ -403,8 +403,8 @@ function clampTop(top: number, layout: TranscriptLayout, state: BrowserState): n
   return Math.max(0, Math.min(maxTop(layout, state), top));
 }
 
-function transcriptLoaded(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
-  const read = transcriptRead(state, key, session, partial);
+function transcriptLoaded(state: BrowserState, key: string, items: readonly TranscriptItem[], partial: boolean): BrowserState {
+  const read = transcriptRead(state, key, items, partial);
   return read === state ? state : landOnFind(read, partial);
 }
 
@@ -421,18 +421,11 @@ function landOnFind(state: BrowserState, partial: boolean): BrowserState {
   return { ...state, transcript: { ...t, findOnLoad: false }, notice };
 }
 
-function transcriptRead(state: BrowserState, key: string, session: Session, partial: boolean): BrowserState {
+function transcriptRead(state: BrowserState, key: string, items: readonly TranscriptItem[], partial: boolean): BrowserState {
   const t = state.transcript;
   if (!t || t.key !== key) return state;
   // A re-read's start must not replace a transcript already shown whole.
   if (partial && t.status === 'ready' && !t.partial) return state;
-  const items = buildTranscriptItems({
-    ...session,
-    fork: session.fork ?? t.session.fork,
-    forkedFrom: session.forkedFrom ?? t.session.forkedFrom,
-    subagent: t.session.subagent ?? session.subagent,
-    subagents: t.session.subagents,
-  });
   const reloaded = t.status === 'ready' && t.layout !== null;
   const base: TranscriptState = { ...t, status: 'ready', error: null, items, partial };
   const layout = layoutOf(base, state.size);

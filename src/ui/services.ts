@@ -16,7 +16,8 @@ import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
 import { checkLaunch, formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import type { ContentHit } from './state.js';
-import { TranscriptCache, transcriptBytes } from './transcript-cache.js';
+import { TranscriptCache, transcriptBytes, transcriptItemsBytes } from './transcript-cache.js';
+import { buildTranscriptItems, transcriptHeader, TranscriptItemsBuilder, type TranscriptItem } from './transcript-layout.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { tildePath } from '../core/text.js';
@@ -51,6 +52,12 @@ export interface TuiServices {
   watch(sessions: readonly CatalogSession[], onChange: (change: CatalogChange) => void, onReady: () => void): () => void;
   /** The transcript, clipped for display; `onPartial` may get its first messages before the rest is read. */
   loadSession(session: CatalogSession, onPartial?: (messages: readonly Message[]) => void): Promise<Session>;
+  /**
+   * The transcript as the screen's items (clipped for display, the row's lineage as its header); `onPartial` may get
+   * the items of its start, holding a user turn, before the rest is read. A big transcript's messages are never held
+   * whole: its items are made as they are read. Absent (services standing in, in tests): items from `loadSession`.
+   */
+  loadTranscript?(session: CatalogSession, onPartial?: (items: readonly TranscriptItem[]) => void): Promise<readonly TranscriptItem[]>;
   /** A fork, or with another `target` agent a hand-off: a new session of that agent holding turns 1..atTurn-1. */
   fork(session: CatalogSession, atTurn: number, branchName: string, target?: Agent): Promise<ForkOutcome>;
   /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
@@ -88,6 +95,8 @@ export interface ServiceOptions {
   readonly homeDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly transcripts?: TranscriptCache;
+  /** Transcripts as screen items (`loadTranscript`). */
+  readonly transcriptItems?: TranscriptCache<readonly TranscriptItem[]>;
   /** The persisted catalog's file: loaded after the first frame, validated per file by the scan, saved after it. */
   readonly cachePath?: string | null;
   /** Its first-screen file, read before the UI started. */
@@ -109,10 +118,14 @@ const QUIET_BEFORE_COLLECTING_MS = 2000;
 /** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
 const WATCH_SAVE_MS = 20_000;
 
+/** Items that fill a screen (each is a row at least): a big transcript's start is shown with as many. */
+const FIRST_SCREEN_ITEMS = 60;
+
 /** The real services: the catalog scan and watcher, the adapters, the launch checks. */
 export function createTuiServices(options: ServiceOptions): TuiServices {
   const { locations, config, homeDir, env } = options;
   const transcripts = options.transcripts ?? new TranscriptCache();
+  const transcriptItems = options.transcriptItems ?? new TranscriptCache<readonly TranscriptItem[]>();
   // A fork of a session under another home is resumed with that home's variable (the hint printed says so).
   const defaultHomes = agentDefaultHomes({ env, homeDir, cwd: locations.cwd });
   // Transcripts and forks need the scan's context (id lookups, names): requests made before it exists wait for it.
@@ -263,6 +276,45 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         // scanned (a warm 10k home takes seconds) shows its first screen without waiting for the scan.
         const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
         return adapter.readSession(groupOf(session), readContext, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
+      });
+    },
+
+    loadTranscript(session, onPartial) {
+      const adapter = ADAPTERS[session.agent];
+      const readDisplay = adapter.readDisplay;
+      if (session.host !== undefined || readDisplay === undefined) {
+        // Read whole (clipped), then made into items; a start is shown when it holds a turn.
+        const partial = onPartial && ((messages: readonly Message[]) => {
+          const items = buildTranscriptItems({ ...session, messages });
+          if (items.some((item) => item.kind === 'turn')) onPartial(items);
+        });
+        return this.loadSession(session, partial).then((read) => buildTranscriptItems({ ...transcriptHeader(read, session), messages: read.messages }));
+      }
+      const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
+      return transcriptItems.load(sessionKey(session), version, transcriptItemsBytes, async () => {
+        const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
+        let builder = new TranscriptItemsBuilder(session);
+        // The start is shown once: as soon as it fills a screen, or when the reader says it is the start.
+        let shown = onPartial === undefined;
+        const showStart = (): void => {
+          if (shown || !builder.hasTurn) return;
+          shown = true;
+          onPartial!(builder.items.slice());
+        };
+        await readDisplay(groupOf(session), readContext, {
+          clip: DISPLAY_CLIP_LIMITS,
+          sink: {
+            message: (message) => {
+              builder.add(message);
+              if (!shown && builder.items.length >= FIRST_SCREEN_ITEMS) showStart();
+            },
+            start: showStart,
+            restart: () => {
+              builder = new TranscriptItemsBuilder(session);
+            },
+          },
+        });
+        return builder.items;
       });
     },
 

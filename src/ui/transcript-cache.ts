@@ -1,4 +1,5 @@
 import type { Session } from '../core/model.js';
+import type { TranscriptItem } from './transcript-layout.js';
 
 /**
  * Loaded transcripts, least recently used first out: a TUI left open for days must not keep every session it
@@ -6,9 +7,9 @@ import type { Session } from '../core/model.js';
  * bigger than the bound is not kept at all: the screen holds its laid-out items already, and a second copy of a
  * 50k-turn session's messages would double what the TUI holds (it is read again if opened again).
  */
-export class TranscriptCache {
-  private readonly entries = new Map<string, { readonly version: string; readonly session: Session; readonly bytes: number }>();
-  private readonly inFlight = new Map<string, Promise<Session>>();
+export class TranscriptCache<T = Session> {
+  private readonly entries = new Map<string, { readonly version: string; readonly session: T; readonly bytes: number }>();
+  private readonly inFlight = new Map<string, Promise<T>>();
   private bytes = 0;
 
   constructor(
@@ -25,7 +26,7 @@ export class TranscriptCache {
   }
 
   /** The cached transcript for `key` if it was read at this `version` (size and mtime of its files). */
-  get(key: string, version: string): Session | undefined {
+  get(key: string, version: string): T | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version) return undefined;
     this.entries.delete(key);
@@ -33,7 +34,7 @@ export class TranscriptCache {
     return entry.session;
   }
 
-  set(key: string, version: string, session: Session, bytes: number): void {
+  set(key: string, version: string, session: T, bytes: number): void {
     this.delete(key);
     if (bytes > this.maxBytes) return;
     this.entries.set(key, { version, session, bytes });
@@ -53,7 +54,7 @@ export class TranscriptCache {
   }
 
   /** Read through the cache; concurrent requests for the same version share one read. `bytes` may be measured on the result. */
-  async load(key: string, version: string, bytes: number | ((session: Session) => number), read: () => Promise<Session>): Promise<Session> {
+  async load(key: string, version: string, bytes: number | ((session: T) => number), read: () => Promise<T>): Promise<T> {
     const cached = this.get(key, version);
     if (cached) return cached;
     const flightKey = `${key}\0${version}`;
@@ -68,6 +69,13 @@ export class TranscriptCache {
     this.inFlight.set(flightKey, promise);
     return promise;
   }
+}
+
+/** Roughly what a transcript's screen items hold in memory: their texts (UTF-16) plus a little per item. */
+export function transcriptItemsBytes(items: readonly TranscriptItem[]): number {
+  let bytes = 0;
+  for (const item of items) bytes += 100 + 2 * (item.kind === 'tool-call' ? item.name.length + item.args.length : item.text.length);
+  return bytes;
 }
 
 /** Roughly what a transcript holds in memory: its texts (UTF-16) plus a little per message and block. */

@@ -70,25 +70,55 @@ export const COLLAPSED_OUTPUT_LINES = 3;
 /** Columns taken by the gutter mark and its space. */
 export const GUTTER_WIDTH = 2;
 
+/** What the header items of a transcript come from (the session's lineage). */
+export type TranscriptHeader = Pick<Session, 'fork' | 'forkedFrom' | 'subagent' | 'subagents'>;
+
+/**
+ * The header of a transcript read whole: the read's lineage where it has one, else the row's (the catalog links
+ * forks across files); sub-agents are the catalog's.
+ */
+export function transcriptHeader(read: TranscriptHeader, row: TranscriptHeader): TranscriptHeader {
+  return { fork: read.fork ?? row.fork, forkedFrom: read.forkedFrom ?? row.forkedFrom, subagent: row.subagent ?? read.subagent, subagents: row.subagents };
+}
+
 /** The transcript as a flat list of items: user turns numbered, tool calls and outputs, reasoning, markers. */
-export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' | 'forkedFrom' | 'subagent' | 'subagents'>): TranscriptItem[] {
-  const items: TranscriptItem[] = [];
-  let turn = 0;
-  const parent = session.fork?.id ?? session.forkedFrom;
-  if (parent) {
-    const at = session.fork?.atTurn ? ` before turn ${session.fork.atTurn}` : '';
-    const branch = session.fork?.branchName ? ` (branch "${oneLine(session.fork.branchName)}")` : '';
-    items.push({ kind: 'fork', turn, text: `forked from ${parent}${at}${branch}` });
-  }
-  // Sub-agents are not rows of the list: their parent's transcript says where they are.
-  if (session.subagent) items.push({ kind: 'fork', turn, text: `sub-agent (${oneLine(session.subagent.kind)}) of ${oneLine(session.subagent.parentId ?? 'an unknown session')}` });
-  if (session.subagents?.length) items.push({ kind: 'fork', turn, text: `sub-agents: ${session.subagents.map(oneLine).join(', ')}` });
-  for (const message of session.messages) {
-    if (message.userTurn) {
-      turn++;
-      items.push({ kind: 'turn', turn, text: clean(textOf(message)), timestamp: message.timestamp ?? null, clippedBytes: clippedOf(message) });
-      continue;
+export function buildTranscriptItems(session: TranscriptHeader & Pick<Session, 'messages'>): TranscriptItem[] {
+  const builder = new TranscriptItemsBuilder(session);
+  for (const message of session.messages) builder.add(message);
+  return builder.items;
+}
+
+/** The items of a transcript made as its messages come, one message at a time (a big one is never held whole). */
+export class TranscriptItemsBuilder {
+  readonly items: TranscriptItem[] = [];
+  private turn = 0;
+
+  constructor(session: TranscriptHeader) {
+    const { items } = this;
+    const parent = session.fork?.id ?? session.forkedFrom;
+    if (parent) {
+      const at = session.fork?.atTurn ? ` before turn ${session.fork.atTurn}` : '';
+      const branch = session.fork?.branchName ? ` (branch "${oneLine(session.fork.branchName)}")` : '';
+      items.push({ kind: 'fork', turn: 0, text: `forked from ${parent}${at}${branch}` });
     }
+    // Sub-agents are not rows of the list: their parent's transcript says where they are.
+    if (session.subagent) items.push({ kind: 'fork', turn: 0, text: `sub-agent (${oneLine(session.subagent.kind)}) of ${oneLine(session.subagent.parentId ?? 'an unknown session')}` });
+    if (session.subagents?.length) items.push({ kind: 'fork', turn: 0, text: `sub-agents: ${session.subagents.map(oneLine).join(', ')}` });
+  }
+
+  /** Whether a user turn has been added (a start without one shows nothing worth a screen). */
+  get hasTurn(): boolean {
+    return this.turn > 0;
+  }
+
+  add(message: Message): void {
+    const { items } = this;
+    if (message.userTurn) {
+      const turn = ++this.turn;
+      items.push({ kind: 'turn', turn, text: clean(textOf(message)), timestamp: message.timestamp ?? null, clippedBytes: clippedOf(message) });
+      return;
+    }
+    const { turn } = this;
     for (const block of message.blocks) {
       switch (block.type) {
         case 'text': {
@@ -113,7 +143,6 @@ export function buildTranscriptItems(session: Pick<Session, 'messages' | 'fork' 
       }
     }
   }
-  return items;
 }
 
 /** Rows of recently shown items kept per layout (scrolling back and forth does not wrap them again). */

@@ -40,6 +40,12 @@ describe('readLines', () => {
     const fresh = (await collect(path, { chunkSize: 64 })).map((l): [number, string, boolean] => [l.offset, l.bytes.toString(), l.terminated]);
     expect(copied).toEqual(fresh);
     expect(copied).toHaveLength(201);
+    // A smaller first read (a screen's start) changes no line, whether it ends inside a line or not.
+    for (const firstChunkSize of [1, 5, 100, 1 << 20]) {
+      const small: [number, string, boolean][] = [];
+      for await (const line of readLines(path, { chunkSize: 64, firstChunkSize, reuseChunk: true })) small.push([line.offset, Buffer.from(line.bytes).toString(), line.terminated]);
+      expect(small).toEqual(fresh);
+    }
   });
 
   it('joins a line of many megabytes across chunks', async () => {

@@ -363,6 +363,35 @@ describe('live updates', () => {
   });
 });
 
+describe('an open transcript', () => {
+  it('shows a turn appended to its Claude file while it is open, and forks before it', async () => {
+    const ui = start();
+    await ui.see('· live');
+    await ui.press(['/']);
+    await ui.type('sidebar', /1 matching/);
+    await ui.press([ENTER], 'turn 1/1');
+    const session = '637c5025-a11d-4fce-bb60-2cbeb9eb07a4';
+    const web = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', `${session}.jsonl`);
+    const leaf = '56cde33e-1035-4f69-a36c-5586fc9fb2fa'; // the fixture's active leaf
+    const later = new Date().toISOString();
+    const line = (value: object): string => `${JSON.stringify(value)}\n`;
+    await appendFile(
+      web,
+      line({ parentUuid: leaf, isSidechain: false, type: 'user', message: { role: 'user', content: 'and remember the state' }, uuid: 'u-2', timestamp: later, cwd: '/home/dev/src/a-web-ui', sessionId: session }) +
+        line({ parentUuid: 'u-2', isSidechain: false, type: 'assistant', message: { id: 'm-2', role: 'assistant', model: 'stand-in', content: [{ type: 'text', text: 'remembered' }] }, uuid: 'a-2', timestamp: later, cwd: '/home/dev/src/a-web-ui', sessionId: session }),
+    );
+    // The watcher's report, then a re-read at most every 2 s: polled, with room for a loaded machine. A reader at
+    // the end follows it.
+    await waitFor(() => {
+      if (!/turn 2\/2/.test(ui.frame())) throw new Error(`no second turn yet:\n${ui.frame()}`);
+    }, { timeout: 15_000 });
+    expect(ui.frame()).toContain('and remember the state');
+    expect(ui.frame()).toContain('remembered');
+    await ui.press(['f'], 'Fork before turn 2: and remember the state');
+    expect(ui.frame()).toContain('keeps turn 1 and its answer');
+  }, 30_000);
+});
+
 describe('states', () => {
   it('says where it looked when there are no sessions', async () => {
     await dispose();

@@ -4,6 +4,7 @@ import { type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
+import { buildTranscriptItems } from '../../src/ui/transcript-layout.js';
 import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
 import { sessionKey } from '../../src/core/model.js';
@@ -211,14 +212,14 @@ describe('content search', () => {
     const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
     const opened = run([key('', { return: true })], listed);
     expect(opened.transcript?.find).toBe('answer 2');
-    const read = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 30) }], opened);
+    const read = run([{ type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 30)) }], opened);
     const t = read.transcript!;
     expect(t.findMatches).toHaveLength(11); // answer 2, answer 20..29
     expect(t.findCurrent).toBe(0);
     expect(t.layout!.lineAt(t.findMatches[0]!.line)!.text).toBe('answer 2');
     expect(t.turn).toBe(2);
     // not in what the transcript shows (a cut tool output, injected context): it says so
-    const elsewhere = run([{ type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 1) }], opened);
+    const elsewhere = run([{ type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 1)) }], opened);
     expect(elsewhere.notice?.text).toContain('not in what the transcript shows');
   });
 });
@@ -249,7 +250,7 @@ describe('live catalog changes', () => {
 describe('transcript', () => {
   const opened = [loaded, { type: 'moveFirst' } as Action, key('', { return: true })];
   const full = transcriptOf(sessions[0]!, 30);
-  const ready = [...opened, { type: 'transcriptLoaded', key: 'codex:a', session: full } as Action];
+  const ready = [...opened, { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(full) } as Action];
 
   it('Enter opens the selected session and waits for its transcript', () => {
     const state = run(opened);
@@ -326,7 +327,7 @@ describe('transcript', () => {
 
   it('shows the start of a big transcript, then the whole one without moving the reader', () => {
     const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
-    const start: Action = { type: 'transcriptLoaded', key: 'codex:a', session: { ...full, messages: full.messages.slice(0, 20) }, partial: true };
+    const start: Action = { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems({ ...full, messages: full.messages.slice(0, 20) }), partial: true };
     const partial = run([{ type: 'scanDone', sessions: [big], problems: [] }, key('', { return: true }), start, key('n'), key('n')]);
     expect(partial.transcript?.partial).toBe(true);
     expect(partial.transcript?.layout?.turnStarts).toHaveLength(10);
@@ -336,7 +337,7 @@ describe('transcript', () => {
     // a fork waits for the turn numbers to be final
     expect(browserReducer(partial, key('f')).mode).toBe('transcript');
     expect(browserReducer(partial, key('f')).notice?.text).toMatch(/still reading/);
-    const whole = browserReducer(partial, { type: 'transcriptLoaded', key: 'codex:a', session: full });
+    const whole = browserReducer(partial, { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(full) });
     expect(whole.transcript?.partial).toBe(false);
     expect(whole.transcript?.layout?.turnStarts).toHaveLength(30);
     expect(whole.transcript?.top).toBe(partial.transcript?.top);
@@ -351,7 +352,7 @@ describe('transcript', () => {
     const state = run([
       { type: 'scanDone', sessions: [big], problems: [] },
       key('', { return: true }),
-      { type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(big, 6) },
+      { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(big, 6)) },
     ]);
     expect(state.byKey.get('codex:a')?.userTurns).toBe(6);
     expect(state.byKey.get('codex:a')?.userTurnsExact).toBe(true);
@@ -362,7 +363,7 @@ describe('fork prompt', () => {
   const ready = [
     loaded,
     key('', { return: true }),
-    { type: 'transcriptLoaded', key: 'codex:a', session: transcriptOf(sessions[0]!, 4) } as Action,
+    { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 4)) } as Action,
   ];
 
   it('refuses turn 1: nothing before it', () => {

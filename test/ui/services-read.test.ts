@@ -3,9 +3,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/catalog/locations.js';
-import { scanCatalog } from '../../src/catalog/scan.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
+import { groupOf, scanCatalog } from '../../src/catalog/scan.js';
+import { DISPLAY_CLIP_LIMITS } from '../../src/core/io/clip.js';
+import { buildTranscriptItems, transcriptHeader, type TranscriptItem } from '../../src/ui/transcript-layout.js';
 import { FIXTURE_HOME, fixtureServices } from './helpers.js';
+
+const FIXTURES = join(FIXTURE_HOME, '..');
 
 describe('TUI services: loadSession', () => {
   it('reads a Claude transcript before the catalog scan has run', async () => {
@@ -20,4 +24,24 @@ describe('TUI services: loadSession', () => {
     expect(session.id).toBe(row.id);
     expect(session.messages.filter((m) => m.userTurn)).toHaveLength(row.userTurns);
   });
+
+  // Claude's items are made as its lines are read (no message held); every other agent's from the session read whole.
+  for (const name of ['home', 'claude-rules', 'claude-synthetic', 'claude-2.1.330']) {
+    it(`the transcript's items are those of the session read whole (fixtures/${name}, every agent)`, async () => {
+      const home = join(FIXTURES, name);
+      const locations = resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
+      const { sessions, subagentSessions, context } = await scanCatalog(locations);
+      const services = fixtureServices(home);
+      await services.scan(() => undefined); // agents that read with the scan's context wait for it
+      let claude = 0;
+      for (const row of [...sessions, ...subagentSessions]) {
+        const read = await ADAPTERS[row.agent].readSession(groupOf(row), context, { clip: DISPLAY_CLIP_LIMITS });
+        const whole = buildTranscriptItems({ ...transcriptHeader(read, row), messages: read.messages });
+        const starts: (readonly TranscriptItem[])[] = [];
+        expect(await services.loadTranscript!(row, (items) => starts.push(items)), row.path).toEqual(whole);
+        if (row.agent === 'claude') claude++;
+      }
+      expect(claude).toBeGreaterThan(0);
+    });
+  }
 });

@@ -25,7 +25,7 @@ import { commandAnsweredBy, isClaudeNonConversationLine, isLocalCommandCaveat, i
 import { claudeProjectFolder } from '../handoff/claude.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
-import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, MessageStream, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
+import type { AdapterContext, DisplaySink, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, MessageStream, ReadSessionOptions, ReportProblem, SessionFileGroup } from './types.js';
 import { isRecord, type JsonObject } from '../json.js';
 
 
@@ -148,8 +148,15 @@ function usageOf(message: JsonObject): Usage | null {
 
 /** What a pass over every line of a file learns (a row-only scan: the index's fold); messages are built from the nodes. */
 class ClaudeScan {
-  /** `rowOnly`: the index's fold: no parsed values kept (nodes carry their prompt's opening), nothing to fork from. */
-  constructor(readonly rowOnly = false) {}
+  /**
+   * `rowOnly`: the index's fold: no parsed values kept (nodes carry their prompt's opening), nothing to fork from.
+   * `windowed`: a display read of a linear file: no usage, only the last leaf candidate, and nodes no later line
+   * can reach are dropped (`forgetBefore`).
+   */
+  constructor(
+    readonly rowOnly = false,
+    readonly windowed = false,
+  ) {}
 
   readonly nodes = new Map<string, ClaudeNode>();
   /** Leaf candidates (non-sidechain user/assistant/attachment/system nodes) in file order. */
@@ -223,7 +230,7 @@ class ClaudeScan {
       this.gitBranch = stringOrNull(value.gitBranch) ?? this.gitBranch;
       this.requestSessionId = stringOrNull(value.requestSessionId) ?? this.requestSessionId;
     }
-    if (type === 'assistant' && !sidechain) this.addAssistant(value);
+    if (type === 'assistant' && !sidechain && !this.windowed) this.addAssistant(value);
     const uuid = stringOrNull(value.uuid);
     if (uuid === null) return;
     if (MESSAGE_TYPES.has(type)) {
@@ -252,7 +259,18 @@ class ClaudeScan {
     };
     this.nodes.set(uuid, node);
     if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
-    if (!sidechain && LEAF_TYPES.has(type)) this.candidates.push(node);
+    if (!sidechain && LEAF_TYPES.has(type)) {
+      if (this.windowed) this.candidates.length = 0;
+      this.candidates.push(node);
+    }
+  }
+
+  /** Drop every node read before `uuid` (windowed: no later line of a linear file can reach them). */
+  forgetBefore(uuid: string): void {
+    for (const key of this.nodes.keys()) {
+      if (key === uuid) break;
+      this.nodes.delete(key);
+    }
   }
 
   /** A slash command whose expansion this assistant line answers started model work: it is a turn. */
@@ -1175,8 +1193,164 @@ async function readClipped(path: string, clip: ClipLimits, onStart?: (messages: 
   return { scan, chain, messages, stats, size: info.size, mtimeMs: info.mtimeMs };
 }
 
-/** Two passes: the index's fold finds the active chain, then the chain's message lines are read by offset. */
-async function* chainMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
+/**
+ * A 64-bit hash of every uuid read (two 32-bit FNV-1a with different seeds, open addressing in typed arrays): a
+ * repeated uuid makes a file not linear, and 300k uuids kept as strings would cost more than the rest of the read.
+ * A collision only sends the file to the two-pass read.
+ */
+class UuidHashes {
+  private table = new Uint32Array(1 << 12);
+  private count = 0;
+
+  /** False when `uuid` (or one of the same hash) was added before. */
+  add(uuid: string): boolean {
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ 0x5bd1e995;
+    for (let i = 0; i < uuid.length; i++) {
+      const c = uuid.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 13);
+    }
+    // 0 marks an empty slot: a hash of 0 is stored as 1.
+    a = a >>> 0 || 1;
+    b >>>= 0;
+    if (!this.insert(a, b)) return false;
+    if (++this.count * 2 > this.table.length / 2) this.grow();
+    return true;
+  }
+
+  private insert(a: number, b: number): boolean {
+    const slots = this.table.length / 2;
+    for (let slot = a & (slots - 1); ; slot = (slot + 1) & (slots - 1)) {
+      const at = slot * 2;
+      if (this.table[at] === 0) {
+        this.table[at] = a;
+        this.table[at + 1] = b;
+        return true;
+      }
+      if (this.table[at] === a && this.table[at + 1] === b) return false;
+    }
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Uint32Array(old.length * 2);
+    for (let at = 0; at < old.length; at += 2) if (old[at] !== 0) this.insert(old[at]!, old[at + 1]!);
+  }
+}
+
+/**
+ * The display fold of a file read in file order that checks, line by line, that the file is one chain in file
+ * order (each leaf candidate's parent is the one before it, no uuid repeats, the first one's parent comes from no
+ * later line): then the chain is the lines read, and nodes no later line can reach are dropped as it goes. Stops
+ * being linear at the first line that breaks it (`add` returns false; what was folded is then wrong).
+ */
+class LinearDisplayFold {
+  private readonly scan = new ClaudeScan(true, true);
+  private readonly fold: ClaudeMessageFold;
+  private readonly held: { readonly uuid: string; readonly value: JsonObject }[] = [];
+  private readonly seen = new UuidHashes();
+  private commandOpen = false;
+  /** The last leaf candidate's uuid: the next one's parent in a linear file. */
+  private tip: string | null = null;
+  /** The first candidate's parent when it is not in the file (yet): a later line with that uuid breaks the order. */
+  private rootParent: string | null = null;
+
+  constructor(path: string, emit: (message: Message) => void) {
+    this.fold = new ClaudeMessageFold(path, new Map(), emit);
+  }
+
+  add(line: JsonLine): boolean {
+    const value = line.value;
+    const uuid = stringOrNull(value.uuid);
+    const type = typeof value.type === 'string' ? value.type : '';
+    const sidechain = value.isSidechain === true;
+    const candidate = uuid !== null && !sidechain && LEAF_TYPES.has(type);
+    if (uuid !== null) {
+      if (uuid === this.rootParent || !this.seen.add(uuid)) return false;
+      if (candidate) {
+        const parent = stringOrNull(value.parentUuid) ?? stringOrNull(value.logicalParentUuid);
+        if (this.tip === null && parent !== null) {
+          // A file that goes on from lines it does not hold (the chain stops there): linear if no later line is that parent.
+          if (!this.seen.add(parent)) return false;
+          this.rootParent = parent;
+        } else if (parent !== this.tip) return false;
+        this.tip = uuid;
+      }
+    }
+    this.scan.add(line);
+    if (uuid === null || sidechain || !MESSAGE_TYPES.has(type)) return true;
+    this.held.push({ uuid, value });
+    const node = this.scan.nodes.get(uuid)!;
+    if (!(type === 'user' && node.meta)) this.commandOpen = type === 'user' && node.command !== null && !node.userTurn;
+    if (!this.commandOpen) this.release();
+    // A command's answer walks back through attachments and meta lines only, to the line before them: older nodes are done with.
+    if (!(type === 'user' && node.meta) && this.held.length === 0) this.scan.forgetBefore(uuid);
+    else if (this.held.length > 0) this.scan.forgetBefore(this.held[0]!.uuid);
+    return true;
+  }
+
+  finish(): void {
+    this.release();
+    this.fold.finish();
+  }
+
+  private release(): void {
+    for (const { uuid, value } of this.held) this.fold.add(this.scan.nodes.get(uuid)!, value);
+    this.held.length = 0;
+  }
+}
+
+/**
+ * The transcript for a screen (long strings clipped), handed to `sink` message by message and never held: a
+ * linear file (most) is folded in one pass in file order; at the first line that shows it is not (a rewind, a
+ * fork) what was handed on is dropped and the active chain is read by the index's fold and then by offset.
+ */
+/** What a display read reads first: a screen's worth of lines in most files (a big first prompt, more reads). */
+const FIRST_SCREEN_BYTES = 64 * 1024;
+/** Bytes of lines a display read folds before the event loop gets a turn (a millisecond or two of work). */
+const LOOP_TURN_BYTES = 32 * 1024;
+
+async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySink): Promise<{ readonly malformedLines: number }> {
+  const limits = withPromptLines(clip, mayHoldPrompt)!;
+  const emit = (message: Message): void => sink.message(unmarkMessages([message])[0]!);
+  let stats = newLineStats();
+  const reader = new LinearDisplayFold(path, emit);
+  let linear = true;
+  let lines = 0;
+  let started = false;
+  // The first read is small: the lines that fill a screen are handed on before a whole chunk is parsed.
+  // A chunk's lines are folded without leaving the event loop a turn: every so many bytes it gets one, so that the
+  // screen paints the start handed on (a render takes several turns) and keys are read while the rest is read.
+  let nextTurn = LOOP_TURN_BYTES;
+  read: for await (const raw of readLines(path, { reuseChunk: true, firstChunkSize: FIRST_SCREEN_BYTES })) {
+    if (raw.offset >= nextTurn) {
+      nextTurn = raw.offset + LOOP_TURN_BYTES;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const line of jsonObjects([clipRawLine(raw, limits)], stats)) {
+      if (!reader.add(line)) {
+        linear = false;
+        break read;
+      }
+    }
+    if (!started && (++lines >= PARTIAL_AFTER_LINES || raw.offset >= PARTIAL_AFTER_BYTES)) {
+      started = true;
+      sink.start?.();
+    }
+  }
+  if (linear) {
+    reader.finish();
+    return { malformedLines: stats.malformed };
+  }
+  sink.restart();
+  stats = newLineStats();
+  for await (const message of chainMessages(path, stats, limits)) emit(message);
+  return { malformedLines: stats.malformed };
+}
+
+/** Two passes: the index's fold finds the active chain, then the chain's message lines are read by offset (clipped with `clip`). */
+async function* chainMessages(path: string, stats: LineStats, clip?: ClipLimits): AsyncGenerator<Message> {
   const scan = new ClaudeScan(true);
   const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
   if (file.partial !== null) addIndexLine(scan, file.partial, stats);
@@ -1186,7 +1360,8 @@ async function* chainMessages(path: string, stats: LineStats): AsyncGenerator<Me
   try {
     for (const node of scan.activeChain()) {
       if (node.sidechain || !MESSAGE_TYPES.has(node.type)) continue;
-      const value = parseJsonLine(await reader.lineAt(node.offset));
+      const bytes = await reader.lineAt(node.offset);
+      const value = parseJsonLine(clip === undefined ? bytes : clipRawLine({ offset: node.offset, bytes, terminated: true }, clip).bytes);
       if (!isRecord(value)) {
         // Skimmed by the first pass (a big line of no message type), or changed since: skipped, as a whole read skips it.
         stats.malformed++;
@@ -1319,6 +1494,7 @@ export const claudeAdapter: FormatAdapter = {
   },
 
   streamMessages: streamClaudeMessages,
+  readDisplay: (group, _context, { clip, sink }) => readClaudeDisplay(livePath(group), clip, sink),
   readsAlone: true,
 
   /**

@@ -70,6 +70,16 @@ export interface ReadSessionOptions {
   readonly onPartial?: (messages: readonly Message[]) => void;
 }
 
+/** Where a display read hands the transcript: message by message, never held by the reader. */
+export interface DisplaySink {
+  /** The next message of the active transcript (long strings clipped, clip marks taken out). */
+  message(message: Message): void;
+  /** What was handed on so far is the start of a big transcript: a screen can show it. At most once. */
+  start?(): void;
+  /** Drop every message handed on so far: the transcript is handed on again from its first message. */
+  restart(): void;
+}
+
 /** A transcript read as a stream (`show` of a 200 MB session): its messages in order, never all held at once. */
 export interface MessageStream {
   /** Exact (never clipped), as `readSession` makes them, except that they carry no usage. */
@@ -288,6 +298,11 @@ export interface FormatAdapter {
    * fields.
    */
   streamMessages?(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): MessageStream | null;
+  /**
+   * The transcript clipped for a screen, handed to `sink` as it is read (absent: `readSession` with `clip`). The
+   * row (the catalog's, from the same files) stands for the session's other fields.
+   */
+  readDisplay?(group: SessionFileGroup, context: AdapterContext, options: { readonly clip: ClipLimits; readonly sink: DisplaySink }): Promise<{ readonly malformedLines: number }>;
   /**
    * `readSession` uses nothing of the context (no other session's files, no names kept beside the sessions): the TUI
    * reads such a transcript at once, without waiting for the catalog scan.

@@ -18,6 +18,8 @@ export interface ReadLinesOptions {
   /** Stop before this byte (exclusive); a line crossing it is not returned. */
   readonly end?: number;
   readonly chunkSize?: number;
+  /** A smaller first read (a screen shows a file's start before a whole chunk of it is read). */
+  readonly firstChunkSize?: number;
   /**
    * Read every chunk into one buffer: a line's bytes are then valid only until the next line is asked for, and a
    * reader that keeps lines must copy them. Saves allocating (and collecting) the file's size in buffers.
@@ -45,8 +47,10 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
     let lineStart = position;
     let pending: Buffer[] = [];
     let shared: Buffer | null = null;
+    let size = Math.min(chunkSize, options.firstChunkSize ?? chunkSize);
     while (position < end) {
-      const length = Math.min(chunkSize, end - position);
+      const length = Math.min(size, end - position);
+      size = chunkSize;
       const chunk = options.reuseChunk ? (shared ??= Buffer.allocUnsafeSlow(chunkSize)) : Buffer.allocUnsafe(length);
       const { bytesRead } = await handle.read(chunk, 0, length, position);
       if (bytesRead === 0) break;

@@ -3,6 +3,7 @@ import type { CatalogSession } from '../../catalog/scan.js';
 import type { Message } from '../../core/model.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
+import { buildTranscriptItems, transcriptHeader, type TranscriptItem } from '../transcript-layout.js';
 import { describeError } from '../../core/errors.js';
 
 /**
@@ -23,13 +24,12 @@ export function useTranscriptLoader(services: TuiServices, key: string | null, s
     const load = (): void => {
       last.current = { key, at: Date.now() };
       // A big transcript shows its start while the rest is read.
-      const onPartial = (messages: readonly Message[]): void => {
-        // A start without a prompt yet (a huge header, injected context) would only replace "reading…" by an empty screen.
-        if (!cancelled && messages.some((message) => message.userTurn)) dispatch({ type: 'transcriptLoaded', key, session: { ...session, messages, malformedLines: 0 }, partial: true });
+      const onPartial = (items: readonly TranscriptItem[]): void => {
+        if (!cancelled) dispatch({ type: 'transcriptLoaded', key, items, partial: true });
       };
-      services.loadSession(session, onPartial).then(
-        (full) => {
-          if (!cancelled) dispatch({ type: 'transcriptLoaded', key, session: full });
+      loadItems(services, session, onPartial).then(
+        (items) => {
+          if (!cancelled) dispatch({ type: 'transcriptLoaded', key, items });
         },
         (error: unknown) => {
           if (!cancelled) dispatch({ type: 'transcriptFailed', key, message: describeError(error) });
@@ -45,4 +45,14 @@ export function useTranscriptLoader(services: TuiServices, key: string | null, s
       if (timer !== null) clearTimeout(timer);
     };
   }, [services, key, session, dispatch]);
+}
+
+/** The services' items, or (services that only read sessions) items made from the session read. */
+function loadItems(services: TuiServices, session: CatalogSession, onPartial: (items: readonly TranscriptItem[]) => void): Promise<readonly TranscriptItem[]> {
+  if (services.loadTranscript) return services.loadTranscript(session, onPartial);
+  // A start without a prompt yet (a huge header, injected context) would only replace "reading…" by an empty screen.
+  const partial = (messages: readonly Message[]): void => {
+    if (messages.some((message) => message.userTurn)) onPartial(buildTranscriptItems({ ...session, messages }));
+  };
+  return services.loadSession(session, partial).then((read) => buildTranscriptItems({ ...transcriptHeader(read, session), messages: read.messages }));
 }
