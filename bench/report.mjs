@@ -32,7 +32,10 @@ for (const s of r.figures.filter((y) => y.id.startsWith('search-'))) {
 const ft = by.fulltext;
 if (ft) row('Full-text search over all transcripts', ft.value === null ? ft.status : f(ft.value, ' ms'), `${ft.peer} ${f(ft.peerValue, ' ms')}`, x(ft.value, ft.peerValue), '≤ 2× rg', ft.met, ft.runs ?? ft.peerRuns);
 const rt = by['replay-tui'];
-if (rt) row(`Replay the largest session (${((r.datasets.main.largest?.bytes ?? 0) / 2 ** 20).toFixed(0)} MiB) in the TUI: first screen; peak RSS`, rt.value === null ? rt.status : `${f(rt.value, ' ms')}; ${rt.peakRssMB} MB`, '—', '—', '≤ 1 s; ≤ 250 MB', rt.met, rt.runs);
+if (rt) row(`Replay the largest session (${((r.datasets.main.largest?.bytes ?? 0) / 2 ** 20).toFixed(0)} MiB) in the TUI: first screen; peak RSS`, rt.value === null ? rt.status : `${f(rt.value, ' ms')}; ${rt.peakRssMB} MB`, '—', '—', '≤ 200 ms; ≤ 250 MB', rt.met, rt.runs);
+for (const rr of r.figures.filter((y) => y.id.startsWith('replay-real'))) {
+  row(`… a 200 MiB Claude session (${rr.label.match(/\(([^;]+);/)?.[1] ?? '?'}), real-shaped home: first screen; VmHWM`, rr.value === null ? 'not measured' : `${f(rr.value, ' ms')}; ${rr.hwmMB} MB`, '—', '—', '≤ 200 ms; ≤ 250 MB', rr.met, rr.runs);
+}
 const rs = by['replay-show'];
 if (rs) row('… `sessions show` of it (CLI): first line / whole run; peak RSS', `${f(rs.value, ' ms')} / ${f(rs.totalMs, ' ms')}; ${rs.peakRssMB} MB`, '—', '—', '—', null, rs.runs);
 const w = by.watch;

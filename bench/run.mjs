@@ -547,6 +547,23 @@ if (want('replay') && !QUICK) {
     figure({ id: `show-whole${suffix}`, label: `… the whole output (${(s.ours.bytes / 2 ** 20).toFixed(0)} MiB of text); peak RSS (VmHWM) ${s.ours.hwmMB} MB (target ≤ 250 MB)`, value: Number(s.ours.totalMs.toFixed(1)), unit: 'ms', runs: s.ours.runs.length, hwmMB: s.ours.hwmMB, cpuMs: s.ours.cpuMs, peer: '`cat` of the file to a pipe, same run', peerValue: Number(s.cat.totalMs.toFixed(1)), peerCpuMs: s.cat.cpuMs, ratio: s.ratio, target: '≤ 3× cat, ≤ 250 MB', met: s.ratio <= 3 && s.ours.hwmMB <= 250, loadAverage: s.load });
   }
 }
+// ---------------------------------------------------------------- replay of a 200 MB session in the TUI (issue 15)
+if (want('replay') && !QUICK) {
+  const real = ensureReal(N);
+  // The TUI in tmux on the real-shaped home: Enter → first screen, VmHWM once `G` has read the whole file.
+  const bigs = JSON.parse(readFileSync(join(real.home, 'manifest.json'), 'utf8')).big.filter((b) => b.agent === 'claude' && b.bytes >= 200 * 2 ** 20);
+  for (const big of bigs) {
+    const r = spawnSync(NODE, [join(BENCH, 'replay-real.mjs'), '--home', real.home, '--session', join(real.home, big.path), '--runs', String(Math.min(RUNS, 2)), '--xdg', join(WORK, 'xdg-replay-real')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error('replay-real.mjs failed');
+    const s = JSON.parse(r.stdout.trim().split('\n').pop());
+    const ok = s.runs.filter((run) => run.ok);
+    const shape = big.turnsShape ? `${big.turnsShape}-turn shape` : 'clone of the longest real session';
+    const suffix = big.turnsShape ? `-${big.turnsShape / 1000}k` : '';
+    const hwm = ok.length ? Math.max(...ok.map((run) => run.hwmMB)) : null;
+    const first = ok.length ? ms(ok.map((run) => run.firstScreenMs)) : null;
+    figure({ id: `replay-real${suffix}`, label: `replay in the TUI of a ${(big.bytes / 2 ** 20).toFixed(0)} MiB Claude session (${shape}; ${N}-session real-shaped home, warm cache): Enter → first screen; VmHWM ${hwm} MB once the whole file is read (the list alone before Enter: ${ok.length ? Math.max(...ok.map((run) => run.listOnlyHwmMB)) : '?'} MB)`, value: first, unit: 'ms', runs: ok.length, hwmMB: hwm, wholeMs: ok.length ? ms(ok.map((run) => run.wholeMs)) : null, peer: null, target: 'first screen ≤ 200 ms, VmHWM ≤ 250 MB', met: ok.length > 0 && first <= 200 && hwm <= 250, loadAverage: s.load });
+  }
+}
 if (want('replay')) {
   const t = spawnSync(NODE, [join(BENCH, 'transcript-layout.mjs'), '--runs', String(Math.min(RUNS, 3))], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (t.status !== 0) throw new Error('transcript-layout.mjs failed');
@@ -563,7 +580,7 @@ if (want('replay')) {
     const r = timeToFirstOutput(NODE, cliArgs(main, ['show', row?.id ?? largest.id]), envFor(join(WORK, 'xdg-replay')));
     return r;
   }, Math.min(RUNS, 3));
-  figure({ id: 'replay-show', label: `\`sessions show\` of the largest session (${(largest.bytes / 2 ** 20).toFixed(0)} MiB, ${largest.agent}): first output line / whole run`, value: ms(show.map((r) => r.firstMs)), unit: 'ms', runs: show.length, totalMs: ms(show.map((r) => r.totalMs)), peakRssMB: Math.round(Math.max(...show.map((r) => r.peakKB)) / 1024), peer: 'whole run', peerValue: ms(show.map((r) => r.totalMs)), target: '(CLI proxy; the target applies to the TUI: first screen ≤ 1 s, peak RSS ≤ 250 MB)', met: null });
+  figure({ id: 'replay-show', label: `\`sessions show\` of the largest session (${(largest.bytes / 2 ** 20).toFixed(0)} MiB, ${largest.agent}): first output line / whole run`, value: ms(show.map((r) => r.firstMs)), unit: 'ms', runs: show.length, totalMs: ms(show.map((r) => r.totalMs)), peakRssMB: Math.round(Math.max(...show.map((r) => r.peakKB)) / 1024), peer: 'whole run', peerValue: ms(show.map((r) => r.totalMs)), target: '(CLI proxy; the target applies to the TUI: first screen ≤ 200 ms, peak RSS ≤ 250 MB)', met: null });
   if (tuiStatus === 'ok' && row) {
     const xdg = join(WORK, `xdg-tui-${N}`);
     const probes = tuiProbes(listed);
@@ -597,12 +614,12 @@ if (want('replay')) {
     if (ok.length) {
       const first = ms(ok.map((a) => a.ms));
       const rss = Math.round(Math.max(...ok.map((a) => a.hwmKB)) / 1024);
-      figure({ id: 'replay-tui', label: `replay the largest session in the TUI (${(largest.bytes / 2 ** 20).toFixed(0)} MiB): Enter → first transcript screen; peak RSS (VmHWM) once the whole file is read`, value: first, unit: 'ms', runs: ok.length, peakRssMB: rss, endMs: ms(ok.map((a) => a.endMs)), wholeMs: ms(ok.map((a) => a.wholeMs)), peer: null, target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: first <= 1000 && rss <= 250 });
+      figure({ id: 'replay-tui', label: `replay the largest session in the TUI (${(largest.bytes / 2 ** 20).toFixed(0)} MiB): Enter → first transcript screen; peak RSS (VmHWM) once the whole file is read`, value: first, unit: 'ms', runs: ok.length, peakRssMB: rss, endMs: ms(ok.map((a) => a.endMs)), wholeMs: ms(ok.map((a) => a.wholeMs)), peer: null, target: 'first screen ≤ 200 ms, peak RSS ≤ 250 MB', met: first <= 200 && rss <= 250 });
     } else {
-      figure({ id: 'replay-tui', label: 'replay the largest session in the TUI', value: null, status: `not measurable: ${attempts[0]?.why} (screen in bench/.work/replay-screen.txt)`, target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: null });
+      figure({ id: 'replay-tui', label: 'replay the largest session in the TUI', value: null, status: `not measurable: ${attempts[0]?.why} (screen in bench/.work/replay-screen.txt)`, target: 'first screen ≤ 200 ms, peak RSS ≤ 250 MB', met: null });
     }
   } else {
-    figure({ id: 'replay-tui', label: 'replay the largest session in the TUI', value: null, status: tuiStatus ?? 'TUI not measured', target: 'first screen ≤ 1 s, peak RSS ≤ 250 MB', met: null });
+    figure({ id: 'replay-tui', label: 'replay the largest session in the TUI', value: null, status: tuiStatus ?? 'TUI not measured', target: 'first screen ≤ 200 ms, peak RSS ≤ 250 MB', met: null });
   }
 }
 
