@@ -375,21 +375,24 @@ Examples:
       const config = readConfig();
       const chosen = chosenHosts(options.host, config);
       warnMissingLocations(options);
+      const out = batchedStdout();
       const printRow = (s: CatalogSession, found: { readonly matches: number; readonly snippet: Snippet | null }): void => {
         if (options.json) {
           const snippet = options.context === undefined ? {} : { snippet: found.snippet };
-          process.stdout.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
+          out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
           return;
         }
-        process.stdout.write(listLine(s));
+        out.write(listLine(s));
         if (found.snippet) {
           const { before, match, after } = found.snippet;
-          process.stdout.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
+          out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
         }
       };
       const hostsMatched = grepHosts(chosen.hosts, text, options, config, scopeDir, printRow);
       if (!chosen.local) {
-        if ((await hostsMatched) === 0) process.exitCode = 1;
+        const matched = await hostsMatched;
+        out.flush();
+        if (matched === 0) process.exitCode = 1;
         return;
       }
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
@@ -402,10 +405,13 @@ Examples:
         ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
-        ...(options.cache === false ? { walkSynchronously: true } : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
+        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
+        walkSynchronously: true,
       });
+      const hostMatches = await hostsMatched;
+      out.flush();
       reportProblems(problems);
-      if (matched + (await hostsMatched) === 0) process.exitCode = 1;
+      if (matched + hostMatches === 0) process.exitCode = 1;
     });
 
   withLocations(program.command('show'))
@@ -732,6 +738,33 @@ async function watchList(options: CommonOptions & { agent?: Agent; cwd?: string;
   });
   await watcher.close();
   await cache?.save().catch(() => undefined);
+}
+
+/**
+ * stdout for rows that arrive in bursts (grep's thousands of matches): what is written within one turn of the event
+ * loop goes out in one write (or every 64 KiB), so rows still stream as they are found. `flush` before the end.
+ */
+function batchedStdout(): { write(text: string): void; flush(): void } {
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    process.stdout.write(text);
+  };
+  return {
+    write(text: string): void {
+      pending += text;
+      if (pending.length >= 1 << 16) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
 }
 
 /** Columns of a title in text rows; a longer one is cut with `…`. */

@@ -50,7 +50,7 @@ export interface GrepOptions {
   readonly walkSynchronously?: boolean;
   /**
    * Where the folder walks' findings are kept between runs (`WalkMemo`): while every file system answer they rested
-   * on holds, the files are searched without walking. Implies `walkSynchronously` (the answers are recorded then).
+   * on holds, the files are searched without walking; when one does not, the walks run and their answers are recorded.
    */
   readonly walkMemo?: string;
 }
@@ -79,9 +79,10 @@ export interface GrepResult {
  * once every such file was seen (a fork made by Claude's --fork-session is linked to its lineage root only then).
  */
 export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
-  if (options.walkMemo === undefined) return options.walkSynchronously ? whileWalkingSynchronously(() => grepIn(locations, text, options, null)) : grepIn(locations, text, options, null);
-  const memo = new WalkMemo(options.walkMemo, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
-  return whileWalkingSynchronously(async () => {
+  const memoPath = options.walkMemo;
+  const run = async (): Promise<GrepResult> => {
+    if (memoPath === undefined) return grepIn(locations, text, options, null);
+    const memo = new WalkMemo(memoPath, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
     memo.startRecording();
     try {
       const result = await grepIn(locations, text, options, memo);
@@ -90,7 +91,8 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
     } finally {
       memo.stopRecording();
     }
-  });
+  };
+  return options.walkSynchronously ? whileWalkingSynchronously(run) : run();
 }
 
 async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null): Promise<GrepResult> {

@@ -60,10 +60,10 @@ async function settle(home: string): Promise<void> {
 
 const locationsOf = (home: string) => resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
 
-async function search(home: string, text: string, walkMemo?: string): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
+async function search(home: string, text: string, walkMemo?: string, walkSynchronously = false): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
   const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
   const rows: Scan.CatalogSession[] = [];
-  await grep.grepLocations(locationsOf(home), text, { ignoreCase: true, onMatch: (row) => rows.push(row), ...(walkMemo === undefined ? {} : { walkMemo }) });
+  await grep.grepLocations(locationsOf(home), text, { ignoreCase: true, onMatch: (row) => rows.push(row), walkSynchronously, ...(walkMemo === undefined ? {} : { walkMemo }) });
   const count = walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0);
   for (const spy of walks) spy.mockRestore();
   // Rows of agents other than Claude's arrive as workers find them: compare them in one order.
@@ -83,7 +83,8 @@ describe('grep with a walk memo', () => {
     expect(first.walks).toBeGreaterThan(0);
     const written = await stat(memo);
 
-    const second = await search(home, 'a', memo);
+    // (walks recorded asynchronously above, synchronously from here on: the CLI's way)
+    const second = await search(home, 'a', memo, true);
     expect(second.rows).toEqual(plain.rows);
     expect(second.walks).toBe(0);
     // nothing was walked, so nothing was written
@@ -95,9 +96,14 @@ describe('grep with a walk memo', () => {
     const copyId = '01a200ed-500e-74e1-88bc-7c2f05604fd9';
     const copy = (await readFile(source, 'utf8')).replaceAll('01a200ed-500e-74e1-88bc-7c2f05604fd8', copyId).replaceAll('which name is this session under?', 'which zebra-walk-memo is this session under?');
     await writeFile(join(day, `rollout-2026-11-22T01-44-43-${copyId}.jsonl`), copy);
-    const third = await search(home, 'zebra-walk-memo', memo);
+    const third = await search(home, 'zebra-walk-memo', memo, true);
     expect(third.walks).toBeGreaterThan(0);
     expect(third.rows.map((row) => row.id)).toEqual([copyId]);
+    // what that synchronous walk recorded holds: the next run does not walk
+    await settle(home);
+    expect((await search(home, 'zebra-walk-memo', memo, true)).walks).toBeGreaterThan(0);
+    const fourth = await search(home, 'zebra-walk-memo', memo, true);
+    expect(fourth).toEqual({ rows: third.rows, walks: 0 });
   });
 
   it('finds a claw workspace made since the memo was written (its parent folder changed)', async () => {

@@ -9,8 +9,8 @@ import { readdir, realpath, stat } from 'node:fs/promises';
  * thread's time — a promise-based call costs it ~30 µs in callbacks, promises and garbage, the call itself a few.
  *
  * Discovery uses only what these answers say of a path's kind (file, directory, other, missing), a folder's entries
- * and a real path: a synchronous walk can record them (`recordWalkAnswers`), so that a later run knows whether
- * the same walk would find the same (see `walkAnswerHolds`).
+ * and a real path: a walk can record them (`recordWalkAnswers`), so that a later run knows whether the same walk
+ * would find the same (see `walkAnswerHolds`).
  */
 let synchronous = 0;
 
@@ -40,7 +40,7 @@ const SETTLED_MS = 2000;
 
 let recorder: ((answer: WalkAnswer) => void) | null = null;
 
-/** Record the answers of synchronous walks (null: stop). Asynchronous calls are not recorded. */
+/** Record the answers of the walks from now on (null: stop). */
 export function recordWalkAnswers(record: ((answer: WalkAnswer) => void) | null): void {
   recorder = record;
 }
@@ -72,7 +72,7 @@ export function walkAnswerHolds(answer: WalkAnswer): boolean {
 export const walkFs = {
   /** A folder's entries with their types (readdir withFileTypes). */
   readdir(dir: string): Promise<Dirent[]> {
-    if (synchronous === 0) return readdir(dir, { withFileTypes: true });
+    if (synchronous === 0) return recorder === null ? readdir(dir, { withFileTypes: true }) : recordedReaddir(dir, recorder);
     try {
       // Stat before listing: a change after the stat moves the mtime past the one recorded.
       const stats = recorder === null ? undefined : statSync(dir, { throwIfNoEntry: false });
@@ -84,8 +84,7 @@ export const walkFs = {
         recorder?.(stats === undefined || !stats.isDirectory() ? ['k', dir, kindOf(stats)] : ['d', dir, null, 0]);
         throw error;
       }
-      const settled = stats !== undefined && stats.isDirectory() && Date.now() - stats.mtimeMs >= SETTLED_MS;
-      recorder?.(['d', dir, settled ? stats.mtimeMs : null, stats?.ino ?? 0]);
+      recorder?.(['d', dir, settledMtime(stats), stats?.ino ?? 0]);
       return Promise.resolve(entries);
     } catch (error) {
       return Promise.reject(error);
@@ -93,7 +92,20 @@ export const walkFs = {
   },
   /** stat (symlinks followed). */
   stat(path: string): Promise<Stats> {
-    if (synchronous === 0) return stat(path);
+    if (synchronous === 0) {
+      const record = recorder;
+      if (record === null) return stat(path);
+      return stat(path).then(
+        (stats) => {
+          record(['k', path, kindOf(stats)]);
+          return stats;
+        },
+        (error: unknown) => {
+          record((error as NodeJS.ErrnoException).code === 'ENOENT' ? ['k', path, '-'] : ['d', path, null, 0]);
+          throw error;
+        },
+      );
+    }
     try {
       // A missing path is most of what the root checks meet: no exception thrown for it inside Node.
       const stats = statSync(path, { throwIfNoEntry: false });
@@ -107,7 +119,20 @@ export const walkFs = {
   },
   /** The real path (the native call, as fs/promises' realpath). */
   realpath(path: string): Promise<string> {
-    if (synchronous === 0) return realpath(path);
+    if (synchronous === 0) {
+      const record = recorder;
+      if (record === null) return realpath(path);
+      return realpath(path).then(
+        (real) => {
+          record(['r', path, real]);
+          return real;
+        },
+        (error: unknown) => {
+          record(['r', path, null]);
+          throw error;
+        },
+      );
+    }
     try {
       const real = realpathSync.native(path);
       recorder?.(['r', path, real]);
@@ -118,6 +143,25 @@ export const walkFs = {
     }
   },
 };
+
+/** readdir, recording its answer: stat first (a change after it moves the mtime past the one recorded), then list. */
+async function recordedReaddir(dir: string, record: (answer: WalkAnswer) => void): Promise<Dirent[]> {
+  const stats = await stat(dir).catch(() => undefined);
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    record(stats === undefined || !stats.isDirectory() ? ['k', dir, kindOf(stats)] : ['d', dir, null, 0]);
+    throw error;
+  }
+  record(['d', dir, settledMtime(stats), stats?.ino ?? 0]);
+  return entries;
+}
+
+/** A listed folder's mtime as an answer: null when it changed too recently to be trusted (see WalkAnswer). */
+function settledMtime(stats: Stats | undefined): number | null {
+  return stats !== undefined && stats.isDirectory() && Date.now() - stats.mtimeMs >= SETTLED_MS ? stats.mtimeMs : null;
+}
 
 /** The error fs/promises rejects with for a missing path. */
 function missing(syscall: string, path: string): NodeJS.ErrnoException {
