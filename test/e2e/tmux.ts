@@ -1,7 +1,8 @@
 // Drive the built bin/sessions.js in a real terminal: a private tmux server, keys sent one at a time,
 // the screen read back with capture-pane.
 import { execFile } from 'node:child_process';
-import { chmod, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -46,7 +47,19 @@ export class Terminal {
     await chmod(script, 0o755);
     const config = join(options.dir, 'tmux.conf');
     await writeFile(config, (options.tmuxConfig ?? []).map((line) => `${line}\n`).join(''));
-    await exec('tmux', ['-S', socket, '-f', config, 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script]);
+    const argv = ['-S', socket, '-f', config, 'new-session', '-d', '-s', 'main', '-x', String(options.columns ?? 100), '-y', String(options.rows ?? 30), script];
+    // A server that is still exiting (a previous terminal's, on the same socket) answers a new client with
+    // "server exited unexpectedly": wait for its socket to go, and try again, a few times, before failing.
+    for (let attempt = 1; ; attempt++) {
+      await socketGone(socket);
+      try {
+        await exec('tmux', argv);
+        break;
+      } catch (error) {
+        if (attempt >= 4 || !/server exited unexpectedly|lost server|no server running/.test(String((error as { stderr?: string }).stderr ?? error))) throw error;
+        await rm(socket, { force: true });
+      }
+    }
     return new Terminal(socket, exitFile);
   }
 
@@ -104,7 +117,19 @@ export class Terminal {
     return this.waitFor((screen) => (typeof text === 'string' ? screen.includes(text) : text.test(screen)), timeout);
   }
 
+  /** Kill the server and wait until it is gone (its socket removed), so that the next start on it gets a new one. */
   async stop(): Promise<void> {
     await exec('tmux', ['-S', this.socket, 'kill-server']).catch(() => undefined);
+    await socketGone(this.socket);
+  }
+}
+
+/** Wait (up to 5 s) until no server listens on `socket`: tmux removes its socket when its server exits. */
+async function socketGone(socket: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (existsSync(socket) && Date.now() < deadline) {
+    const alive = await exec('tmux', ['-S', socket, 'list-sessions']).then(() => true, () => false);
+    if (!alive) return; // a stale socket file: the next server replaces it
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
