@@ -1104,12 +1104,19 @@ async function linearSinceFold(path: string, resume: FoldResume): Promise<boolea
  * expansion): lines wait while one is open.
  */
 class FileOrderFold {
-  readonly scan = new ClaudeScan(true);
+  readonly scan: ClaudeScan;
   readonly fold: ClaudeMessageFold;
   private readonly held: { readonly uuid: string; readonly value: JsonObject }[] = [];
   private commandOpen = false;
 
-  constructor(path: string, usageById: ReadonlyMap<string, Usage>, emit: (message: Message) => void) {
+  /** `windowed`: nodes no later line can reach are dropped as it goes (the file is known to be linear as it is read). */
+  constructor(
+    path: string,
+    usageById: ReadonlyMap<string, Usage>,
+    emit: (message: Message) => void,
+    private readonly windowed = false,
+  ) {
+    this.scan = new ClaudeScan(true, windowed);
     this.fold = new ClaudeMessageFold(path, usageById, emit);
   }
 
@@ -1124,6 +1131,10 @@ class FileOrderFold {
     // Meta lines (a command's expansion) keep it open; any other conversation line decides it (the scan has marked it).
     if (!(type === 'user' && node.meta)) this.commandOpen = type === 'user' && node.command !== null && !node.userTurn;
     if (!this.commandOpen) this.release();
+    if (!this.windowed) return;
+    // A command's answer walks back through attachments and meta lines only, to the line before them: older nodes are done with.
+    if (!(type === 'user' && node.meta) && this.held.length === 0) this.scan.forgetBefore(uuid);
+    else if (this.held.length > 0) this.scan.forgetBefore(this.held[0]!.uuid);
   }
 
   finish(): void {
@@ -1348,29 +1359,24 @@ class UuidHashes {
  * being linear at the first line that breaks it (`add` returns false; what was folded is then wrong).
  */
 class LinearDisplayFold {
-  private readonly scan = new ClaudeScan(true, true);
-  private readonly fold: ClaudeMessageFold;
-  private readonly held: { readonly uuid: string; readonly value: JsonObject }[] = [];
+  private readonly order: FileOrderFold;
   private readonly seen = new UuidHashes();
-  private commandOpen = false;
   /** The last leaf candidate's uuid: the next one's parent in a linear file. */
   private tip: string | null = null;
   /** The first candidate's parent when it is not in the file (yet): a later line with that uuid breaks the order. */
   private rootParent: string | null = null;
 
   constructor(path: string, emit: (message: Message) => void) {
-    this.fold = new ClaudeMessageFold(path, new Map(), emit);
+    this.order = new FileOrderFold(path, new Map(), emit, true);
   }
 
   add(line: JsonLine): boolean {
     const value = line.value;
     const uuid = stringOrNull(value.uuid);
     const type = typeof value.type === 'string' ? value.type : '';
-    const sidechain = value.isSidechain === true;
-    const candidate = uuid !== null && !sidechain && LEAF_TYPES.has(type);
     if (uuid !== null) {
       if (uuid === this.rootParent || !this.seen.add(uuid)) return false;
-      if (candidate) {
+      if (value.isSidechain !== true && LEAF_TYPES.has(type)) {
         const parent = stringOrNull(value.parentUuid) ?? stringOrNull(value.logicalParentUuid);
         if (this.tip === null && parent !== null) {
           // A file that goes on from lines it does not hold (the chain stops there): linear if no later line is that parent.
@@ -1380,26 +1386,12 @@ class LinearDisplayFold {
         this.tip = uuid;
       }
     }
-    this.scan.add(line);
-    if (uuid === null || sidechain || !MESSAGE_TYPES.has(type)) return true;
-    this.held.push({ uuid, value });
-    const node = this.scan.nodes.get(uuid)!;
-    if (!(type === 'user' && node.meta)) this.commandOpen = type === 'user' && node.command !== null && !node.userTurn;
-    if (!this.commandOpen) this.release();
-    // A command's answer walks back through attachments and meta lines only, to the line before them: older nodes are done with.
-    if (!(type === 'user' && node.meta) && this.held.length === 0) this.scan.forgetBefore(uuid);
-    else if (this.held.length > 0) this.scan.forgetBefore(this.held[0]!.uuid);
+    this.order.add(line);
     return true;
   }
 
   finish(): void {
-    this.release();
-    this.fold.finish();
-  }
-
-  private release(): void {
-    for (const { uuid, value } of this.held) this.fold.add(this.scan.nodes.get(uuid)!, value);
-    this.held.length = 0;
+    this.order.finish();
   }
 }
 
