@@ -11,6 +11,7 @@ import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
+import { NativeGrepPool, nativeSearchAddon } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
@@ -35,8 +36,14 @@ export interface GrepOptions {
   readonly onFiles?: (group: SessionFileGroup, found: GrepFound) => void;
   /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
-  /** Worker threads to search with (default: one per core). */
+  /** Threads to search with (default: one per core). */
   readonly workers?: number;
+  /**
+   * Which search engine reads the files: `native` (native/search.c, built at install when a C compiler is there; the
+   * default when it loads) or `js` (worker threads). Counts and snippets (`count`, `context`) always take the JS
+   * engine. Default: the SESSIONS_GREP_ENGINE environment variable, else `native` when built, else `js`.
+   */
+  readonly engine?: 'native' | 'js';
   /**
    * The catalog cache, loaded when the first match is summarised (a search that matches nothing never pays for
    * it): a matching session whose files did not change since `list` or the browser indexed them gets its cached
@@ -68,6 +75,8 @@ export interface GrepResult {
   readonly matched: number;
   /** What discovery and the summaries of matching sessions ran into. */
   readonly problems: readonly Problem[];
+  /** The engine that searched the files (see GrepOptions.engine). */
+  readonly engine: 'native' | 'js';
 }
 
 /**
@@ -103,16 +112,22 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     memo?.spoil();
     context.report(problem);
   };
-  // The workers boot (tens of ms) while the folders are walked.
-  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), {
-    text,
-    ignoreCase: options.ignoreCase ?? false,
-    count: options.count ?? false,
-    context: options.context ?? null,
-    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
-    // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
-    stamps: options.cache !== undefined && options.onFiles === undefined,
-  });
+  const threads = Math.max(1, options.workers ?? availableParallelism());
+  // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
+  const stamps = options.cache !== undefined && options.onFiles === undefined;
+  const native = searchEngine(options) === 'native' ? nativeSearchAddon() : null;
+  // The workers boot (tens of ms) while the folders are walked; the native engine's threads start at once.
+  const pool =
+    native !== null
+      ? new NativeGrepPool(native, threads, { text, ignoreCase: options.ignoreCase ?? false, stamps })
+      : new GrepPool(threads, {
+          text,
+          ignoreCase: options.ignoreCase ?? false,
+          count: options.count ?? false,
+          context: options.context ?? null,
+          notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+          stamps,
+        });
   // Read and checked while the workers boot.
   memo?.load();
   const { signal } = options;
@@ -351,7 +366,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   }
   await lineageDone;
   await Promise.all(rows);
-  return { matched, problems: context.problems };
+  return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
@@ -363,6 +378,13 @@ async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: C
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
   }
+}
+
+/** The engine a search takes (see GrepOptions.engine): counts and snippets are the JS workers' alone. */
+function searchEngine(options: GrepOptions): 'native' | 'js' {
+  if (options.count === true || (options.context ?? null) !== null) return 'js';
+  const wanted = options.engine ?? process.env.SESSIONS_GREP_ENGINE;
+  return wanted === 'js' ? 'js' : 'native';
 }
 
 /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
@@ -432,7 +454,7 @@ class Latch {
   }
 }
 
-interface PoolEvents {
+export interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
   /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
   readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
@@ -440,7 +462,7 @@ interface PoolEvents {
 }
 
 /** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
-class GrepPool {
+export class GrepPool {
   private readonly workers: Worker[];
   /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
   private readonly inFlight = new Map<Worker, number>();
