@@ -757,12 +757,6 @@ static void engine_unref(engine_t *engine) {
     }                                                                 \
   } while (0)
 
-static napi_value buffer_of(napi_env env, const unsigned char *bytes, size_t len) {
-  napi_value value;
-  if (napi_create_buffer_copy(env, len, bytes, NULL, &value) != napi_ok) return NULL;
-  return value;
-}
-
 static int32_t park(engine_t *engine, item_t *item) {
   waiting_t *w = &engine->waiting;
   for (size_t i = 0; i < w->cap; i++) {
@@ -781,65 +775,41 @@ static int32_t park(engine_t *engine, item_t *item) {
   return slot;
 }
 
-/* One result: [index, state, stamps (Float64Array | null), lineage (Buffer | null | undefined), cwds (Buffer[]), problems ([file, message][]), token, openings (Buffer[])]. */
-static napi_value result_of(napi_env env, engine_t *engine, item_t *item) {
-  napi_value result, value, undefined, null;
-  napi_get_undefined(env, &undefined);
-  napi_get_null(env, &null);
-  CHECK(napi_create_array_with_length(env, 8, &result));
-  napi_create_int32(env, item->index, &value);
-  napi_set_element(env, result, 0, value);
-  napi_create_int32(env, item->state, &value);
-  napi_set_element(env, result, 1, value);
-  value = null;
-  if (engine->want_stamps && item->state != S_JUDGE && !item->stamps_failed) {
-    int all = 1;
-    for (uint32_t f = 0; f < item->npaths; f++) all = all && item->stamped[f];
-    if (all) {
-      void *data;
-      napi_value buffer;
-      CHECK(napi_create_arraybuffer(env, item->npaths * 4 * sizeof(double), &data, &buffer));
-      memcpy(data, item->stamps, item->npaths * 4 * sizeof(double));
-      CHECK(napi_create_typedarray(env, napi_float64_array, item->npaths * 4, buffer, 0, &value));
-    }
-  }
-  napi_set_element(env, result, 2, value);
-  napi_set_element(env, result, 3, item->state == S_JUDGE || !(item->flags & F_SNIFF_LINEAGE) ? undefined : item->lineage_set ? buffer_of(env, item->lineage, item->lineage_len) : null);
-  napi_value list;
-  uint32_t n = 0;
-  CHECK(napi_create_array(env, &list));
-  for (cut_t *cut = item->cwds; cut; cut = cut->next) napi_set_element(env, list, n++, buffer_of(env, cut->bytes, cut->len));
-  napi_set_element(env, result, 4, list);
-  free_cuts(item->cwds);
-  item->cwds = item->cwds_tail = NULL;
-  CHECK(napi_create_array(env, &list));
-  n = 0;
-  for (problem_t *p = item->problems; p;) {
-    napi_value pair, file, message;
-    napi_create_array_with_length(env, 2, &pair);
-    napi_create_uint32(env, p->file, &file);
-    napi_create_string_utf8(env, p->message, NAPI_AUTO_LENGTH, &message);
-    napi_set_element(env, pair, 0, file);
-    napi_set_element(env, pair, 1, message);
-    napi_set_element(env, list, n++, pair);
-    problem_t *next = p->next;
-    free(p->message);
-    free(p);
-    p = next;
-  }
-  item->problems = item->problems_tail = NULL;
-  napi_set_element(env, result, 5, list);
-  if (item->state == S_JUDGE) {
-    napi_create_int32(env, item->token, &value);
-    napi_set_element(env, result, 6, value);
-    CHECK(napi_create_array(env, &list));
-    for (int k = 0; k < item->nopenings; k++) napi_set_element(env, list, (uint32_t)k, buffer_of(env, item->openings + (size_t)k * OPENING_BYTES, item->opening_len[k]));
-    napi_set_element(env, result, 7, list);
-  }
-  return result;
+/* Fields of one result in a batch's table (see call_js). */
+enum { T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, T_FIELDS };
+
+static int stamps_ready(const engine_t *engine, const item_t *item) {
+  if (!engine->want_stamps || item->state == S_JUDGE || item->stamps_failed) return 0;
+  for (uint32_t f = 0; f < item->npaths; f++)
+    if (!item->stamped[f]) return 0;
+  return 1;
 }
 
-/* On the JS thread: hand over what the threads found since the last call, as onBatch(results, silentDone, cwds). */
+typedef struct {
+  double *table, *stamps, *spans;
+  unsigned char *bytes;
+  size_t stamps_at, spans_at, bytes_at;
+} packing_t;
+
+/* A span of the batch's bytes: its index in the span list (start, end pairs). */
+static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len) {
+  memcpy(pack->bytes + pack->bytes_at, bytes, len);
+  size_t index = pack->spans_at / 2;
+  pack->spans[pack->spans_at++] = (double)pack->bytes_at;
+  pack->spans[pack->spans_at++] = (double)(pack->bytes_at + len);
+  pack->bytes_at += len;
+  return (double)index;
+}
+
+/*
+ * On the JS thread: hand over what the threads found since the last call, packed so that thousands of sessions cost a
+ * few objects, not a few each: onBatch(table, stamps, spans, bytes, problems, silentDone, cwdsFirst, cwdsCount).
+ * table: T_FIELDS numbers per session (Float64Array): its index, state (1 match, 2 none, 3 lines to judge), where its
+ * files' stamps start in `stamps` (4 per file: size, mtimeMs, fingerprint length and hash; -1: none), its lineage cut
+ * (a span; -1: no head read; -2: not asked for), its cwd cuts (first span, count), its problems (first, count in
+ * `problems`: [file, message] pairs), its judgement token, the openings of its lines to judge (first span, count).
+ * A span is a pair in `spans`: start and end in `bytes`. cwdsFirst/cwdsCount: the engine-wide new cwd cuts.
+ */
 static void call_js(napi_env env, napi_value callback, void *context, void *data) {
   (void)data;
   engine_t *engine = context;
@@ -866,24 +836,101 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
     free_cuts(cwds);
     return;
   }
-  napi_value results, cwd_list, count, undefined;
+  /* Sizes first. */
+  size_t nitems = 0, nstamps = 0, nspans = 0, nbytes = 0, nproblems = 0;
+  for (item_t *item = out; item; item = item->next) {
+    nitems++;
+    if (stamps_ready(engine, item)) nstamps += (size_t)item->npaths * 4;
+    if (item->state != S_JUDGE && (item->flags & F_SNIFF_LINEAGE) && item->lineage_set) {
+      nspans++;
+      nbytes += item->lineage_len;
+    }
+    for (cut_t *cut = item->cwds; cut; cut = cut->next) {
+      nspans++;
+      nbytes += cut->len;
+    }
+    for (problem_t *p = item->problems; p; p = p->next) nproblems++;
+    if (item->state == S_JUDGE)
+      for (int k = 0; k < item->nopenings; k++) {
+        nspans++;
+        nbytes += item->opening_len[k];
+      }
+  }
+  for (cut_t *cut = cwds; cut; cut = cut->next) {
+    nspans++;
+    nbytes += cut->len;
+  }
+  napi_value table_buffer, stamps_buffer, spans_buffer, table, stamps, spans, bytes, problems, undefined, value;
+  packing_t pack = {0};
   napi_get_undefined(env, &undefined);
-  napi_create_array(env, &results);
-  uint32_t n = 0;
+  if (napi_create_arraybuffer(env, nitems * T_FIELDS * sizeof(double), (void **)&pack.table, &table_buffer) != napi_ok ||
+      napi_create_arraybuffer(env, nstamps * sizeof(double), (void **)&pack.stamps, &stamps_buffer) != napi_ok ||
+      napi_create_arraybuffer(env, nspans * 2 * sizeof(double), (void **)&pack.spans, &spans_buffer) != napi_ok ||
+      napi_create_buffer(env, nbytes, (void **)&pack.bytes, &bytes) != napi_ok) {
+    napi_throw_error(env, NULL, "native search: out of memory for a batch");
+    return;
+  }
+  napi_create_typedarray(env, napi_float64_array, nitems * T_FIELDS, table_buffer, 0, &table);
+  napi_create_typedarray(env, napi_float64_array, nstamps, stamps_buffer, 0, &stamps);
+  napi_create_typedarray(env, napi_float64_array, nspans * 2, spans_buffer, 0, &spans);
+  napi_create_array_with_length(env, nproblems * 2, &problems);
+  uint32_t problem_at = 0;
+  size_t row = 0;
   for (item_t *item = out; item;) {
     item_t *next = item->next;
-    napi_value result = result_of(env, engine, item);
-    if (result) napi_set_element(env, results, n++, result);
-    if (item->state != S_JUDGE) free_item(item);
+    double *t = pack.table + row * T_FIELDS;
+    t[T_INDEX] = item->index;
+    t[T_STATE] = item->state;
+    t[T_STAMPS] = -1;
+    if (stamps_ready(engine, item)) {
+      t[T_STAMPS] = (double)pack.stamps_at;
+      memcpy(pack.stamps + pack.stamps_at, item->stamps, (size_t)item->npaths * 4 * sizeof(double));
+      pack.stamps_at += (size_t)item->npaths * 4;
+    }
+    t[T_LINEAGE] = item->state == S_JUDGE || !(item->flags & F_SNIFF_LINEAGE) ? -2 : item->lineage_set ? pack_span(&pack, item->lineage, item->lineage_len) : -1;
+    t[T_CWDS] = (double)(pack.spans_at / 2);
+    t[T_NCWDS] = 0;
+    for (cut_t *cut = item->cwds; cut; cut = cut->next) {
+      pack_span(&pack, cut->bytes, cut->len);
+      t[T_NCWDS]++;
+    }
+    free_cuts(item->cwds);
+    item->cwds = item->cwds_tail = NULL;
+    t[T_PROBLEMS] = problem_at / 2;
+    t[T_NPROBLEMS] = 0;
+    for (problem_t *p = item->problems; p;) {
+      napi_create_uint32(env, p->file, &value);
+      napi_set_element(env, problems, problem_at++, value);
+      napi_create_string_utf8(env, p->message, NAPI_AUTO_LENGTH, &value);
+      napi_set_element(env, problems, problem_at++, value);
+      t[T_NPROBLEMS]++;
+      problem_t *after = p->next;
+      free(p->message);
+      free(p);
+      p = after;
+    }
+    item->problems = item->problems_tail = NULL;
+    t[T_TOKEN] = item->state == S_JUDGE ? item->token : -1;
+    t[T_OPENINGS] = (double)(pack.spans_at / 2);
+    t[T_NOPENINGS] = 0;
+    if (item->state == S_JUDGE) {
+      for (int k = 0; k < item->nopenings; k++) pack_span(&pack, item->openings + (size_t)k * OPENING_BYTES, item->opening_len[k]);
+      t[T_NOPENINGS] = item->nopenings;
+    } else {
+      free_item(item);
+    }
+    row++;
     item = next;
   }
-  napi_create_array(env, &cwd_list);
-  uint32_t m = 0;
-  for (cut_t *cut = cwds; cut; cut = cut->next) napi_set_element(env, cwd_list, m++, buffer_of(env, cut->bytes, cut->len));
+  double cwds_first = (double)(pack.spans_at / 2);
+  uint32_t ncwds = 0;
+  for (cut_t *cut = cwds; cut; cut = cut->next, ncwds++) pack_span(&pack, cut->bytes, cut->len);
   free_cuts(cwds);
-  napi_create_uint32(env, silent, &count);
-  napi_value argv[3] = {results, count, cwd_list};
-  napi_call_function(env, undefined, callback, 3, argv, NULL);
+  napi_value argv[8] = {table, stamps, spans, bytes, problems, NULL, NULL, NULL};
+  napi_create_uint32(env, silent, &argv[5]);
+  napi_create_double(env, cwds_first, &argv[6]);
+  napi_create_uint32(env, ncwds, &argv[7]);
+  napi_call_function(env, undefined, callback, 8, argv, NULL);
 }
 
 static void tsfn_finalize(napi_env env, void *data, void *hint) {
@@ -1021,39 +1068,60 @@ static void enqueue(engine_t *engine, item_t *item) {
   }
 }
 
-/** push(handle, items: [index, paths, flags, lineageKey (Buffer | null)][]): queue sessions to search. */
+/** A typed array's elements (its length in elements), or NULL when the value is not one of `type`. */
+static void *typed_of(napi_env env, napi_value value, napi_typedarray_type type, size_t *length) {
+  napi_typedarray_type actual;
+  void *data = NULL;
+  if (napi_get_typedarray_info(env, value, &actual, length, &data, NULL, NULL) != napi_ok || actual != type) return NULL;
+  return data;
+}
+
+/**
+ * push(handle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array,
+ * keys: Buffer[]): queue sessions to search. Item i has counts[i] paths, taken in order from `paths` (every path
+ * followed by a NUL), and the lineage key keys[keyIndexes[i]] (-1: none). One string for every path: a call per
+ * path and per field would cost more than the search of a small file.
+ */
 static napi_value push(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 7;
+  napi_value argv[7];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  engine_t *engine = engine_of(env, argv[0]);
-  if (!engine) return NULL;
-  uint32_t count = 0;
-  napi_get_array_length(env, argv[1], &count);
+  engine_t *engine = argc == 7 ? engine_of(env, argv[0]) : NULL;
+  size_t count = 0, n_flags = 0, n_counts = 0, n_keys = 0;
+  const int32_t *indexes = engine ? typed_of(env, argv[1], napi_int32_array, &count) : NULL;
+  const int32_t *flags = indexes ? typed_of(env, argv[2], napi_int32_array, &n_flags) : NULL;
+  const int32_t *counts = flags ? typed_of(env, argv[3], napi_int32_array, &n_counts) : NULL;
+  const int32_t *key_indexes = counts ? typed_of(env, argv[5], napi_int32_array, &n_keys) : NULL;
+  if (!key_indexes || n_flags != count || n_counts != count || n_keys != count) {
+    napi_throw_type_error(env, NULL, "push(handle, indexes, flags, counts, paths, keyIndexes, keys)");
+    return NULL;
+  }
+  size_t joined_len = 0;
+  CHECK(napi_get_value_string_utf8(env, argv[4], NULL, 0, &joined_len));
+  char *joined = xmalloc(joined_len + 1);
+  CHECK(napi_get_value_string_utf8(env, argv[4], joined, joined_len + 1, &joined_len));
+  uint32_t nkeys = 0;
+  napi_get_array_length(env, argv[6], &nkeys);
   item_t **items = xmalloc(sizeof(item_t *) * (count ? count : 1));
-  for (uint32_t i = 0; i < count; i++) {
-    napi_value entry, value, paths;
-    napi_get_element(env, argv[1], i, &entry);
+  size_t at = 0;
+  for (size_t i = 0; i < count; i++) {
     item_t *item = calloc(1, sizeof *item);
     if (!item) abort();
-    napi_get_element(env, entry, 0, &value);
-    item->index = int_of(env, value);
-    napi_get_element(env, entry, 2, &value);
-    item->flags = (uint32_t)int_of(env, value);
-    napi_get_element(env, entry, 3, &value);
-    napi_valuetype type;
-    napi_typeof(env, value, &type);
-    if (type == napi_object) bytes_of(env, value, &item->lineage_key, &item->lineage_key_len);
-    napi_get_element(env, entry, 1, &paths);
-    napi_get_array_length(env, paths, &item->npaths);
+    item->index = indexes[i];
+    item->flags = (uint32_t)flags[i];
+    if (key_indexes[i] >= 0 && (uint32_t)key_indexes[i] < nkeys) {
+      napi_value key;
+      napi_get_element(env, argv[6], (uint32_t)key_indexes[i], &key);
+      bytes_of(env, key, &item->lineage_key, &item->lineage_key_len);
+    }
+    item->npaths = counts[i] > 0 ? (uint32_t)counts[i] : 0;
     item->paths = xmalloc(sizeof(char *) * (item->npaths ? item->npaths : 1));
     for (uint32_t k = 0; k < item->npaths; k++) {
-      napi_value path;
-      size_t len = 0;
-      napi_get_element(env, paths, k, &path);
-      napi_get_value_string_utf8(env, path, NULL, 0, &len);
+      size_t len = at < joined_len ? strnlen(joined + at, joined_len - at) : 0;
       item->paths[k] = xmalloc(len + 1);
-      napi_get_value_string_utf8(env, path, item->paths[k], len + 1, &len);
+      memcpy(item->paths[k], joined + at, len);
+      item->paths[k][len] = 0;
+      at += len + 1;
     }
     item->stamps = xmalloc(sizeof(double) * 4 * (item->npaths ? item->npaths : 1));
     item->stamped = calloc(item->npaths ? item->npaths : 1, 1);
@@ -1061,8 +1129,9 @@ static napi_value push(napi_env env, napi_callback_info info) {
     item->cwd_wanted = (item->flags & F_SNIFF_CWD) != 0;
     items[i] = item;
   }
+  free(joined);
   pthread_mutex_lock(&engine->mu);
-  for (uint32_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < count; i++) {
     if (engine->closing || engine->aborted) free_item(items[i]);
     else enqueue(engine, items[i]);
   }

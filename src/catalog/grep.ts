@@ -41,7 +41,7 @@ export interface GrepOptions {
   /**
    * Which search engine reads the files: `native` (native/search.c, built at install when a C compiler is there; the
    * default when it loads) or `js` (worker threads). Counts and snippets (`count`, `context`) always take the JS
-   * engine. Default: the SESSIONS_GREP_ENGINE environment variable, else `native` when built, else `js`.
+   * engine. Default: `native` when it was built, else `js`.
    */
   readonly engine?: 'native' | 'js';
   /**
@@ -144,7 +144,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   // `list` links such a fork to the earliest session of its lineage (the root id they share), so these rows wait until
   // every such file's head was seen.
-  const lineages = new Map<number, string | null>();
+  /** The lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it). */
+  const lineages = new Map<number, SniffedLineage>();
   let lineageUnseen = 0;
   const lineageSeen = new Latch();
 
@@ -264,7 +265,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (family !== undefined) return family;
     if (indexesByLineage === null) {
       indexesByLineage = new Map();
-      for (const [index, sniffed] of lineages) {
+      for (const [index, lazy] of lineages) {
+        const sniffed = typeof lazy === 'function' ? lazy() : lazy;
         const same = indexesByLineage.get(sniffed);
         if (same === undefined) indexesByLineage.set(sniffed, [index]);
         else same.push(index);
@@ -319,7 +321,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
       lineages.set(index, lineage);
       noteStamps(index, stamps);
@@ -383,8 +385,7 @@ async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: C
 /** The engine a search takes (see GrepOptions.engine): counts and snippets are the JS workers' alone. */
 function searchEngine(options: GrepOptions): 'native' | 'js' {
   if (options.count === true || (options.context ?? null) !== null) return 'js';
-  const wanted = options.engine ?? process.env.SESSIONS_GREP_ENGINE;
-  return wanted === 'js' ? 'js' : 'native';
+  return options.engine ?? 'native';
 }
 
 /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
@@ -454,10 +455,16 @@ class Latch {
   }
 }
 
+/**
+ * A file's lineage as its head shows it (null: not there), or a function that reads it: a search whose matches need
+ * no lineage (no matching session of such an agent) never reads the lineages of thousands of heads.
+ */
+export type SniffedLineage = string | null | (() => string | null);
+
 export interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
   /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 

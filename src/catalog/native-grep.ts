@@ -3,11 +3,11 @@
 // that feeds it sessions and turns what it finds into what grep's JS pool reports.
 import { createRequire } from 'node:module';
 import { ADAPTERS } from '../core/formats/index.js';
-import type { Problem } from '../core/formats/types.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import type { Agent } from '../core/model.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
+import type { PoolEvents, SniffedLineage } from './grep.js';
 
 /** The addon's functions (see native/search.c). */
 interface NativeSearchAddon {
@@ -20,9 +20,10 @@ interface NativeSearchAddon {
       readonly foldChunks: boolean;
       readonly stamps: boolean;
     },
-    onBatch: (results: readonly NativeResult[], silentDone: number, cwds: readonly Buffer[]) => void,
+    onBatch: NativeBatch,
   ): NativeHandle;
-  push(handle: NativeHandle, items: readonly (readonly [index: number, paths: readonly string[], flags: number, lineageKey: Buffer | null])[]): void;
+  /** Item i: index, flags, counts[i] paths taken in order from `paths` (each followed by a NUL), lineage key keys[keyIndexes[i]] (-1: none). */
+  push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
   judged(handle: NativeHandle, token: number, accepted: number): void;
   close(handle: NativeHandle, abort: boolean): void;
 }
@@ -31,21 +32,25 @@ declare const nativeHandle: unique symbol;
 type NativeHandle = { readonly [nativeHandle]: true };
 
 /**
- * One session's outcome: index, state (1 match, 2 none, 3 lines to judge), its files' stamps (size, mtimeMs,
- * fingerprint length and hash per file; null when not asked for or a file could not be stamped), the lineage lines
- * of its first head (undefined when not asked for, null when no head was read), cwd cuts to decode in file order,
- * problems ([file, message]), and for a judgement: its token and the openings of the lines with hits.
+ * What the engine found since its last call, packed (see call_js in native/search.c): `table` holds FIELDS numbers per
+ * session (the T_ offsets below), stamps 4 numbers per file (size, mtimeMs, fingerprint length and hash), `spans`
+ * start/end pairs into `bytes` (cuts of heads, openings of lines to judge), `problems` [file, message] pairs flat.
+ * `silentDone` sessions finished with nothing to say; `cwdsFirst`/`cwdsCount`: the spans of new cwd cuts.
  */
-type NativeResult = readonly [
-  index: number,
-  state: 1 | 2 | 3,
-  stamps: Float64Array | null,
-  lineage: Buffer | null | undefined,
-  cwds: readonly Buffer[],
-  problems: readonly (readonly [file: number, message: string])[],
-  token?: number,
-  openings?: readonly Buffer[],
-];
+type NativeBatch = (
+  table: Float64Array,
+  stamps: Float64Array,
+  spans: Float64Array,
+  bytes: Buffer,
+  problems: readonly (number | string)[],
+  silentDone: number,
+  cwdsFirst: number,
+  cwdsCount: number,
+) => void;
+
+const [T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, FIELDS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const MATCH = 1;
+const JUDGE = 3;
 
 const FILTER = 1;
 const SNIFF_CWD = 2;
@@ -76,17 +81,10 @@ export interface NativePoolData {
   readonly stamps: boolean;
 }
 
-/** What grep's pools report (see GrepPool in grep.ts). */
-export interface PoolEvents {
-  readonly onMatch: (index: number, found: { readonly matches: number; readonly snippet: null }, stamps: readonly GrepStamp[] | null) => void;
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
-  readonly onProblem: (problem: Problem) => void;
-}
-
-function stampsOf(stamps: Float64Array | null, count: number): GrepStamp[] | null {
-  if (stamps === null || stamps.length !== count * 4) return null;
+function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {
+  if (from < 0) return null;
   const out: GrepStamp[] = [];
-  for (let at = 0; at < stamps.length; at += 4) {
+  for (let at = from; at < from + count * 4; at += 4) {
     const [size, mtimeMs, length, hash] = [stamps[at]!, stamps[at + 1]!, stamps[at + 2]!, stamps[at + 3]!];
     // fingerprintOf's spelling (src/core/io/lines.ts).
     out.push([size, mtimeMs, `${length.toString(16)}:${hash.toString(16).padStart(8, '0')}`]);
@@ -109,7 +107,9 @@ export class NativeGrepPool {
   private readonly cwdFound = new Set<number>();
   private readonly reportedCwds = new Set<string>();
   private readonly skipLine: Partial<Record<Agent, (opening: string) => boolean>> = {};
-  private readonly lineageKeys: Partial<Record<Agent, Buffer>> = {};
+  /** The adapters' lineage keys, and each agent's place among them. */
+  private readonly lineageKeys: Buffer[] = [];
+  private readonly lineageKeyOf: Partial<Record<Agent, number>> = {};
   private pending = 0;
   private running = false;
   private closed = false;
@@ -125,7 +125,7 @@ export class NativeGrepPool {
   ) {
     for (const adapter of Object.values(ADAPTERS)) {
       if (adapter.isNonConversationLine) this.skipLine[adapter.agent] = adapter.isNonConversationLine.bind(adapter);
-      if (adapter.lineageLineKey !== undefined) this.lineageKeys[adapter.agent] = Buffer.from(adapter.lineageLineKey);
+      if (adapter.lineageLineKey !== undefined) this.lineageKeyOf[adapter.agent] = this.lineageKeys.push(Buffer.from(adapter.lineageLineKey)) - 1;
     }
     const search = compileTextSearch(data.text, { ignoreCase: data.ignoreCase });
     this.handle = native.create(
@@ -137,7 +137,7 @@ export class NativeGrepPool {
         foldChunks: search.foldChunks,
         stamps: data.stamps,
       },
-      (results, silentDone, cwds) => this.onResults(results, silentDone, cwds),
+      (...batch) => this.onResults(...batch),
     );
   }
 
@@ -193,22 +193,36 @@ export class NativeGrepPool {
     if (items.length === 0) return;
     for (const item of items) this.inFlight.set(item.index, item);
     this.handed += items.length;
-    this.native.push(
-      this.handle,
-      items.map((item) => [
-        item.index,
-        item.paths,
-        (this.skipLine[item.agent] ? FILTER : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0),
-        item.sniffLineage ? (this.lineageKeys[item.agent] ?? null) : null,
-      ]),
-    );
+    const indexes = new Int32Array(items.length);
+    const flags = new Int32Array(items.length);
+    const counts = new Int32Array(items.length);
+    const keyIndexes = new Int32Array(items.length);
+    let paths = '';
+    items.forEach((item, at) => {
+      indexes[at] = item.index;
+      flags[at] = (this.skipLine[item.agent] ? FILTER : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
+      counts[at] = item.paths.length;
+      keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
+      for (const path of item.paths) paths += `${path}\0`;
+    });
+    this.native.push(this.handle, indexes, flags, counts, paths, keyIndexes, this.lineageKeys);
   }
 
-  private onResults(results: readonly NativeResult[], silentDone: number, cutCwds: readonly Buffer[]): void {
+  private onResults(
+    table: Float64Array,
+    stampTable: Float64Array,
+    spans: Float64Array,
+    bytes: Buffer,
+    problems: readonly (number | string)[],
+    silentDone: number,
+    cwdsFirst: number,
+    cwdsCount: number,
+  ): void {
     const events = this.events;
     if (events === null || this.done === null) return;
     // Sessions done with nothing to say (searched, no match, nothing new in their heads): which ones does not matter.
     this.finished += silentDone;
+    const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
     const cwds: string[] = [];
     const newCwd = (cwd: string | null): boolean => {
       if (cwd === null) return false;
@@ -218,26 +232,44 @@ export class NativeGrepPool {
       }
       return true;
     };
-    for (const cut of cutCwds) newCwd(cwdInHead(cut));
-    const lineages: [number, string | null, GrepStamp[] | null][] = [];
-    for (const [index, state, rawStamps, lineage, itemCwds, problems, token, openings] of results) {
+    for (let at = cwdsFirst; at < cwdsFirst + cwdsCount; at++) newCwd(cwdInHead(span(at)));
+    const lineages: [number, SniffedLineage, GrepStamp[] | null][] = [];
+    for (let row = 0; row < table.length; row += FIELDS) {
+      const index = table[row + T_INDEX]!;
       const item = this.inFlight.get(index);
       if (item === undefined) continue;
-      for (const [file, message] of problems) events.onProblem({ path: item.paths[file]!, message });
-      if (!this.cwdFound.has(index)) for (const cut of itemCwds) if (newCwd(cwdInHead(cut))) { this.cwdFound.add(index); break; }
-      if (state === 3) {
+      for (let at = table[row + T_PROBLEMS]!, end = at + table[row + T_NPROBLEMS]!; at < end; at++) {
+        events.onProblem({ path: item.paths[problems[2 * at] as number]!, message: problems[2 * at + 1] as string });
+      }
+      if (!this.cwdFound.has(index)) {
+        for (let at = table[row + T_CWDS]!, end = at + table[row + T_NCWDS]!; at < end; at++) {
+          if (!newCwd(cwdInHead(span(at)))) continue;
+          this.cwdFound.add(index);
+          break;
+        }
+      }
+      if (table[row + T_STATE] === JUDGE) {
         // Lines with hits, in file order: the first one its adapter does not reject is a match.
         const skip = this.skipLine[item.agent];
-        const accepted = openings!.findIndex((opening) => !skip?.(opening.toString('utf8')));
-        this.native.judged(this.handle, token!, accepted);
+        let accepted = -1;
+        for (let k = 0; k < table[row + T_NOPENINGS]! && accepted === -1; k++) {
+          if (!skip?.(span(table[row + T_OPENINGS]! + k).toString('utf8'))) accepted = k;
+        }
+        this.native.judged(this.handle, table[row + T_TOKEN]!, accepted);
         continue;
       }
       this.inFlight.delete(index);
       this.cwdFound.delete(index);
       this.finished++;
-      const stamps = stampsOf(rawStamps, item.paths.length);
-      if (state === 1) events.onMatch(index, { matches: 0, snippet: null }, stamps);
-      if (item.sniffLineage) lineages.push([index, lineage ? (ADAPTERS[item.agent].lineageInHead?.(lineage) ?? null) : null, stamps]);
+      const stamps = stampsOf(stampTable, table[row + T_STAMPS]!, item.paths.length);
+      if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, stamps);
+      if (item.sniffLineage) {
+        const adapter = ADAPTERS[item.agent];
+        const cut = table[row + T_LINEAGE]!;
+        // Read only if a row needs it: a cut of the batch's bytes (no copy), its lines as the head holds them.
+        const head = cut >= 0 ? span(cut) : null;
+        lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, stamps]);
+      }
     }
     if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
     this.check();

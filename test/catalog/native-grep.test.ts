@@ -67,7 +67,7 @@ async function runPool(engine: 'native' | 'js', search: Search, items: readonly 
     onBatch: (seen, lineage) => {
       cwds.push(...seen);
       for (const [index, root, taken] of lineage) {
-        lineages.push([index, root]);
+        lineages.push([index, typeof root === 'function' ? root() : root]);
         if (data.stamps && !matched.includes(index)) stamps[index] = taken;
       }
       return Promise.resolve([]);
@@ -267,7 +267,9 @@ describe('grep with and without the native engine', () => {
     // The built package without native/: the addon cannot load.
     const copy = await mkdtemp(join(tmpdir(), 'sessions-no-native-'));
     try {
-      await cp(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true, filter: (path) => !path.endsWith('.map') });
+      await cp(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      // The source maps point at ../src.
+      await symlink(join(ROOT, 'src'), join(copy, 'src'));
       await writeFile(join(copy, 'package.json'), readFileSync(join(ROOT, 'package.json')));
       await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
       const without = (await import(join(copy, 'dist', 'catalog', 'grep.js'))) as typeof Grep;

@@ -6,3 +6,9 @@ export function grepEngineEnv(): { SESSIONS_GREP_ENGINE?: string } {
   const engine = process.env.SESSIONS_GREP_ENGINE;
   return engine === undefined ? {} : { SESSIONS_GREP_ENGINE: engine };
 }
+
+/** The same, as the option a test passes to grepLocations. */
+export function grepEngineOption(): { engine?: 'native' | 'js' } {
+  const engine = process.env.SESSIONS_GREP_ENGINE;
+  return engine === 'js' || engine === 'native' ? { engine } : {};
+}
