@@ -1,5 +1,6 @@
 // `CatalogCache.lazy`: a cache whose entries are decoded from the file's bytes when they are asked for (grep's
 // matches), answering every lookup as the cache `load` reads whole does.
+import { readdirSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,6 @@ import { CatalogCache, type FileStamp } from '../../src/catalog/cache.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog } from '../../src/catalog/scan.js';
 import { headFingerprint } from '../../src/core/io/lines.js';
-import { statSync } from 'node:fs';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -70,8 +70,8 @@ describe('a lazy catalog cache', () => {
     const project = join(home, '.claude', 'projects', '-tmp-a"b\\c-é');
     await mkdir(project, { recursive: true });
     const source = join(FIXTURES, 'claude-synthetic', '.claude', 'projects');
-    const [folder] = (await import('node:fs')).readdirSync(source);
-    const [file] = (await import('node:fs')).readdirSync(join(source, folder!)).filter((name) => name.endsWith('.jsonl'));
+    const [folder] = readdirSync(source);
+    const [file] = readdirSync(join(source, folder!)).filter((name) => name.endsWith('.jsonl'));
     await writeFile(join(project, file!), await readFile(join(source, folder!, file!)));
     const locations = { ...resolveLocations({ home }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
     const cachePath = join(dir, 'odd.cache.jsonl');
@@ -82,7 +82,7 @@ describe('a lazy catalog cache', () => {
     expect(session).toBeDefined();
     expect(await readFile(cachePath, 'utf8')).toContain('a\\"b\\\\c');
     const lazy = await CatalogCache.lazy(cachePath);
-    expect(lazy.lookup(stampsOf(session!.paths))).toEqual(session ? (await CatalogCache.load(cachePath)).lookup(stampsOf(session.paths)) : undefined);
+    expect(lazy.lookup(stampsOf(session!.paths))).toEqual((await CatalogCache.load(cachePath)).lookup(stampsOf(session!.paths)));
     expect(lazy.lookup(stampsOf(session!.paths))?.id).toBe(session!.id);
   });
 
