@@ -122,7 +122,7 @@ export class WalkMemo {
       const at = id.indexOf('\0');
       return [id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, walk.groups?.map((group): SavedGroup => [group.paths, group.idHint, group.archived]) ?? null];
     });
-    const text = JSON.stringify({ version: VERSION, key: this.key, answers: this.answers, candidates: [...this.candidates], roots });
+    const text = JSON.stringify({ version: VERSION, key: this.key, answers: essentialAnswers(this.answers), candidates: [...this.candidates], roots });
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -141,6 +141,27 @@ export class WalkMemo {
       }
     }
   }
+}
+
+/**
+ * The answers a memo must check, each once (walks ask the same of a path more than once: the roots of several agents
+ * in one cwd), without those a listed folder's answer implies: that a listed folder is a directory, and that a path
+ * missing directly in a listed folder is missing (while the folder keeps its inode and mtime, its entries are the
+ * same). On a 10k-session home: 11.5k answers to check, ~80 ms, down to ~6.5k.
+ */
+export function essentialAnswers(answers: readonly WalkAnswer[]): WalkAnswer[] {
+  const listed = new Set<string>();
+  for (const answer of answers) if (answer[0] === 'd') listed.add(answer[1]);
+  const seen = new Set<string>();
+  const out: WalkAnswer[] = [];
+  for (const answer of answers) {
+    if (answer[0] === 'k' && ((answer[2] === 'd' && listed.has(answer[1])) || (answer[2] === '-' && listed.has(dirname(answer[1])) && dirname(answer[1]) !== answer[1]))) continue;
+    const key = JSON.stringify(answer);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(answer);
+  }
+  return out;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';

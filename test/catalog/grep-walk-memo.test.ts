@@ -10,6 +10,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import type * as WalkFs from '../../src/core/io/walk-fs.js';
+import type * as WalkMemo from '../../src/catalog/walk-memo.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
 
@@ -18,6 +19,7 @@ let grep: typeof Grep;
 let scan: typeof Scan;
 let formats: typeof Formats;
 let walkFs: typeof WalkFs;
+let memoModule: typeof WalkMemo;
 let dir: string;
 
 beforeAll(async () => {
@@ -28,6 +30,7 @@ beforeAll(async () => {
   scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
   formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
   walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
+  memoModule = (await import(join(ROOT, 'dist', 'catalog', 'walk-memo.js'))) as typeof WalkMemo;
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
 });
 afterEach(() => {
@@ -193,5 +196,50 @@ describe('synchronous walks', () => {
     await rm(join(top, 'claw-code'), { recursive: true });
     expect(walkFs.walkAnswerHolds(answers[1]!)).toBe(false);
     expect(walkFs.walkAnswerHolds(answers[3]!)).toBe(false);
+  });
+});
+
+describe('the answers a memo keeps', () => {
+  it('are each checked once, without those a listed folder implies', async () => {
+    const answers: WalkFs.WalkAnswer[] = [
+      ['d', '/h/p', 5, 9],
+      ['k', '/h/p', 'd'], // a listed folder is a directory
+      ['k', '/h/p/.claw', '-'], // missing directly in a listed folder
+      ['k', '/h/p/.claw', '-'],
+      ['k', '/h/p/.claw/sessions', '-'], // its folder was not listed
+      ['k', '/h/p/.claw/sessions', '-'],
+      ['k', '/h/q', 'd'], // not listed
+      ['k', '/h/p/file', 'f'], // a kind other than missing: kept
+      ['r', '/h/p', '/h/p'],
+      ['r', '/h/p', '/h/p'],
+      ['d', '/h/p', 5, 9],
+    ];
+    expect(memoModule.essentialAnswers(answers)).toEqual([
+      ['d', '/h/p', 5, 9],
+      ['k', '/h/p/.claw/sessions', '-'],
+      ['k', '/h/q', 'd'],
+      ['k', '/h/p/file', 'f'],
+      ['r', '/h/p', '/h/p'],
+    ]);
+  });
+
+  it('still see a claw workspace made in a listed cwd whose missing answer was left out', async () => {
+    const home = await settledHome('home-d');
+    const memo = join(dir, 'd', 'walk.json');
+    await search(home, 'doctor', memo);
+    const saved = JSON.parse(await readFile(memo, 'utf8')) as { answers: WalkFs.WalkAnswer[] };
+    expect(saved.answers).toEqual(memoModule.essentialAnswers(saved.answers));
+    expect((await search(home, 'doctor', memo, true)).walks).toBe(0);
+    // a cwd the walks listed (claw-code/rust), whose '.port_sessions' was looked for and missing
+    const cwd = join(home, 'src', 'claw-code', 'rust');
+    const ports = join(cwd, '.port_sessions');
+    expect(saved.answers.some((answer) => answer[0] === 'd' && answer[1] === cwd)).toBe(true);
+    expect(saved.answers.some((answer) => answer[1] === ports)).toBe(false);
+    await mkdir(ports);
+    const sessions = join(cwd, '.claw', 'sessions');
+    await writeFile(join(ports, 'session-1775386899998-0.jsonl'), (await readFile(join(sessions, 'session-1775386842352-0.jsonl'), 'utf8')).replaceAll('session-1775386842352-0', 'session-1775386899998-0'));
+    const after = await search(home, 'doctor', memo, true);
+    expect(after.walks).toBeGreaterThan(0);
+    expect(after.rows.map((row) => row.path)).toContain(join(ports, 'session-1775386899998-0.jsonl'));
   });
 });
