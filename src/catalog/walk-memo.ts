@@ -64,20 +64,38 @@ export class WalkMemo {
   }
 
   /**
-   * Read the memo and check every answer against the file system; it stays empty when the file is missing,
-   * malformed or another run's, or when one answer no longer holds (the walks run again).
+   * Read the memo (its answers are not checked yet: `verify`); it stays empty when the file is missing, malformed or
+   * another run's. True when it holds what earlier walks found.
    */
-  load(): void {
+  read(): boolean {
     let held: Held | null = null;
     try {
       held = parse(JSON.parse(readFileSync(this.path, 'utf8')) as unknown, this.key);
     } catch {
       held = null;
     }
-    if (held === null || !held.answers.every(walkAnswerHolds)) return;
+    if (held === null) return false;
     this.answers = held.answers;
     this.candidates = held.candidates;
     this.roots = held.roots;
+    return true;
+  }
+
+  /**
+   * Whether every answer read still holds (a stat or realpath each). Until this says so, what `read` found may be
+   * searched but nothing found in it may be reported: when one answer does not hold, the walks must run again.
+   */
+  verify(): boolean {
+    return this.answers.every(walkAnswerHolds);
+  }
+
+  /** Read the memo and check it at once: empty unless every answer holds (`read` + `verify`). */
+  load(): void {
+    if (this.read() && !this.verify()) {
+      this.answers = [];
+      this.candidates = new Map();
+      this.roots = new Map();
+    }
   }
 
   /** Record the answers of the walks that run live from now on (synchronous ones: see `whileWalkingSynchronously`). */

@@ -125,6 +125,33 @@ describe('grep with a walk memo', () => {
     expect(after.rows.map((row) => row.path)).toContain(join(home, 'src', 'other', '.claw', 'sessions', 'session-1775386899999-0.jsonl'));
   });
 
+  it("reports nothing of the search it starts from a memo whose answers no longer hold: a file gone since is neither a row nor a problem", async () => {
+    const home = await settledHome('home-e');
+    const memo = join(dir, 'e', 'walk.json');
+    const before = await search(home, 'which name is this session under', memo);
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const gone = join(day, 'rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl');
+    expect(before.rows.map((row) => row.path)).toContain(gone);
+    await rm(gone);
+    const problems: string[] = [];
+    const rows: Scan.CatalogSession[] = [];
+    const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
+    const result = await grep.grepLocations(locationsOf(home), 'which name is this session under', {
+      ignoreCase: true,
+      walkMemo: memo,
+      walkSynchronously: true,
+      onMatch: (row) => rows.push(row),
+      onProblem: (problem) => problems.push(`${problem.path}: ${problem.message}`),
+    });
+    // the memo's files were searched (the gone one among them), its answers found stale, and the walks ran
+    expect(walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    expect(result.problems).toEqual([]);
+    expect(rows.map((row) => row.path)).not.toContain(gone);
+    expect(rows.length).toBe(before.rows.length - 1);
+    expect(result.matched).toBe(rows.length);
+  });
+
   it('walks as if there were none when the memo is malformed, of other locations, or names a file in a folder no walk listed', async () => {
     const home = await settledHome('home-c');
     const memo = join(dir, 'c', 'walk.json');
@@ -196,6 +223,54 @@ describe('synchronous walks', () => {
     await rm(join(top, 'claw-code'), { recursive: true });
     expect(walkFs.walkAnswerHolds(answers[1]!)).toBe(false);
     expect(walkFs.walkAnswerHolds(answers[3]!)).toBe(false);
+  });
+});
+
+describe('events of a search from an unchecked memo', () => {
+  const events = () => {
+    const seen: string[] = [];
+    return {
+      seen,
+      events: {
+        onMatch: (index: number) => seen.push(`match ${index}`),
+        onProblem: (problem: { path: string }) => seen.push(`problem ${problem.path}`),
+        onBatch: (cwds: readonly string[]) => {
+          seen.push(`batch ${cwds.join(',')}`);
+          return Promise.resolve([{ index: 9, agent: 'claw' as const, paths: ['/w/s.jsonl'], sniffCwd: false, sniffLineage: false }]);
+        },
+      },
+    };
+  };
+
+  it('are held until the memo holds, then reported in order', async () => {
+    let open!: (ok: boolean) => void;
+    const { seen, events: inner } = events();
+    const gated = grep.gatedEvents(new Promise((resolve) => (open = resolve)), inner);
+    gated.onMatch(1, { matches: 0, snippet: null }, null);
+    gated.onProblem({ path: '/gone', message: 'ENOENT' });
+    const more = gated.onBatch(['/w'], []);
+    gated.onMatch(2, { matches: 0, snippet: null }, null);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    open(true);
+    expect(await more).toHaveLength(1);
+    expect(seen).toEqual(['match 1', 'problem /gone', 'batch /w', 'match 2']);
+    gated.onMatch(3, { matches: 0, snippet: null }, null);
+    expect(seen.at(-1)).toBe('match 3');
+  });
+
+  it('are dropped when it does not, and a batch then brings no more work', async () => {
+    let open!: (ok: boolean) => void;
+    const { seen, events: inner } = events();
+    const gated = grep.gatedEvents(new Promise((resolve) => (open = resolve)), inner);
+    gated.onMatch(1, { matches: 0, snippet: null }, null);
+    const more = gated.onBatch(['/w'], []);
+    open(false);
+    expect(await more).toEqual([]);
+    gated.onProblem({ path: '/gone', message: 'ENOENT' });
+    expect(await gated.onBatch(['/x'], [])).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
   });
 });
 
