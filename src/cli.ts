@@ -407,7 +407,7 @@ Examples:
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
-        ...(options.cache === false ? {} : { cache: () => CatalogCache.load(defaultCachePath(env, homedir(), locationsFrom(options))) }),
+        ...(options.cache === false ? {} : { cache: () => CatalogCache.lazy(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
         ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),

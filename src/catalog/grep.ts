@@ -90,13 +90,23 @@ export interface GrepResult {
 export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   const memoPath = options.walkMemo;
   const run = async (): Promise<GrepResult> => {
-    if (memoPath === undefined) return grepIn(locations, text, options, null);
-    const memo = new WalkMemo(memoPath, walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent)));
+    if (memoPath === undefined) return (await grepIn(locations, text, options, null, null)) as GrepResult;
+    const key = walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent));
+    // The memo's files are searched at once, while its answers are checked (see grepIn's `verify`); when one no
+    // longer holds, that search is dropped unreported and the walks run.
+    let memo = new WalkMemo(memoPath, key);
     memo.startRecording();
     try {
-      const result = await grepIn(locations, text, options, memo);
+      const known = memo;
+      let result = known.read() ? await grepIn(locations, text, options, known, () => known.verify()) : STALE;
+      if (result === STALE) {
+        memo.stopRecording();
+        memo = new WalkMemo(memoPath, key);
+        memo.startRecording();
+        result = await grepIn(locations, text, options, memo, null);
+      }
       memo.save();
-      return result;
+      return result as GrepResult;
     } finally {
       memo.stopRecording();
     }
@@ -104,7 +114,43 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
   return options.walkSynchronously ? whileWalkingSynchronously(run) : run();
 }
 
-async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null): Promise<GrepResult> {
+/** A search from a walk memo whose answers did not all hold: nothing of it was reported. */
+const STALE = Symbol('stale walk memo');
+
+/**
+ * Pool events held until `open` says whether they may be reported: replayed in order when it says yes, dropped when
+ * it says no (a batch's further work is then none). Exported for tests.
+ */
+export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEvents {
+  let state: boolean | null = null;
+  const held: (() => void)[] = [];
+  void open.then((ok) => {
+    state = ok;
+    const waiting = held.splice(0);
+    if (ok) for (const release of waiting) release();
+  });
+  const later = (release: () => void): void => {
+    if (state === true) release();
+    else if (state === null) held.push(release);
+  };
+  return {
+    onMatch: (index, found, stamps) => later(() => events.onMatch(index, found, stamps)),
+    onProblem: (problem) => later(() => events.onProblem(problem)),
+    onBatch: (cwds, lineages) =>
+      new Promise((resolve, reject) => {
+        if (state === false) resolve([]);
+        else later(() => events.onBatch(cwds, lineages).then(resolve, reject));
+        void open.then((ok) => (ok ? undefined : resolve([])));
+      }),
+  };
+}
+
+/**
+ * One search. With `verify` (a memo `read` but not checked): the memo's files are searched at once, and the answers
+ * are checked meanwhile, on this thread (the search runs on others); nothing is reported until they hold, and when one
+ * does not the search stops and resolves to STALE.
+ */
+async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean) | null): Promise<GrepResult | typeof STALE> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
@@ -128,8 +174,14 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
           notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
           stamps,
         });
-  // Read and checked while the workers boot.
-  memo?.load();
+  // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them).
+  let stale = false;
+  const verified = verify === null ? Promise.resolve(true) : new Promise<boolean>((resolve) => setImmediate(() => resolve(verify())));
+  void verified.then((ok) => {
+    if (ok) return;
+    stale = true;
+    pool.abort();
+  });
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
@@ -228,7 +280,9 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // Roots found through cwds come after the configured ones (the first path to a root names it, as in `list`).
   const candidatesWalked = Promise.all(candidateWalks);
   // Rows are built once every walk is done: a conversation's other files (same id) must be known.
-  const walked = Promise.all(walks).then(() => {
+  const walked = Promise.all([Promise.all(walks), verified]).then(([, ok]) => {
+    // A stale memo's search reports nothing: what waits for the walks waits for ever (and is dropped with it).
+    if (!ok) return new Promise<void>(() => {});
     for (const group of unregistered ?? []) context.register(group);
     unregistered = null;
     if (lineageUnseen === 0) lineageSeen.open();
@@ -361,7 +415,9 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     }
   });
   try {
-    await pool.run({ onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) });
+    const events: PoolEvents = { onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) };
+    await pool.run(verify === null ? events : gatedEvents(verified, events));
+    if (stale || !(await verified)) return STALE;
     await storesDone;
   } finally {
     lineageSeen.open();

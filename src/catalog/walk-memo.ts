@@ -64,20 +64,38 @@ export class WalkMemo {
   }
 
   /**
-   * Read the memo and check every answer against the file system; it stays empty when the file is missing,
-   * malformed or another run's, or when one answer no longer holds (the walks run again).
+   * Read the memo (its answers are not checked yet: `verify`); it stays empty when the file is missing, malformed or
+   * another run's. True when it holds what earlier walks found.
    */
-  load(): void {
+  read(): boolean {
     let held: Held | null = null;
     try {
       held = parse(JSON.parse(readFileSync(this.path, 'utf8')) as unknown, this.key);
     } catch {
       held = null;
     }
-    if (held === null || !held.answers.every(walkAnswerHolds)) return;
+    if (held === null) return false;
     this.answers = held.answers;
     this.candidates = held.candidates;
     this.roots = held.roots;
+    return true;
+  }
+
+  /**
+   * Whether every answer read still holds (a stat or realpath each). Until this says so, what `read` found may be
+   * searched but nothing found in it may be reported: when one answer does not hold, the walks must run again.
+   */
+  verify(): boolean {
+    return this.answers.every(walkAnswerHolds);
+  }
+
+  /** Read the memo and check it at once: empty unless every answer holds (`read` + `verify`). */
+  load(): void {
+    if (this.read() && !this.verify()) {
+      this.answers = [];
+      this.candidates = new Map();
+      this.roots = new Map();
+    }
   }
 
   /** Record the answers of the walks that run live from now on (synchronous ones: see `whileWalkingSynchronously`). */
@@ -122,7 +140,7 @@ export class WalkMemo {
       const at = id.indexOf('\0');
       return [id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, walk.groups?.map((group): SavedGroup => [group.paths, group.idHint, group.archived]) ?? null];
     });
-    const text = JSON.stringify({ version: VERSION, key: this.key, answers: this.answers, candidates: [...this.candidates], roots });
+    const text = JSON.stringify({ version: VERSION, key: this.key, answers: essentialAnswers(this.answers), candidates: [...this.candidates], roots });
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -141,6 +159,27 @@ export class WalkMemo {
       }
     }
   }
+}
+
+/**
+ * The answers a memo must check, each once (walks ask the same of a path more than once: the roots of several agents
+ * in one cwd), without those a listed folder's answer implies: that a listed folder is a directory, and that a path
+ * missing directly in a listed folder is missing (while the folder keeps its inode and mtime, its entries are the
+ * same). On a 10k-session home: 11.5k answers to check, ~80 ms, down to ~6.5k.
+ */
+export function essentialAnswers(answers: readonly WalkAnswer[]): WalkAnswer[] {
+  const listed = new Set<string>();
+  for (const answer of answers) if (answer[0] === 'd') listed.add(answer[1]);
+  const seen = new Set<string>();
+  const out: WalkAnswer[] = [];
+  for (const answer of answers) {
+    if (answer[0] === 'k' && ((answer[2] === 'd' && listed.has(answer[1])) || (answer[2] === '-' && listed.has(dirname(answer[1])) && dirname(answer[1]) !== answer[1]))) continue;
+    const key = JSON.stringify(answer);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(answer);
+  }
+  return out;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';

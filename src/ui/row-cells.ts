@@ -3,8 +3,8 @@
  * nine flex boxes did (one layout node instead of nine, ~45 rows a frame), and the same segments are what the
  * first screen paints as plain ANSI before Ink has loaded (prepaint.ts).
  */
-import stringWidth from 'string-width';
 import type { CatalogSession } from '../catalog/scan.js';
+import { graphemes, stringWidth } from './display-width.js';
 import type { MatchRanges, SearchHit } from '../catalog/search.js';
 import { oneLine, safeLine, tildePath } from '../core/text.js';
 import type { RowColumns } from './geometry.js';
@@ -27,14 +27,12 @@ export interface Segment extends Style {
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 const ELLIPSIS = '…';
 
-const graphemes = new Intl.Segmenter();
-
 /**
  * What a terminal draws as one character: a code point for ASCII text, else a grapheme cluster (a ZWJ emoji
  * such as 👩‍💻 is three code points and two columns), each measured by string-width as Ink measures the row.
  */
 function characters(text: string): Iterable<string> {
-  return PLAIN_ASCII.test(text) ? text : Array.from(graphemes.segment(text), (part) => part.segment);
+  return PLAIN_ASCII.test(text) ? text : Array.from(graphemes().segment(text), (part) => part.segment);
 }
 
 function charWidth(char: string): number {

@@ -1,4 +1,4 @@
-import stringWidth from 'string-width';
+import { stringWidth } from './display-width.js';
 
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 const TOKENS = /\s+|\S+/g;

@@ -38,14 +38,15 @@ afterAll(async () => {
 const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
 
 describe('grep with the catalog cache', () => {
-  it('reports the cached rows of unchanged files without indexing them again', async () => {
-    const cachePath = join(dir, 'catalog.jsonl');
+  it.each(['load', 'lazy'] as const)('reports the cached rows of unchanged files without indexing them again (the cache read by %s)', async (how) => {
+    const cachePath = join(dir, `catalog-${how}.jsonl`);
     const cache = await cacheModule.CatalogCache.load(cachePath);
     const { sessions } = await scan.scanCatalog(locations(), { cache });
     await cache.save();
     const indexed = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'indexSession'));
+    indexed.forEach((spy) => spy.mockClear());
     const rows: Scan.CatalogSession[] = [];
-    await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, cache: () => cacheModule.CatalogCache.load(cachePath), onMatch: (row) => rows.push(row) });
+    await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, cache: () => cacheModule.CatalogCache[how](cachePath), onMatch: (row) => rows.push(row) });
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toEqual(sessions.find((one) => one.agent === row.agent && one.id === row.id));
     expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBe(0);

@@ -10,6 +10,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import type * as WalkFs from '../../src/core/io/walk-fs.js';
+import type * as WalkMemo from '../../src/catalog/walk-memo.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
@@ -19,6 +20,7 @@ let grep: typeof Grep;
 let scan: typeof Scan;
 let formats: typeof Formats;
 let walkFs: typeof WalkFs;
+let memoModule: typeof WalkMemo;
 let dir: string;
 
 beforeAll(async () => {
@@ -29,6 +31,7 @@ beforeAll(async () => {
   scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
   formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
   walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
+  memoModule = (await import(join(ROOT, 'dist', 'catalog', 'walk-memo.js'))) as typeof WalkMemo;
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
 });
 afterEach(() => {
@@ -123,6 +126,33 @@ describe('grep with a walk memo', () => {
     expect(after.rows.map((row) => row.path)).toContain(join(home, 'src', 'other', '.claw', 'sessions', 'session-1775386899999-0.jsonl'));
   });
 
+  it("reports nothing of the search it starts from a memo whose answers no longer hold: a file gone since is neither a row nor a problem", async () => {
+    const home = await settledHome('home-e');
+    const memo = join(dir, 'e', 'walk.json');
+    const before = await search(home, 'which name is this session under', memo);
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const gone = join(day, 'rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl');
+    expect(before.rows.map((row) => row.path)).toContain(gone);
+    await rm(gone);
+    const problems: string[] = [];
+    const rows: Scan.CatalogSession[] = [];
+    const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
+    const result = await grep.grepLocations(locationsOf(home), 'which name is this session under', {
+      ignoreCase: true,
+      walkMemo: memo,
+      walkSynchronously: true,
+      onMatch: (row) => rows.push(row),
+      onProblem: (problem) => problems.push(`${problem.path}: ${problem.message}`),
+    });
+    // the memo's files were searched (the gone one among them), its answers found stale, and the walks ran
+    expect(walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    expect(result.problems).toEqual([]);
+    expect(rows.map((row) => row.path)).not.toContain(gone);
+    expect(rows.length).toBe(before.rows.length - 1);
+    expect(result.matched).toBe(rows.length);
+  });
+
   it('walks as if there were none when the memo is malformed, of other locations, or names a file in a folder no walk listed', async () => {
     const home = await settledHome('home-c');
     const memo = join(dir, 'c', 'walk.json');
@@ -194,5 +224,98 @@ describe('synchronous walks', () => {
     await rm(join(top, 'claw-code'), { recursive: true });
     expect(walkFs.walkAnswerHolds(answers[1]!)).toBe(false);
     expect(walkFs.walkAnswerHolds(answers[3]!)).toBe(false);
+  });
+});
+
+describe('events of a search from an unchecked memo', () => {
+  const events = () => {
+    const seen: string[] = [];
+    return {
+      seen,
+      events: {
+        onMatch: (index: number) => seen.push(`match ${index}`),
+        onProblem: (problem: { path: string }) => seen.push(`problem ${problem.path}`),
+        onBatch: (cwds: readonly string[]) => {
+          seen.push(`batch ${cwds.join(',')}`);
+          return Promise.resolve([{ index: 9, agent: 'claw' as const, paths: ['/w/s.jsonl'], sniffCwd: false, sniffLineage: false }]);
+        },
+      },
+    };
+  };
+
+  it('are held until the memo holds, then reported in order', async () => {
+    let open!: (ok: boolean) => void;
+    const { seen, events: inner } = events();
+    const gated = grep.gatedEvents(new Promise((resolve) => (open = resolve)), inner);
+    gated.onMatch(1, { matches: 0, snippet: null }, null);
+    gated.onProblem({ path: '/gone', message: 'ENOENT' });
+    const more = gated.onBatch(['/w'], []);
+    gated.onMatch(2, { matches: 0, snippet: null }, null);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    open(true);
+    expect(await more).toHaveLength(1);
+    expect(seen).toEqual(['match 1', 'problem /gone', 'batch /w', 'match 2']);
+    gated.onMatch(3, { matches: 0, snippet: null }, null);
+    expect(seen.at(-1)).toBe('match 3');
+  });
+
+  it('are dropped when it does not, and a batch then brings no more work', async () => {
+    let open!: (ok: boolean) => void;
+    const { seen, events: inner } = events();
+    const gated = grep.gatedEvents(new Promise((resolve) => (open = resolve)), inner);
+    gated.onMatch(1, { matches: 0, snippet: null }, null);
+    const more = gated.onBatch(['/w'], []);
+    open(false);
+    expect(await more).toEqual([]);
+    gated.onProblem({ path: '/gone', message: 'ENOENT' });
+    expect(await gated.onBatch(['/x'], [])).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('the answers a memo keeps', () => {
+  it('are each checked once, without those a listed folder implies', async () => {
+    const answers: WalkFs.WalkAnswer[] = [
+      ['d', '/h/p', 5, 9],
+      ['k', '/h/p', 'd'], // a listed folder is a directory
+      ['k', '/h/p/.claw', '-'], // missing directly in a listed folder
+      ['k', '/h/p/.claw', '-'],
+      ['k', '/h/p/.claw/sessions', '-'], // its folder was not listed
+      ['k', '/h/p/.claw/sessions', '-'],
+      ['k', '/h/q', 'd'], // not listed
+      ['k', '/h/p/file', 'f'], // a kind other than missing: kept
+      ['r', '/h/p', '/h/p'],
+      ['r', '/h/p', '/h/p'],
+      ['d', '/h/p', 5, 9],
+    ];
+    expect(memoModule.essentialAnswers(answers)).toEqual([
+      ['d', '/h/p', 5, 9],
+      ['k', '/h/p/.claw/sessions', '-'],
+      ['k', '/h/q', 'd'],
+      ['k', '/h/p/file', 'f'],
+      ['r', '/h/p', '/h/p'],
+    ]);
+  });
+
+  it('still see a claw workspace made in a listed cwd whose missing answer was left out', async () => {
+    const home = await settledHome('home-d');
+    const memo = join(dir, 'd', 'walk.json');
+    await search(home, 'doctor', memo);
+    const saved = JSON.parse(await readFile(memo, 'utf8')) as { answers: WalkFs.WalkAnswer[] };
+    expect(saved.answers).toEqual(memoModule.essentialAnswers(saved.answers));
+    expect((await search(home, 'doctor', memo, true)).walks).toBe(0);
+    // a cwd the walks listed (claw-code/rust), whose '.port_sessions' was looked for and missing
+    const cwd = join(home, 'src', 'claw-code', 'rust');
+    const ports = join(cwd, '.port_sessions');
+    expect(saved.answers.some((answer) => answer[0] === 'd' && answer[1] === cwd)).toBe(true);
+    expect(saved.answers.some((answer) => answer[1] === ports)).toBe(false);
+    await mkdir(ports);
+    const sessions = join(cwd, '.claw', 'sessions');
+    await writeFile(join(ports, 'session-1775386899998-0.jsonl'), (await readFile(join(sessions, 'session-1775386842352-0.jsonl'), 'utf8')).replaceAll('session-1775386842352-0', 'session-1775386899998-0'));
+    const after = await search(home, 'doctor', memo, true);
+    expect(after.walks).toBeGreaterThan(0);
+    expect(after.rows.map((row) => row.path)).toContain(join(ports, 'session-1775386899998-0.jsonl'));
   });
 });

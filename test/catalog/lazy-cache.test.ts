@@ -1,0 +1,111 @@
+// `CatalogCache.lazy`: a cache whose entries are decoded from the file's bytes when they are asked for (grep's
+// matches), answering every lookup as the cache `load` reads whole does.
+import { readdirSync, statSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogCache, type FileStamp } from '../../src/catalog/cache.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog } from '../../src/catalog/scan.js';
+import { headFingerprint } from '../../src/core/io/lines.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-lazy-cache-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function stampsOf(paths: readonly string[]): FileStamp[] {
+  return paths.map((path) => {
+    const info = statSync(path);
+    return [path, info.size, info.mtimeMs, headFingerprint(path)];
+  });
+}
+
+/** A home copied from the fixtures under `as`, scanned once with a cache that is saved; its sessions and cache path. */
+async function cachedHome(name: string, as: string) {
+  const home = join(dir, as);
+  await cp(join(FIXTURES, name), home, { recursive: true });
+  const locations = { ...resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
+  const cachePath = join(dir, `${as}.cache.jsonl`);
+  const cache = await CatalogCache.load(cachePath);
+  const result = await scanCatalog(locations, { cache });
+  await cache.save();
+  return { sessions: [...result.sessions, ...result.subagentSessions], cachePath, home };
+}
+
+describe('a lazy catalog cache', () => {
+  it('answers every lookup of the fixture home as the loaded cache does', async () => {
+    const { sessions, cachePath } = await cachedHome('home', 'home');
+    const loaded = await CatalogCache.load(cachePath);
+    const lazy = await CatalogCache.lazy(cachePath);
+    expect(lazy.rejected).toBeNull();
+    expect(sessions.length).toBeGreaterThan(10);
+    let found = 0;
+    for (const session of sessions) {
+      for (const paths of [session.paths, [session.path]]) {
+        const stamps = stampsOf(paths);
+        const expected = loaded.lookup(stamps);
+        expect(lazy.lookup(stamps)).toEqual(expected);
+        if (expected) found++;
+      }
+    }
+    // Most sessions are a file of their own, found by it.
+    expect(found).toBeGreaterThan(sessions.length / 2);
+    // A file the cache never saw, and a known file that grew: not answered.
+    expect(lazy.lookup([['/nowhere/x.jsonl', 1, 1, '1:0']])).toBeUndefined();
+    const [first] = sessions;
+    const [stamp] = stampsOf([first!.paths[0]!]);
+    expect(lazy.lookup([[stamp![0], stamp![1] + 1, stamp![2], stamp![3]]])).toBeUndefined();
+  });
+
+  it('finds an entry whose path holds a quote, a backslash and non-ASCII letters', async () => {
+    const home = join(dir, 'odd-paths');
+    const project = join(home, '.claude', 'projects', '-tmp-a"b\\c-é');
+    await mkdir(project, { recursive: true });
+    const source = join(FIXTURES, 'claude-synthetic', '.claude', 'projects');
+    const [folder] = readdirSync(source);
+    const [file] = readdirSync(join(source, folder!)).filter((name) => name.endsWith('.jsonl'));
+    await writeFile(join(project, file!), await readFile(join(source, folder!, file!)));
+    const locations = { ...resolveLocations({ home }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
+    const cachePath = join(dir, 'odd.cache.jsonl');
+    const cache = await CatalogCache.load(cachePath);
+    const { sessions } = await scanCatalog(locations, { cache });
+    await cache.save();
+    const session = sessions.find((s) => s.path.startsWith(project));
+    expect(session).toBeDefined();
+    expect(await readFile(cachePath, 'utf8')).toContain('a\\"b\\\\c');
+    const lazy = await CatalogCache.lazy(cachePath);
+    expect(lazy.lookup(stampsOf(session!.paths))).toEqual((await CatalogCache.load(cachePath)).lookup(stampsOf(session!.paths)));
+    expect(lazy.lookup(stampsOf(session!.paths))?.id).toBe(session!.id);
+  });
+
+  it('is an empty cache when the file is missing, cut short or of another version, and never writes', async () => {
+    const { cachePath, sessions } = await cachedHome('claude-synthetic', 'cut');
+    const whole = await readFile(cachePath, 'utf8');
+    const stamps = stampsOf(sessions[0]!.paths);
+    // cut short: the end line is gone
+    await writeFile(cachePath, whole.slice(0, whole.lastIndexOf('{"end"')));
+    const cut = await CatalogCache.lazy(cachePath);
+    expect(cut.rejected).not.toBeNull();
+    expect(cut.lookup(stamps)).toBeUndefined();
+    // another version
+    await writeFile(cachePath, whole.replace(/^\{"version":\d+/, '{"version":1'));
+    expect((await CatalogCache.lazy(cachePath)).lookup(stamps)).toBeUndefined();
+    // missing
+    expect((await CatalogCache.lazy(join(dir, 'missing.jsonl'))).lookup(stamps)).toBeUndefined();
+    // read-only: a store and a save leave the file as it was
+    await writeFile(cachePath, whole);
+    const lazy = await CatalogCache.lazy(cachePath);
+    expect(lazy.lookup(stamps)).toBeDefined();
+    lazy.store(stamps, null);
+    await lazy.save();
+    expect(await readFile(cachePath, 'utf8')).toBe(whole);
+  });
+});
