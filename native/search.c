@@ -126,6 +126,7 @@ typedef struct engine {
   /* results for JS */
   item_t *out, *out_tail;
   uint32_t silent; /* items done with nothing to say */
+  uint32_t nout;   /* items in `out` */
   cut_t *new_cwds, *new_cwds_tail;
   cwdset_t seen_cwds;
   int notify_pending;
@@ -693,6 +694,8 @@ static void *thread_main(void *arg) {
     }
     item->state = state;
     int silent = state == S_NONE && !item->judged && !item->problems && !item->cwds && !(item->flags & F_SNIFF_LINEAGE);
+    /* A match, a judgement or a problem goes to JS at once (rows appear as they are found); the rest waits for a batch. */
+    int urgent = state != S_NONE || item->problems != NULL;
     if (silent) {
       engine->silent++;
       free_item(item);
@@ -701,8 +704,10 @@ static void *thread_main(void *arg) {
       if (engine->out_tail) engine->out_tail->next = item;
       else engine->out = item;
       engine->out_tail = item;
+      engine->nout++;
     }
-    notify(engine);
+    int idle = !engine->continuations && engine->nfirst == 0 && engine->nothers == 0;
+    if (urgent || idle || engine->nout >= 256 || engine->silent >= 2048) notify(engine);
   }
   engine->running--;
   pthread_mutex_unlock(&engine->mu);
@@ -818,6 +823,7 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
   engine->notify_pending = 0;
   item_t *out = engine->out;
   engine->out = engine->out_tail = NULL;
+  engine->nout = 0;
   uint32_t silent = engine->silent;
   engine->silent = 0;
   cut_t *cwds = engine->new_cwds;

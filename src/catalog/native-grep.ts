@@ -116,7 +116,9 @@ export class NativeGrepPool {
   private failure: unknown = undefined;
   private events: PoolEvents | null = null;
   private done: ((error?: unknown) => void) | null = null;
+  /** Found and not handed over yet. */
   private backlog: GrepItem[] = [];
+  private flushing = false;
 
   constructor(
     private readonly native: NativeSearchAddon,
@@ -147,8 +149,15 @@ export class NativeGrepPool {
     work
       .then((items) => {
         if (this.closed) return;
-        if (this.running) this.push(items);
-        else this.backlog.push(...items);
+        for (const item of items) this.backlog.push(item);
+        // The walks of one turn of the event loop (hundreds of roots, from a walk memo) are handed over in one call.
+        if (this.running && !this.flushing) {
+          this.flushing = true;
+          setImmediate(() => {
+            this.flushing = false;
+            this.flush();
+          });
+        }
       })
       .catch((error: unknown) => {
         this.failure ??= error;
@@ -182,15 +191,15 @@ export class NativeGrepPool {
         else reject(error instanceof Error ? error : new Error(String(error)));
       };
       this.running = true;
-      const backlog = this.backlog;
-      this.backlog = [];
-      this.push(backlog);
+      this.flush();
       this.check();
     });
   }
 
-  private push(items: readonly GrepItem[]): void {
-    if (items.length === 0) return;
+  private flush(): void {
+    const items = this.backlog;
+    this.backlog = [];
+    if (items.length === 0 || this.closed) return;
     for (const item of items) this.inFlight.set(item.index, item);
     this.handed += items.length;
     const indexes = new Int32Array(items.length);
@@ -285,6 +294,7 @@ export class NativeGrepPool {
       this.done(this.failure);
       return;
     }
-    if (this.pending === 0 && this.finished === this.handed) this.done();
+    // Done once nothing more is being found, what was found is handed over, and all of it was searched.
+    if (this.pending === 0 && this.backlog.length === 0 && this.finished === this.handed) this.done();
   }
 }
