@@ -40,8 +40,8 @@ export interface GrepOptions {
   readonly workers?: number;
   /**
    * Which search engine reads the files: `native` (native/search.c, built at install when a C compiler is there; the
-   * default when it loads) or `js` (worker threads). Counts and snippets (`count`, `context`) always take the JS
-   * engine. Default: `native` when it was built, else `js`.
+   * default when it loads) or `js` (worker threads). With counts or snippets (`count`, `context`), the native engine
+   * finds the matching sessions and JS workers read those whole. Default: `native` when it was built, else `js`.
    */
   readonly engine?: 'native' | 'js';
   /**
@@ -163,17 +163,17 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const stamps = options.cache !== undefined && options.onFiles === undefined;
   const native = searchEngine(options) === 'native' ? nativeSearchAddon() : null;
   // The workers boot (tens of ms) while the folders are walked; the native engine's threads start at once.
-  const pool =
-    native !== null
-      ? new NativeGrepPool(native, threads, { text, ignoreCase: options.ignoreCase ?? false, stamps })
-      : new GrepPool(threads, {
-          text,
-          ignoreCase: options.ignoreCase ?? false,
-          count: options.count ?? false,
-          context: options.context ?? null,
-          notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
-          stamps,
-        });
+  const workerData: GrepWorkerData = {
+    text,
+    ignoreCase: options.ignoreCase ?? false,
+    count: options.count ?? false,
+    context: options.context ?? null,
+    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    stamps,
+  };
+  // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
+  const counts = workerData.count || workerData.context !== null;
+  const pool = native !== null ? new NativeGrepPool(native, threads, workerData, counts ? () => new GrepPool(threads, workerData) : null) : new GrepPool(threads, workerData);
   // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them).
   let stale = false;
   const verified = verify === null ? Promise.resolve(true) : new Promise<boolean>((resolve) => setImmediate(() => resolve(verify())));
@@ -438,9 +438,8 @@ async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: C
   }
 }
 
-/** The engine a search takes (see GrepOptions.engine): counts and snippets are the JS workers' alone. */
+/** The engine a search takes (see GrepOptions.engine). */
 function searchEngine(options: GrepOptions): 'native' | 'js' {
-  if (options.count === true || (options.context ?? null) !== null) return 'js';
   return options.engine ?? 'native';
 }
 

@@ -6,6 +6,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import type { Agent } from '../core/model.js';
+import type { Problem } from '../core/formats/types.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
 import type { PoolEvents, SniffedLineage } from './grep.js';
 
@@ -92,10 +93,19 @@ function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[
   return out;
 }
 
+/** A pool of JS workers (GrepPool in grep.ts), as the native pool uses it for counts and snippets. */
+export interface WorkerPool {
+  expect(work: Promise<readonly GrepItem[]>): void;
+  abort(): void;
+  run(events: PoolEvents): Promise<void>;
+}
+
 /**
  * The native engine as grep's pool: sessions are handed over as soon as the walks find them (the engine's threads
  * take Claude's first, then the others newest first), and what it finds comes back in batches on this thread.
- * Only the search of `fileContainsSync` (no counts, no snippets: those take the JS workers).
+ * It does the search of `fileContainsSync`; when counts or snippets are asked for, each matching session is handed to
+ * JS workers (`counting`, booted at the first match) that read its files whole, as without the native engine: a
+ * search that matches few sessions reads the others once, natively.
  */
 export class NativeGrepPool {
   private readonly handle: NativeHandle;
@@ -119,11 +129,18 @@ export class NativeGrepPool {
   /** Found and not handed over yet. */
   private backlog: GrepItem[] = [];
   private flushing = false;
+  /** The workers that count and cut snippets of matching sessions, once one matched. */
+  private counting: WorkerPool | null = null;
+  private countingSettled = false;
+  private releaseCounting: (() => void) | null = null;
+  private readonly reportedProblems = new Set<string>();
 
   constructor(
     private readonly native: NativeSearchAddon,
     threads: number,
     data: NativePoolData,
+    /** Workers for counts and snippets (null: none asked for). */
+    private readonly makeCounting: (() => WorkerPool) | null = null,
   ) {
     for (const adapter of Object.values(ADAPTERS)) {
       if (adapter.isNonConversationLine) this.skipLine[adapter.agent] = adapter.isNonConversationLine.bind(adapter);
@@ -170,6 +187,7 @@ export class NativeGrepPool {
 
   /** End the search now: what is queued is dropped, the threads stop after the chunk they are reading. */
   abort(): void {
+    this.counting?.abort();
     if (!this.closed) {
       this.closed = true;
       this.native.close(this.handle, true);
@@ -187,6 +205,7 @@ export class NativeGrepPool {
           this.closed = true;
           this.native.close(this.handle, error !== undefined);
         }
+        if (error !== undefined) this.counting?.abort();
         if (error === undefined) resolve();
         else reject(error instanceof Error ? error : new Error(String(error)));
       };
@@ -243,12 +262,13 @@ export class NativeGrepPool {
     };
     for (let at = cwdsFirst; at < cwdsFirst + cwdsCount; at++) newCwd(cwdInHead(span(at)));
     const lineages: [number, SniffedLineage, GrepStamp[] | null][] = [];
+    const toCount: GrepItem[] = [];
     for (let row = 0; row < table.length; row += FIELDS) {
       const index = table[row + T_INDEX]!;
       const item = this.inFlight.get(index);
       if (item === undefined) continue;
       for (let at = table[row + T_PROBLEMS]!, end = at + table[row + T_NPROBLEMS]!; at < end; at++) {
-        events.onProblem({ path: item.paths[problems[2 * at] as number]!, message: problems[2 * at + 1] as string });
+        this.problem({ path: item.paths[problems[2 * at] as number]!, message: problems[2 * at + 1] as string });
       }
       if (!this.cwdFound.has(index)) {
         for (let at = table[row + T_CWDS]!, end = at + table[row + T_NCWDS]!; at < end; at++) {
@@ -271,6 +291,12 @@ export class NativeGrepPool {
       this.cwdFound.delete(index);
       this.finished++;
       const stamps = stampsOf(stampTable, table[row + T_STAMPS]!, item.paths.length);
+      if (table[row + T_STATE] === MATCH && this.makeCounting !== null) {
+        // Its count and snippet come from a worker, with its stamps and (asked again) its lineage: reported together,
+        // so its row is known before every lineage was seen.
+        toCount.push({ ...item, sniffCwd: false });
+        continue;
+      }
       if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, stamps);
       if (item.sniffLineage) {
         const adapter = ADAPTERS[item.agent];
@@ -280,8 +306,38 @@ export class NativeGrepPool {
         lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, stamps]);
       }
     }
+    if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
     if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
     this.check();
+  }
+
+  private problem(problem: Problem): void {
+    // A file the engine could not read, the counting workers cannot either: reported once.
+    const key = `${problem.path}\0${problem.message}`;
+    if (this.reportedProblems.has(key)) return;
+    this.reportedProblems.add(key);
+    this.events?.onProblem(problem);
+  }
+
+  private countingPool(): WorkerPool {
+    if (this.counting !== null) return this.counting;
+    const pool = this.makeCounting!();
+    this.counting = pool;
+    const events = this.events!;
+    // Kept running until the engine is done: no more matches can come then.
+    pool.expect(new Promise<GrepItem[]>((resolve) => (this.releaseCounting = () => resolve([]))));
+    pool.run({ onMatch: events.onMatch, onBatch: events.onBatch, onProblem: (problem) => this.problem(problem) }).then(
+      () => {
+        this.countingSettled = true;
+        this.check();
+      },
+      (error: unknown) => {
+        this.countingSettled = true;
+        this.failure ??= error;
+        this.check();
+      },
+    );
+    return pool;
   }
 
   private check(): void {
@@ -294,7 +350,11 @@ export class NativeGrepPool {
       this.done(this.failure);
       return;
     }
-    // Done once nothing more is being found, what was found is handed over, and all of it was searched.
-    if (this.pending === 0 && this.backlog.length === 0 && this.finished === this.handed) this.done();
+    // Done once nothing more is being found, what was found is handed over, all of it was searched, and the matches
+    // were counted.
+    if (this.pending !== 0 || this.backlog.length !== 0 || this.finished !== this.handed) return;
+    this.releaseCounting?.();
+    this.releaseCounting = null;
+    if (this.counting === null || this.countingSettled) this.done();
   }
 }

@@ -263,6 +263,29 @@ describe('grep with and without the native engine', () => {
     expect((await grepIds(grep, 'native', 'auth test')).ids.length).toBeGreaterThan(0);
   });
 
+  it.skipIf(!built())('gives the same counts and snippets on both engines (the native one hands matching sessions to JS workers)', async () => {
+    const found = async (engine: 'native' | 'js', text: string): Promise<{ engine: string; hits: string[] }> => {
+      const hits: string[] = [];
+      const result = await grep.grepLocations(locations(), text, {
+        engine,
+        ignoreCase: true,
+        count: true,
+        context: 20,
+        onMatch: () => undefined,
+        onFiles: (group, what) => hits.push(JSON.stringify([group.paths, what.matches, what.snippet])),
+      });
+      return { engine: result.engine, hits: hits.sort() };
+    };
+    for (const text of ['auth test', 'src/', 'never-written-7c1f']) {
+      const js = await found('js', text);
+      const fromNative = await found('native', text);
+      expect(fromNative.engine).toBe('native');
+      expect(fromNative.hits).toEqual(js.hits);
+    }
+    const counted = (await found('native', 'auth test')).hits.map((hit) => JSON.parse(hit) as [string[], number, unknown]);
+    expect(counted.some(([, matches, snippet]) => matches > 1 && snippet !== null)).toBe(true);
+  });
+
   it('falls back to the JS engine when the addon is absent, with the same rows', async () => {
     // The built package without native/: the addon cannot load.
     const copy = await mkdtemp(join(tmpdir(), 'sessions-no-native-'));
