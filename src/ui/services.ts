@@ -376,6 +376,8 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const controller = new AbortController();
       const { signal } = controller;
       const local = grepLocations(locations, text, {
+        // SESSIONS_GREP_ENGINE=js: the JS workers, as `sessions grep` (see GrepOptions.engine).
+        engine: env.SESSIONS_GREP_ENGINE === 'js' ? 'js' : 'native',
         ignoreCase: true,
         count: true,
         context: CONTENT_CONTEXT,
