@@ -1083,10 +1083,10 @@ static void *typed_of(napi_env env, napi_value value, napi_typedarray_type type,
 }
 
 /**
- * push(handle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array,
- * keys: Buffer[]): queue sessions to search. Item i has counts[i] paths, taken in order from `paths` (every path
- * followed by a NUL), and the lineage key keys[keyIndexes[i]] (-1: none). One string for every path: a call per
- * path and per field would cost more than the search of a small file.
+ * push(handle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: Buffer, keyIndexes: Int32Array,
+ * keys: Buffer[]): queue sessions to search. Item i has counts[i] paths, taken in order from `paths` (UTF-8, every
+ * path followed by a NUL), and the lineage key keys[keyIndexes[i]] (-1: none). One buffer for every path: a call
+ * per path and per field would cost more than the search of a small file.
  */
 static napi_value push(napi_env env, napi_callback_info info) {
   size_t argc = 7;
@@ -1103,9 +1103,12 @@ static napi_value push(napi_env env, napi_callback_info info) {
     return NULL;
   }
   size_t joined_len = 0;
-  CHECK(napi_get_value_string_utf8(env, argv[4], NULL, 0, &joined_len));
-  char *joined = xmalloc(joined_len + 1);
-  CHECK(napi_get_value_string_utf8(env, argv[4], joined, joined_len + 1, &joined_len));
+  void *joined_data = NULL;
+  if (napi_get_buffer_info(env, argv[4], &joined_data, &joined_len) != napi_ok) {
+    napi_throw_type_error(env, NULL, "push: paths must be a Buffer");
+    return NULL;
+  }
+  const char *joined = joined_data;
   uint32_t nkeys = 0;
   napi_get_array_length(env, argv[6], &nkeys);
   item_t **items = xmalloc(sizeof(item_t *) * (count ? count : 1));
@@ -1135,7 +1138,6 @@ static napi_value push(napi_env env, napi_callback_info info) {
     item->cwd_wanted = (item->flags & F_SNIFF_CWD) != 0;
     items[i] = item;
   }
-  free(joined);
   pthread_mutex_lock(&engine->mu);
   for (size_t i = 0; i < count; i++) {
     if (engine->closing || engine->aborted) free_item(items[i]);

@@ -23,8 +23,8 @@ interface NativeSearchAddon {
     },
     onBatch: NativeBatch,
   ): NativeHandle;
-  /** Item i: index, flags, counts[i] paths taken in order from `paths` (each followed by a NUL), lineage key keys[keyIndexes[i]] (-1: none). */
-  push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
+  /** Item i: index, flags, counts[i] paths taken in order from `paths` (UTF-8, each followed by a NUL), lineage key keys[keyIndexes[i]] (-1: none). */
+  push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: Buffer, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
   judged(handle: NativeHandle, token: number, accepted: number): void;
   close(handle: NativeHandle, abort: boolean): void;
 }
@@ -225,15 +225,16 @@ export class NativeGrepPool {
     const flags = new Int32Array(items.length);
     const counts = new Int32Array(items.length);
     const keyIndexes = new Int32Array(items.length);
-    let paths = '';
+    const paths: string[] = [];
     items.forEach((item, at) => {
       indexes[at] = item.index;
       flags[at] = (this.skipLine[item.agent] ? FILTER : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
       counts[at] = item.paths.length;
       keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
-      for (const path of item.paths) paths += `${path}\0`;
+      for (const path of item.paths) paths.push(path);
     });
-    this.native.push(this.handle, indexes, flags, counts, paths, keyIndexes, this.lineageKeys);
+    // One buffer, encoded at once: a string per path (or one grown path by path) costs more than the search of a file.
+    this.native.push(this.handle, indexes, flags, counts, Buffer.from(`${paths.join('\0')}\0`), keyIndexes, this.lineageKeys);
   }
 
   private onResults(
