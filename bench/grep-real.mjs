@@ -6,10 +6,12 @@
 // so it reads less). Whole processes, medians of --runs, interleaved; the machine's load is recorded with each
 // word, and each process's CPU time (user + sys). `sessions grep` runs with the catalog cache `list` made (as a user's
 // is) and the walk memo the first grep after it wrote (timed apart), and once with --no-cache (no cache, no memo).
+// Both search engines in the same run, interleaved with the peers: the native one (native/search.c, the default when
+// built) and the JS workers (SESSIONS_GREP_ENGINE=js); /proc/loadavg is recorded beside each word's figures.
 //
 //   node bench/grep-real.mjs --home DIR [--runs 3] [--out FILE]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +33,8 @@ const CLI = join(root, 'bin', 'sessions.js');
 const WORK = join(BENCH, '.work');
 mkdirSync(WORK, { recursive: true });
 const load = () => loadavg().map((x) => Number(x.toFixed(2)));
+const procLoad = () => (existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').trim() : load().join(' '));
+const nativeBuilt = existsSync(join(root, 'native', 'build', 'Release', 'sessions_search.node'));
 const log = (line) => process.stderr.write(`[grep-real] ${line}\n`);
 const dirs = [join(home, '.codex'), join(home, '.claude'), clawDir];
 
@@ -52,10 +56,11 @@ const chosen = [
 ];
 log(`${files} files; words: ${chosen.map((w) => `${w.kind} "${w.word}" (${w.files} files)`).join(', ')}`);
 
-const out = { home, sessions: manifest.sessions, files, runs: RUNS, words: [] };
+const out = { home, sessions: manifest.sessions, files, runs: RUNS, nativeBuilt, words: [] };
+if (!nativeBuilt) log('the native search engine is not built (npm ci without a C compiler?): both columns are the JS engine');
 // The catalog cache a user has (`list` or the browser made it): grep takes unchanged sessions' rows from it.
 const xdg = mkdtempSync(join(WORK, 'xdg-grep-'));
-const env = { ...process.env, XDG_CACHE_HOME: xdg, XDG_CONFIG_HOME: join(WORK, 'xdg-config'), NO_COLOR: '1' };
+const env = { ...process.env, XDG_CACHE_HOME: xdg, XDG_CONFIG_HOME: join(WORK, 'xdg-config'), NO_COLOR: '1', SESSIONS_GREP_ENGINE: 'native' };
 const listed = timeProcess(NODE, [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
 if (listed.status !== 0) throw new Error(`list failed: ${listed.stderr.slice(0, 400)}`);
 // The first grep after `list` walks the folders and keeps what it found (the walk memo); the timed runs use it.
@@ -64,7 +69,9 @@ out.firstGrep = { word: chosen[2].word, ms: Number(firstGrep.ms.toFixed(1)), cpu
 log(`first grep after list (walks, writes the walk memo): ${out.firstGrep.ms} ms, CPU ${firstGrep.cpuMs} ms`);
 for (const w of chosen) {
   const loadBefore = load();
+  const procBefore = procLoad();
   const ours = [];
+  const oursJs = [];
   const uu = [];
   const plain = [];
   let matched = null;
@@ -74,6 +81,9 @@ for (const w of chosen) {
     if (o.status !== 0 && o.status !== 1) throw new Error(`sessions grep failed (${o.status}): ${o.stderr.slice(0, 400)}`);
     matched = o.stdout.split('\n').filter(Boolean).length;
     ours.push(o);
+    const j = timeProcess(NODE, [CLI, 'grep', w.word, '--home', home, '--claw-dir', clawDir], { env: { ...env, SESSIONS_GREP_ENGINE: 'js' }, captureStdout: true, cwd: WORK });
+    if (j.stdout.split('\n').filter(Boolean).length !== matched) throw new Error(`the JS engine found ${j.stdout.split('\n').filter(Boolean).length} rows, the native one ${matched}`);
+    oursJs.push(j);
     uu.push(timeProcess('rg', ['-l', '-F', '-uu', '--', w.word, ...dirs], { captureStdout: true }));
     plain.push(timeProcess('rg', ['-l', '-F', '--no-ignore-vcs', '--', w.word, ...dirs], { captureStdout: true }));
   }
@@ -84,6 +94,9 @@ for (const w of chosen) {
     ...w,
     oursMs: ms(ours),
     oursMaxRssMB: Math.round(median(ours.map((x) => x.maxRssKB)) / 1024),
+    // The same command on the JS engine (SESSIONS_GREP_ENGINE=js), in the same run.
+    oursJsMs: ms(oursJs),
+    oursJsCpuMs: median(oursJs.map((x) => x.cpuMs)),
     // CPU time (user + sys), medians: at 2 shared cores the wall time follows it, and ripgrep suffers more from load.
     oursCpuMs: median(ours.map((x) => x.cpuMs)),
     rgUuCpuMs: median(uu.map((x) => x.cpuMs)),
@@ -94,11 +107,13 @@ for (const w of chosen) {
     rgFiles: plain[0].stdout.split('\n').filter(Boolean).length,
     noCacheMs: Number(cold.ms.toFixed(1)),
     load: [loadBefore, load()],
+    procLoadavg: [procBefore, procLoad()],
   };
+  entry.ratioUuJs = Number((entry.oursJsMs / entry.rgUuMs).toFixed(2));
   entry.ratioUu = Number((entry.oursMs / entry.rgUuMs).toFixed(2));
   entry.ratio = Number((entry.oursMs / entry.rgMs).toFixed(2));
   out.words.push(entry);
-  log(`${w.kind} "${w.word}": sessions grep ${entry.oursMs} ms (${matched} rows; --no-cache ${entry.noCacheMs} ms) | rg -uu ${entry.rgUuMs} ms (${entry.rgUuFiles} files) ${entry.ratioUu}× | CPU ${entry.oursCpuMs} vs ${entry.rgUuCpuMs} ms | rg ${entry.rgMs} ms (${entry.rgFiles} files) ${entry.ratio}× | load ${loadBefore[0]}`);
+  log(`${w.kind} "${w.word}": sessions grep ${entry.oursMs} ms (${matched} rows; --no-cache ${entry.noCacheMs} ms; JS engine ${entry.oursJsMs} ms, ${entry.ratioUuJs}×, CPU ${entry.oursJsCpuMs} ms) | rg -uu ${entry.rgUuMs} ms (${entry.rgUuFiles} files) ${entry.ratioUu}× | CPU ${entry.oursCpuMs} vs ${entry.rgUuCpuMs} ms | rg ${entry.rgMs} ms (${entry.rgFiles} files) ${entry.ratio}× | /proc/loadavg ${procBefore} → ${entry.procLoadavg[1]}`);
 }
 rmSync(xdg, { recursive: true, force: true });
 if (OUT) writeFileSync(resolve(OUT), `${JSON.stringify(out, null, 2)}\n`);

@@ -43,6 +43,11 @@ interface CommonOptions {
 }
 
 const env = process.env;
+
+/** grep's search engine: SESSIONS_GREP_ENGINE=js picks the JS workers over the native engine (see GrepOptions.engine). */
+function grepEngine(): 'native' | 'js' {
+  return env.SESSIONS_GREP_ENGINE === 'js' ? 'js' : 'native';
+}
 const cwd = process.cwd();
 
 class CliError extends Error {
@@ -407,6 +412,7 @@ Examples:
         onProblem: (problem) => reportProblems([problem]),
         ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
         walkSynchronously: true,
+        engine: grepEngine(),
       });
       const hostMatches = await hostsMatched;
       out.flush();
@@ -666,6 +672,7 @@ async function grepHosts(
           count: options.json === true || options.context !== undefined,
           ...(options.context === undefined ? {} : { context: options.context }),
           onMatch: (s, found) => printRow(mirrorRow(s, host, mirror.dir), found),
+          engine: grepEngine(),
         });
         return matched;
       }

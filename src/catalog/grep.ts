@@ -11,6 +11,7 @@ import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
+import { NativeGrepPool, nativeSearchAddon } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
@@ -35,8 +36,14 @@ export interface GrepOptions {
   readonly onFiles?: (group: SessionFileGroup, found: GrepFound) => void;
   /** A file that could not be read (reported as it happens). */
   readonly onProblem?: (problem: Problem) => void;
-  /** Worker threads to search with (default: one per core). */
+  /** Threads to search with (default: one per core). */
   readonly workers?: number;
+  /**
+   * Which search engine reads the files: `native` (native/search.c, built at install when a C compiler is there; the
+   * default when it loads) or `js` (worker threads). Counts and snippets (`count`, `context`) always take the JS
+   * engine. Default: `native` when it was built, else `js`.
+   */
+  readonly engine?: 'native' | 'js';
   /**
    * The catalog cache, loaded when the first match is summarised (a search that matches nothing never pays for
    * it): a matching session whose files did not change since `list` or the browser indexed them gets its cached
@@ -68,6 +75,8 @@ export interface GrepResult {
   readonly matched: number;
   /** What discovery and the summaries of matching sessions ran into. */
   readonly problems: readonly Problem[];
+  /** The engine that searched the files (see GrepOptions.engine). */
+  readonly engine: 'native' | 'js';
 }
 
 /**
@@ -149,16 +158,22 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     memo?.spoil();
     context.report(problem);
   };
-  // The workers boot (tens of ms) while the folders are walked.
-  const pool = new GrepPool(Math.max(1, options.workers ?? availableParallelism()), {
-    text,
-    ignoreCase: options.ignoreCase ?? false,
-    count: options.count ?? false,
-    context: options.context ?? null,
-    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
-    // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
-    stamps: options.cache !== undefined && options.onFiles === undefined,
-  });
+  const threads = Math.max(1, options.workers ?? availableParallelism());
+  // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
+  const stamps = options.cache !== undefined && options.onFiles === undefined;
+  const native = searchEngine(options) === 'native' ? nativeSearchAddon() : null;
+  // The workers boot (tens of ms) while the folders are walked; the native engine's threads start at once.
+  const pool =
+    native !== null
+      ? new NativeGrepPool(native, threads, { text, ignoreCase: options.ignoreCase ?? false, stamps })
+      : new GrepPool(threads, {
+          text,
+          ignoreCase: options.ignoreCase ?? false,
+          count: options.count ?? false,
+          context: options.context ?? null,
+          notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+          stamps,
+        });
   // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them).
   let stale = false;
   const verified = verify === null ? Promise.resolve(true) : new Promise<boolean>((resolve) => setImmediate(() => resolve(verify())));
@@ -181,7 +196,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   // `list` links such a fork to the earliest session of its lineage (the root id they share), so these rows wait until
   // every such file's head was seen.
-  const lineages = new Map<number, string | null>();
+  /** The lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it). */
+  const lineages = new Map<number, SniffedLineage>();
   let lineageUnseen = 0;
   const lineageSeen = new Latch();
 
@@ -303,7 +319,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (family !== undefined) return family;
     if (indexesByLineage === null) {
       indexesByLineage = new Map();
-      for (const [index, sniffed] of lineages) {
+      for (const [index, lazy] of lineages) {
+        const sniffed = typeof lazy === 'function' ? lazy() : lazy;
         const same = indexesByLineage.get(sniffed);
         if (same === undefined) indexesByLineage.set(sniffed, [index]);
         else same.push(index);
@@ -358,7 +375,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
       lineages.set(index, lineage);
       noteStamps(index, stamps);
@@ -407,7 +424,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   }
   await lineageDone;
   await Promise.all(rows);
-  return { matched, problems: context.problems };
+  return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
@@ -419,6 +436,12 @@ async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: C
     context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
     return null;
   }
+}
+
+/** The engine a search takes (see GrepOptions.engine): counts and snippets are the JS workers' alone. */
+function searchEngine(options: GrepOptions): 'native' | 'js' {
+  if (options.count === true || (options.context ?? null) !== null) return 'js';
+  return options.engine ?? 'native';
 }
 
 /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
@@ -488,15 +511,21 @@ class Latch {
   }
 }
 
+/**
+ * A file's lineage as its head shows it (null: not there), or a function that reads it: a search whose matches need
+ * no lineage (no matching session of such an agent) never reads the lineages of thousands of heads.
+ */
+export type SniffedLineage = string | null | (() => string | null);
+
 export interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
   /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, string | null, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
 /** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
-class GrepPool {
+export class GrepPool {
   private readonly workers: Worker[];
   /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
   private readonly inFlight = new Map<Worker, number>();

@@ -10,6 +10,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOME = join(ROOT, 'test', 'fixtures', 'home');
@@ -45,13 +46,13 @@ describe('grep with the catalog cache', () => {
     const indexed = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'indexSession'));
     indexed.forEach((spy) => spy.mockClear());
     const rows: Scan.CatalogSession[] = [];
-    await grep.grepLocations(locations(), 'auth test', { ignoreCase: true, cache: () => cacheModule.CatalogCache[how](cachePath), onMatch: (row) => rows.push(row) });
+    await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, cache: () => cacheModule.CatalogCache[how](cachePath), onMatch: (row) => rows.push(row) });
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toEqual(sessions.find((one) => one.agent === row.agent && one.id === row.id));
     expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBe(0);
     // without the cache, the same rows, each indexed from its files
     const fresh: Scan.CatalogSession[] = [];
-    await grep.grepLocations(locations(), 'auth test', { ignoreCase: true, onMatch: (row) => fresh.push(row) });
+    await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => fresh.push(row) });
     expect(fresh).toEqual(rows);
     expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThanOrEqual(rows.length);
   });

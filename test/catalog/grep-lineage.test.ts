@@ -10,6 +10,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type { Locations } from '../../src/catalog/locations.js';
 import { noRoots } from '../../src/catalog/locations.js';
 import type * as Scan from '../../src/catalog/scan.js';
+import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let grep: typeof Grep;
@@ -51,7 +52,7 @@ describe('grep over a big lineage family', () => {
     const merged = vi.spyOn(scan, 'conversations');
     try {
       const rows: Scan.CatalogSession[] = [];
-      const { matched } = await grep.grepLocations(locations(), 'request lifecycle', { ignoreCase: true, workers: 1, onMatch: (row) => rows.push(row) });
+      const { matched } = await grep.grepLocations(locations(), 'request lifecycle', { ...grepEngineOption(), ignoreCase: true, workers: 1, onMatch: (row) => rows.push(row) });
       expect(matched).toBe(FAMILY);
       expect(rows).toEqual(sessions);
       // Sessions handed to the row merge over the whole search: linear in the family (was FAMILY × FAMILY).

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as Grep from '../../src/catalog/grep.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOME = join(ROOT, 'test', 'fixtures', 'home');
@@ -24,7 +25,7 @@ describe('grep for the browser', () => {
   it('hands over each matching file group with its count and snippet, and summarises nothing', async () => {
     const found: { paths: readonly string[]; matches: number; match: string | undefined }[] = [];
     const rows: unknown[] = [];
-    const result = await grep.grepLocations(locations(), 'auth test', {
+    const result = await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(),
       ignoreCase: true,
       count: true,
       context: 20,
@@ -40,7 +41,7 @@ describe('grep for the browser', () => {
     const controller = new AbortController();
     let after = 0;
     let first = 0;
-    await grep.grepLocations(locations(), 'a', {
+    await grep.grepLocations(locations(), 'a', { ...grepEngineOption(),
       count: true,
       workers: 1,
       signal: controller.signal,

@@ -13,6 +13,7 @@ import type * as WalkFs from '../../src/core/io/walk-fs.js';
 import type * as WalkMemo from '../../src/catalog/walk-memo.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
+import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let grep: typeof Grep;
@@ -66,7 +67,7 @@ const locationsOf = (home: string) => resolveLocations({ home, roots: { claw: [j
 async function search(home: string, text: string, walkMemo?: string, walkSynchronously = false): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
   const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
   const rows: Scan.CatalogSession[] = [];
-  await grep.grepLocations(locationsOf(home), text, { ignoreCase: true, onMatch: (row) => rows.push(row), walkSynchronously, ...(walkMemo === undefined ? {} : { walkMemo }) });
+  await grep.grepLocations(locationsOf(home), text, { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => rows.push(row), walkSynchronously, ...(walkMemo === undefined ? {} : { walkMemo }) });
   const count = walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0);
   for (const spy of walks) spy.mockRestore();
   // Rows of agents other than Claude's arrive as workers find them: compare them in one order.

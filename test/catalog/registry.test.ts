@@ -16,6 +16,7 @@ import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import { AGENTS, type Agent } from '../../src/core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { waitFor } from '../ui/helpers.js';
+import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const README = join(import.meta.dirname, '..', '..', 'README.md');
@@ -141,7 +142,7 @@ describe('the adapter registry', () => {
   it('greps a session of every agent', async () => {
     for (const agent of AGENTS) {
       const found: string[] = [];
-      await grep.grepLocations(locationsFromFlags(), SAMPLES[agent].word, { workers: 1, onMatch: (session) => found.push(`${session.agent}:${session.id}`) });
+      await grep.grepLocations(locationsFromFlags(), SAMPLES[agent].word, { ...grepEngineOption(), workers: 1, onMatch: (session) => found.push(`${session.agent}:${session.id}`) });
       expect(found, agent).toContain(`${agent}:${SAMPLES[agent].id}`);
     }
   });

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isClaudeNonConversationLine } from '../../src/core/formats/claude-rules.js';
 import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
 import { lineageParent } from '../../src/catalog/scan.js';
+import { grepEngineEnv } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -22,7 +23,7 @@ function run(args: readonly string[]): Promise<{ code: number; stdout: string; s
     execFile(
       process.execPath,
       [BIN, ...args, '--home', home],
-      { cwd: sandbox, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: sandbox, XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config') } },
+      { cwd: sandbox, maxBuffer: 16 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: sandbox, XDG_CACHE_HOME: join(sandbox, 'cache'), XDG_CONFIG_HOME: join(sandbox, 'config'), ...grepEngineEnv() } },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -1499,6 +1499,7 @@ export const claudeAdapter: FormatAdapter = {
   idShape: { pattern: UUID_EXACT, description: 'a UUID' },
   forkTarget: 'in the same project folder as the original, <new id>.jsonl',
   lineageInHead: claudeRootInHead,
+  lineageLineKey: '"parentUuid":null',
 
   /**
    * A row is merged with the other files of its id (a copy in another project folder) and linked to the forks of its

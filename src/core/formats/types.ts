@@ -279,6 +279,11 @@ export interface FormatAdapter {
    */
   lineageInHead?(head: Buffer): string | null;
   /**
+   * Text every head line `lineageInHead` reads holds (Claude: `"parentUuid":null`): the native search engine hands it
+   * only those lines of each head, not the whole head. Absent: it hands over the whole head.
+   */
+  readonly lineageLineKey?: string;
+  /**
    * The id a group's file names suggest where discovery leaves `idHint` null because names are not reliable ids (claw
    * names files after the session id): grep uses it only to read the files of one conversation together.
    */

@@ -1,0 +1,11 @@
+{
+  "targets": [
+    {
+      "target_name": "sessions_search",
+      "sources": ["search.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-O2", "-std=gnu11"],
+      "libraries": ["-lpthread"]
+    }
+  ]
+}

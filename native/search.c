@@ -1,0 +1,1211 @@
+// The full-text search engine of `sessions grep` and the browser's content search, in C: what the JS worker
+// (src/catalog/grep-worker.ts with fileContainsSync) does per session, on threads of its own, so that the
+// system calls and the byte search cost what they cost in ripgrep, not what they cost through Node's fs layer.
+// Node-API only (no V8 or libuv headers): one build serves every Node release the package supports.
+//
+// What stays in JS (src/catalog/native-grep.ts): compiling the text into probes and spellings, judging a line that
+// holds a hit with the adapter's `isNonConversationLine` (the engine hands over the line's opening and goes on past
+// the line if JS rejects it), decoding the cwd and lineage the engine cuts out of each head, and the rows.
+#define _GNU_SOURCE
+#ifndef NAPI_VERSION
+#define NAPI_VERSION 8
+#endif
+#include <node_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (256 * 1024)
+/** What grep looks at for a cwd and a lineage (SUMMARY_HEAD_BYTES in src/core/io/heads.ts). */
+#define HEAD_BYTES (64 * 1024)
+/** A file's stamp covers its first bytes (FINGERPRINT_BYTES in src/core/io/lines.ts). */
+#define FINGERPRINT_BYTES 64
+/** How much of a line's start the adapters' line filters see (LINE_OPENING_BYTES in src/core/io/contains.ts). */
+#define OPENING_BYTES 512
+/** Lines with hits handed to JS in one judgement: fewer round trips where many hits sit in rejected lines. */
+#define MAX_OPENINGS 16
+
+/* Item flags (set by JS). */
+#define F_FILTER 1       /* its agent has a line filter: every hit's line is judged by JS */
+#define F_SNIFF_CWD 2    /* cut out the first cwd its heads record */
+#define F_SNIFF_LINEAGE 4 /* cut out the lineage lines of its first head */
+#define F_FIRST 8        /* searched before the others (agents whose rows wait for every file's lineage) */
+
+typedef struct {
+  unsigned char *bytes;
+  size_t len;
+  size_t probe_offset;
+} spelling_t;
+
+typedef struct {
+  unsigned char *bytes;
+  size_t len;
+  spelling_t *spellings;
+  size_t nspellings;
+} probe_t;
+
+typedef struct problem {
+  struct problem *next;
+  uint32_t file;
+  char *message;
+} problem_t;
+
+typedef struct cut {
+  struct cut *next;
+  unsigned char *bytes;
+  size_t len;
+} cut_t;
+
+enum { S_PENDING = 0, S_MATCH = 1, S_NONE = 2, S_JUDGE = 3 };
+
+typedef struct item {
+  struct item *next;
+  int32_t index;
+  uint32_t flags;
+  uint32_t npaths;
+  char **paths;
+  unsigned char *lineage_key; /* NULL: the whole head is the lineage cut */
+  size_t lineage_key_len;
+  /* progress */
+  uint32_t file;     /* the file to search next */
+  int64_t resume_at; /* -1: from the start; else the start of a rejected line to go on from */
+  int head_seen;     /* a head was read (the lineage is sniffed in the first one) */
+  int cwd_wanted;
+  int cwd_private; /* a cwd JS must decode came first: later ones go to this item's list, in file order */
+  int32_t token;   /* while waiting for a judgement */
+  int judged;      /* JS judged lines of it: its end is always reported (JS holds state for it) */
+  int matched;     /* a line JS judged counts */
+  int state;
+  /* outputs */
+  double *stamps; /* per file: size, mtimeMs, fingerprint length, fingerprint hash */
+  uint8_t *stamped;
+  int stamps_failed;
+  cut_t *cwds, *cwds_tail; /* cwd cuts for JS to decode, in file order */
+  unsigned char *lineage;
+  size_t lineage_len;
+  int lineage_set;
+  problem_t *problems, *problems_tail;
+  /* the judgement asked for: openings of the lines with hits, and where each line starts */
+  int nopenings;
+  int64_t opening_at[MAX_OPENINGS];
+  unsigned char *openings; /* MAX_OPENINGS * OPENING_BYTES */
+  size_t opening_len[MAX_OPENINGS];
+} item_t;
+
+typedef struct {
+  item_t **slots;
+  size_t cap;
+} waiting_t;
+
+typedef struct cwdset {
+  unsigned char **keys;
+  size_t *lens;
+  size_t cap, count;
+} cwdset_t;
+
+typedef struct engine {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int refs; /* the JS handle, the thread-safe function */
+  /* search */
+  probe_t *probes;
+  size_t nprobes;
+  size_t longest;
+  int ignore_case, fold_chunks, want_stamps;
+  /* queues: continuations first, then the F_FIRST items, then the others; stacks, taken from the end */
+  item_t *continuations;
+  item_t **first, **others;
+  size_t nfirst, capfirst, nothers, capothers;
+  waiting_t waiting;
+  /* results for JS */
+  item_t *out, *out_tail;
+  uint32_t silent; /* items done with nothing to say */
+  cut_t *new_cwds, *new_cwds_tail;
+  cwdset_t seen_cwds;
+  int notify_pending;
+  int closing, aborted;
+  int nthreads, running;
+  pthread_t *threads;
+  napi_threadsafe_function tsfn;
+} engine_t;
+
+/* ---------- small helpers ---------- */
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) abort();
+  return p;
+}
+
+static unsigned char *dup_bytes(const unsigned char *bytes, size_t len) {
+  unsigned char *copy = xmalloc(len);
+  memcpy(copy, bytes, len);
+  return copy;
+}
+
+static cut_t *new_cut(const unsigned char *bytes, size_t len) {
+  cut_t *cut = xmalloc(sizeof *cut);
+  cut->next = NULL;
+  cut->bytes = dup_bytes(bytes, len);
+  cut->len = len;
+  return cut;
+}
+
+static void free_cuts(cut_t *cut) {
+  while (cut) {
+    cut_t *next = cut->next;
+    free(cut->bytes);
+    free(cut);
+    cut = next;
+  }
+}
+
+static void free_item(item_t *item) {
+  for (uint32_t i = 0; i < item->npaths; i++) free(item->paths[i]);
+  free(item->paths);
+  free(item->lineage_key);
+  free(item->stamps);
+  free(item->stamped);
+  free_cuts(item->cwds);
+  free(item->lineage);
+  for (problem_t *p = item->problems; p;) {
+    problem_t *next = p->next;
+    free(p->message);
+    free(p);
+    p = next;
+  }
+  free(item->openings);
+  free(item);
+}
+
+static void engine_unref(engine_t *engine);
+
+/* Node's error messages for the system calls grep makes ("ENOENT: no such file or directory, stat '/x'"). */
+static const char *errno_name(int code) {
+  switch (code) {
+    case ENOENT: return "ENOENT";
+    case EACCES: return "EACCES";
+    case EPERM: return "EPERM";
+    case ELOOP: return "ELOOP";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case ENOTDIR: return "ENOTDIR";
+    case EISDIR: return "EISDIR";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    case EIO: return "EIO";
+    case ENOMEM: return "ENOMEM";
+    case EAGAIN: return "EAGAIN";
+    case EOVERFLOW: return "EOVERFLOW";
+    case ENXIO: return "ENXIO";
+    case ENODEV: return "ENODEV";
+    case ESTALE: return "ESTALE";
+    case EINVAL: return "EINVAL";
+    default: return "UNKNOWN";
+  }
+}
+
+static const char *errno_text(int code) {
+  /* libuv's wording where it differs from the C library's. */
+  switch (code) {
+    case ENOENT: return "no such file or directory";
+    case EACCES: return "permission denied";
+    case EPERM: return "operation not permitted";
+    case ELOOP: return "too many symbolic links encountered";
+    case ENAMETOOLONG: return "name too long";
+    case ENOTDIR: return "not a directory";
+    case EISDIR: return "illegal operation on a directory";
+    case EMFILE: return "too many open files";
+    case ENFILE: return "file table overflow";
+    case EIO: return "i/o error";
+    default: return NULL;
+  }
+}
+
+static char *system_error(int code, const char *syscall, const char *path) {
+  char lowered[256];
+  const char *text = errno_text(code);
+  if (!text) {
+    snprintf(lowered, sizeof lowered, "%s", strerror(code));
+    if (lowered[0] >= 'A' && lowered[0] <= 'Z') lowered[0] = (char)(lowered[0] | 0x20);
+    text = lowered;
+  }
+  size_t n = strlen(errno_name(code)) + strlen(text) + strlen(syscall) + strlen(path) + 16;
+  char *message = xmalloc(n);
+  snprintf(message, n, "%s: %s, %s '%s'", errno_name(code), text, syscall, path);
+  return message;
+}
+
+/* NotRegularFileError's message (src/core/io/regular.ts). */
+static char *not_regular(mode_t mode) {
+  const char *kind = S_ISFIFO(mode) ? "not a regular file (a FIFO)"
+                     : (S_ISCHR(mode) || S_ISBLK(mode)) ? "not a regular file (a device)"
+                     : S_ISSOCK(mode) ? "not a regular file (a socket)"
+                     : S_ISDIR(mode) ? "not a regular file (a directory)"
+                                      : "not a regular file (not a file)";
+  return strdup(kind);
+}
+
+static void add_problem(item_t *item, uint32_t file, char *message) {
+  problem_t *p = xmalloc(sizeof *p);
+  p->next = NULL;
+  p->file = file;
+  p->message = message;
+  if (item->problems_tail) item->problems_tail->next = p;
+  else item->problems = p;
+  item->problems_tail = p;
+}
+
+/** Node's Stats#mtimeMs: seconds * 1e3 + nanoseconds / 1e6, in doubles. */
+static double mtime_ms(const struct stat *st) {
+  return (double)st->st_mtim.tv_sec * 1000.0 + (double)st->st_mtim.tv_nsec / 1000000.0;
+}
+
+/** FNV-1a of the first bytes (fingerprintOf in src/core/io/lines.ts). */
+static uint32_t fingerprint(const unsigned char *bytes, size_t len) {
+  uint32_t hash = 0x811c9dc5u;
+  for (size_t i = 0; i < len; i++) hash = (hash ^ bytes[i]) * 0x01000193u;
+  return hash;
+}
+
+static void set_stamp(item_t *item, uint32_t file, double size, double mtime, size_t fplen, uint32_t fphash) {
+  double *s = item->stamps + file * 4;
+  s[0] = size;
+  s[1] = mtime;
+  s[2] = (double)fplen;
+  s[3] = (double)fphash;
+  item->stamped[file] = 1;
+}
+
+static ssize_t pread_full(int fd, unsigned char *buffer, size_t length, off_t position) {
+  for (;;) {
+    ssize_t n = pread(fd, buffer, length, position);
+    if (n >= 0 || errno != EINTR) return n;
+  }
+}
+
+/*
+ * openRegularWithStatsSync (src/core/io/regular.ts): stat says a regular file, open never blocks (O_NONBLOCK: a
+ * FIFO swapped in meanwhile opens at once), fstat on the descriptor says a regular file. -1 with *message set.
+ */
+static int open_regular(const char *path, struct stat *st, char **message) {
+  if (stat(path, st) != 0) {
+    *message = system_error(errno, "stat", path);
+    return -1;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    *message = not_regular(st->st_mode);
+    return -1;
+  }
+  int fd;
+  do fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    *message = system_error(errno, "open", path);
+    return -1;
+  }
+  if (fstat(fd, st) != 0) {
+    *message = system_error(errno, "fstat", path);
+    close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    *message = not_regular(st->st_mode);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* ---------- the search in a buffer (bufferContains / firstMatch in src/core/io/contains.ts) ---------- */
+
+static void lower_ascii(unsigned char *bytes, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) {
+    unsigned char b = bytes[i];
+    bytes[i] = (unsigned char)(b | ((unsigned char)(b - 'A') < 26 ? 0x20 : 0));
+  }
+}
+
+static int equals_folded(const unsigned char *view, const unsigned char *bytes, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char b = view[i];
+    if (b >= 'A' && b <= 'Z') b |= 0x20;
+    if (b != bytes[i]) return 0;
+  }
+  return 1;
+}
+
+static int spelling_at(const engine_t *engine, const unsigned char *view, size_t length, size_t hit, const spelling_t *s, size_t from, size_t *start_out) {
+  if (hit < s->probe_offset) return 0;
+  size_t start = hit - s->probe_offset;
+  if (start < from || start + s->len > length) return 0;
+  int equal = engine->ignore_case && !engine->fold_chunks ? equals_folded(view + start, s->bytes, s->len) : memcmp(view + start, s->bytes, s->len) == 0;
+  if (!equal) return 0;
+  *start_out = start;
+  return 1;
+}
+
+/** Where the first match starting at or after `from` begins, or -1; with `any`, where some match begins. */
+static int64_t find_match(const engine_t *engine, const unsigned char *view, size_t length, size_t from, int any) {
+  int64_t best = -1;
+  for (size_t p = 0; p < engine->nprobes; p++) {
+    const probe_t *probe = &engine->probes[p];
+    size_t at = from;
+    while (at + probe->len <= length) {
+      const unsigned char *found = memmem(view + at, length - at, probe->bytes, probe->len);
+      if (!found) break;
+      size_t hit = (size_t)(found - view);
+      if (best != -1 && hit >= (size_t)best + engine->longest) break;
+      for (size_t k = 0; k < probe->nspellings; k++) {
+        size_t start;
+        if (spelling_at(engine, view, length, hit, &probe->spellings[k], from, &start) && (best == -1 || start < (size_t)best)) {
+          best = (int64_t)start;
+          if (any) return best;
+        }
+      }
+      at = hit + 1;
+    }
+  }
+  return best;
+}
+
+static int64_t first_match(const engine_t *engine, const unsigned char *view, size_t length, size_t from) {
+  return find_match(engine, view, length, from, 0);
+}
+
+static const unsigned char *last_newline(const unsigned char *view, size_t before) {
+  return before == 0 ? NULL : memrchr(view, '\n', before);
+}
+
+/* ---------- head sniffing (cwdInHead, the adapters' lineageInHead in src/core/io/heads.ts) ---------- */
+
+static const unsigned char CWD_KEY[] = "\"cwd\":\"";
+static const unsigned char CWD_TAG[] = "<cwd>";
+static const unsigned char CWD_TAG_END[] = "</cwd>";
+
+static int cwdset_add(cwdset_t *set, const unsigned char *bytes, size_t len) {
+  if (set->count * 2 >= set->cap) {
+    size_t cap = set->cap ? set->cap * 2 : 256;
+    unsigned char **keys = calloc(cap, sizeof *keys);
+    size_t *lens = calloc(cap, sizeof *lens);
+    if (!keys || !lens) abort();
+    for (size_t i = 0; i < set->cap; i++) {
+      if (!set->keys[i]) continue;
+      size_t h = fingerprint(set->keys[i], set->lens[i]) & (cap - 1);
+      while (keys[h]) h = (h + 1) & (cap - 1);
+      keys[h] = set->keys[i];
+      lens[h] = set->lens[i];
+    }
+    free(set->keys);
+    free(set->lens);
+    set->keys = keys;
+    set->lens = lens;
+    set->cap = cap;
+  }
+  size_t h = fingerprint(bytes, len) & (set->cap - 1);
+  while (set->keys[h]) {
+    if (set->lens[h] == len && memcmp(set->keys[h], bytes, len) == 0) return 0;
+    h = (h + 1) & (set->cap - 1);
+  }
+  set->keys[h] = dup_bytes(bytes, len);
+  set->lens[h] = len;
+  set->count++;
+  return 1;
+}
+
+static void item_cwd_cut(item_t *item, const unsigned char *bytes, size_t len) {
+  cut_t *cut = new_cut(bytes, len);
+  if (item->cwds_tail) item->cwds_tail->next = cut;
+  else item->cwds = cut;
+  item->cwds_tail = cut;
+}
+
+/*
+ * The cwd of one head, as cwdInHead finds it: the first `"cwd":"` key's string, else a `<cwd>…</cwd>` tag. A
+ * plain string (no escapes, not empty) is a cwd for sure: it goes to the engine-wide list once (deduplicated).
+ * Anything JS must decode (escapes, a tag) goes to the item's own list, cut so that cwdInHead of the cut is
+ * cwdInHead of the head; from then on the item's later cwds go there too, so JS keeps the file order.
+ */
+static void sniff_cwd(engine_t *engine, item_t *item, const unsigned char *head, size_t len) {
+  const unsigned char *key = memmem(head, len, CWD_KEY, sizeof CWD_KEY - 1);
+  if (key) {
+    size_t open = (size_t)(key - head) + sizeof CWD_KEY - 2;
+    int plain = 1;
+    size_t close = 0;
+    for (size_t i = open + 1; i < len; i++) {
+      unsigned char b = head[i];
+      if (b == '\\') {
+        plain = 0;
+        i++;
+        continue;
+      }
+      if (b == '"') {
+        close = i;
+        break;
+      }
+      if (b < 0x20) plain = 0;
+    }
+    if (close == 0) return; /* no string end in the head: cwdInHead says null */
+    if (plain && close > open + 1 && !item->cwd_private) {
+      item->cwd_wanted = 0;
+      pthread_mutex_lock(&engine->mu);
+      if (cwdset_add(&engine->seen_cwds, key, close + 1 - (size_t)(key - head))) {
+        cut_t *cut = new_cut(key, close + 1 - (size_t)(key - head));
+        if (engine->new_cwds_tail) engine->new_cwds_tail->next = cut;
+        else engine->new_cwds = cut;
+        engine->new_cwds_tail = cut;
+      }
+      pthread_mutex_unlock(&engine->mu);
+      return;
+    }
+    item->cwd_private = 1;
+    item_cwd_cut(item, key, close + 1 - (size_t)(key - head));
+    if (plain && close > open + 1) item->cwd_wanted = 0;
+    return;
+  }
+  const unsigned char *tag = memmem(head, len, CWD_TAG, sizeof CWD_TAG - 1);
+  if (!tag) return;
+  const unsigned char *end = memmem(tag, len - (size_t)(tag - head), CWD_TAG_END, sizeof CWD_TAG_END - 1);
+  if (!end) return;
+  item->cwd_private = 1;
+  item_cwd_cut(item, tag, (size_t)(end - tag) + sizeof CWD_TAG_END - 1);
+}
+
+/*
+ * The lines of the head that hold the adapter's lineage key, each with its newline (a last line the head cuts
+ * short without one): its lineageInHead sees only those lines, so it answers on them as on the whole head.
+ */
+static void sniff_lineage(item_t *item, const unsigned char *head, size_t len) {
+  item->lineage_set = 1;
+  if (!item->lineage_key) {
+    item->lineage = dup_bytes(head, len);
+    item->lineage_len = len;
+    return;
+  }
+  size_t cap = 0, used = 0;
+  unsigned char *out = NULL;
+  size_t at = 0;
+  while (at < len) {
+    const unsigned char *found = memmem(head + at, len - at, item->lineage_key, item->lineage_key_len);
+    if (!found) break;
+    size_t hit = (size_t)(found - head);
+    const unsigned char *nl = last_newline(head, hit);
+    size_t start = nl ? (size_t)(nl - head) + 1 : 0;
+    const unsigned char *endp = memchr(head + hit, '\n', len - hit);
+    size_t end = endp ? (size_t)(endp - head) + 1 : len;
+    if (used + (end - start) > cap) {
+      cap = (used + (end - start)) * 2;
+      out = realloc(out, cap);
+      if (!out) abort();
+    }
+    memcpy(out + used, head + start, end - start);
+    used += end - start;
+    at = end;
+  }
+  item->lineage = out;
+  item->lineage_len = used;
+}
+
+/* ---------- one file ---------- */
+
+enum { R_NONE, R_MATCH, R_JUDGE, R_ERROR, R_ABORTED };
+
+typedef struct {
+  unsigned char *buffer; /* CHUNK + longest - 1 */
+} scratch_t;
+
+static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *scratch) {
+  const char *path = item->paths[f];
+  struct stat st;
+  char *message = NULL;
+  int fd = open_regular(path, &st, &message);
+  if (fd < 0) {
+    add_problem(item, f, message);
+    return R_ERROR;
+  }
+  size_t overlap = engine->longest > 0 ? engine->longest - 1 : 0;
+  unsigned char *buffer = scratch->buffer;
+  int resuming = f == item->file && item->resume_at >= 0;
+  off_t start = resuming ? (off_t)item->resume_at : 0;
+  int64_t rejected = resuming ? item->resume_at : -1;
+  int64_t line_start = start;
+  off_t position = start;
+  size_t carried = 0;
+  int result = R_NONE;
+  item->nopenings = 0;
+  for (;;) {
+    if (__atomic_load_n(&engine->aborted, __ATOMIC_RELAXED)) {
+      result = R_ABORTED;
+      break;
+    }
+    ssize_t n = pread_full(fd, buffer + carried, CHUNK, position);
+    if (n < 0) {
+      add_problem(item, f, system_error(errno, "read", path));
+      result = R_ERROR;
+      break;
+    }
+    if (position == 0 && !resuming) {
+      size_t fplen = (size_t)n < FINGERPRINT_BYTES ? (size_t)n : FINGERPRINT_BYTES;
+      set_stamp(item, f, (double)st.st_size, mtime_ms(&st), fplen, fingerprint(buffer, fplen));
+      size_t head = (size_t)n < HEAD_BYTES ? (size_t)n : HEAD_BYTES;
+      if (!item->head_seen && (item->flags & F_SNIFF_LINEAGE)) sniff_lineage(item, buffer, head);
+      item->head_seen = 1;
+      if (item->cwd_wanted) sniff_cwd(engine, item, buffer, head);
+    }
+    if (n == 0 || engine->nprobes == 0) break;
+    size_t length = carried + (size_t)n;
+    if (engine->fold_chunks) lower_ascii(buffer, carried, length);
+    int64_t view_start = (int64_t)position - (int64_t)carried;
+    if (!(item->flags & F_FILTER)) {
+      if (find_match(engine, buffer, length, 0, 1) != -1) {
+        result = R_MATCH;
+        break;
+      }
+    } else {
+      size_t from = 0;
+      int full = 0;
+      for (int64_t m = first_match(engine, buffer, length, 0); m != -1; m = first_match(engine, buffer, length, from)) {
+        const unsigned char *nl = last_newline(buffer, (size_t)m);
+        int64_t line = nl ? view_start + (nl - buffer) + 1 : line_start;
+        if (line != rejected && (item->nopenings == 0 || item->opening_at[item->nopenings - 1] != line)) {
+          if (item->nopenings == MAX_OPENINGS) {
+            full = 1;
+            break;
+          }
+          if (!item->openings) item->openings = xmalloc(MAX_OPENINGS * OPENING_BYTES);
+          unsigned char *opening = item->openings + (size_t)item->nopenings * OPENING_BYTES;
+          ssize_t got = pread_full(fd, opening, OPENING_BYTES, (off_t)line);
+          if (got < 0) got = 0;
+          const unsigned char *cut = memchr(opening, '\n', (size_t)got);
+          item->opening_at[item->nopenings] = line;
+          item->opening_len[item->nopenings] = cut ? (size_t)(cut - opening) : (size_t)got;
+          item->nopenings++;
+        }
+        const unsigned char *end = memchr(buffer + m, '\n', length - (size_t)m);
+        if (!end) break;
+        from = (size_t)(end - buffer) + 1;
+      }
+      /* Lines with hits wait for JS's judgement once the chunk is done (or enough of them were gathered). */
+      (void)full;
+      if (item->nopenings > 0) {
+        result = R_JUDGE;
+        break;
+      }
+      const unsigned char *last = last_newline(buffer, length);
+      if (last) line_start = view_start + (last - buffer) + 1;
+    }
+    position += n;
+    /* A short read that reached the size fstat gave is the end (atEnd in contains.ts). */
+    if ((size_t)n < CHUNK && position >= st.st_size) break;
+    carried = overlap < length ? overlap : length;
+    memmove(buffer, buffer + length - carried, carried);
+  }
+  close(fd);
+  return result;
+}
+
+/** The stamp of a file the search did not open (after a match in an earlier one), as allStamps in grep-worker.ts takes it. */
+static int stamp_unopened(item_t *item, uint32_t f) {
+  struct stat before;
+  if (stat(item->paths[f], &before) != 0 || !S_ISREG(before.st_mode)) return 0;
+  struct stat st;
+  char *message = NULL;
+  int fd = open_regular(item->paths[f], &st, &message);
+  if (fd < 0) {
+    free(message);
+    return 0;
+  }
+  unsigned char head[FINGERPRINT_BYTES];
+  size_t filled = 0;
+  while (filled < FINGERPRINT_BYTES) {
+    ssize_t n = pread_full(fd, head + filled, FINGERPRINT_BYTES - filled, (off_t)filled);
+    if (n <= 0) break;
+    filled += (size_t)n;
+  }
+  close(fd);
+  set_stamp(item, f, (double)before.st_size, mtime_ms(&before), filled, fingerprint(head, filled));
+  return 1;
+}
+
+static int process_item(engine_t *engine, item_t *item, scratch_t *scratch) {
+  int matched = item->matched;
+  for (uint32_t f = item->file; !matched && f < item->npaths; f++) {
+    int r = search_file(engine, item, f, scratch);
+    if (r == R_ABORTED) return S_NONE;
+    if (r == R_JUDGE) {
+      item->file = f;
+      return S_JUDGE;
+    }
+    if (r == R_MATCH) {
+      matched = 1;
+      break;
+    }
+  }
+  if (engine->want_stamps && (matched || (item->flags & F_SNIFF_LINEAGE))) {
+    for (uint32_t f = 0; f < item->npaths && !item->stamps_failed; f++)
+      if (!item->stamped[f] && !stamp_unopened(item, f)) item->stamps_failed = 1;
+  }
+  return matched ? S_MATCH : S_NONE;
+}
+
+/* ---------- threads and queues ---------- */
+
+static item_t *take_work(engine_t *engine) {
+  if (engine->continuations) {
+    item_t *item = engine->continuations;
+    engine->continuations = item->next;
+    return item;
+  }
+  if (engine->nfirst > 0) return engine->first[--engine->nfirst];
+  if (engine->nothers > 0) return engine->others[--engine->nothers];
+  return NULL;
+}
+
+static void notify(engine_t *engine) {
+  if (engine->notify_pending) return;
+  engine->notify_pending = 1;
+  napi_call_threadsafe_function(engine->tsfn, NULL, napi_tsfn_nonblocking);
+}
+
+static void *thread_main(void *arg) {
+  engine_t *engine = arg;
+  scratch_t scratch;
+  scratch.buffer = xmalloc(CHUNK + (engine->longest > 0 ? engine->longest - 1 : 0));
+  pthread_mutex_lock(&engine->mu);
+  for (;;) {
+    item_t *item = engine->aborted ? NULL : take_work(engine);
+    if (!item) {
+      if (engine->closing || engine->aborted) break;
+      pthread_cond_wait(&engine->cv, &engine->mu);
+      continue;
+    }
+    pthread_mutex_unlock(&engine->mu);
+    int state = process_item(engine, item, &scratch);
+    pthread_mutex_lock(&engine->mu);
+    if (engine->aborted) {
+      free_item(item);
+      continue;
+    }
+    item->state = state;
+    int silent = state == S_NONE && !item->judged && !item->problems && !item->cwds && !(item->flags & F_SNIFF_LINEAGE);
+    if (silent) {
+      engine->silent++;
+      free_item(item);
+    } else {
+      item->next = NULL;
+      if (engine->out_tail) engine->out_tail->next = item;
+      else engine->out = item;
+      engine->out_tail = item;
+    }
+    notify(engine);
+  }
+  engine->running--;
+  pthread_mutex_unlock(&engine->mu);
+  free(scratch.buffer);
+  napi_release_threadsafe_function(engine->tsfn, napi_tsfn_release);
+  return NULL;
+}
+
+static void free_engine(engine_t *engine) {
+  for (size_t p = 0; p < engine->nprobes; p++) {
+    for (size_t k = 0; k < engine->probes[p].nspellings; k++) free(engine->probes[p].spellings[k].bytes);
+    free(engine->probes[p].spellings);
+    free(engine->probes[p].bytes);
+  }
+  free(engine->probes);
+  item_t *item;
+  while ((item = take_work(engine))) free_item(item);
+  free(engine->first);
+  free(engine->others);
+  for (size_t i = 0; i < engine->waiting.cap; i++)
+    if (engine->waiting.slots[i]) free_item(engine->waiting.slots[i]);
+  free(engine->waiting.slots);
+  for (item = engine->out; item;) {
+    item_t *next = item->next;
+    free_item(item);
+    item = next;
+  }
+  free_cuts(engine->new_cwds);
+  for (size_t i = 0; i < engine->seen_cwds.cap; i++) free(engine->seen_cwds.keys[i]);
+  free(engine->seen_cwds.keys);
+  free(engine->seen_cwds.lens);
+  free(engine->threads);
+  pthread_mutex_destroy(&engine->mu);
+  pthread_cond_destroy(&engine->cv);
+  free(engine);
+}
+
+static void engine_unref(engine_t *engine) {
+  pthread_mutex_lock(&engine->mu);
+  int left = --engine->refs;
+  pthread_mutex_unlock(&engine->mu);
+  if (left == 0) free_engine(engine);
+}
+
+/* ---------- results to JS ---------- */
+
+#define CHECK(call)                                                   \
+  do {                                                                \
+    if ((call) != napi_ok) {                                          \
+      napi_throw_error(env, NULL, "native search: N-API call failed"); \
+      return NULL;                                                    \
+    }                                                                 \
+  } while (0)
+
+static int32_t park(engine_t *engine, item_t *item) {
+  waiting_t *w = &engine->waiting;
+  for (size_t i = 0; i < w->cap; i++) {
+    if (!w->slots[i]) {
+      w->slots[i] = item;
+      return (int32_t)i;
+    }
+  }
+  size_t cap = w->cap ? w->cap * 2 : 64;
+  w->slots = realloc(w->slots, cap * sizeof *w->slots);
+  if (!w->slots) abort();
+  memset(w->slots + w->cap, 0, (cap - w->cap) * sizeof *w->slots);
+  int32_t slot = (int32_t)w->cap;
+  w->slots[slot] = item;
+  w->cap = cap;
+  return slot;
+}
+
+/* Fields of one result in a batch's table (see call_js). */
+enum { T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, T_FIELDS };
+
+static int stamps_ready(const engine_t *engine, const item_t *item) {
+  if (!engine->want_stamps || item->state == S_JUDGE || item->stamps_failed) return 0;
+  for (uint32_t f = 0; f < item->npaths; f++)
+    if (!item->stamped[f]) return 0;
+  return 1;
+}
+
+typedef struct {
+  double *table, *stamps, *spans;
+  unsigned char *bytes;
+  size_t stamps_at, spans_at, bytes_at;
+} packing_t;
+
+/* A span of the batch's bytes: its index in the span list (start, end pairs). */
+static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len) {
+  memcpy(pack->bytes + pack->bytes_at, bytes, len);
+  size_t index = pack->spans_at / 2;
+  pack->spans[pack->spans_at++] = (double)pack->bytes_at;
+  pack->spans[pack->spans_at++] = (double)(pack->bytes_at + len);
+  pack->bytes_at += len;
+  return (double)index;
+}
+
+/*
+ * On the JS thread: hand over what the threads found since the last call, packed so that thousands of sessions cost a
+ * few objects, not a few each: onBatch(table, stamps, spans, bytes, problems, silentDone, cwdsFirst, cwdsCount).
+ * table: T_FIELDS numbers per session (Float64Array): its index, state (1 match, 2 none, 3 lines to judge), where its
+ * files' stamps start in `stamps` (4 per file: size, mtimeMs, fingerprint length and hash; -1: none), its lineage cut
+ * (a span; -1: no head read; -2: not asked for), its cwd cuts (first span, count), its problems (first, count in
+ * `problems`: [file, message] pairs), its judgement token, the openings of its lines to judge (first span, count).
+ * A span is a pair in `spans`: start and end in `bytes`. cwdsFirst/cwdsCount: the engine-wide new cwd cuts.
+ */
+static void call_js(napi_env env, napi_value callback, void *context, void *data) {
+  (void)data;
+  engine_t *engine = context;
+  if (!env) return;
+  pthread_mutex_lock(&engine->mu);
+  engine->notify_pending = 0;
+  item_t *out = engine->out;
+  engine->out = engine->out_tail = NULL;
+  uint32_t silent = engine->silent;
+  engine->silent = 0;
+  cut_t *cwds = engine->new_cwds;
+  engine->new_cwds = engine->new_cwds_tail = NULL;
+  int aborted = engine->aborted;
+  /* Items that wait for a judgement are parked under a token. */
+  for (item_t *item = out; item; item = item->next)
+    if (item->state == S_JUDGE) item->token = park(engine, item);
+  pthread_mutex_unlock(&engine->mu);
+  if (aborted) {
+    for (item_t *item = out; item;) {
+      item_t *next = item->next;
+      if (item->state != S_JUDGE) free_item(item);
+      item = next;
+    }
+    free_cuts(cwds);
+    return;
+  }
+  /* Sizes first. */
+  size_t nitems = 0, nstamps = 0, nspans = 0, nbytes = 0, nproblems = 0;
+  for (item_t *item = out; item; item = item->next) {
+    nitems++;
+    if (stamps_ready(engine, item)) nstamps += (size_t)item->npaths * 4;
+    if (item->state != S_JUDGE && (item->flags & F_SNIFF_LINEAGE) && item->lineage_set) {
+      nspans++;
+      nbytes += item->lineage_len;
+    }
+    for (cut_t *cut = item->cwds; cut; cut = cut->next) {
+      nspans++;
+      nbytes += cut->len;
+    }
+    for (problem_t *p = item->problems; p; p = p->next) nproblems++;
+    if (item->state == S_JUDGE)
+      for (int k = 0; k < item->nopenings; k++) {
+        nspans++;
+        nbytes += item->opening_len[k];
+      }
+  }
+  for (cut_t *cut = cwds; cut; cut = cut->next) {
+    nspans++;
+    nbytes += cut->len;
+  }
+  napi_value table_buffer, stamps_buffer, spans_buffer, table, stamps, spans, bytes, problems, undefined, value;
+  packing_t pack = {0};
+  napi_get_undefined(env, &undefined);
+  if (napi_create_arraybuffer(env, nitems * T_FIELDS * sizeof(double), (void **)&pack.table, &table_buffer) != napi_ok ||
+      napi_create_arraybuffer(env, nstamps * sizeof(double), (void **)&pack.stamps, &stamps_buffer) != napi_ok ||
+      napi_create_arraybuffer(env, nspans * 2 * sizeof(double), (void **)&pack.spans, &spans_buffer) != napi_ok ||
+      napi_create_buffer(env, nbytes, (void **)&pack.bytes, &bytes) != napi_ok) {
+    napi_throw_error(env, NULL, "native search: out of memory for a batch");
+    return;
+  }
+  napi_create_typedarray(env, napi_float64_array, nitems * T_FIELDS, table_buffer, 0, &table);
+  napi_create_typedarray(env, napi_float64_array, nstamps, stamps_buffer, 0, &stamps);
+  napi_create_typedarray(env, napi_float64_array, nspans * 2, spans_buffer, 0, &spans);
+  napi_create_array_with_length(env, nproblems * 2, &problems);
+  uint32_t problem_at = 0;
+  size_t row = 0;
+  for (item_t *item = out; item;) {
+    item_t *next = item->next;
+    double *t = pack.table + row * T_FIELDS;
+    t[T_INDEX] = item->index;
+    t[T_STATE] = item->state;
+    t[T_STAMPS] = -1;
+    if (stamps_ready(engine, item)) {
+      t[T_STAMPS] = (double)pack.stamps_at;
+      memcpy(pack.stamps + pack.stamps_at, item->stamps, (size_t)item->npaths * 4 * sizeof(double));
+      pack.stamps_at += (size_t)item->npaths * 4;
+    }
+    t[T_LINEAGE] = item->state == S_JUDGE || !(item->flags & F_SNIFF_LINEAGE) ? -2 : item->lineage_set ? pack_span(&pack, item->lineage, item->lineage_len) : -1;
+    t[T_CWDS] = (double)(pack.spans_at / 2);
+    t[T_NCWDS] = 0;
+    for (cut_t *cut = item->cwds; cut; cut = cut->next) {
+      pack_span(&pack, cut->bytes, cut->len);
+      t[T_NCWDS]++;
+    }
+    free_cuts(item->cwds);
+    item->cwds = item->cwds_tail = NULL;
+    t[T_PROBLEMS] = problem_at / 2;
+    t[T_NPROBLEMS] = 0;
+    for (problem_t *p = item->problems; p;) {
+      napi_create_uint32(env, p->file, &value);
+      napi_set_element(env, problems, problem_at++, value);
+      napi_create_string_utf8(env, p->message, NAPI_AUTO_LENGTH, &value);
+      napi_set_element(env, problems, problem_at++, value);
+      t[T_NPROBLEMS]++;
+      problem_t *after = p->next;
+      free(p->message);
+      free(p);
+      p = after;
+    }
+    item->problems = item->problems_tail = NULL;
+    t[T_TOKEN] = item->state == S_JUDGE ? item->token : -1;
+    t[T_OPENINGS] = (double)(pack.spans_at / 2);
+    t[T_NOPENINGS] = 0;
+    if (item->state == S_JUDGE) {
+      for (int k = 0; k < item->nopenings; k++) pack_span(&pack, item->openings + (size_t)k * OPENING_BYTES, item->opening_len[k]);
+      t[T_NOPENINGS] = item->nopenings;
+    } else {
+      free_item(item);
+    }
+    row++;
+    item = next;
+  }
+  double cwds_first = (double)(pack.spans_at / 2);
+  uint32_t ncwds = 0;
+  for (cut_t *cut = cwds; cut; cut = cut->next, ncwds++) pack_span(&pack, cut->bytes, cut->len);
+  free_cuts(cwds);
+  napi_value argv[8] = {table, stamps, spans, bytes, problems, NULL, NULL, NULL};
+  napi_create_uint32(env, silent, &argv[5]);
+  napi_create_double(env, cwds_first, &argv[6]);
+  napi_create_uint32(env, ncwds, &argv[7]);
+  napi_call_function(env, undefined, callback, 8, argv, NULL);
+}
+
+static void tsfn_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  engine_t *engine = data;
+  for (int i = 0; i < engine->nthreads; i++) pthread_join(engine->threads[i], NULL);
+  engine_unref(engine);
+}
+
+static void handle_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  engine_t *engine = data;
+  pthread_mutex_lock(&engine->mu);
+  engine->closing = 1;
+  pthread_cond_broadcast(&engine->cv);
+  pthread_mutex_unlock(&engine->mu);
+  engine_unref(engine);
+}
+
+/* ---------- the JS API ---------- */
+
+static engine_t *engine_of(napi_env env, napi_value handle) {
+  void *data = NULL;
+  if (napi_get_value_external(env, handle, &data) != napi_ok) return NULL;
+  return data;
+}
+
+static napi_value get_named(napi_env env, napi_value object, const char *name) {
+  napi_value value = NULL;
+  napi_get_named_property(env, object, name, &value);
+  return value;
+}
+
+static int bytes_of(napi_env env, napi_value value, unsigned char **out, size_t *len) {
+  void *data;
+  if (napi_get_buffer_info(env, value, &data, len) != napi_ok) return 0;
+  *out = dup_bytes(data, *len);
+  return 1;
+}
+
+static int32_t int_of(napi_env env, napi_value value) {
+  int32_t n = 0;
+  napi_get_value_int32(env, value, &n);
+  return n;
+}
+
+static int bool_of(napi_env env, napi_value value) {
+  bool b = false;
+  napi_get_value_bool(env, value, &b);
+  return b;
+}
+
+/**
+ * create({threads, probes: [{bytes, spellings: [{bytes, probeOffset}]}], longest, ignoreCase, foldChunks, stamps},
+ * onBatch): the engine, its threads started and waiting for work.
+ */
+static napi_value create(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "create(config, onBatch)");
+    return NULL;
+  }
+  napi_value config = argv[0];
+  engine_t *engine = calloc(1, sizeof *engine);
+  if (!engine) abort();
+  pthread_mutex_init(&engine->mu, NULL);
+  pthread_cond_init(&engine->cv, NULL);
+  engine->longest = (size_t)int_of(env, get_named(env, config, "longest"));
+  engine->ignore_case = bool_of(env, get_named(env, config, "ignoreCase"));
+  engine->fold_chunks = bool_of(env, get_named(env, config, "foldChunks"));
+  engine->want_stamps = bool_of(env, get_named(env, config, "stamps"));
+  napi_value probes = get_named(env, config, "probes");
+  uint32_t nprobes = 0;
+  napi_get_array_length(env, probes, &nprobes);
+  engine->probes = calloc(nprobes ? nprobes : 1, sizeof *engine->probes);
+  engine->nprobes = nprobes;
+  for (uint32_t p = 0; p < nprobes; p++) {
+    napi_value probe, spellings;
+    napi_get_element(env, probes, p, &probe);
+    bytes_of(env, get_named(env, probe, "bytes"), &engine->probes[p].bytes, &engine->probes[p].len);
+    spellings = get_named(env, probe, "spellings");
+    uint32_t ns = 0;
+    napi_get_array_length(env, spellings, &ns);
+    engine->probes[p].spellings = calloc(ns ? ns : 1, sizeof(spelling_t));
+    engine->probes[p].nspellings = ns;
+    for (uint32_t k = 0; k < ns; k++) {
+      napi_value spelling;
+      napi_get_element(env, spellings, k, &spelling);
+      spelling_t *s = &engine->probes[p].spellings[k];
+      bytes_of(env, get_named(env, spelling, "bytes"), &s->bytes, &s->len);
+      s->probe_offset = (size_t)int_of(env, get_named(env, spelling, "probeOffset"));
+    }
+  }
+  int threads = int_of(env, get_named(env, config, "threads"));
+  if (threads < 1) threads = 1;
+  if (threads > 64) threads = 64;
+  engine->nthreads = threads;
+  engine->refs = 2;
+  napi_value name;
+  napi_create_string_utf8(env, "sessions native search", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_threadsafe_function(env, argv[1], NULL, name, 0, (size_t)threads, engine, tsfn_finalize, engine, call_js, &engine->tsfn) != napi_ok) {
+    free(engine);
+    napi_throw_error(env, NULL, "native search: cannot create its thread-safe function");
+    return NULL;
+  }
+  engine->threads = calloc((size_t)threads, sizeof(pthread_t));
+  engine->running = threads;
+  for (int i = 0; i < threads; i++) {
+    if (pthread_create(&engine->threads[i], NULL, thread_main, engine) != 0) abort();
+  }
+  napi_value handle;
+  CHECK(napi_create_external(env, engine, handle_finalize, NULL, &handle));
+  return handle;
+}
+
+static void enqueue(engine_t *engine, item_t *item) {
+  if (item->flags & F_FIRST) {
+    if (engine->nfirst == engine->capfirst) {
+      engine->capfirst = engine->capfirst ? engine->capfirst * 2 : 1024;
+      engine->first = realloc(engine->first, engine->capfirst * sizeof(item_t *));
+      if (!engine->first) abort();
+    }
+    engine->first[engine->nfirst++] = item;
+  } else {
+    if (engine->nothers == engine->capothers) {
+      engine->capothers = engine->capothers ? engine->capothers * 2 : 1024;
+      engine->others = realloc(engine->others, engine->capothers * sizeof(item_t *));
+      if (!engine->others) abort();
+    }
+    engine->others[engine->nothers++] = item;
+  }
+}
+
+/** A typed array's elements (its length in elements), or NULL when the value is not one of `type`. */
+static void *typed_of(napi_env env, napi_value value, napi_typedarray_type type, size_t *length) {
+  napi_typedarray_type actual;
+  void *data = NULL;
+  if (napi_get_typedarray_info(env, value, &actual, length, &data, NULL, NULL) != napi_ok || actual != type) return NULL;
+  return data;
+}
+
+/**
+ * push(handle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array,
+ * keys: Buffer[]): queue sessions to search. Item i has counts[i] paths, taken in order from `paths` (every path
+ * followed by a NUL), and the lineage key keys[keyIndexes[i]] (-1: none). One string for every path: a call per
+ * path and per field would cost more than the search of a small file.
+ */
+static napi_value push(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  engine_t *engine = argc == 7 ? engine_of(env, argv[0]) : NULL;
+  size_t count = 0, n_flags = 0, n_counts = 0, n_keys = 0;
+  const int32_t *indexes = engine ? typed_of(env, argv[1], napi_int32_array, &count) : NULL;
+  const int32_t *flags = indexes ? typed_of(env, argv[2], napi_int32_array, &n_flags) : NULL;
+  const int32_t *counts = flags ? typed_of(env, argv[3], napi_int32_array, &n_counts) : NULL;
+  const int32_t *key_indexes = counts ? typed_of(env, argv[5], napi_int32_array, &n_keys) : NULL;
+  if (!key_indexes || n_flags != count || n_counts != count || n_keys != count) {
+    napi_throw_type_error(env, NULL, "push(handle, indexes, flags, counts, paths, keyIndexes, keys)");
+    return NULL;
+  }
+  size_t joined_len = 0;
+  CHECK(napi_get_value_string_utf8(env, argv[4], NULL, 0, &joined_len));
+  char *joined = xmalloc(joined_len + 1);
+  CHECK(napi_get_value_string_utf8(env, argv[4], joined, joined_len + 1, &joined_len));
+  uint32_t nkeys = 0;
+  napi_get_array_length(env, argv[6], &nkeys);
+  item_t **items = xmalloc(sizeof(item_t *) * (count ? count : 1));
+  size_t at = 0;
+  for (size_t i = 0; i < count; i++) {
+    item_t *item = calloc(1, sizeof *item);
+    if (!item) abort();
+    item->index = indexes[i];
+    item->flags = (uint32_t)flags[i];
+    if (key_indexes[i] >= 0 && (uint32_t)key_indexes[i] < nkeys) {
+      napi_value key;
+      napi_get_element(env, argv[6], (uint32_t)key_indexes[i], &key);
+      bytes_of(env, key, &item->lineage_key, &item->lineage_key_len);
+    }
+    item->npaths = counts[i] > 0 ? (uint32_t)counts[i] : 0;
+    item->paths = xmalloc(sizeof(char *) * (item->npaths ? item->npaths : 1));
+    for (uint32_t k = 0; k < item->npaths; k++) {
+      size_t len = at < joined_len ? strnlen(joined + at, joined_len - at) : 0;
+      item->paths[k] = xmalloc(len + 1);
+      memcpy(item->paths[k], joined + at, len);
+      item->paths[k][len] = 0;
+      at += len + 1;
+    }
+    item->stamps = xmalloc(sizeof(double) * 4 * (item->npaths ? item->npaths : 1));
+    item->stamped = calloc(item->npaths ? item->npaths : 1, 1);
+    item->resume_at = -1;
+    item->cwd_wanted = (item->flags & F_SNIFF_CWD) != 0;
+    items[i] = item;
+  }
+  free(joined);
+  pthread_mutex_lock(&engine->mu);
+  for (size_t i = 0; i < count; i++) {
+    if (engine->closing || engine->aborted) free_item(items[i]);
+    else enqueue(engine, items[i]);
+  }
+  pthread_cond_broadcast(&engine->cv);
+  pthread_mutex_unlock(&engine->mu);
+  free(items);
+  return NULL;
+}
+
+/**
+ * judged(handle, token, accepted): JS's judgement of the lines a parked item asked about: the index of the first
+ * line that counts (a match), or -1 (every one is rejected: the search goes on past the last of them).
+ */
+static napi_value judged(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  engine_t *engine = engine_of(env, argv[0]);
+  if (!engine) return NULL;
+  int32_t token = int_of(env, argv[1]);
+  int32_t accepted = int_of(env, argv[2]);
+  pthread_mutex_lock(&engine->mu);
+  if (token < 0 || (size_t)token >= engine->waiting.cap || !engine->waiting.slots[token]) {
+    pthread_mutex_unlock(&engine->mu);
+    napi_throw_range_error(env, NULL, "native search: no item waits under this token");
+    return NULL;
+  }
+  item_t *item = engine->waiting.slots[token];
+  engine->waiting.slots[token] = NULL;
+  if (engine->aborted || engine->closing) {
+    pthread_mutex_unlock(&engine->mu);
+    free_item(item);
+    return NULL;
+  }
+  item->judged = 1;
+  if (accepted >= 0) {
+    /* A match: what is left of the item (its stamps) is done by a thread. */
+    item->matched = 1;
+  } else {
+    item->resume_at = item->opening_at[item->nopenings - 1];
+  }
+  item->nopenings = 0;
+  item->next = engine->continuations;
+  engine->continuations = item;
+  pthread_cond_signal(&engine->cv);
+  pthread_mutex_unlock(&engine->mu);
+  return NULL;
+}
+
+/** close(handle, abort): no more work; the threads end when the queue is empty (or at once, dropping it, with abort). */
+static napi_value close_engine(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  engine_t *engine = engine_of(env, argv[0]);
+  if (!engine) return NULL;
+  int drop = argc > 1 && bool_of(env, argv[1]);
+  pthread_mutex_lock(&engine->mu);
+  engine->closing = 1;
+  if (drop) __atomic_store_n(&engine->aborted, 1, __ATOMIC_RELAXED);
+  pthread_cond_broadcast(&engine->cv);
+  pthread_mutex_unlock(&engine->mu);
+  return NULL;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn;
+  napi_create_function(env, "create", NAPI_AUTO_LENGTH, create, NULL, &fn);
+  napi_set_named_property(env, exports, "create", fn);
+  napi_create_function(env, "push", NAPI_AUTO_LENGTH, push, NULL, &fn);
+  napi_set_named_property(env, exports, "push", fn);
+  napi_create_function(env, "judged", NAPI_AUTO_LENGTH, judged, NULL, &fn);
+  napi_set_named_property(env, exports, "judged", fn);
+  napi_create_function(env, "close", NAPI_AUTO_LENGTH, close_engine, NULL, &fn);
+  napi_set_named_property(env, exports, "close", fn);
+  return exports;
+}

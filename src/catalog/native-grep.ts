@@ -1,0 +1,290 @@
+// The native full-text search engine (native/search.c, built by `npm ci` when a C compiler is there): the same
+// per-session search as the JS workers (grep-worker.ts), on threads of its own. Here: loading it, and the pool
+// that feeds it sessions and turns what it finds into what grep's JS pool reports.
+import { createRequire } from 'node:module';
+import { ADAPTERS } from '../core/formats/index.js';
+import { compileTextSearch } from '../core/io/contains.js';
+import { cwdInHead } from '../core/io/heads.js';
+import type { Agent } from '../core/model.js';
+import type { GrepItem, GrepStamp } from './grep-worker.js';
+import type { PoolEvents, SniffedLineage } from './grep.js';
+
+/** The addon's functions (see native/search.c). */
+interface NativeSearchAddon {
+  create(
+    config: {
+      readonly threads: number;
+      readonly probes: readonly { readonly bytes: Buffer; readonly spellings: readonly { readonly bytes: Buffer; readonly probeOffset: number }[] }[];
+      readonly longest: number;
+      readonly ignoreCase: boolean;
+      readonly foldChunks: boolean;
+      readonly stamps: boolean;
+    },
+    onBatch: NativeBatch,
+  ): NativeHandle;
+  /** Item i: index, flags, counts[i] paths taken in order from `paths` (each followed by a NUL), lineage key keys[keyIndexes[i]] (-1: none). */
+  push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: string, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
+  judged(handle: NativeHandle, token: number, accepted: number): void;
+  close(handle: NativeHandle, abort: boolean): void;
+}
+
+declare const nativeHandle: unique symbol;
+type NativeHandle = { readonly [nativeHandle]: true };
+
+/**
+ * What the engine found since its last call, packed (see call_js in native/search.c): `table` holds FIELDS numbers per
+ * session (the T_ offsets below), stamps 4 numbers per file (size, mtimeMs, fingerprint length and hash), `spans`
+ * start/end pairs into `bytes` (cuts of heads, openings of lines to judge), `problems` [file, message] pairs flat.
+ * `silentDone` sessions finished with nothing to say; `cwdsFirst`/`cwdsCount`: the spans of new cwd cuts.
+ */
+type NativeBatch = (
+  table: Float64Array,
+  stamps: Float64Array,
+  spans: Float64Array,
+  bytes: Buffer,
+  problems: readonly (number | string)[],
+  silentDone: number,
+  cwdsFirst: number,
+  cwdsCount: number,
+) => void;
+
+const [T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, FIELDS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const MATCH = 1;
+const JUDGE = 3;
+
+const FILTER = 1;
+const SNIFF_CWD = 2;
+const SNIFF_LINEAGE = 4;
+const FIRST = 8;
+
+let addon: NativeSearchAddon | null | undefined;
+
+/**
+ * The native engine, or null when it was not built (no C compiler at install) or does not load. Its place is
+ * fixed relative to this module: two folders down from the package root, in src/, dist/ and dist/bundle/ alike.
+ */
+export function nativeSearchAddon(): NativeSearchAddon | null {
+  if (addon === undefined) {
+    try {
+      addon = createRequire(import.meta.url)('../../native/build/Release/sessions_search.node') as NativeSearchAddon;
+    } catch {
+      addon = null;
+    }
+  }
+  return addon;
+}
+
+/** What the pool needs to know of the search (GrepWorkerData's fields the native engine does). */
+export interface NativePoolData {
+  readonly text: string;
+  readonly ignoreCase: boolean;
+  readonly stamps: boolean;
+}
+
+function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {
+  if (from < 0) return null;
+  const out: GrepStamp[] = [];
+  for (let at = from; at < from + count * 4; at += 4) {
+    const [size, mtimeMs, length, hash] = [stamps[at]!, stamps[at + 1]!, stamps[at + 2]!, stamps[at + 3]!];
+    // fingerprintOf's spelling (src/core/io/lines.ts).
+    out.push([size, mtimeMs, `${length.toString(16)}:${hash.toString(16).padStart(8, '0')}`]);
+  }
+  return out;
+}
+
+/**
+ * The native engine as grep's pool: sessions are handed over as soon as the walks find them (the engine's threads
+ * take Claude's first, then the others newest first), and what it finds comes back in batches on this thread.
+ * Only the search of `fileContainsSync` (no counts, no snippets: those take the JS workers).
+ */
+export class NativeGrepPool {
+  private readonly handle: NativeHandle;
+  /** Sessions handed over, by index (for their paths and agents); those the engine reports done are dropped. */
+  private readonly inFlight = new Map<number, GrepItem>();
+  private handed = 0;
+  private finished = 0;
+  /** Sessions whose cwd was decoded from a cut of theirs (the first one that decodes counts, as in the worker). */
+  private readonly cwdFound = new Set<number>();
+  private readonly reportedCwds = new Set<string>();
+  private readonly skipLine: Partial<Record<Agent, (opening: string) => boolean>> = {};
+  /** The adapters' lineage keys, and each agent's place among them. */
+  private readonly lineageKeys: Buffer[] = [];
+  private readonly lineageKeyOf: Partial<Record<Agent, number>> = {};
+  private pending = 0;
+  private running = false;
+  private closed = false;
+  private failure: unknown = undefined;
+  private events: PoolEvents | null = null;
+  private done: ((error?: unknown) => void) | null = null;
+  private backlog: GrepItem[] = [];
+
+  constructor(
+    private readonly native: NativeSearchAddon,
+    threads: number,
+    data: NativePoolData,
+  ) {
+    for (const adapter of Object.values(ADAPTERS)) {
+      if (adapter.isNonConversationLine) this.skipLine[adapter.agent] = adapter.isNonConversationLine.bind(adapter);
+      if (adapter.lineageLineKey !== undefined) this.lineageKeyOf[adapter.agent] = this.lineageKeys.push(Buffer.from(adapter.lineageLineKey)) - 1;
+    }
+    const search = compileTextSearch(data.text, { ignoreCase: data.ignoreCase });
+    this.handle = native.create(
+      {
+        threads,
+        probes: search.probes.map((probe) => ({ bytes: probe.bytes, spellings: probe.spellings.map((s) => ({ bytes: s.bytes, probeOffset: s.probeOffset })) })),
+        longest: search.longest,
+        ignoreCase: search.ignoreCase,
+        foldChunks: search.foldChunks,
+        stamps: data.stamps,
+      },
+      (...batch) => this.onResults(...batch),
+    );
+  }
+
+  /** Queue the items `work` resolves to when it resolves. */
+  expect(work: Promise<readonly GrepItem[]>): void {
+    this.pending++;
+    work
+      .then((items) => {
+        if (this.closed) return;
+        if (this.running) this.push(items);
+        else this.backlog.push(...items);
+      })
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.pending--;
+        this.check();
+      });
+  }
+
+  /** End the search now: what is queued is dropped, the threads stop after the chunk they are reading. */
+  abort(): void {
+    if (!this.closed) {
+      this.closed = true;
+      this.native.close(this.handle, true);
+    }
+    this.done?.();
+  }
+
+  run(events: PoolEvents): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.events = events;
+      this.done = (error?: unknown): void => {
+        if (this.done === null) return;
+        this.done = null;
+        if (!this.closed) {
+          this.closed = true;
+          this.native.close(this.handle, error !== undefined);
+        }
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      this.running = true;
+      const backlog = this.backlog;
+      this.backlog = [];
+      this.push(backlog);
+      this.check();
+    });
+  }
+
+  private push(items: readonly GrepItem[]): void {
+    if (items.length === 0) return;
+    for (const item of items) this.inFlight.set(item.index, item);
+    this.handed += items.length;
+    const indexes = new Int32Array(items.length);
+    const flags = new Int32Array(items.length);
+    const counts = new Int32Array(items.length);
+    const keyIndexes = new Int32Array(items.length);
+    let paths = '';
+    items.forEach((item, at) => {
+      indexes[at] = item.index;
+      flags[at] = (this.skipLine[item.agent] ? FILTER : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
+      counts[at] = item.paths.length;
+      keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
+      for (const path of item.paths) paths += `${path}\0`;
+    });
+    this.native.push(this.handle, indexes, flags, counts, paths, keyIndexes, this.lineageKeys);
+  }
+
+  private onResults(
+    table: Float64Array,
+    stampTable: Float64Array,
+    spans: Float64Array,
+    bytes: Buffer,
+    problems: readonly (number | string)[],
+    silentDone: number,
+    cwdsFirst: number,
+    cwdsCount: number,
+  ): void {
+    const events = this.events;
+    if (events === null || this.done === null) return;
+    // Sessions done with nothing to say (searched, no match, nothing new in their heads): which ones does not matter.
+    this.finished += silentDone;
+    const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
+    const cwds: string[] = [];
+    const newCwd = (cwd: string | null): boolean => {
+      if (cwd === null) return false;
+      if (!this.reportedCwds.has(cwd)) {
+        this.reportedCwds.add(cwd);
+        cwds.push(cwd);
+      }
+      return true;
+    };
+    for (let at = cwdsFirst; at < cwdsFirst + cwdsCount; at++) newCwd(cwdInHead(span(at)));
+    const lineages: [number, SniffedLineage, GrepStamp[] | null][] = [];
+    for (let row = 0; row < table.length; row += FIELDS) {
+      const index = table[row + T_INDEX]!;
+      const item = this.inFlight.get(index);
+      if (item === undefined) continue;
+      for (let at = table[row + T_PROBLEMS]!, end = at + table[row + T_NPROBLEMS]!; at < end; at++) {
+        events.onProblem({ path: item.paths[problems[2 * at] as number]!, message: problems[2 * at + 1] as string });
+      }
+      if (!this.cwdFound.has(index)) {
+        for (let at = table[row + T_CWDS]!, end = at + table[row + T_NCWDS]!; at < end; at++) {
+          if (!newCwd(cwdInHead(span(at)))) continue;
+          this.cwdFound.add(index);
+          break;
+        }
+      }
+      if (table[row + T_STATE] === JUDGE) {
+        // Lines with hits, in file order: the first one its adapter does not reject is a match.
+        const skip = this.skipLine[item.agent];
+        let accepted = -1;
+        for (let k = 0; k < table[row + T_NOPENINGS]! && accepted === -1; k++) {
+          if (!skip?.(span(table[row + T_OPENINGS]! + k).toString('utf8'))) accepted = k;
+        }
+        this.native.judged(this.handle, table[row + T_TOKEN]!, accepted);
+        continue;
+      }
+      this.inFlight.delete(index);
+      this.cwdFound.delete(index);
+      this.finished++;
+      const stamps = stampsOf(stampTable, table[row + T_STAMPS]!, item.paths.length);
+      if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, stamps);
+      if (item.sniffLineage) {
+        const adapter = ADAPTERS[item.agent];
+        const cut = table[row + T_LINEAGE]!;
+        // Read only if a row needs it: a cut of the batch's bytes (no copy), its lines as the head holds them.
+        const head = cut >= 0 ? span(cut) : null;
+        lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, stamps]);
+      }
+    }
+    if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
+    this.check();
+  }
+
+  private check(): void {
+    if (!this.running || this.done === null) return;
+    if (this.closed) {
+      this.done();
+      return;
+    }
+    if (this.failure !== undefined) {
+      this.done(this.failure);
+      return;
+    }
+    if (this.pending === 0 && this.finished === this.handed) this.done();
+  }
+}

@@ -1,0 +1,284 @@
+// The native search engine (native/search.c) against the JS workers, item by item: the same matches, stamps, heads
+// and problems on files made to hit its edges (FIFOs and devices, chunk borders, rejected lines, spellings, case).
+// Runs the built modules: the JS pool's workers are the built grep-worker.js (`npm test` builds first). With
+// SESSIONS_REQUIRE_NATIVE=1 (CI) the addon must load; without it the native cases are skipped.
+import { spawnSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as Grep from '../../src/catalog/grep.js';
+import type * as NativeGrep from '../../src/catalog/native-grep.js';
+import type { GrepItem, GrepStamp } from '../../src/catalog/grep-worker.js';
+import type { Problem } from '../../src/core/formats/types.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { compileTextSearch } from '../../src/core/io/contains.js';
+import { fingerprintOf } from '../../src/core/io/lines.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CHUNK = 256 * 1024;
+// Loaded before the tests are collected: whether the addon is built decides which run.
+const grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+const native = (await import(join(ROOT, 'dist', 'catalog', 'native-grep.js'))) as typeof NativeGrep;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-native-grep-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const built = (): boolean => native.nativeSearchAddon() !== null;
+
+interface Outcome {
+  readonly matched: readonly number[];
+  readonly stamps: Readonly<Record<number, readonly GrepStamp[] | null>>;
+  readonly lineages: readonly (readonly [number, string | null])[];
+  readonly cwds: readonly string[];
+  readonly problems: readonly Problem[];
+}
+
+interface Search {
+  readonly text: string;
+  readonly ignoreCase?: boolean;
+  readonly stamps?: boolean;
+}
+
+/** One pool (native or JS workers) over the items; what it reported, sorted. */
+async function runPool(engine: 'native' | 'js', search: Search, items: readonly GrepItem[]): Promise<Outcome> {
+  const data = { text: search.text, ignoreCase: search.ignoreCase ?? false, stamps: search.stamps ?? false };
+  const addon = native.nativeSearchAddon();
+  const pool =
+    engine === 'native' ? new native.NativeGrepPool(addon!, 2, data) : new grep.GrepPool(2, { ...data, count: false, context: null, notConversation: [] });
+  const matched: number[] = [];
+  const stamps: Record<number, readonly GrepStamp[] | null> = {};
+  const lineages: [number, string | null][] = [];
+  const cwds: string[] = [];
+  const problems: Problem[] = [];
+  pool.expect(Promise.resolve(items));
+  await pool.run({
+    onMatch: (index, _found, taken) => {
+      matched.push(index);
+      if (data.stamps) stamps[index] = taken;
+    },
+    onBatch: (seen, lineage) => {
+      cwds.push(...seen);
+      for (const [index, root, taken] of lineage) {
+        lineages.push([index, typeof root === 'function' ? root() : root]);
+        if (data.stamps && !matched.includes(index)) stamps[index] = taken;
+      }
+      return Promise.resolve([]);
+    },
+    onProblem: (problem) => problems.push(problem),
+  });
+  return {
+    matched: matched.sort((a, b) => a - b),
+    stamps,
+    lineages: lineages.sort((a, b) => a[0] - b[0]),
+    cwds: [...new Set(cwds)].sort(),
+    problems: problems.sort((a, b) => a.path.localeCompare(b.path)),
+  };
+}
+
+/** Both engines; they must agree, and the native one's outcome is returned. */
+async function both(search: Search, items: readonly GrepItem[]): Promise<Outcome> {
+  const js = await runPool('js', search, items);
+  const fromNative = await runPool('native', search, items);
+  expect(fromNative).toEqual(js);
+  return fromNative;
+}
+
+let counter = 0;
+async function file(content: string | Buffer): Promise<string> {
+  const path = join(dir, `f${counter++}.jsonl`);
+  await writeFile(path, content);
+  return path;
+}
+
+const item = (index: number, paths: readonly string[], extra: Partial<GrepItem> = {}): GrepItem => ({ index, agent: 'codex', paths, sniffCwd: false, sniffLineage: false, ...extra });
+const meta = (text: string): string => `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x","instructions":"${text}"}}\n`;
+const developer = (text: string): string => `{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"${text}"}]}}\n`;
+const answer = (text: string): string => `{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"${text}"}]}}\n`;
+
+describe('the native search engine', () => {
+  it('is built where it must be (CI sets SESSIONS_REQUIRE_NATIVE=1)', () => {
+    if (process.env.SESSIONS_REQUIRE_NATIVE === '1') expect(built()).toBe(true);
+    else expect(typeof built()).toBe('boolean');
+  });
+
+  it.skipIf(!built())('refuses FIFOs, devices, folders and missing files without blocking, and reports them as the JS engine does', async () => {
+    const fifo = join(dir, 'fifo.jsonl');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const device = join(dir, 'device.jsonl');
+    await symlink('/dev/zero', device);
+    const folder = join(dir, 'folder.jsonl');
+    await mkdir(folder);
+    const gone = join(dir, 'gone.jsonl');
+    await symlink(join(dir, 'nowhere'), gone);
+    const real = await file(answer('needle here'));
+    const outcome = await both({ text: 'needle' }, [item(0, [fifo, real]), item(1, [device]), item(2, [folder]), item(3, [gone])]);
+    expect(outcome.matched).toEqual([0]);
+    expect(outcome.problems).toEqual(
+      [
+        { path: fifo, message: 'not a regular file (a FIFO)' },
+        { path: device, message: 'not a regular file (a device)' },
+        { path: folder, message: 'not a regular file (a directory)' },
+        { path: gone, message: `ENOENT: no such file or directory, stat '${gone}'` },
+      ].sort((a, b) => a.path.localeCompare(b.path)),
+    );
+  });
+
+  it.skipIf(!built())('finds a match across the 256 KiB chunk border, at every offset around it', async () => {
+    const word = 'border-needle';
+    const items: GrepItem[] = [];
+    const opening = '{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"';
+    for (let shift = -word.length; shift <= 1; shift++) {
+      const filler = 'x'.repeat(CHUNK + shift - opening.length);
+      items.push(item(items.length, [await file(`${opening}${filler}${word} end"}]}}\n`)]));
+    }
+    // Twice the chunk: the second border.
+    items.push(item(items.length, [await file(`${opening}${'y'.repeat(2 * CHUNK - 5 - opening.length)}${word}"}]}}\n`)]));
+    const outcome = await both({ text: word }, items);
+    expect(outcome.matched).toEqual(items.map((one) => one.index));
+    expect((await both({ text: 'border-needle-not' }, items)).matched).toEqual([]);
+  });
+
+  it.skipIf(!built())('does not count hits in lines the adapter rejects, and goes on to a real hit after them', async () => {
+    const word = 'lintel';
+    const onlyRejected = await file(meta(word) + developer(word) + answer('nothing'));
+    const thenReal = await file(meta(word) + developer(word) + answer(`a ${word} here`));
+    // More rejected lines with hits than the engine hands over at once.
+    const many = Array.from({ length: 40 }, () => developer(`${word} ${word}`)).join('');
+    const manyThenReal = await file(meta(word) + many + answer(word));
+    const manyOnly = await file(meta(word) + many);
+    // A rejected line across the chunk border with hits on both sides, then a real hit on the next line.
+    const longMeta = meta(`${word} ${'z'.repeat(CHUNK)} ${word} ${'z'.repeat(100)} ${word}`);
+    const longThenReal = await file(longMeta + answer(word));
+    const longOnly = await file(longMeta + answer('none'));
+    // A real hit in the same chunk as a rejected one, earlier in the file than the rejected line.
+    const realFirst = await file(answer(word) + meta(word));
+    const outcome = await both({ text: word }, [
+      item(0, [onlyRejected]),
+      item(1, [thenReal]),
+      item(2, [manyThenReal]),
+      item(3, [manyOnly]),
+      item(4, [longThenReal]),
+      item(5, [longOnly]),
+      item(6, [realFirst]),
+      item(7, [onlyRejected, thenReal]),
+    ]);
+    expect(outcome.matched).toEqual([1, 2, 4, 6, 7]);
+  });
+
+  it.skipIf(!built())('ignores case in both ways the search compiles it (chunks lowered, or hits compared folded)', async () => {
+    const lowered = compileTextSearch('Release NOTES', { ignoreCase: true });
+    expect(lowered.foldChunks).toBe(true);
+    const folded = compileTextSearch('#42[XyZ]', { ignoreCase: true });
+    expect(folded.foldChunks).toBe(false);
+    const a = await file(answer('see the rElEaSe notes'));
+    const b = await file(answer('issue #42[xyz] closed'));
+    const items = [item(0, [a]), item(1, [b])];
+    expect((await both({ text: 'Release NOTES', ignoreCase: true }, items)).matched).toEqual([0]);
+    expect((await both({ text: 'Release NOTES' }, items)).matched).toEqual([]);
+    expect((await both({ text: '#42[XyZ]', ignoreCase: true }, items)).matched).toEqual([1]);
+    expect((await both({ text: '#42[XyZ]' }, items)).matched).toEqual([]);
+  });
+
+  it.skipIf(!built())('finds the raw, JSON-escaped and \\u-escaped spellings of the text', async () => {
+    const raw = await file(answer('schöne grüße'));
+    const escaped = await file(answer('sch\\u00f6ne gr\\u00fc\\u00dfe'));
+    const quoted = await file(answer('say \\"hi\\" now'));
+    const other = await file(answer('schone grusse'));
+    const items = [item(0, [raw]), item(1, [escaped]), item(2, [quoted]), item(3, [other])];
+    expect((await both({ text: 'grüße' }, items)).matched).toEqual([0, 1]);
+    expect((await both({ text: 'SCHÖNE', ignoreCase: true }, items)).matched).toEqual([]);
+    expect((await both({ text: 'schÖne', ignoreCase: true }, items)).matched).toEqual([]);
+    expect((await both({ text: 'say "hi"' }, items)).matched).toEqual([2]);
+  });
+
+  it.skipIf(!built())("takes the stamps Node's fstat and the catalog's fingerprint give, for opened and unopened files", async () => {
+    const first = await file(answer('stamp-needle'));
+    const second = await file(answer('x'.repeat(100)));
+    const empty = await file('');
+    const outcome = await both({ text: 'stamp-needle', stamps: true }, [item(0, [first, second]), item(1, [empty, second]), item(2, [second], { agent: 'claude', sniffLineage: true })]);
+    const expected = (path: string): GrepStamp => {
+      const stats = statSync(path);
+      return [stats.size, stats.mtimeMs, fingerprintOf(readFileSync(path).subarray(0, 64))];
+    };
+    expect(outcome.matched).toEqual([0]);
+    expect(outcome.stamps[0]).toEqual([expected(first), expected(second)]);
+    expect(outcome.stamps[2]).toEqual([expected(second)]);
+    expect(outcome.stamps[1]).toBeUndefined();
+  });
+
+  it.skipIf(!built())("cuts each head's cwd and lineage as cwdInHead and the adapter's lineageInHead read them", async () => {
+    const claude = (uuid: string, parent: string | null, extra = ''): string => `{"parentUuid":${parent === null ? 'null' : `"${parent}"`}${extra},"type":"user","uuid":"${uuid}","message":{"role":"user","content":"hi"}}\n`;
+    const rooted = await file(claude('11111111-0000-0000-0000-000000000001', null) + claude('11111111-0000-0000-0000-000000000002', '11111111-0000-0000-0000-000000000001'));
+    const compacted = await file(claude('22222222-0000-0000-0000-000000000001', null, ',"logicalParentUuid":"x"') + claude('22222222-0000-0000-0000-000000000002', null));
+    const unrooted = await file(claude('33333333-0000-0000-0000-000000000002', '33333333-0000-0000-0000-000000000001'));
+    const plain = await file('{"type":"session_meta","payload":{"cwd":"/home/dev/plain"}}\n');
+    const escaped = await file('{"type":"session_meta","payload":{"cwd":"C:\\\\Users\\\\dev"}}\n');
+    const emptyCwd = await file('{"type":"session_meta","payload":{"cwd":""}}\n');
+    const tagged = await file('{"type":"message","content":"<cwd>  /home/dev/tagged </cwd>"}\n');
+    const outcome = await both({ text: 'absent-text' }, [
+      item(0, [rooted], { agent: 'claude', sniffLineage: true }),
+      item(1, [compacted], { agent: 'claude', sniffLineage: true }),
+      item(2, [unrooted], { agent: 'claude', sniffLineage: true }),
+      item(3, [join(dir, 'missing.jsonl'), rooted], { agent: 'claude', sniffLineage: true }),
+      item(4, [plain], { sniffCwd: true }),
+      item(5, [escaped], { sniffCwd: true }),
+      item(6, [emptyCwd, tagged], { sniffCwd: true }),
+      item(7, [tagged], { sniffCwd: true }),
+    ]);
+    expect(outcome.lineages).toEqual([
+      [0, '11111111-0000-0000-0000-000000000001'],
+      [1, '22222222-0000-0000-0000-000000000002'],
+      [2, null],
+      [3, '11111111-0000-0000-0000-000000000001'],
+    ]);
+    expect(outcome.cwds).toEqual(['/home/dev/plain', '/home/dev/tagged', 'C:\\Users\\dev']);
+  });
+});
+
+describe('grep with and without the native engine', () => {
+  const HOME = join(ROOT, 'test', 'fixtures', 'home');
+  const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });
+  const grepIds = async (module: typeof Grep, engine: 'native' | 'js', text: string): Promise<{ engine: string; ids: string[] }> => {
+    const ids: string[] = [];
+    const result = await module.grepLocations(locations(), text, { engine, onMatch: (row) => ids.push(`${row.agent}:${row.id}`) });
+    return { engine: result.engine, ids: ids.sort() };
+  };
+
+  it.skipIf(!built())('reports the same rows on both engines, and which engine searched', async () => {
+    for (const text of ['auth test', 'src/', 'never-written-7c1f']) {
+      const js = await grepIds(grep, 'js', text);
+      const fromNative = await grepIds(grep, 'native', text);
+      expect(js.engine).toBe('js');
+      expect(fromNative.engine).toBe('native');
+      expect(fromNative.ids).toEqual(js.ids);
+    }
+    expect((await grepIds(grep, 'native', 'auth test')).ids.length).toBeGreaterThan(0);
+  });
+
+  it('falls back to the JS engine when the addon is absent, with the same rows', async () => {
+    // The built package without native/: the addon cannot load.
+    const copy = await mkdtemp(join(tmpdir(), 'sessions-no-native-'));
+    try {
+      await cp(join(ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+      // The source maps point at ../src.
+      await symlink(join(ROOT, 'src'), join(copy, 'src'));
+      await writeFile(join(copy, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+      await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+      const without = (await import(join(copy, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+      const fallback = await grepIds(without, 'native', 'auth test');
+      expect(fallback.engine).toBe('js');
+      expect(fallback.ids.length).toBeGreaterThan(0);
+      expect(fallback.ids).toEqual((await grepIds(grep, 'js', 'auth test')).ids);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+});
