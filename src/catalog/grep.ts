@@ -186,7 +186,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
   const sameId = new Map<string, SessionFileGroup[]>();
-  /** Discovery order: a merged row takes its path from the later file, as in `list`. */
+  /** Discovery order (a family is handed to `conversations` in it; the merge itself does not depend on it). */
   const discoveryIndex = new Map<SessionFileGroup, number>();
   // Some agents keep sessions in project folders (claw): those other agents' sessions ran in are searched too (like `list`).
   const fromCwds = adapters.filter((adapter) => adapter.discovery?.rootsFromCwds);

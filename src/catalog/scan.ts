@@ -582,28 +582,52 @@ function subagentParent(
   return best;
 }
 
-/** One row per conversation: files that share an id (resumed copies, replayed forks) are one session. */
+/**
+ * The order of a conversation's files: by when each was updated; between copies updated at the same time (a
+ * workspace copied whole, .claw/ and all), by when it was written, then by path. Never the order they were found in,
+ * which for roots found through cwds depends on which file's head was read first.
+ */
+function byUpdate(a: CatalogSession, b: CatalogSession): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? -1 : 1;
+  if (a.mtimeMs !== b.mtimeMs) return a.mtimeMs - b.mtimeMs;
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/**
+ * One row per conversation: files that share an id (resumed copies, replayed forks) are one session, merged in
+ * `byUpdate` order (the latest gives the row its path and fields), whatever order they were found in.
+ */
 export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[] {
-  const byKey = new Map<string, CatalogSession>();
+  const byKey = new Map<string, CatalogSession | CatalogSession[]>();
   for (const summary of summaries) {
     const key = sessionKey(summary);
     const seen = byKey.get(key);
-    if (!seen) {
-      byKey.set(key, summary);
+    if (seen === undefined) byKey.set(key, summary);
+    else if (Array.isArray(seen)) seen.push(summary);
+    else byKey.set(key, [seen, summary]);
+  }
+  const out: CatalogSession[] = [];
+  for (const entry of byKey.values()) {
+    if (!Array.isArray(entry)) {
+      out.push(entry);
       continue;
     }
-    if (seen.paths.some((path) => summary.paths.includes(path))) continue; // the same files found twice
-    const [older, newer] = seen.updatedAt <= summary.updatedAt ? [seen, summary] : [summary, seen];
-    byKey.set(key, {
-      ...newer,
-      paths: [...older.paths, ...newer.paths],
-      createdAt: older.createdAt < newer.createdAt ? older.createdAt : newer.createdAt,
-      size: older.size + newer.size,
-      mtimeMs: Math.max(older.mtimeMs, newer.mtimeMs),
-      archived: older.archived && newer.archived,
-    });
+    const [first, ...rest] = [...entry].sort(byUpdate);
+    let merged: CatalogSession = first!;
+    for (const newer of rest) {
+      if (merged.paths.some((path) => newer.paths.includes(path))) continue; // the same files found twice
+      merged = {
+          ...newer,
+          paths: [...merged.paths, ...newer.paths],
+          createdAt: merged.createdAt < newer.createdAt ? merged.createdAt : newer.createdAt,
+          size: merged.size + newer.size,
+          mtimeMs: Math.max(merged.mtimeMs, newer.mtimeMs),
+          archived: merged.archived && newer.archived,
+        };
+    }
+    out.push(merged);
   }
-  return [...byKey.values()];
+  return out;
 }
 
 /** Sessions that share a lineage (Claude forks keep their parent's message uuids): the family's root is the parent. */

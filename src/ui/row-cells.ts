@@ -39,6 +39,19 @@ function charWidth(char: string): number {
   return PLAIN_ASCII.test(char) ? 1 : stringWidth(char);
 }
 
+/**
+ * The width of `text` (summed a character at a time, as the cut below measures it), or some width past `limit` as soon
+ * as it is past: a long title (a first prompt of pages) is measured only as far as its cell reaches.
+ */
+function widthUpTo(text: string, limit: number): number {
+  let used = 0;
+  for (const char of characters(text)) {
+    used += charWidth(char);
+    if (used > limit) break;
+  }
+  return used;
+}
+
 /** A cell's visible text: cut to `width` columns with an ellipsis (at the end, or at the start for paths). */
 interface Fitted {
   readonly text: string;
@@ -53,7 +66,7 @@ interface Fitted {
 
 export function fit(text: string, width: number, cutAt: 'end' | 'start' = 'end'): Fitted {
   if (width <= 0) return { text: '', width: 0, from: 0, kept: 0, cut: 'end' };
-  const full = PLAIN_ASCII.test(text) ? text.length : stringWidth(text);
+  const full = PLAIN_ASCII.test(text) ? text.length : widthUpTo(text, width);
   if (full <= width) return { text, width: full, from: 0, kept: text.length, cut: 'none' };
   const room = width - 1; // the ellipsis takes one column
   if (cutAt === 'end') {
