@@ -146,6 +146,18 @@ describe('the native search engine', () => {
     expect((await both({ text: 'border-needle-not' }, items)).matched).toEqual([]);
   });
 
+  it.skipIf(!built())('finds the text when the byte it is looked for by is everywhere (the engine then searches otherwise)', async () => {
+    // The probe's rarest byte is `b`: in these files it is every other byte, for megabytes.
+    const word = 'ab-ab';
+    const filler = 'xb'.repeat(CHUNK * 4);
+    const items = [
+      item(0, [await file(answer(`${filler} ${word} ${filler}`))]),
+      item(1, [await file(answer(`${filler} ab-a b ${filler}`))]),
+      item(2, [await file(answer(`${filler}${filler} ${word}`))]),
+    ];
+    expect((await both({ text: word }, items)).matched).toEqual([0, 2]);
+  });
+
   it.skipIf(!built())('does not count hits in lines the adapter rejects, and goes on to a real hit after them', async () => {
     const word = 'lintel';
     const onlyRejected = await file(meta(word) + developer(word) + answer('nothing'));
