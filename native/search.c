@@ -82,7 +82,7 @@ typedef struct item {
   uint32_t flags;
   uint32_t npaths;
   char **paths;
-  unsigned char *lineage_key; /* NULL: the whole head is the lineage cut */
+  const unsigned char *lineage_key; /* NULL: the whole head is the lineage cut (the engine owns the bytes) */
   size_t lineage_key_len;
   /* progress */
   uint32_t file;     /* the file to search next */
@@ -141,6 +141,7 @@ typedef struct engine {
   uint32_t nout;   /* items in `out` */
   cut_t *new_cwds, *new_cwds_tail;
   cwdset_t seen_cwds;
+  cut_t *keys; /* lineage keys the items point into */
   int notify_pending;
   int closing, aborted;
   int nthreads, running;
@@ -179,12 +180,8 @@ static void free_cuts(cut_t *cut) {
   }
 }
 
+/* An item is one allocation: the struct, its path pointers, stamps, stamped flags and path bytes (see push). */
 static void free_item(item_t *item) {
-  for (uint32_t i = 0; i < item->npaths; i++) free(item->paths[i]);
-  free(item->paths);
-  free(item->lineage_key);
-  free(item->stamps);
-  free(item->stamped);
   free_cuts(item->cwds);
   free(item->lineage);
   for (problem_t *p = item->problems; p;) {
@@ -788,6 +785,7 @@ static void free_engine(engine_t *engine) {
     item = next;
   }
   free_cuts(engine->new_cwds);
+  free_cuts(engine->keys);
   for (size_t i = 0; i < engine->seen_cwds.cap; i++) free(engine->seen_cwds.keys[i]);
   free(engine->seen_cwds.keys);
   free(engine->seen_cwds.lens);
@@ -1165,33 +1163,62 @@ static napi_value push(napi_env env, napi_callback_info info) {
   const char *joined = joined_data;
   uint32_t nkeys = 0;
   napi_get_array_length(env, argv[6], &nkeys);
+  /* The keys once per call, kept by the engine (a handful of bytes): items point into them. */
+  const unsigned char **keys = xmalloc(sizeof(unsigned char *) * (nkeys ? nkeys : 1));
+  size_t *key_lens = xmalloc(sizeof(size_t) * (nkeys ? nkeys : 1));
+  for (uint32_t k = 0; k < nkeys; k++) {
+    napi_value key;
+    void *data = NULL;
+    size_t len = 0;
+    napi_get_element(env, argv[6], k, &key);
+    if (napi_get_buffer_info(env, key, &data, &len) != napi_ok) len = 0;
+    cut_t *kept = new_cut(data ? data : (const void *)"", len);
+    pthread_mutex_lock(&engine->mu);
+    kept->next = engine->keys;
+    engine->keys = kept;
+    pthread_mutex_unlock(&engine->mu);
+    keys[k] = kept->bytes;
+    key_lens[k] = len;
+  }
   item_t **items = xmalloc(sizeof(item_t *) * (count ? count : 1));
   size_t at = 0;
   for (size_t i = 0; i < count; i++) {
-    item_t *item = calloc(1, sizeof *item);
-    if (!item) abort();
+    uint32_t npaths = counts[i] > 0 ? (uint32_t)counts[i] : 0;
+    size_t bytes = 0;
+    for (uint32_t k = 0; k < npaths; k++) {
+      size_t from = at + bytes;
+      bytes += (from < joined_len ? strnlen(joined + from, joined_len - from) : 0) + 1;
+    }
+    /* One allocation per item: struct, path pointers, stamps (doubles first, for alignment), stamped flags, paths. */
+    size_t n = npaths ? npaths : 1;
+    char *block = calloc(1, sizeof(item_t) + sizeof(double) * 4 * n + sizeof(char *) * n + n + bytes);
+    if (!block) abort();
+    item_t *item = (item_t *)block;
+    item->stamps = (double *)(block + sizeof(item_t));
+    item->paths = (char **)(block + sizeof(item_t) + sizeof(double) * 4 * n);
+    item->stamped = (uint8_t *)(block + sizeof(item_t) + sizeof(double) * 4 * n + sizeof(char *) * n);
+    char *text = (char *)item->stamped + n;
     item->index = indexes[i];
     item->flags = (uint32_t)flags[i];
     if (key_indexes[i] >= 0 && (uint32_t)key_indexes[i] < nkeys) {
-      napi_value key;
-      napi_get_element(env, argv[6], (uint32_t)key_indexes[i], &key);
-      bytes_of(env, key, &item->lineage_key, &item->lineage_key_len);
+      item->lineage_key = keys[key_indexes[i]];
+      item->lineage_key_len = key_lens[key_indexes[i]];
     }
-    item->npaths = counts[i] > 0 ? (uint32_t)counts[i] : 0;
-    item->paths = xmalloc(sizeof(char *) * (item->npaths ? item->npaths : 1));
-    for (uint32_t k = 0; k < item->npaths; k++) {
+    item->npaths = npaths;
+    for (uint32_t k = 0; k < npaths; k++) {
       size_t len = at < joined_len ? strnlen(joined + at, joined_len - at) : 0;
-      item->paths[k] = xmalloc(len + 1);
-      memcpy(item->paths[k], joined + at, len);
-      item->paths[k][len] = 0;
+      memcpy(text, joined + at, len);
+      text[len] = 0;
+      item->paths[k] = text;
+      text += len + 1;
       at += len + 1;
     }
-    item->stamps = xmalloc(sizeof(double) * 4 * (item->npaths ? item->npaths : 1));
-    item->stamped = calloc(item->npaths ? item->npaths : 1, 1);
     item->resume_at = -1;
     item->cwd_wanted = (item->flags & F_SNIFF_CWD) != 0;
     items[i] = item;
   }
+  free(keys);
+  free(key_lens);
   pthread_mutex_lock(&engine->mu);
   for (size_t i = 0; i < count; i++) {
     if (engine->closing || engine->aborted) free_item(items[i]);
