@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
-import { type Agent, sessionKey } from '../core/model.js';
+import { type Agent, localSessionKey, sessionKey } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { CatalogCache, FileStamp } from './cache.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepStamp, GrepWorkerData } from './grep-worker.js';
@@ -174,9 +174,18 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
   const counts = workerData.count || workerData.context !== null;
   const pool = native !== null ? new NativeGrepPool(native, threads, workerData, counts ? () => new GrepPool(threads, workerData) : null) : new GrepPool(threads, workerData);
-  // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them).
+  // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them;
+  // what the pool holds back for a later hand-over goes first: the threads search while this one checks).
   let stale = false;
-  const verified = verify === null ? Promise.resolve(true) : new Promise<boolean>((resolve) => setImmediate(() => resolve(verify())));
+  const verified =
+    verify === null
+      ? Promise.resolve(true)
+      : new Promise<boolean>((resolve) =>
+          setImmediate(() => {
+            pool.handOver();
+            resolve(verify());
+          }),
+        );
   void verified.then((ok) => {
     if (ok) return;
     stale = true;
@@ -216,7 +225,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       else unregistered.push(group);
       const hint = idHintOf(group);
       if (hint !== null) {
-        const key = sessionKey({ agent: group.agent, id: hint });
+        const key = localSessionKey(group.agent, hint);
         const same = sameId.get(key);
         if (same === undefined) sameId.set(key, [group]);
         else same.push(group);
@@ -230,6 +239,14 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return [{ index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && !ownCwds, sniffLineage: lineage }];
     });
 
+  /** The names of the roots met so far being read (rows wait for them; the search does not). */
+  const namesLoaded: Promise<void>[] = [];
+  let namesReady: { readonly count: number; readonly ready: Promise<unknown> } | null = null;
+  /** Every name read so far done (one promise for every row that waits, until another root's names are read). */
+  const namesRead = (): Promise<unknown> => {
+    if (namesReady?.count !== namesLoaded.length) namesReady = { count: namesLoaded.length, ready: Promise.all(namesLoaded) };
+    return namesReady.ready;
+  };
   // Each root once: by its spelling, then by its real path (a folder reached through a symlink and through its real
   // path is searched once, under the first spelling met), and only when it is one of the agent's roots.
   const seenRoots = new Map<Agent, Set<string>>();
@@ -246,7 +263,9 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return [];
     }
     seen.add(`\0${real}`);
-    const [found] = await Promise.all([known?.groups !== undefined ? [...known.groups] : discoverRoot(adapter, root, walkReport), context.loadNames(adapter, root)]);
+    // Names (Codex's session_index.jsonl) are only for rows: the root's files are searched without waiting for them.
+    namesLoaded.push(context.loadNames(adapter, root));
+    const found = known?.groups !== undefined ? [...known.groups] : await discoverRoot(adapter, root, walkReport);
     if (known?.groups === undefined) memo?.rememberRoot(adapter.agent, root, { isRoot, real, groups: found });
     return found;
   };
@@ -290,18 +309,24 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
   /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
-  const stampsOf = new Map<SessionFileGroup, readonly FileStamp[]>();
-  const noteStamps = (index: number, stamps: readonly GrepStamp[] | null): void => {
+  const stampsOf = new Map<SessionFileGroup, SniffedStamps>();
+  const noteStamps = (index: number, stamps: SniffedStamps): void => {
     const group = groups[index];
-    if (stamps === null || group === undefined || stamps.length !== group.paths.length) return;
-    stampsOf.set(group, stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]));
+    if (stamps !== null && group !== undefined) stampsOf.set(group, stamps);
+  };
+  /** A group's stamps as the cache takes them (taken from the workers' when a row needs them). */
+  const fileStamps = (group: SessionFileGroup): readonly FileStamp[] | undefined => {
+    const taken = stampsOf.get(group);
+    const stamps = typeof taken === 'function' ? taken() : taken;
+    if (stamps === null || stamps === undefined || stamps.length !== group.paths.length) return undefined;
+    return stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]);
   };
   let cache: Promise<CatalogCache | undefined> | null = null;
   const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
     let summary = summaries.get(group);
     if (summary === undefined) {
       cache ??= options.cache ? options.cache().catch(() => undefined) : Promise.resolve(undefined);
-      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded, stampsOf.get(group)))));
+      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded, fileStamps(group)))));
     }
     return summary;
   };
@@ -367,7 +392,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return;
     }
     // A stopped search summarises nothing more (a common word matches thousands of sessions).
-    const row = walked.then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex)));
+    const row = walked.then(namesRead).then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex)));
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);
       return r;
@@ -375,7 +400,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
     else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]): Promise<GrepItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
       lineages.set(index, lineage);
       noteStamps(index, stamps);
@@ -454,7 +479,7 @@ async function rowFor(
   if (own === null) return null;
   // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
   const hint = idHintOf(group);
-  const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(sessionKey({ agent: group.agent, id: hint })) ?? []))]);
+  const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
   const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
@@ -516,10 +541,16 @@ class Latch {
  */
 export type SniffedLineage = string | null | (() => string | null);
 
+/**
+ * The stamps a search took of a session's files (null: not taken), or how to make them: a search reports the stamps of
+ * every file whose lineage it sniffed, and only those of sessions whose rows are wanted are ever made.
+ */
+export type SniffedStamps = readonly GrepStamp[] | null | (() => readonly GrepStamp[] | null);
+
 export interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
   /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, readonly GrepStamp[] | null])[]) => Promise<GrepItem[]>;
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[]) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
 
@@ -562,6 +593,11 @@ export class GrepPool {
         this.pending--;
         this.pump();
       });
+  }
+
+  /** Hand out what is queued now (it is: work goes out as it is found). */
+  handOver(): void {
+    this.pump();
   }
 
   stop(): void {

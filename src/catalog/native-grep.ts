@@ -8,7 +8,7 @@ import { cwdInHead } from '../core/io/heads.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
-import type { PoolEvents, SniffedLineage } from './grep.js';
+import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep.js';
 
 /** The addon's functions (see native/search.c). */
 interface NativeSearchAddon {
@@ -57,6 +57,9 @@ const FILTER = 1;
 const SNIFF_CWD = 2;
 const SNIFF_LINEAGE = 4;
 const FIRST = 8;
+
+/** A backlog this long is handed over at once, not at the end of the event loop's turn. */
+const FLUSH_NOW = 1024;
 
 let addon: NativeSearchAddon | null | undefined;
 
@@ -167,6 +170,12 @@ export class NativeGrepPool {
       .then((items) => {
         if (this.closed) return;
         for (const item of items) this.backlog.push(item);
+        // An agent's whole store from a walk memo (thousands of sessions) goes at once: the threads start on it while
+        // this thread is still resolving the memo's other roots.
+        if (this.running && this.backlog.length >= FLUSH_NOW) {
+          this.flush();
+          return;
+        }
         // The walks of one turn of the event loop (hundreds of roots, from a walk memo) are handed over in one call.
         if (this.running && !this.flushing) {
           this.flushing = true;
@@ -183,6 +192,11 @@ export class NativeGrepPool {
         this.pending--;
         this.check();
       });
+  }
+
+  /** Hand what was found over now, not at the end of this turn of the event loop (before this thread gets busy). */
+  handOver(): void {
+    if (this.running) this.flush();
   }
 
   /** End the search now: what is queued is dropped, the threads stop after the chunk they are reading. */
@@ -262,7 +276,7 @@ export class NativeGrepPool {
       return true;
     };
     for (let at = cwdsFirst; at < cwdsFirst + cwdsCount; at++) newCwd(cwdInHead(span(at)));
-    const lineages: [number, SniffedLineage, GrepStamp[] | null][] = [];
+    const lineages: [number, SniffedLineage, SniffedStamps][] = [];
     const toCount: GrepItem[] = [];
     for (let row = 0; row < table.length; row += FIELDS) {
       const index = table[row + T_INDEX]!;
@@ -291,20 +305,23 @@ export class NativeGrepPool {
       this.inFlight.delete(index);
       this.cwdFound.delete(index);
       this.finished++;
-      const stamps = stampsOf(stampTable, table[row + T_STAMPS]!, item.paths.length);
+      const stampsAt = table[row + T_STAMPS]!;
       if (table[row + T_STATE] === MATCH && this.makeCounting !== null) {
         // Its count and snippet come from a worker, with its stamps and (asked again) its lineage: reported together,
         // so its row is known before every lineage was seen.
         toCount.push({ ...item, sniffCwd: false });
         continue;
       }
-      if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, stamps);
+      const matchStamps = table[row + T_STATE] === MATCH ? stampsOf(stampTable, stampsAt, item.paths.length) : null;
+      if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, matchStamps);
       if (item.sniffLineage) {
         const adapter = ADAPTERS[item.agent];
         const cut = table[row + T_LINEAGE]!;
         // Read only if a row needs it: a cut of the batch's bytes (no copy), its lines as the head holds them.
         const head = cut >= 0 ? span(cut) : null;
-        lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, stamps]);
+        // Its stamps too: made only if its row is wanted (4 numbers a file in the batch's table meanwhile).
+        const count = item.paths.length;
+        lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))]);
       }
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));

@@ -8,6 +8,16 @@ export type Agent = (typeof AGENTS)[number];
 /** The longest agent name: the width of the agent column in list rows and the browser. */
 export const AGENT_NAME_WIDTH = Math.max(...AGENTS.map((agent) => agent.length));
 
+/**
+ * The key of this machine's session `id` of `agent` (what `sessionKey` gives such a session), for a lookup that has no
+ * session object: keying a throwaway object would put it in the WeakMap below (10k of them per grep).
+ */
+export function localSessionKey(agent: Agent, id: string): string {
+  // join() makes one flat string; a template literal makes a cons string that a Map key later flattens into
+  // a second copy (≈ 100 bytes a key, five maps of 100k sessions).
+  return [agent, id].join(':');
+}
+
 /** Each session object's key, made once: the reducer, the watcher and the search index share one string. */
 const KEYS = new WeakMap<object, string>();
 
@@ -15,9 +25,7 @@ const KEYS = new WeakMap<object, string>();
 export function sessionKey(session: { readonly agent: Agent; readonly id: string; readonly host?: string }): string {
   let key = KEYS.get(session);
   if (key === undefined) {
-    // join() makes one flat string; a template literal makes a cons string that a Map key later flattens into
-    // a second copy (≈ 100 bytes a key, five maps of 100k sessions).
-    const local = [session.agent, session.id].join(':');
+    const local = localSessionKey(session.agent, session.id);
     // Per machine too: another host's copy of a session is another row.
     key = session.host === undefined ? local : [session.host, local].join('\u0000');
     KEYS.set(session, key);

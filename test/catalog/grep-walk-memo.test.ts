@@ -110,6 +110,25 @@ describe('grep with a walk memo', () => {
     expect(fourth).toEqual({ rows: third.rows, walks: 0 });
   });
 
+  it("names a Codex session from session_index.jsonl when reading the names takes longer than the search", async () => {
+    const home = await settledHome('home-n');
+    const memo = join(dir, 'n', 'walk.json');
+    // The files are searched without waiting for the names (only rows need them): a slow read must still name the row.
+    const names = formats.ADAPTERS.codex.names!;
+    const read = names.read.bind(names);
+    vi.spyOn(names, 'read').mockImplementation(async (root) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return read(root);
+    });
+    for (const run of ['walked', 'from the memo'] as const) {
+      const found = await search(home, 'which name is this session under', memo, run === 'from the memo');
+      expect(found.walks > 0, run).toBe(run === 'walked');
+      const row = found.rows.find((r) => r.id === '01a200ed-500e-74e1-88bc-7c2f05604fd8');
+      expect(row?.name, run).toBe('api-health');
+      expect(row?.title, run).toBe('api-health');
+    }
+  });
+
   it('finds a claw workspace made since the memo was written (its parent folder changed)', async () => {
     const home = await settledHome('home-b');
     const memo = join(dir, 'b', 'walk.json');

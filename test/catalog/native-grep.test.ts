@@ -68,7 +68,8 @@ async function runPool(engine: 'native' | 'js', search: Search, items: readonly 
       cwds.push(...seen);
       for (const [index, root, taken] of lineage) {
         lineages.push([index, typeof root === 'function' ? root() : root]);
-        if (data.stamps && !matched.includes(index)) stamps[index] = taken;
+        // The native engine hands a lineage's stamps over as a function (made when a row needs them).
+        if (data.stamps && !matched.includes(index)) stamps[index] = typeof taken === 'function' ? taken() : taken;
       }
       return Promise.resolve([]);
     },
