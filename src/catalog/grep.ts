@@ -194,9 +194,24 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
-  const sameId = new Map<string, SessionFileGroup[]>();
-  /** Discovery order (a family is handed to `conversations` in it; the merge itself does not depend on it). */
-  const discoveryIndex = new Map<SessionFileGroup, number>();
+  /** What rows look up among the groups: made when a row first needs it, not while the files are being handed over. */
+  const lookups: GroupLookups = { sameId: new Map(), discoveryIndex: new Map() };
+  let lookedUp = 0;
+  const lookupsNow = (): GroupLookups => {
+    for (; lookedUp < groups.length; lookedUp++) {
+      const group = groups[lookedUp]!;
+      lookups.discoveryIndex.set(group, lookedUp);
+      // A store's conversations (opencode's) are one row each.
+      if (ADAPTERS[group.agent].store !== undefined) continue;
+      const hint = idHintOf(group);
+      if (hint === null) continue;
+      const key = localSessionKey(group.agent, hint);
+      const same = lookups.sameId.get(key);
+      if (same === undefined) lookups.sameId.set(key, [group]);
+      else same.push(group);
+    }
+    return lookups;
+  };
   // Some agents keep sessions in project folders (claw): those other agents' sessions ran in are searched too (like `list`).
   const fromCwds = adapters.filter((adapter) => adapter.discovery?.rootsFromCwds);
   const sniffCwds = fromCwds.length > 0 && locations.rootsFromCwds !== false;
@@ -223,14 +238,6 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       }
       if (unregistered === null) context.register(group);
       else unregistered.push(group);
-      const hint = idHintOf(group);
-      if (hint !== null) {
-        const key = localSessionKey(group.agent, hint);
-        const same = sameId.get(key);
-        if (same === undefined) sameId.set(key, [group]);
-        else same.push(group);
-      }
-      discoveryIndex.set(group, groups.length);
       groups.push(group);
       const lineage = byLineage.has(group.agent);
       if (lineage) lineageUnseen++;
@@ -392,7 +399,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return;
     }
     // A stopped search summarises nothing more (a common word matches thousands of sessions).
-    const row = walked.then(namesRead).then(() => (signal?.aborted ? null : rowFor(group, summarise, sameId, discoveryIndex)));
+    const row = walked.then(namesRead).then(() => (signal?.aborted ? null : rowFor(group, summarise, lookupsNow)));
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);
       return r;
@@ -433,7 +440,6 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
         if (what === null) continue;
         const group: SessionFileGroup = { ...store, idHint: conversation.id };
         context.register(group, conversation.id);
-        discoveryIndex.set(group, groups.length);
         groups.push(group);
         onMatch(groups.length - 1, what);
       }
@@ -472,11 +478,11 @@ function searchEngine(options: GrepOptions): 'native' | 'js' {
 async function rowFor(
   group: SessionFileGroup,
   summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
-  sameId: ReadonlyMap<string, readonly SessionFileGroup[]>,
-  discoveryIndex: ReadonlyMap<SessionFileGroup, number>,
+  lookups: () => GroupLookups,
 ): Promise<CatalogSession | null> {
   const own = await summarise(group);
   if (own === null) return null;
+  const { sameId, discoveryIndex } = lookups();
   // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
   const hint = idHintOf(group);
   const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
@@ -484,6 +490,13 @@ async function rowFor(
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);
   return rows.find((row) => row.id === own.id) ?? null;
+}
+
+/** Every group by the id its file names suggest (other files of a conversation), and each group's place in discovery order. */
+interface GroupLookups {
+  readonly sameId: Map<string, SessionFileGroup[]>;
+  /** A family is handed to `conversations` in this order (the merge itself does not depend on it). */
+  readonly discoveryIndex: Map<SessionFileGroup, number>;
 }
 
 /**

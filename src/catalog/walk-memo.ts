@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
-import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer } from '../core/io/walk-fs.js';
+import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
 import type { Locations } from './locations.js';
@@ -184,21 +184,28 @@ export function essentialAnswers(answers: readonly WalkAnswer[]): WalkAnswer[] {
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isAgent = (value: unknown): value is Agent => (AGENTS as readonly unknown[]).includes(value);
+const isKind = (value: unknown): value is WalkKind => value === 'f' || value === 'd' || value === 'o' || value === '-';
+
+/** `dirname(path)`, without its general case for the paths a walk records (absolute, no trailing slash). */
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash > 0 && slash < path.length - 1 ? path.slice(0, slash) : dirname(path);
+}
 
 function parse(value: unknown, key: string): Held | null {
   if (typeof value !== 'object' || value === null) return null;
   const data = value as Record<string, unknown>;
   if (data.version !== VERSION || data.key !== key || !Array.isArray(data.answers) || !Array.isArray(data.candidates) || !Array.isArray(data.roots)) return null;
-  const answers: WalkAnswer[] = [];
-  for (const answer of data.answers as unknown[]) {
-    if (!Array.isArray(answer) || !isString(answer[1])) return null;
-    if (answer[0] === 'd' && answer.length === 4 && (answer[2] === null || typeof answer[2] === 'number') && typeof answer[3] === 'number') answers.push(['d', answer[1], answer[2] as number | null, answer[3] as number]);
-    else if (answer[0] === 'k' && answer.length === 3 && ['f', 'd', 'o', '-'].includes(answer[2] as string)) answers.push(['k', answer[1], answer[2] as 'f' | 'd' | 'o' | '-']);
-    else if (answer[0] === 'r' && answer.length === 3 && (answer[2] === null || isString(answer[2]))) answers.push(['r', answer[1], answer[2] as string | null]);
-    else return null;
-  }
+  // The answers are checked in place (not copied: a 10k-session home's memo holds thousands).
+  const answers = data.answers as WalkAnswer[];
   // Every file a memo names is in a folder its walks listed.
-  const listed = new Set(answers.flatMap((answer) => (answer[0] === 'd' ? [answer[1]] : [])));
+  const listed = new Set<string>();
+  for (const answer of answers as unknown[]) {
+    if (!Array.isArray(answer) || !isString(answer[1])) return null;
+    if (answer[0] === 'd' && answer.length === 4 && (answer[2] === null || typeof answer[2] === 'number') && typeof answer[3] === 'number') listed.add(answer[1]);
+    else if (answer[0] === 'k' && answer.length === 3 && isKind(answer[2])) continue;
+    else if (!(answer[0] === 'r' && answer.length === 3 && (answer[2] === null || isString(answer[2])))) return null;
+  }
   const candidates = new Map<Agent, readonly string[]>();
   for (const entry of data.candidates as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 2 || !isAgent(entry[0]) || !Array.isArray(entry[1]) || !(entry[1] as unknown[]).every(isString)) return null;
@@ -215,7 +222,7 @@ function parse(value: unknown, key: string): Held | null {
       for (const group of groups as unknown[]) {
         if (!Array.isArray(group) || group.length !== 3) return null;
         const [paths, idHint, archived] = group as unknown[];
-        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(dirname(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
+        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(folderOf(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
         found.push({ agent, paths: paths as string[], idHint: idHint as string | null, root, archived });
       }
     }
