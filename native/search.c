@@ -12,6 +12,7 @@
 #endif
 #include <node_api.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1286,6 +1287,78 @@ static napi_value close_engine(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* answersHold's codes (see src/catalog/native-grep.ts, nativeAnswersHold). */
+enum { A_LISTED = 1, A_FILE = 2, A_DIR = 3, A_OTHER = 4, A_MISSING = 5, A_REAL = 6, A_NO_REAL = 7 };
+
+/** The next NUL-terminated string of `bytes` at *at (advanced past it), or NULL when none is left. */
+static const char *next_string(const char *bytes, size_t len, size_t *at) {
+  if (*at >= len) return NULL;
+  const char *s = bytes + *at;
+  size_t n = strnlen(s, len - *at);
+  if (*at + n >= len) return NULL;
+  *at += n + 1;
+  return s;
+}
+
+/**
+ * answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): whether every answer a walk
+ * memo rests on still holds, as walkAnswerHolds (src/core/io/walk-fs.ts) checks each with Node's statSync and
+ * realpathSync.native: answer i is codes[i] about the i-th path of `paths` (each NUL-terminated). A_LISTED: a
+ * directory whose mtimeMs is numbers[2i] (NaN: never holds) and inode numbers[2i+1]; A_FILE, A_DIR, A_OTHER: what stat
+ * (following links) says it is; A_MISSING: stat fails with ENOENT; A_REAL: its realpath(3) is the next string of
+ * `reals`; A_NO_REAL: realpath fails. Stops at the first that does not hold.
+ */
+static napi_value answers_hold(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  size_t count = 0, nnumbers = 0, plen = 0, rlen = 0;
+  void *pdata = NULL, *rdata = NULL;
+  const uint8_t *codes = argc == 4 ? typed_of(env, argv[0], napi_uint8_array, &count) : NULL;
+  const double *numbers = codes ? typed_of(env, argv[1], napi_float64_array, &nnumbers) : NULL;
+  if (!numbers || nnumbers != 2 * count || napi_get_buffer_info(env, argv[2], &pdata, &plen) != napi_ok || napi_get_buffer_info(env, argv[3], &rdata, &rlen) != napi_ok) {
+    napi_throw_type_error(env, NULL, "answersHold(codes, numbers, paths, reals)");
+    return NULL;
+  }
+  const char *paths = pdata, *reals = rdata;
+  size_t at = 0, real_at = 0;
+  int ok = 1;
+  char resolved[PATH_MAX];
+  for (size_t i = 0; i < count && ok; i++) {
+    const char *path = next_string(paths, plen, &at);
+    if (!path) {
+      ok = 0;
+      break;
+    }
+    uint8_t code = codes[i];
+    if (code == A_REAL || code == A_NO_REAL) {
+      const char *real = realpath(path, resolved);
+      if (code == A_NO_REAL) {
+        ok = real == NULL;
+      } else {
+        const char *wanted = next_string(reals, rlen, &real_at);
+        ok = real != NULL && wanted != NULL && strcmp(real, wanted) == 0;
+      }
+      continue;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+      ok = code == A_MISSING && errno == ENOENT;
+      continue;
+    }
+    if (code == A_LISTED) {
+      /* Node's mtimeMs: seconds * 1e3 + nanoseconds / 1e6, in doubles. */
+      double mtime = (double)st.st_mtim.tv_sec * 1e3 + (double)st.st_mtim.tv_nsec / 1e6;
+      ok = S_ISDIR(st.st_mode) && numbers[2 * i] == mtime && numbers[2 * i + 1] == (double)st.st_ino;
+    } else {
+      ok = code == (S_ISREG(st.st_mode) ? A_FILE : S_ISDIR(st.st_mode) ? A_DIR : A_OTHER);
+    }
+  }
+  napi_value result;
+  napi_get_boolean(env, ok, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "create", NAPI_AUTO_LENGTH, create, NULL, &fn);
@@ -1296,5 +1369,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "judged", fn);
   napi_create_function(env, "close", NAPI_AUTO_LENGTH, close_engine, NULL, &fn);
   napi_set_named_property(env, exports, "close", fn);
+  napi_create_function(env, "answersHold", NAPI_AUTO_LENGTH, answers_hold, NULL, &fn);
+  napi_set_named_property(env, exports, "answersHold", fn);
   return exports;
 }

@@ -11,7 +11,7 @@ import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
-import { NativeGrepPool, nativeSearchAddon } from './native-grep.js';
+import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
@@ -98,7 +98,9 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
     memo.startRecording();
     try {
       const known = memo;
-      let result = known.read() ? await grepIn(locations, text, options, known, () => known.verify()) : STALE;
+      // The native engine checks the memo's answers too, when it searches.
+      const check = searchEngine(options) === 'native' ? nativeAnswersHold : undefined;
+      let result = known.read() ? await grepIn(locations, text, options, known, () => known.verify(check)) : STALE;
       if (result === STALE) {
         memo.stopRecording();
         memo = new WalkMemo(memoPath, key);

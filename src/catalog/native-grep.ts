@@ -7,6 +7,7 @@ import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
+import type { WalkAnswer } from '../core/io/walk-fs.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
 import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep.js';
 
@@ -27,6 +28,8 @@ interface NativeSearchAddon {
   push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: Buffer, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
   judged(handle: NativeHandle, token: number, accepted: number): void;
   close(handle: NativeHandle, abort: boolean): void;
+  /** Whether every answer holds (see `nativeAnswersHold`). */
+  answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): boolean;
 }
 
 declare const nativeHandle: unique symbol;
@@ -76,6 +79,42 @@ export function nativeSearchAddon(): NativeSearchAddon | null {
     }
   }
   return addon;
+}
+
+/** answersHold's code of each answer (native/search.c). */
+const ANSWER_CODE = { listed: 1, f: 2, d: 3, o: 4, '-': 5, real: 6, noReal: 7 } as const;
+
+/**
+ * Whether every answer a walk memo rests on still holds, checked by the native engine (`walkAnswerHolds` of each, with
+ * the same system calls, at a fraction of the main thread's time: thousands of stats from C, not through Node's fs).
+ * Null when the engine was not built, or an answer names a path C cannot take as it is (a NUL in it): check in JS.
+ */
+export function nativeAnswersHold(answers: readonly WalkAnswer[]): boolean | null {
+  const native = nativeSearchAddon();
+  if (native === null) return null;
+  const codes = new Uint8Array(answers.length);
+  const numbers = new Float64Array(answers.length * 2);
+  const paths: string[] = [];
+  const reals: string[] = [];
+  for (let at = 0; at < answers.length; at++) {
+    const answer = answers[at]!;
+    if (answer[1].includes('\0')) return null;
+    paths.push(answer[1]);
+    if (answer[0] === 'd') {
+      codes[at] = ANSWER_CODE.listed;
+      numbers[2 * at] = answer[2] ?? Number.NaN;
+      numbers[2 * at + 1] = answer[3];
+    } else if (answer[0] === 'k') {
+      codes[at] = ANSWER_CODE[answer[2]];
+    } else if (answer[2] === null) {
+      codes[at] = ANSWER_CODE.noReal;
+    } else {
+      if (answer[2].includes('\0')) return null;
+      codes[at] = ANSWER_CODE.real;
+      reals.push(answer[2]);
+    }
+  }
+  return native.answersHold(codes, numbers, Buffer.from(`${paths.join('\0')}\0`), Buffer.from(`${reals.join('\0')}\0`));
 }
 
 /** What the pool needs to know of the search (GrepWorkerData's fields the native engine does). */

@@ -84,9 +84,10 @@ export class WalkMemo {
   /**
    * Whether every answer read still holds (a stat or realpath each). Until this says so, what `read` found may be
    * searched but nothing found in it may be reported: when one answer does not hold, the walks must run again.
+   * `check` may check them all at once (the native engine's `nativeAnswersHold`; null: it cannot, they are checked here).
    */
-  verify(): boolean {
-    return this.answers.every(walkAnswerHolds);
+  verify(check?: (answers: readonly WalkAnswer[]) => boolean | null): boolean {
+    return check?.(this.answers) ?? this.answers.every(walkAnswerHolds);
   }
 
   /** Read the memo and check it at once: empty unless every answer holds (`read` + `verify`). */

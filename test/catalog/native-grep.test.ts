@@ -16,12 +16,15 @@ import type { Problem } from '../../src/core/formats/types.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { compileTextSearch } from '../../src/core/io/contains.js';
 import { fingerprintOf } from '../../src/core/io/lines.js';
+import type * as WalkFs from '../../src/core/io/walk-fs.js';
+import type { WalkAnswer } from '../../src/core/io/walk-fs.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHUNK = 256 * 1024;
 // Loaded before the tests are collected: whether the addon is built decides which run.
 const grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
 const native = (await import(join(ROOT, 'dist', 'catalog', 'native-grep.js'))) as typeof NativeGrep;
+const walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
 let dir: string;
 
 beforeAll(async () => {
@@ -297,6 +300,41 @@ describe('grep with and without the native engine', () => {
     }
     const counted = (await found('native', 'auth test')).hits.map((hit) => JSON.parse(hit) as [string[], number, unknown]);
     expect(counted.some(([, matches, snippet]) => matches > 1 && snippet !== null)).toBe(true);
+  });
+
+  it.skipIf(!built())("checks a walk memo's answers as walkAnswerHolds does, one by one and all together", async () => {
+    const base = join(dir, 'answers-ünï');
+    await mkdir(join(base, 'folder', 'inner'), { recursive: true });
+    await writeFile(join(base, 'file.jsonl'), '{}\n');
+    await symlink(join(base, 'folder'), join(base, 'link'));
+    await symlink(join(base, 'nowhere'), join(base, 'dangling'));
+    spawnSync('mkfifo', [join(base, 'fifo')]);
+    const folder = statSync(join(base, 'folder'));
+    const paths = ['folder', 'folder/inner', 'file.jsonl', 'link', 'dangling', 'fifo', 'missing', 'file.jsonl/below', 'link/inner'].map((name) => join(base, name));
+    const answers: WalkAnswer[] = [
+      ['d', join(base, 'folder'), folder.mtimeMs, folder.ino],
+      ['d', join(base, 'folder'), folder.mtimeMs + 1, folder.ino],
+      ['d', join(base, 'folder'), folder.mtimeMs, folder.ino + 1],
+      ['d', join(base, 'folder'), null, folder.ino],
+      ['d', join(base, 'file.jsonl'), statSync(join(base, 'file.jsonl')).mtimeMs, statSync(join(base, 'file.jsonl')).ino],
+      ['d', join(base, 'link'), folder.mtimeMs, folder.ino],
+      ...paths.flatMap((path) => (['f', 'd', 'o', '-'] as const).map((kind): WalkAnswer => ['k', path, kind])),
+      ...paths.flatMap((path): WalkAnswer[] => [
+        ['r', path, null],
+        ['r', path, path],
+        ['r', path, join(base, 'folder')],
+        ['r', path, join(base, 'folder', 'inner')],
+      ]),
+      ['k', 'with\0nul', '-'],
+    ];
+    const one = answers.map((answer) => [answer, native.nativeAnswersHold([answer]) ?? walkFs.walkAnswerHolds(answer)]);
+    expect(one).toEqual(answers.map((answer) => [answer, walkFs.walkAnswerHolds(answer)]));
+    // Each kind of answer both holds and fails somewhere above (the comparison can fail).
+    for (const kind of ['d', 'k', 'r']) expect(new Set(one.filter(([answer]) => (answer as WalkAnswer)[0] === kind).map(([, holds]) => holds))).toEqual(new Set([true, false]));
+    const holding = answers.filter((answer) => walkFs.walkAnswerHolds(answer));
+    expect(native.nativeAnswersHold(holding)).toBe(true);
+    expect(native.nativeAnswersHold([...holding, ['k', join(base, 'file.jsonl'), 'd']])).toBe(false);
+    expect(native.nativeAnswersHold([['k', 'with\0nul', '-']])).toBeNull();
   });
 
   it('falls back to the JS engine when the addon is absent, with the same rows', async () => {
