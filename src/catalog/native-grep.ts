@@ -357,10 +357,10 @@ export class NativeGrepPool {
         const adapter = ADAPTERS[item.agent];
         const cut = table[row + T_LINEAGE]!;
         // Read only if a row needs it: a cut of the batch's bytes (no copy), its lines as the head holds them.
-        const head = cut >= 0 ? span(cut) : null;
+        const lineage = cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
         // Its stamps too: made only if its row is wanted (4 numbers a file in the batch's table meanwhile).
         const count = item.paths.length;
-        lineages.push([index, head !== null && adapter.lineageInHead ? () => adapter.lineageInHead!(head) ?? null : null, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))]);
+        lineages.push([index, lineage, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))]);
       }
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
