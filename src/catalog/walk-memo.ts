@@ -187,10 +187,10 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAgent = (value: unknown): value is Agent => (AGENTS as readonly unknown[]).includes(value);
 const isKind = (value: unknown): value is WalkKind => value === 'f' || value === 'd' || value === 'o' || value === '-';
 
-/** `dirname(path)`, without its general case for the paths a walk records (absolute, no trailing slash). */
+/** `dirname(path)`, without its general case for the paths a walk records (no trailing or doubled slash). */
 function folderOf(path: string): string {
   const slash = path.lastIndexOf('/');
-  return slash > 0 && slash < path.length - 1 ? path.slice(0, slash) : dirname(path);
+  return slash > 0 && slash < path.length - 1 && path.charCodeAt(slash - 1) !== 0x2f ? path.slice(0, slash) : dirname(path);
 }
 
 function parse(value: unknown, key: string): Held | null {
