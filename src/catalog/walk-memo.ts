@@ -187,12 +187,6 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAgent = (value: unknown): value is Agent => (AGENTS as readonly unknown[]).includes(value);
 const isKind = (value: unknown): value is WalkKind => value === 'f' || value === 'd' || value === 'o' || value === '-';
 
-/** `dirname(path)`, without its general case for the paths a walk records (no trailing or doubled slash). */
-function folderOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash > 0 && slash < path.length - 1 && path.charCodeAt(slash - 1) !== 0x2f ? path.slice(0, slash) : dirname(path);
-}
-
 function parse(value: unknown, key: string): Held | null {
   if (typeof value !== 'object' || value === null) return null;
   const data = value as Record<string, unknown>;
@@ -223,7 +217,7 @@ function parse(value: unknown, key: string): Held | null {
       for (const group of groups as unknown[]) {
         if (!Array.isArray(group) || group.length !== 3) return null;
         const [paths, idHint, archived] = group as unknown[];
-        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(folderOf(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
+        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(dirname(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
         found.push({ agent, paths: paths as string[], idHint: idHint as string | null, root, archived });
       }
     }
