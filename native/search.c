@@ -5,7 +5,8 @@
 //
 // What stays in JS (src/catalog/native-grep.ts): compiling the text into probes and spellings, judging a line that
 // holds a hit with the adapter's `isNonConversationLine` (the engine hands over the line's opening and goes on past
-// the line if JS rejects it), decoding the cwd and lineage the engine cuts out of each head, and the rows.
+// the line if JS rejects it; an opening that holds none of the adapter's `nonConversationNeedles` is one the rule
+// cannot reject, and counts here without asking), decoding the cwd and lineage the engine cuts out of each head, and the rows.
 #define _GNU_SOURCE
 #ifndef NAPI_VERSION
 #define NAPI_VERSION 8
@@ -37,6 +38,9 @@
 #define F_SNIFF_CWD 2    /* cut out the first cwd its heads record */
 #define F_SNIFF_LINEAGE 4 /* cut out the lineage lines of its first head */
 #define F_FIRST 8        /* searched before the others (agents whose rows wait for every file's lineage) */
+/* Bits 8-15: 1 + the needle set of its agent's line filter (0: none, every line with a hit is judged by JS). */
+#define F_NEEDLES_SHIFT 8
+#define MAX_NEEDLE_SETS 255
 
 typedef struct {
   unsigned char *bytes;
@@ -116,6 +120,13 @@ typedef struct {
   size_t cap;
 } waiting_t;
 
+/** An adapter's nonConversationNeedles: its line filter rejects no opening that holds none of them. */
+typedef struct {
+  unsigned char **bytes;
+  size_t *lens;
+  size_t count;
+} needles_t;
+
 typedef struct cwdset {
   unsigned char **keys;
   size_t *lens;
@@ -131,6 +142,8 @@ typedef struct engine {
   size_t nprobes;
   size_t longest;
   int ignore_case, fold_chunks, want_stamps;
+  needles_t *needle_sets;
+  size_t nneedle_sets;
   /* queues: continuations first, then the F_FIRST items, then the others; stacks, taken from the end */
   item_t *continuations;
   item_t **first, **others;
@@ -567,6 +580,20 @@ static void sniff_lineage(item_t *item, const unsigned char *head, size_t len) {
 
 /* ---------- one file ---------- */
 
+/**
+ * Whether JS's line filter could reject a line opening so: it holds one of the item's needles, or its agent has none
+ * (nonConversationNeedles in src/core/formats/types.ts). ASCII needles: the opening's bytes hold one exactly when the
+ * string JS would decode from them does.
+ */
+static int may_be_rejected(const engine_t *engine, const item_t *item, const unsigned char *opening, size_t len) {
+  uint32_t set = (item->flags >> F_NEEDLES_SHIFT) & 0xff;
+  if (set == 0 || set > engine->nneedle_sets) return 1;
+  const needles_t *needles = &engine->needle_sets[set - 1];
+  for (size_t k = 0; k < needles->count; k++)
+    if (memmem(opening, len, needles->bytes[k], needles->lens[k])) return 1;
+  return 0;
+}
+
 enum { R_NONE, R_MATCH, R_JUDGE, R_ERROR, R_ABORTED };
 
 static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *scratch) {
@@ -632,8 +659,15 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
           ssize_t got = pread_full(fd, opening, OPENING_BYTES, (off_t)line);
           if (got < 0) got = 0;
           const unsigned char *cut = memchr(opening, '\n', (size_t)got);
+          size_t len = cut ? (size_t)(cut - opening) : (size_t)got;
+          if (!may_be_rejected(engine, item, opening, len)) {
+            /* A line the filter cannot reject: the file matches, whatever JS would say of the lines gathered before it. */
+            item->nopenings = 0;
+            result = R_MATCH;
+            break;
+          }
           item->opening_at[item->nopenings] = line;
-          item->opening_len[item->nopenings] = cut ? (size_t)(cut - opening) : (size_t)got;
+          item->opening_len[item->nopenings] = len;
           item->nopenings++;
         }
         const unsigned char *end = memchr(buffer + m, '\n', length - (size_t)m);
@@ -642,6 +676,7 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
       }
       /* Lines with hits wait for JS's judgement once the chunk is done (or enough of them were gathered). */
       (void)full;
+      if (result == R_MATCH) break;
       if (item->nopenings > 0) {
         result = R_JUDGE;
         break;
@@ -773,6 +808,12 @@ static void free_engine(engine_t *engine) {
     free(engine->probes[p].bytes);
   }
   free(engine->probes);
+  for (size_t set = 0; set < engine->nneedle_sets; set++) {
+    for (size_t k = 0; k < engine->needle_sets[set].count; k++) free(engine->needle_sets[set].bytes[k]);
+    free(engine->needle_sets[set].bytes);
+    free(engine->needle_sets[set].lens);
+  }
+  free(engine->needle_sets);
   item_t *item;
   while ((item = take_work(engine))) free_item(item);
   free(engine->first);
@@ -1043,8 +1084,9 @@ static int bool_of(napi_env env, napi_value value) {
 }
 
 /**
- * create({threads, probes: [{bytes, spellings: [{bytes, probeOffset}]}], longest, ignoreCase, foldChunks, stamps},
- * onBatch): the engine, its threads started and waiting for work.
+ * create({threads, probes: [{bytes, spellings: [{bytes, probeOffset}]}], longest, ignoreCase, foldChunks, stamps,
+ * needles: [[bytes, …], …]}, onBatch): the engine, its threads started and waiting for work. An item's flags name its
+ * needle set (F_NEEDLES_SHIFT).
  */
 static napi_value create(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -1086,6 +1128,36 @@ static napi_value create(napi_env env, napi_callback_info info) {
     }
     for (size_t k = 1; k < engine->probes[p].len; k++)
       if (rarity(engine->probes[p].bytes[k]) > rarity(engine->probes[p].bytes[engine->probes[p].anchor])) engine->probes[p].anchor = k;
+  }
+  /* needles: [[Buffer, …], …], the item flags' needle sets (absent: none). */
+  napi_value sets = get_named(env, config, "needles");
+  bool is_array = false;
+  if (sets != NULL) napi_is_array(env, sets, &is_array);
+  if (is_array) {
+    uint32_t nsets = 0;
+    napi_get_array_length(env, sets, &nsets);
+    if (nsets > MAX_NEEDLE_SETS) nsets = MAX_NEEDLE_SETS;
+    engine->needle_sets = calloc(nsets ? nsets : 1, sizeof *engine->needle_sets);
+    engine->nneedle_sets = nsets;
+    for (uint32_t set = 0; set < nsets; set++) {
+      napi_value list;
+      napi_get_element(env, sets, set, &list);
+      uint32_t count = 0;
+      napi_get_array_length(env, list, &count);
+      needles_t *needles = &engine->needle_sets[set];
+      needles->bytes = calloc(count ? count : 1, sizeof *needles->bytes);
+      needles->lens = calloc(count ? count : 1, sizeof *needles->lens);
+      for (uint32_t k = 0; k < count; k++) {
+        napi_value needle;
+        napi_get_element(env, list, k, &needle);
+        /* A needle that is not a buffer, or an empty one, is in every opening: that set asks JS of every line. */
+        if (!bytes_of(env, needle, &needles->bytes[needles->count], &needles->lens[needles->count])) {
+          needles->bytes[needles->count] = dup_bytes((const unsigned char *)"", 0);
+          needles->lens[needles->count] = 0;
+        }
+        needles->count++;
+      }
+    }
   }
   int threads = int_of(env, get_named(env, config, "threads"));
   if (threads < 1) threads = 1;

@@ -21,6 +21,8 @@ interface NativeSearchAddon {
       readonly ignoreCase: boolean;
       readonly foldChunks: boolean;
       readonly stamps: boolean;
+      /** The adapters' nonConversationNeedles, each agent's set named by its items' flags (NEEDLES_SHIFT). */
+      readonly needles: readonly (readonly Buffer[])[];
     },
     onBatch: NativeBatch,
   ): NativeHandle;
@@ -58,6 +60,8 @@ const JUDGE = 3;
 
 const FILTER = 1;
 const SNIFF_CWD = 2;
+/** Flags bits 8-15: 1 + the item's needle set (see create's `needles`). */
+const NEEDLES_SHIFT = 8;
 const SNIFF_LINEAGE = 4;
 const FIRST = 8;
 
@@ -159,6 +163,8 @@ export class NativeGrepPool {
   private readonly cwdFound = new Set<number>();
   private readonly reportedCwds = new Set<string>();
   private readonly skipLine: Partial<Record<Agent, (opening: string) => boolean>> = {};
+  /** The flag bits naming an agent's needle set (its line filter rejects no opening without one of them). */
+  private readonly needleBits: Partial<Record<Agent, number>> = {};
   /** The adapters' lineage keys, and each agent's place among them. */
   private readonly lineageKeys: Buffer[] = [];
   private readonly lineageKeyOf: Partial<Record<Agent, number>> = {};
@@ -184,8 +190,12 @@ export class NativeGrepPool {
     /** Workers for counts and snippets (null: none asked for). */
     private readonly makeCounting: (() => WorkerPool) | null = null,
   ) {
+    const needles: Buffer[][] = [];
     for (const adapter of Object.values(ADAPTERS)) {
       if (adapter.isNonConversationLine) this.skipLine[adapter.agent] = adapter.isNonConversationLine.bind(adapter);
+      if (adapter.isNonConversationLine && adapter.nonConversationNeedles !== undefined) {
+        this.needleBits[adapter.agent] = needles.push(adapter.nonConversationNeedles.map((needle) => Buffer.from(needle, 'latin1'))) << NEEDLES_SHIFT;
+      }
       if (adapter.lineageLineKey !== undefined) this.lineageKeyOf[adapter.agent] = this.lineageKeys.push(Buffer.from(adapter.lineageLineKey)) - 1;
     }
     const search = compileTextSearch(data.text, { ignoreCase: data.ignoreCase });
@@ -197,6 +207,7 @@ export class NativeGrepPool {
         ignoreCase: search.ignoreCase,
         foldChunks: search.foldChunks,
         stamps: data.stamps,
+        needles,
       },
       (...batch) => this.onResults(...batch),
     );
@@ -281,7 +292,7 @@ export class NativeGrepPool {
     const paths: string[] = [];
     items.forEach((item, at) => {
       indexes[at] = item.index;
-      flags[at] = (this.skipLine[item.agent] ? FILTER : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
+      flags[at] = (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
       counts[at] = item.paths.length;
       keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
       for (const path of item.paths) paths.push(path);

@@ -189,6 +189,18 @@ describe('the native search engine', () => {
     expect(outcome.matched).toEqual([1, 2, 4, 6, 7]);
   });
 
+  it.skipIf(!built())('asks JS about a line holding one of its needles, and counts one holding none without asking', async () => {
+    const word = 'transom';
+    const user = (text: string): string => `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"${text}"}]}}\n`;
+    // `"input_text"` is a needle of Codex's rule: both lines are asked about; the injected one is rejected.
+    const typed = await file(user(`fix the ${word}`));
+    const injected = await file(user(`<environment_context>${word}</environment_context>`));
+    // The rejected line first, then one with no needle: the second counts (the first is never asked about then).
+    const injectedThenAnswer = await file(user(`<environment_context>${word}</environment_context>`) + answer(word));
+    const outcome = await both({ text: word }, [item(0, [typed]), item(1, [injected]), item(2, [injectedThenAnswer])]);
+    expect(outcome.matched).toEqual([0, 2]);
+  });
+
   it.skipIf(!built())('ignores case in both ways the search compiles it (chunks lowered, or hits compared folded)', async () => {
     const lowered = compileTextSearch('Release NOTES', { ignoreCase: true });
     expect(lowered.foldChunks).toBe(true);

@@ -100,6 +100,9 @@ export function isClaudeNonConversationLine(opening: string): boolean {
   return NOT_CONVERSATION_RECORDS.test(opening) || INJECTED_ATTACHMENTS.test(opening);
 }
 
+/** What an opening holds when `isClaudeNonConversationLine` says true of it: the record names and the attachment key of its patterns. */
+export const CLAUDE_NON_CONVERSATION_NEEDLES: readonly string[] = ['"api-request', '"cost-state"', '"atis-latch"', '"tools-used"', '"permission-mode"', '"attachment"'];
+
 /** The title in a `/rename` sidecar (`<project>/<id>/custom-title.json`), or null. */
 export function sidecarTitle(json: string): string | null {
   try {

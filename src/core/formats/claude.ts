@@ -21,7 +21,7 @@ import { foldLines, indexReads, jsonObjects, newLineStats, parseJsonLine, readLi
 import { addUsage, IMAGE_PLACEHOLDER, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
 import { isoTimestamp } from '../time.js';
 import { truncateBeforeUserTurn } from '../truncate.js';
-import { commandAnsweredBy, type CommandWalkNode, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
+import { commandAnsweredBy, type CommandWalkNode, CLAUDE_NON_CONVERSATION_NEEDLES, isClaudeNonConversationLine, isLocalCommandCaveat, isOnlyIdeContext, isOtherOrigin, sidecarTitle, stripIdeContext, typedSlashCommand } from './claude-rules.js';
 import { claudeProjectFolder } from '../handoff/claude.js';
 import { reportSkippedLines } from './problems.js';
 import { homeFolderRoots } from './roots.js';
@@ -1524,6 +1524,7 @@ export const claudeAdapter: FormatAdapter = {
     return [...folders];
   },
   isNonConversationLine: isClaudeNonConversationLine,
+  nonConversationNeedles: CLAUDE_NON_CONVERSATION_NEEDLES,
   // Attachments (skill listings, environment), system prompts and request shapes.
   notConversation: /"attachment"\s*:\s*\{[^{}]*$|"system"\s*:\s*(\[\s*\{[^{}]*)?$|"type"\s*:\s*"(api-request-shape|api-request|system)"[^{}]*$/,
 

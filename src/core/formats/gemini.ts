@@ -342,6 +342,9 @@ const MESSAGE_OPENING = /^\{"id":"[^"]*",(?:"timestamp":"[^"]*",)?"type":"([a-z]
  * workspace's folder listing, the date), `$rewindTo`, the CLI's own info/error/warning notices and the session
  * context message itself. Lines of a legacy pretty-printed `.json` file never match these openings: all counted.
  */
+/** What an opening holds when `isGeminiNonConversationLine` says true of it (the openings and types it rejects). */
+export const GEMINI_NON_CONVERSATION_NEEDLES: readonly string[] = ['{"$set":', '{"$rewindTo":', '"type":"info"', '"type":"error"', '"type":"warning"', '<session_context>', '<hook_context>'];
+
 export function isGeminiNonConversationLine(opening: string): boolean {
   if (opening.startsWith('{"$set":') || opening.startsWith('{"$rewindTo":')) return true;
   const message = MESSAGE_OPENING.exec(opening);
@@ -569,6 +572,7 @@ export const geminiAdapter: FormatAdapter = {
   },
   idShape: { pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, description: 'a UUID' },
   isNonConversationLine: isGeminiNonConversationLine,
+  nonConversationNeedles: GEMINI_NON_CONVERSATION_NEEDLES,
   forkTarget: 'in the same chats folder as the original, session-<minute>-<first 8 of the new id>.jsonl\n(forkedFrom in its first record names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {

@@ -48,6 +48,9 @@ const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_
  * record is its own (Qwen Code writes it before the message); a system record whose subtype is past the opening
  * (a very long cwd) is counted.
  */
+/** What an opening holds when `isQwenNonConversationLine` says true of it: only system records are rejected. */
+export const QWEN_NON_CONVERSATION_NEEDLES: readonly string[] = ['"type":"system"'];
+
 export function isQwenNonConversationLine(opening: string): boolean {
   if (/"type":"([a-z_]+)"/.exec(opening)?.[1] !== 'system') return false;
   const subtype = /"subtype":"([A-Za-z0-9_]+)"/.exec(opening)?.[1];
@@ -488,6 +491,7 @@ export const qwenAdapter: FormatAdapter = {
   },
   idShape: { pattern: /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i, description: 'a UUID' },
   isNonConversationLine: isQwenNonConversationLine,
+  nonConversationNeedles: QWEN_NON_CONVERSATION_NEEDLES,
   forkTarget: 'in the same chats folder as the original, <new id>.jsonl (each record\'s forkedFrom names the original)',
 
   groupFiles(root: string, paths: readonly string[]): SessionFileGroup[] {

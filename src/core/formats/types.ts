@@ -321,6 +321,12 @@ export interface FormatAdapter {
    */
   isNonConversationLine?(opening: string): boolean;
   /**
+   * ASCII strings at least one of which an opening holds whenever `isNonConversationLine` says true of it (what its
+   * patterns cannot match without: a record's type name, a key). The native search counts a hit in a line whose
+   * opening holds none of them without asking the rule (no round trip to JS); absent: every such line is asked about.
+   */
+  readonly nonConversationNeedles?: readonly string[];
+  /**
    * What the JSON before a string looks like when the string is not conversation (system prompts, skill listings):
    * a full-text search's snippet shows a match elsewhere when there is one. Tested against the bytes just
    * before the string's opening quote.

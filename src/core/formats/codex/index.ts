@@ -4,7 +4,7 @@ import type { FormatAdapter } from '../types.js';
 import { codexRowFolders, discoverCodex, groupCodexFiles } from './discovery.js';
 import { forkCodex } from './fork.js';
 import { readCodexNames } from './names.js';
-import { isCodexNonConversationLine } from './prompt.js';
+import { CODEX_NON_CONVERSATION_NEEDLES, isCodexNonConversationLine } from './prompt.js';
 import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } from './session.js';
 
 /*
@@ -47,6 +47,7 @@ export const codexAdapter: FormatAdapter = {
   // base_instructions {text}, developer_instructions and the like, developer-role messages.
   notConversation: /instructions"\s*:\s*(\{\s*"text"\s*:\s*)?$|"role"\s*:\s*"developer"/,
   isNonConversationLine: isCodexNonConversationLine,
+  nonConversationNeedles: CODEX_NON_CONVERSATION_NEEDLES,
   discover: discoverCodex,
   groupFiles: groupCodexFiles,
   rowFolders: codexRowFolders,

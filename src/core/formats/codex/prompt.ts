@@ -47,6 +47,9 @@ const USER_TEXT_OPENING = /"role"\s*:\s*"user"\s*,\s*"content"\s*:\s*\[\s*\{\s*"
  * match inside it (every rollout's header carries the same instructions; AGENTS.md and environment blocks are
  * injected as user messages).
  */
+/** What an opening holds when `isCodexNonConversationLine` says true of it: a literal each of its patterns needs. */
+export const CODEX_NON_CONVERSATION_NEEDLES: readonly string[] = ['"session_meta"', '"turn_context"', '"developer"', '"instructions"', '"input_text"'];
+
 export function isCodexNonConversationLine(opening: string): boolean {
   if (NOT_CONVERSATION_RECORD.test(opening)) return true;
   const text = USER_TEXT_OPENING.exec(opening)?.[1];

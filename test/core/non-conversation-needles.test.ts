@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ADAPTER_LIST } from '../../src/core/formats/index.js';
+import type { FormatAdapter } from '../../src/core/formats/types.js';
+
+// The native search counts a hit in a line whose opening holds none of its adapter's `nonConversationNeedles` without
+// asking `isNonConversationLine` (native/search.c, may_be_rejected). That is only right if the rule never says true
+// of such an opening: checked here on every line of the fixtures (real agents' files) and on openings made to take
+// each branch of each rule.
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+/** How much of a line the rule sees (OPENING_BYTES in native/search.c, LINE_OPENING_BYTES in contains.ts). */
+const OPENING_BYTES = 512;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    const info = statSync(path);
+    if (info.isDirectory()) return filesUnder(path);
+    return info.isFile() && info.size < 4 * 1024 * 1024 ? [path] : [];
+  });
+}
+
+/** Every line of every fixture, as openings cut the way the engine cuts them (and shorter, as a line's first bytes). */
+function fixtureOpenings(): string[] {
+  const out: string[] = [];
+  for (const path of filesUnder(FIXTURES)) {
+    const bytes = readFileSync(path);
+    if (bytes.includes(0)) continue; // a database, an image
+    let start = 0;
+    while (start < bytes.length) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end === -1) end = bytes.length;
+      const line = bytes.subarray(start, end);
+      for (const cut of [OPENING_BYTES, 300, 160, 96, 48]) if (cut <= OPENING_BYTES) out.push(line.subarray(0, cut).toString('utf8'));
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+/** Openings each rule rejects, one or more per branch of its patterns (spacing and order as its patterns allow). */
+const REJECTED: Record<string, readonly string[]> = {
+  claude: [
+    '{"type":"api-request","requestId":"r"}',
+    '{ "type" : "api-request-shape", "shape": {} }',
+    '{"type":"api-request-blob","blob":"…"}',
+    '{"type":"cost-state","total":1}',
+    '{"type":"atis-latch"}',
+    '{"type":"tools-used","tools":[]}',
+    '{"type":"permission-mode","mode":"plan"}',
+    ...['environment', 'model', 'deferred_tools_delta', 'agent_listing_delta', 'skill_listing', 'session_context', 'date', 'remote_session_change', 'prompt_snapshot', 'command_permissions'].map(
+      (kind) => `{"parentUuid":"p","isSidechain":false,"type":"attachment","attachment": { "type" : "${kind}","content":"x"},"uuid":"u"}`,
+    ),
+  ],
+  codex: [
+    '{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}',
+    '{"timestamp":"t", "type" : "turn_context","payload":{}}',
+    '{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"developer","content":[]}}',
+    '{"id":"x","timestamp":"t","instructions":"You are Codex"}',
+    ...['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for /w', '<skill>', '<turn_aborted>'].map(
+      (text) => `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"${text}\\nmore"}]}}`,
+    ),
+  ],
+  gemini: [
+    '{"$set":{"lastUpdated":"t"}}',
+    '{"$rewindTo":"m1"}',
+    '{"id":"m1","timestamp":"t","type":"info","content":"x"}',
+    '{"id":"m1","type":"error","content":"x"}',
+    '{"id":"m1","timestamp":"t","type":"warning","content":"x"}',
+    '{"id":"m1","timestamp":"t","type":"user","content":[{"text":"<session_context>\\nThis is"}]}',
+    '{"id":"m1","timestamp":"t","type":"user","content":"  <hook_context>x"}',
+  ],
+  qwen: ['{"uuid":"u","type":"system","subtype":"ui_telemetry","systemPayload":{}}', '{"uuid":"u","parentUuid":null,"type":"system","subtype":"at_command"}'],
+};
+
+const withNeedles = ADAPTER_LIST.filter((adapter): adapter is FormatAdapter & { isNonConversationLine(opening: string): boolean; nonConversationNeedles: readonly string[] } =>
+  Boolean(adapter.isNonConversationLine && adapter.nonConversationNeedles),
+);
+const holdsNeedle = (adapter: (typeof withNeedles)[number], opening: string): boolean => adapter.nonConversationNeedles.some((needle) => opening.includes(needle));
+
+describe("line filters' needles (what the native search may accept a line without asking JS)", () => {
+  const openings = fixtureOpenings();
+
+  it('are given for the agents whose rules say what they need, as non-empty ASCII', () => {
+    expect(withNeedles.map((adapter) => adapter.agent).sort()).toEqual(['claude', 'codex', 'gemini', 'qwen']);
+    for (const adapter of withNeedles) {
+      expect(adapter.nonConversationNeedles.length).toBeGreaterThan(0);
+      for (const needle of adapter.nonConversationNeedles) expect(needle).toMatch(/^[\x20-\x7e]+$/);
+    }
+    expect(openings.length).toBeGreaterThan(10_000);
+  });
+
+  it.each(withNeedles.map((adapter) => [adapter.agent, adapter] as const))('%s: every opening the rule rejects holds a needle', (agent, adapter) => {
+    const made = REJECTED[agent] ?? [];
+    expect(made.length).toBeGreaterThan(0);
+    for (const opening of made) {
+      // The made openings do take the rule's branches.
+      expect(adapter.isNonConversationLine(opening), opening).toBe(true);
+      expect(holdsNeedle(adapter, opening), opening).toBe(true);
+    }
+    // Every fixture line (of any agent: the rule is a function of the opening alone) it rejects holds one too.
+    let rejected = 0;
+    for (const opening of openings) {
+      if (!adapter.isNonConversationLine(opening)) continue;
+      rejected++;
+      if (!holdsNeedle(adapter, opening)) expect.fail(`${agent} rejects an opening that holds none of its needles: ${opening.slice(0, 200)}`);
+    }
+    // Real lines of the agent's own that it rejects are among them (Copilot's rule has no needles and is not here).
+    expect(rejected).toBeGreaterThan(0);
+  });
+
+  it.each(withNeedles.map((adapter) => [adapter.agent, adapter] as const))('%s: the needles spare most conversation lines a round trip', (_agent, adapter) => {
+    // Not a rule of correctness: the needles are worth having when few lines the rule accepts hold one.
+    const accepted = openings.filter((opening) => !adapter.isNonConversationLine(opening));
+    const asked = accepted.filter((opening) => holdsNeedle(adapter, opening)).length;
+    expect(asked / accepted.length).toBeLessThan(0.5);
+  });
+});
