@@ -488,6 +488,8 @@ async function rowFor(
   // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
   const hint = idHintOf(group);
   const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
+  // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them).
+  if (related.size === 1) return own;
   const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
   const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
   const rows = conversations(summaries);

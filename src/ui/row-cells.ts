@@ -32,12 +32,38 @@ const ELLIPSIS = '…';
  * such as 👩‍💻 is three code points and two columns), each measured by string-width as Ink measures the row.
  */
 function characters(text: string): Iterable<string> {
-  return PLAIN_ASCII.test(text) ? text : Array.from(graphemes().segment(text), (part) => part.segment);
+  return PLAIN_ASCII.test(text) || ONE_CLUSTER_EACH.test(text) ? text : clusters(text);
+}
+
+/**
+ * Text of code points that never join a neighbour into one grapheme cluster: printable ASCII and blocks of the Basic
+ * Multilingual Plane (Latin, Greek, Cyrillic, punctuation, symbols, arrows, box drawing, CJK, kana, full-width forms)
+ * without the characters that do (combining marks, ZWNJ and ZWJ, variation selectors, Hangul jamo, the half-width
+ * voiced-sound marks; emoji modifiers and regional indicators are outside the BMP). Each code point of such text is a
+ * cluster, as the segmenter would find (`test/ui/row-cells.test.ts` checks every code point of these ranges), without
+ * its cost (~1 µs a cluster: a 9k-row grep's titles).
+ */
+const ONE_CLUSTER_EACH = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u0482\u048a-\u0590\u2000-\u200b\u200e-\u20cf\u2100-\u2bff\u3000-\u3029\u3030-\u3096\u309b-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff9d]*$/;
+
+/** The grapheme clusters of `text`, segmented as they are taken (a cut stops at its width, not at the end of pages of text). */
+function* clusters(text: string): Generator<string> {
+  for (const part of graphemes().segment(text)) yield part.segment;
 }
 
 function charWidth(char: string): number {
-  return PLAIN_ASCII.test(char) ? 1 : stringWidth(char);
+  if (PLAIN_ASCII.test(char)) return 1;
+  // string-width of one cluster is a few regular expressions: 9k listed titles ask it of the same few characters.
+  let width = clusterWidths.get(char);
+  if (width === undefined) {
+    if (clusterWidths.size >= CLUSTER_WIDTHS_KEPT) clusterWidths.clear();
+    clusterWidths.set(char, (width = stringWidth(char)));
+  }
+  return width;
 }
+
+/** The widths of the clusters measured so far (a few thousand at most: a title's characters repeat). */
+const clusterWidths = new Map<string, number>();
+const CLUSTER_WIDTHS_KEPT = 4096;
 
 /**
  * The width of `text` (summed a character at a time, as the cut below measures it), or some width past `limit` as soon
@@ -66,9 +92,13 @@ interface Fitted {
 
 export function fit(text: string, width: number, cutAt: 'end' | 'start' = 'end'): Fitted {
   if (width <= 0) return { text: '', width: 0, from: 0, kept: 0, cut: 'end' };
-  const full = PLAIN_ASCII.test(text) ? text.length : widthUpTo(text, width);
+  const ascii = PLAIN_ASCII.test(text);
+  const full = ascii ? text.length : widthUpTo(text, width);
   if (full <= width) return { text, width: full, from: 0, kept: text.length, cut: 'none' };
   const room = width - 1; // the ellipsis takes one column
+  // Plain ASCII is a column a character: the cuts below, without walking the text a character at a time.
+  if (ascii && cutAt === 'end') return { text: text.slice(0, room) + ELLIPSIS, width, from: 0, kept: room, cut: 'end' };
+  if (ascii) return { text: ELLIPSIS + text.slice(text.length - room), width, from: text.length - room, kept: room, cut: 'start' };
   if (cutAt === 'end') {
     let used = 0;
     let end = 0;

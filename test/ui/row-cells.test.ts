@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/core/model.js';
 import { listGeometry, rowColumns } from '../../src/ui/geometry.js';
-import { sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
+import { fit, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
 import { themeFor } from '../../src/ui/theme.js';
 import { catalogSession } from './helpers.js';
 
@@ -56,5 +56,83 @@ describe('list row cells', () => {
     });
     expect(wide).toContain('[a] codex 0.100.0: please run ls and summarise the project ');
     expect(wide).toContain(' ~/src/a-codex-0.100.0 ');
+  });
+});
+
+/** The cut a character at a time, as fit did for every text before plain ASCII took its own path. */
+function reference(text: string, width: number, cutAt: 'end' | 'start'): { text: string; width: number; from: number; kept: number } {
+  const chars = Array.from(new Intl.Segmenter().segment(text), (part) => part.segment);
+  const widthOf = (char: string): number => (/^[\x20-\x7e]*$/.test(char) ? 1 : stringWidth(char));
+  const full = chars.reduce((sum, char) => sum + widthOf(char), 0);
+  if (full <= width) return { text, width: full, from: 0, kept: text.length };
+  const room = width - 1;
+  let used = 0;
+  if (cutAt === 'end') {
+    let end = 0;
+    for (const char of chars) {
+      if (used + widthOf(char) > room) break;
+      used += widthOf(char);
+      end += char.length;
+    }
+    return { text: `${text.slice(0, end)}…`, width: used + 1, from: 0, kept: end };
+  }
+  let start = text.length;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    if (used + widthOf(chars[i]!) > room) break;
+    used += widthOf(chars[i]!);
+    start -= chars[i]!.length;
+  }
+  return { text: `…${text.slice(start)}`, width: used + 1, from: start, kept: text.length - start };
+}
+
+describe('fit (a cell cut to its columns)', () => {
+  it('cuts plain ASCII, wide characters and emoji as a character-at-a-time cut does, at both ends', () => {
+    const texts = ['', 'a', 'fix the flaky test', 'x'.repeat(300), '/home/dev/src/a-rather-long/project/path', '日本語のタイトルです', 'deploy 👩‍💻 to prod 🚀 now', `${'ab'.repeat(40)}é`];
+    for (const text of texts) {
+      for (const width of [1, 2, 3, 5, 10, 17, 40, 80, 400]) {
+        for (const cutAt of ['end', 'start'] as const) {
+          const got = fit(text, width, cutAt);
+          expect({ text: got.text, width: got.width, from: got.from, kept: got.kept }, `${JSON.stringify(text)} ${width} ${cutAt}`).toEqual(reference(text, width, cutAt));
+          expect(stringWidth(got.text)).toBeLessThanOrEqual(width);
+        }
+      }
+    }
+  });
+});
+
+describe('text whose code points are each a grapheme cluster (fit measures it without the segmenter)', () => {
+  const RANGES: readonly (readonly [number, number])[] = [
+    [0x20, 0x7e], [0xa0, 0x2ff], [0x370, 0x482], [0x48a, 0x590], [0x2000, 0x200b], [0x200e, 0x20cf], [0x2100, 0x2bff], [0x3000, 0x3029],
+    [0x3030, 0x3096], [0x309b, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xff01, 0xff9d],
+  ];
+  const segments = (text: string): string[] => Array.from(new Intl.Segmenter().segment(text), (part) => part.segment);
+
+  it("takes no character that joins a neighbour, by Unicode's properties and by the segmenter itself", () => {
+    let checked = 0;
+    for (const [from, to] of RANGES) {
+      for (let code = from; code <= to; code++) {
+        const c = String.fromCharCode(code);
+        expect(/\p{Grapheme_Extend}|\p{Mc}|\p{Script=Hangul}|\u200d/u.test(c), code.toString(16)).toBe(false);
+        if (segments(`${c}${c}`).length !== 2 || segments(`a${c}a`).length !== 3 || segments(`${c}\u4e00${c}`).length !== 3) expect.fail(`U+${code.toString(16)} joins a neighbour`);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(30_000);
+  });
+
+  it('cuts mixed text of those ranges as the segmenter would, and text past them (emoji, combining marks) too', () => {
+    let seed = 7;
+    const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const pool = RANGES.flatMap(([from, to]) => [from, to, from + ((to - from) >> 1)]).map((code) => String.fromCharCode(code));
+    const extra = ['e\u0301', '👩‍💻', '🇫🇷', '한국어', 'ｶﾞ', '\u200d'];
+    for (let i = 0; i < 400; i++) {
+      const parts = Array.from({ length: 1 + random(40) }, () => (i % 4 === 0 && random(5) === 0 ? extra[random(extra.length)]! : pool[random(pool.length)]!));
+      const text = parts.join('');
+      for (const width of [1, 4, 12, 30]) {
+        const cutAt = i % 2 === 0 ? 'end' : 'start';
+        const got = fit(text, width, cutAt);
+        expect({ text: got.text, width: got.width, from: got.from, kept: got.kept }, JSON.stringify(text)).toEqual(reference(text, width, cutAt));
+      }
+    }
   });
 });
