@@ -113,8 +113,23 @@ export class Terminal {
     throw new Error(`timed out waiting for the screen; it shows:\n${screen}`);
   }
 
+  /**
+   * The screen once it shows `text` and has settled: a frame can reach tmux in more than one write (a wide screen's
+   * frame is several KiB), so the first capture that shows `text` may not show the rest of that frame yet. It is
+   * taken again until two captures 30 ms apart agree (at most ~0.5 s: a screen that keeps changing is returned as
+   * it last showed `text`).
+   */
   async see(text: string | RegExp, timeout?: number): Promise<string> {
-    return this.waitFor((screen) => (typeof text === 'string' ? screen.includes(text) : text.test(screen)), timeout);
+    const shows = (screen: string): boolean => (typeof text === 'string' ? screen.includes(text) : text.test(screen));
+    let screen = await this.waitFor(shows, timeout);
+    for (let tries = 0; tries < 16; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const again = await this.screen();
+      if (again === screen) return screen;
+      if (!shows(again)) return screen;
+      screen = again;
+    }
+    return screen;
   }
 
   /** Kill the server and wait until it is gone (its socket removed), so that the next start on it gets a new one. */
