@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
-import { oneLine, stripControl } from '../../src/core/text.js';
+import { oneLine, stripAll, stripControl } from '../../src/core/text.js';
 import { checkForkTurn, ForkRangeError } from '../../src/core/errors.js';
 import { uuidv4, uuidv7 } from '../../src/core/ids.js';
 import { promptOpening } from '../../src/core/model.js';
@@ -43,6 +43,22 @@ describe('stripControl', () => {
     ['crlf\r\nline', 'crlf\nline'],
   ])('%j', (input, expected) => {
     expect(stripControl(input)).toBe(expected);
+  });
+
+  it('returns text as it is only when none of its patterns would change it: every BMP character, alone and in company', () => {
+    // stripAll: the whole pipeline, without stripControl's early return.
+    const full = stripAll;
+    let changed = 0;
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const c = String.fromCharCode(code);
+      for (const text of [c, `a${c}b`, `👩${c}💻`]) {
+        if (stripControl(text) !== full(text)) expect.fail(`U+${code.toString(16)} in ${JSON.stringify(text)}`);
+      }
+      if (full(`a${c}b`) !== `a${c}b`) changed++;
+    }
+    // The characters some pattern removes or replaces (C0 and C1 controls, zero-width and bidi characters).
+    expect(changed).toBeGreaterThan(60);
   });
 
   it('oneLine collapses whitespace', () => {
