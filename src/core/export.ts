@@ -196,18 +196,20 @@ const WRITE_BATCH_CHARS = 64 * 1024;
 export async function writeTranscript(
   writer: TranscriptWriter,
   header: TranscriptHeader,
-  messages: AsyncIterable<Message>,
+  messages: AsyncIterable<readonly Message[]>,
   write: (text: string) => void | Promise<void>,
 ): Promise<void> {
   await write(writer.header(header));
   let batch = '';
   let first = true;
-  for await (const message of messages) {
-    batch += writer.message(message);
-    if (first || batch.length >= WRITE_BATCH_CHARS) {
-      first = batch.length === 0;
-      if (batch.length > 0) await write(batch);
-      batch = '';
+  for await (const read of messages) {
+    for (const message of read) {
+      batch += writer.message(message);
+      if (first || batch.length >= WRITE_BATCH_CHARS) {
+        first = batch.length === 0;
+        if (batch.length > 0) await write(batch);
+        batch = '';
+      }
     }
   }
   if (batch.length > 0) await write(batch);

@@ -1076,7 +1076,7 @@ function streamClaudeMessages(group: SessionFileGroup, _context: AdapterContext,
   const path = livePath(group);
   const stats = newLineStats();
   let passes: 1 | 2 | null = null;
-  async function* messages(): AsyncGenerator<Message> {
+  async function* messages(): AsyncGenerator<readonly Message[]> {
     const linear = resume !== undefined && resume.path === path && (await linearSinceFold(path, resume));
     passes = linear ? 1 : 2;
     yield* linear ? linearMessages(path, stats) : chainMessages(path, stats);
@@ -1242,7 +1242,7 @@ class LinearFold {
 }
 
 /** One pass: every conversation line is on the chain, in file order, so each is folded as it is read. */
-async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<Message> {
+async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<readonly Message[]> {
   const ready: Message[] = [];
   const reader = new LinearFold(path, (message) => ready.push(message));
   let first = true;
@@ -1252,17 +1252,13 @@ async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<M
       // The first message goes out as soon as it is folded, not after its chunk (a batch's bytes stay valid meanwhile).
       if (first && ready.length > 0) {
         first = false;
-        yield* ready;
-        ready.length = 0;
+        yield ready.splice(0);
       }
     }
-    if (ready.length > 0) {
-      yield* ready;
-      ready.length = 0;
-    }
+    if (ready.length > 0) yield ready.splice(0);
   }
   reader.finish();
-  yield* ready;
+  if (ready.length > 0) yield ready.splice(0);
 }
 
 /**
@@ -1439,12 +1435,12 @@ async function readClaudeDisplay(path: string, clip: ClipLimits, sink: DisplaySi
   }
   sink.restart();
   stats = newLineStats();
-  for await (const message of chainMessages(path, stats, limits)) emit(message);
+  for await (const batch of chainMessages(path, stats, limits)) for (const message of batch) emit(message);
   return { malformedLines: stats.malformed };
 }
 
 /** Two passes: the index's fold finds the active chain, then the chain's message lines are read by offset (clipped with `clip`). */
-async function* chainMessages(path: string, stats: LineStats, clip?: ClipLimits): AsyncGenerator<Message> {
+async function* chainMessages(path: string, stats: LineStats, clip?: ClipLimits): AsyncGenerator<readonly Message[]> {
   const scan = new ClaudeScan(true);
   const file = await foldLines(path, 0, (line) => addIndexLine(scan, line, stats));
   if (file.partial !== null) addIndexLine(scan, file.partial, stats);
@@ -1462,16 +1458,13 @@ async function* chainMessages(path: string, stats: LineStats, clip?: ClipLimits)
         continue;
       }
       fold.add(node, value);
-      if (ready.length > 0) {
-        yield* ready;
-        ready.length = 0;
-      }
+      if (ready.length > 0) yield ready.splice(0);
     }
   } finally {
     await reader.close();
   }
   fold.finish();
-  yield* ready;
+  if (ready.length > 0) yield ready.splice(0);
 }
 
 export const claudeAdapter: FormatAdapter = {

@@ -82,8 +82,11 @@ export interface DisplaySink {
 
 /** A transcript read as a stream (`show` of a 200 MB session): its messages in order, never all held at once. */
 export interface MessageStream {
-  /** Exact (never clipped), as `readSession` makes them, except that they carry no usage. */
-  readonly messages: AsyncIterable<Message>;
+  /**
+   * Exact (never clipped), as `readSession` makes them, except that they carry no usage; in batches, in order (a
+   * 200 MB session is ~200k messages: one turn of an async iterator each cost ~70 ms).
+   */
+  readonly messages: AsyncIterable<readonly Message[]>;
   /** Lines skipped as malformed: known once `messages` has ended. */
   malformedLines(): number;
   /** How many times the file was read (1: in one pass from the first byte), once `messages` has started; absent: once. */

@@ -281,11 +281,11 @@ export function streamCodexMessages(group: SessionFileGroup, context: AdapterCon
   const path = paths[0]!;
   const stats = newLineStats();
   let passes: 1 | 2 | null = null;
-  async function* messages(): AsyncGenerator<Message> {
+  async function* messages(): AsyncGenerator<readonly Message[]> {
     if (fileHoldsAny(path, WHOLE_READ_MARKS)) {
       passes = 2;
       const collected = await collect(group, context, 'full', stats, undefined, new Set());
-      yield* digest(collected.lines, collected.id).messages;
+      yield digest(collected.lines, collected.id).messages;
       return;
     }
     passes = 1;
@@ -306,7 +306,7 @@ export function streamCodexMessages(group: SessionFileGroup, context: AdapterCon
       // Without rollbacks a message is final once made: the digest counts it (turns keep message indexes) and lets it go.
       const made = d.messages.splice(0);
       d.dropped += made.length;
-      yield* made;
+      yield made;
     }
   }
   return { messages: messages(), malformedLines: () => stats.malformed, passes: () => passes };
