@@ -88,6 +88,35 @@ describe('readLineBatches', () => {
   });
 });
 
+describe('readLineBatches reading ahead', () => {
+  it("keeps a reused chunk's batch intact while the next chunk is read, however long the reader holds it", async () => {
+    const path = join(dir, 'ahead.jsonl');
+    const text = Array.from({ length: 300 }, (_, i) => JSON.stringify({ i, text: String.fromCharCode(97 + (i % 26)).repeat(i % 50) })).join('\n') + '\n';
+    await writeFile(path, text);
+    const expected = (await collect(path, { chunkSize: 128 })).map((l): [number, string] => [l.offset, l.bytes.toString()]);
+    const seen: [number, string][] = [];
+    for await (const lines of readLineBatches(path, { chunkSize: 128, reuseChunk: true })) {
+      // The read of the next chunk (into the other buffer) has ended by now: this batch's bytes must be unchanged.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      for (const line of lines) seen.push([line.offset, line.bytes.toString()]);
+    }
+    expect(seen).toEqual(expected);
+  });
+
+  it('closes the file when the reader stops early, with a read still under way', async () => {
+    const path = join(dir, 'early.jsonl');
+    await writeFile(path, Array.from({ length: 1000 }, (_, i) => JSON.stringify({ i })).join('\n') + '\n');
+    for (let round = 0; round < 20; round++) {
+      for await (const lines of readLineBatches(path, { chunkSize: 256, reuseChunk: round % 2 === 0 })) {
+        expect(lines[0]!.offset).toBe(0);
+        break;
+      }
+    }
+    // Every handle was closed: the file can be read again as often as before (no leaked descriptors piling up).
+    expect((await collect(path, { chunkSize: 256 })).length).toBe(1000);
+  });
+});
+
 describe('jsonObjects / readJsonLines', () => {
   it('skips and counts malformed and partial lines, survives non-UTF-8 bytes', async () => {
     const path = join(dir, 'm.jsonl');

@@ -50,18 +50,38 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
 export async function* readLineBatches(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine[]> {
   const chunkSize = options.chunkSize ?? 1 << 20;
   const handle = await openRegular(path);
+  /** The read of the next chunk, started before the lines of this one are handed out (the file is read while they are folded). */
+  let ahead: Promise<ChunkRead> | null = null;
   try {
     const end = options.end ?? (await handle.stat()).size;
     let position = options.start ?? 0;
     let lineStart = position;
     let pending: Buffer[] = [];
-    let shared: Buffer | null = null;
+    // With reuseChunk, two buffers in turn: one holds the batch handed out, the other is being read into.
+    const shared: (Buffer | null)[] = [null, null];
+    let turn = 0;
     let size = Math.min(chunkSize, options.firstChunkSize ?? chunkSize);
-    while (position < end) {
-      const length = Math.min(size, end - position);
+    const readAt = (at: number): Promise<ChunkRead> => {
+      const length = Math.min(size, end - at);
       size = chunkSize;
-      const chunk = options.reuseChunk ? (shared ??= Buffer.allocUnsafeSlow(chunkSize)) : Buffer.allocUnsafe(length);
-      const { bytesRead } = await handle.read(chunk, 0, length, position);
+      let chunk: Buffer;
+      if (options.reuseChunk) {
+        chunk = shared[turn] ??= Buffer.allocUnsafeSlow(chunkSize);
+        turn = 1 - turn;
+      } else {
+        chunk = Buffer.allocUnsafe(length);
+      }
+      // A failed read is kept, not left rejected: it may fail while no one awaits it yet (an unhandled rejection).
+      return handle.read(chunk, 0, length, at).then(
+        ({ bytesRead }) => ({ chunk, bytesRead, error: null }),
+        (error: unknown) => ({ chunk, bytesRead: 0, error }),
+      );
+    };
+    if (position < end) ahead = readAt(position);
+    while (ahead !== null) {
+      const { chunk, bytesRead, error } = await ahead;
+      ahead = null;
+      if (error !== null) throw error;
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
       const lines: RawLine[] = [];
@@ -76,6 +96,8 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
       }
       if (from < data.length) pending.push(options.reuseChunk ? Buffer.from(data.subarray(from)) : data.subarray(from));
       position += bytesRead;
+      // The next read goes into the other buffer: this batch's bytes stay as they are until the next one is asked for.
+      if (position < end) ahead = readAt(position);
       if (lines.length > 0) yield lines;
     }
     // With an explicit end, a line crossing it belongs to a later reader.
@@ -83,8 +105,17 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
       yield [{ offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false }];
     }
   } finally {
+    // A reader that stopped early: the read started ahead ends before the file is closed.
+    await ahead;
     await handle.close();
   }
+}
+
+/** One chunk read by readLineBatches: its bytes, or why they could not be read. */
+interface ChunkRead {
+  readonly chunk: Buffer;
+  readonly bytesRead: number;
+  readonly error: unknown;
 }
 
 /** Split an in-memory buffer (starting at file offset `base`) into lines. */
