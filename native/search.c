@@ -6,7 +6,8 @@
 // What stays in JS (src/catalog/native-grep.ts): compiling the text into probes and spellings, judging a line that
 // holds a hit with the adapter's `isNonConversationLine` (the engine hands over the line's opening and goes on past
 // the line if JS rejects it; an opening that holds none of the adapter's `nonConversationNeedles` is one the rule
-// cannot reject, and counts here without asking), decoding the cwd and lineage the engine cuts out of each head, and the rows.
+// cannot reject, and counts here without asking), decoding the cwd and lineage the engine cuts out of each head,
+// and the rows.
 #define _GNU_SOURCE
 #ifndef NAPI_VERSION
 #define NAPI_VERSION 8
