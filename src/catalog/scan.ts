@@ -289,10 +289,11 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
   // One conversation of a store: its file is the whole store's, whose cache entry holds every row (storeRows).
   if (ADAPTERS[group.agent].store !== undefined) cache = undefined;
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
-  // Files unchanged since the cache saw them: their row is the cached one (what `list` prints).
+  // Files unchanged since the cache saw them: their row is the cached one (what `list` prints), or none when they hold
+  // no conversation (a fifth of a real home: read again, they would cost what they cost the first time).
   const known = own !== null ? cache!.lookup(own) : undefined;
-  if (known) {
-    context.register(group, known.id);
+  if (known !== undefined) {
+    if (known !== null) context.register(group, known.id);
     return known;
   }
   const candidate = own !== null ? cache!.foldCandidate(own) : undefined;

@@ -410,3 +410,32 @@ describe('the catalog cache: fingerprints and folds', () => {
     expect(after).toMatchObject({ userTurns: 10, lastPrompt: 'prompt number 9' });
   });
 });
+
+describe('files the cache knows hold no conversation', () => {
+  it('are not read again by toRow (grep and the watcher) while their stamps match: only their fingerprint is', async () => {
+    const { toRow, ScanContext } = await import('../../src/catalog/scan.js');
+    const root = join(dir, '.claude');
+    const folder = join(root, 'projects', PROJECT);
+    await mkdir(folder, { recursive: true });
+    // A file of Claude Code's own records and no message: a fifth of a real home's files are like this.
+    const path = join(folder, `${CLAUDE_ID}.jsonl`);
+    const snapshot = (n: number): string => `${JSON.stringify({ type: 'file-history-snapshot', messageId: `m${n}`, snapshot: { trackedFileBackups: {}, timestamp: '2026-10-02T08:00:00.000Z', files: 'z'.repeat(2000) } })}\n`;
+    await writeFile(path, Array.from({ length: 50 }, (_, n) => snapshot(n)).join(''));
+    const group: SessionFileGroup = { agent: 'claude', paths: [path], idHint: CLAUDE_ID, root, archived: false };
+    const cachePath = join(dir, 'cache.jsonl');
+    const cache = await CatalogCache.load(cachePath);
+    expect(await toRow(group, new ScanContext(), cache)).toBeNull();
+    await cache.save();
+
+    for (const reopened of [await CatalogCache.load(cachePath), await CatalogCache.lazy(cachePath)]) {
+      const before = indexReads.bytes;
+      expect(await toRow(group, new ScanContext(), reopened)).toBeNull();
+      expect(indexReads.bytes - before).toBe(FINGERPRINT_BYTES);
+    }
+    // Changed, it is read again (and still holds none).
+    await appendFile(path, snapshot(99));
+    const before = indexReads.bytes;
+    expect(await toRow(group, new ScanContext(), await CatalogCache.load(cachePath))).toBeNull();
+    expect(indexReads.bytes - before).toBeGreaterThan(50 * 2000);
+  });
+});
