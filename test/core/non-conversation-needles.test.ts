@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ADAPTER_LIST } from '../../src/core/formats/index.js';
 import type { FormatAdapter } from '../../src/core/formats/types.js';
+import { LINE_OPENING_BYTES } from '../../src/core/io/contains.js';
+import { rawLines } from '../helpers/files.js';
 
 // The native search counts a hit in a line whose opening holds none of its adapter's `nonConversationNeedles` without
 // asking `isNonConversationLine` (native/search.c, may_be_rejected). That is only right if the rule never says true
@@ -10,32 +12,17 @@ import type { FormatAdapter } from '../../src/core/formats/types.js';
 // each branch of each rule.
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
-/** How much of a line the rule sees (OPENING_BYTES in native/search.c, LINE_OPENING_BYTES in contains.ts). */
-const OPENING_BYTES = 512;
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    const info = statSync(path);
-    if (info.isDirectory()) return filesUnder(path);
-    return info.isFile() && info.size < 4 * 1024 * 1024 ? [path] : [];
-  });
-}
 
 /** Every line of every fixture, as openings cut the way the engine cuts them (and shorter, as a line's first bytes). */
-function fixtureOpenings(): string[] {
+async function fixtureOpenings(): Promise<string[]> {
   const out: string[] = [];
-  for (const path of filesUnder(FIXTURES)) {
-    const bytes = readFileSync(path);
-    if (bytes.includes(0)) continue; // a database, an image
-    let start = 0;
-    while (start < bytes.length) {
-      let end = bytes.indexOf(0x0a, start);
-      if (end === -1) end = bytes.length;
-      const line = bytes.subarray(start, end);
-      for (const cut of [OPENING_BYTES, 300, 160, 96, 48]) if (cut <= OPENING_BYTES) out.push(line.subarray(0, cut).toString('utf8'));
-      start = end + 1;
-    }
+  for (const entry of await readdir(FIXTURES, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if ((await stat(path)).size >= 4 * 1024 * 1024) continue;
+    const lines = await rawLines(path);
+    if (lines.some((line) => line.includes(0))) continue; // a database, an image
+    for (const line of lines) for (const cut of [LINE_OPENING_BYTES, 300, 160, 96, 48]) out.push(line.subarray(0, cut).toString('utf8'));
   }
   return out;
 }
@@ -81,7 +68,10 @@ const withNeedles = ADAPTER_LIST.filter((adapter): adapter is FormatAdapter & { 
 const holdsNeedle = (adapter: (typeof withNeedles)[number], opening: string): boolean => adapter.nonConversationNeedles.some((needle) => opening.includes(needle));
 
 describe("line filters' needles (what the native search may accept a line without asking JS)", () => {
-  const openings = fixtureOpenings();
+  let openings: string[] = [];
+  beforeAll(async () => {
+    openings = await fixtureOpenings();
+  });
 
   it('are given for the agents whose rules say what they need, as non-empty ASCII', () => {
     expect(withNeedles.map((adapter) => adapter.agent).sort()).toEqual(['claude', 'codex', 'gemini', 'qwen']);
