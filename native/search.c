@@ -15,6 +15,7 @@
 #include <node_api.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -145,6 +146,10 @@ typedef struct engine {
   int ignore_case, fold_chunks, want_stamps;
   needles_t *needle_sets;
   size_t nneedle_sets;
+  /* trigram maps of big files (see "Trigram maps" below): their folder (NULL: none), the least size a file needs */
+  char *tri_dir;
+  uint64_t tri_min;
+  int tri_usable; /* every spelling can be ruled out by a map: 3 bytes or more, no newline */
   /* queues: continuations first, then the F_FIRST items, then the others; stacks, taken from the end */
   item_t *continuations;
   item_t **first, **others;
@@ -312,6 +317,17 @@ static ssize_t pread_full(int fd, unsigned char *buffer, size_t length, off_t po
     ssize_t n = pread(fd, buffer, length, position);
     if (n >= 0 || errno != EINTR) return n;
   }
+}
+
+static int write_full(int fd, const unsigned char *bytes, size_t length) {
+  while (length > 0) {
+    ssize_t n = write(fd, bytes, length);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return 0;
+    bytes += n;
+    length -= (size_t)n;
+  }
+  return 1;
 }
 
 /*
@@ -595,7 +611,217 @@ static int may_be_rejected(const engine_t *engine, const item_t *item, const uns
   return 0;
 }
 
+
+/* ---------- trigram maps of big files ----------
+ *
+ * A few session files hold most of a home's bytes (a long Claude Code or Codex session is hundreds of MB), and a
+ * search for a word they do not hold reads them all. So a file of tri_min bytes or more gets a map when a search
+ * reads it to its end: a bit per hashed trigram of its bytes (ASCII letters folded), TRI_BITS bits, kept in tri_dir
+ * under a hash of its path. A later search reads the map (TRI_BITS / 8 bytes) and, when no spelling of the text can
+ * be in the bytes it covers, reads only what was appended since (and the head, for the stamp and the sniffs).
+ *
+ * A map is trusted only for the file it was made of, as it was: the same path, device and inode, no shorter, the
+ * same first 64 bytes, the same 64 bytes before the line where the map ends, and, when the size did not change, the
+ * same mtime (agents append to their files; one rewritten in place has another mtime or size). Anything else, or a
+ * map that does not read whole, and the file is searched from its start as without a map, and mapped again.
+ *
+ * Ruling out is exact: every trigram of the covered bytes is in the map (a hash collision only sets more bits), so a
+ * spelling whose trigrams are not all there is not in those bytes. Spellings shorter than 3 bytes, or holding a
+ * newline, are never ruled out (a map ends at a line's end: the appended bytes are searched from there).
+ */
+#define TRI_BITS 21
+#define TRI_MAP_BYTES ((size_t)1 << (TRI_BITS - 3))
+static const char TRI_MAGIC[8] = {'S', 'E', 'S', 'T', 'R', 'I', '0', '1'};
+
+typedef struct {
+  char magic[8];
+  uint64_t dev, ino;
+  uint64_t covered;      /* the map holds the trigrams of [0, covered) */
+  uint64_t covered_line; /* just past the last newline before covered: a later search goes on from here */
+  int64_t mtime_sec, mtime_nsec;
+  uint32_t head_len, head_fp; /* fingerprint() of the file's first bytes */
+  uint32_t tail_len, tail_fp; /* fingerprint() of the bytes just before covered_line */
+  uint32_t path_len, reserved;
+} tri_header_t;
+/* pruneTrigramMaps (src/catalog/native-grep.ts) reads the path a map names at these offsets. */
+_Static_assert(sizeof(tri_header_t) == 80 && offsetof(tri_header_t, path_len) == 72, "tri_header_t's layout is read by pruneTrigramMaps");
+
+typedef struct {
+  unsigned char *map; /* NULL: no map is made or used for this file */
+  uint64_t skip_to;   /* the search starts here (covered_line of a map that rules the text out; else 0) */
+  uint64_t last_line; /* just past the last newline read so far */
+  uint64_t loaded;    /* what the map read from tri_dir covers (0: none was) */
+  uint32_t head_len, head_fp;
+} tri_t;
+
+static inline uint32_t tri_hash(uint32_t trigram) {
+  return (trigram * 0x9E3779B1u) >> (32 - TRI_BITS);
+}
+
+static inline unsigned char fold_byte(unsigned char b) {
+  return (unsigned char)(b | ((unsigned char)(b - 'A') < 26 ? 0x20 : 0));
+}
+
+/* The map's file for `path`: tri_dir/<FNV-1a 64 of the path, in hex>.tri. */
+static char *tri_path(const engine_t *engine, const char *path) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) hash = (hash ^ *p) * 0x100000001b3ull;
+  size_t len = strlen(engine->tri_dir) + 1 + 16 + 4 + 1;
+  char *out = xmalloc(len);
+  snprintf(out, len, "%s/%016llx.tri", engine->tri_dir, (unsigned long long)hash);
+  return out;
+}
+
+/* fold_byte of every byte (filled when the module loads). */
+static unsigned char FOLDED[256];
+
+static inline void tri_set(unsigned char *map, uint32_t trigram) {
+  uint32_t h = tri_hash(trigram);
+  map[h >> 3] |= (unsigned char)(1u << (h & 7));
+}
+
+/* Add the trigrams of bytes[0, len) to the map (four at a time: ~1 ns a byte, against ~1.4 one at a time). */
+static void tri_add(unsigned char *map, const unsigned char *bytes, size_t len) {
+  if (len < 3) return;
+  uint32_t a = FOLDED[bytes[0]], b = FOLDED[bytes[1]];
+  size_t i = 2;
+  for (; i + 4 <= len; i += 4) {
+    uint32_t c = FOLDED[bytes[i]], d = FOLDED[bytes[i + 1]], e = FOLDED[bytes[i + 2]], f = FOLDED[bytes[i + 3]];
+    tri_set(map, (a << 16) | (b << 8) | c);
+    tri_set(map, (b << 16) | (c << 8) | d);
+    tri_set(map, (c << 16) | (d << 8) | e);
+    tri_set(map, (d << 16) | (e << 8) | f);
+    a = e;
+    b = f;
+  }
+  for (; i < len; i++) {
+    uint32_t c = FOLDED[bytes[i]];
+    tri_set(map, (a << 16) | (b << 8) | c);
+    a = b;
+    b = c;
+  }
+}
+
+/* Whether every trigram of the spelling is in the map (it may be in the bytes the map covers). */
+static int tri_may_hold(const unsigned char *map, const unsigned char *bytes, size_t len) {
+  if (len < 3) return 1;
+  uint32_t w = ((uint32_t)fold_byte(bytes[0]) << 8) | fold_byte(bytes[1]);
+  for (size_t i = 2; i < len; i++) {
+    w = ((w << 8) | fold_byte(bytes[i])) & 0xffffff;
+    uint32_t h = tri_hash(w);
+    if (!(map[h >> 3] & (1u << (h & 7)))) return 0;
+  }
+  return 1;
+}
+
+static int tri_text_may_be_in(const engine_t *engine, const unsigned char *map) {
+  for (size_t p = 0; p < engine->nprobes; p++)
+    for (size_t k = 0; k < engine->probes[p].nspellings; k++)
+      if (tri_may_hold(map, engine->probes[p].spellings[k].bytes, engine->probes[p].spellings[k].len)) return 1;
+  return 0;
+}
+
+/* fingerprint() of the `*len` bytes before `end` (fewer at the file's start); 0 when they cannot be read. */
+static int tri_fp_before(int fd, uint64_t end, uint32_t *len, uint32_t *fp) {
+  unsigned char bytes[FINGERPRINT_BYTES];
+  size_t want = end < FINGERPRINT_BYTES ? (size_t)end : FINGERPRINT_BYTES;
+  if (want > 0 && pread_full(fd, bytes, want, (off_t)(end - want)) != (ssize_t)want) return 0;
+  *len = (uint32_t)want;
+  *fp = fingerprint(bytes, want);
+  return 1;
+}
+
+/*
+ * Before a search of a big file: its map if one holds for the file as it is now (see above), else a new empty one to
+ * fill as the search reads. tri->map stays NULL when the file is too small or the text cannot be ruled out.
+ */
+static void tri_open(const engine_t *engine, const char *path, int fd, const struct stat *st, tri_t *tri) {
+  memset(tri, 0, sizeof *tri);
+  if (!engine->tri_dir || !engine->tri_usable || (uint64_t)st->st_size < engine->tri_min) return;
+  unsigned char head[FINGERPRINT_BYTES];
+  ssize_t got = pread_full(fd, head, FINGERPRINT_BYTES, 0);
+  if (got < 0) return;
+  tri->head_len = (uint32_t)got;
+  tri->head_fp = fingerprint(head, (size_t)got);
+  tri->map = calloc(1, TRI_MAP_BYTES);
+  if (!tri->map) return;
+  char *file = tri_path(engine, path);
+  int mfd;
+  do mfd = open(file, O_RDONLY | O_CLOEXEC);
+  while (mfd < 0 && errno == EINTR);
+  free(file);
+  if (mfd < 0) return;
+  tri_header_t h;
+  size_t path_len = strlen(path);
+  char *named = NULL;
+  int ok = pread_full(mfd, (unsigned char *)&h, sizeof h, 0) == (ssize_t)sizeof h && memcmp(h.magic, TRI_MAGIC, sizeof h.magic) == 0 &&
+           h.path_len == path_len && h.dev == (uint64_t)st->st_dev && h.ino == (uint64_t)st->st_ino && h.covered <= (uint64_t)st->st_size &&
+           h.covered_line <= h.covered && h.head_len == tri->head_len && h.head_fp == tri->head_fp &&
+           (h.covered < (uint64_t)st->st_size || (h.mtime_sec == (int64_t)st->st_mtim.tv_sec && h.mtime_nsec == (int64_t)st->st_mtim.tv_nsec));
+  if (ok) {
+    named = xmalloc(path_len + 1);
+    ok = pread_full(mfd, (unsigned char *)named, path_len, (off_t)sizeof h) == (ssize_t)path_len && memcmp(named, path, path_len) == 0;
+  }
+  if (ok) {
+    uint32_t tail_len = 0, tail_fp = 0;
+    ok = tri_fp_before(fd, h.covered_line, &tail_len, &tail_fp) && tail_len == h.tail_len && tail_fp == h.tail_fp;
+  }
+  if (ok) ok = pread_full(mfd, tri->map, TRI_MAP_BYTES, (off_t)(sizeof h + path_len)) == (ssize_t)TRI_MAP_BYTES;
+  free(named);
+  close(mfd);
+  if (!ok) {
+    memset(tri->map, 0, TRI_MAP_BYTES);
+    return;
+  }
+  /* The map holds: when the text cannot be in what it covers, only the lines after it are searched (and mapped). */
+  if (!tri_text_may_be_in(engine, tri->map)) tri->skip_to = h.covered_line;
+  tri->last_line = h.covered_line;
+  tri->loaded = h.covered;
+}
+
+/* After a search that read the file to `end`: the map, covering [0, end), written in place of the old one. */
+static void tri_save(const engine_t *engine, const char *path, int fd, const struct stat *st, tri_t *tri, uint64_t end) {
+  tri_header_t h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, TRI_MAGIC, sizeof h.magic);
+  h.dev = (uint64_t)st->st_dev;
+  h.ino = (uint64_t)st->st_ino;
+  h.covered = end;
+  h.covered_line = tri->last_line;
+  h.mtime_sec = (int64_t)st->st_mtim.tv_sec;
+  h.mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+  h.head_len = tri->head_len;
+  h.head_fp = tri->head_fp;
+  size_t path_len = strlen(path);
+  h.path_len = (uint32_t)path_len;
+  if (!tri_fp_before(fd, h.covered_line, &h.tail_len, &h.tail_fp)) return;
+  char *file = tri_path(engine, path);
+  size_t tmp_len = strlen(file) + 32;
+  char *tmp = xmalloc(tmp_len);
+  snprintf(tmp, tmp_len, "%s.%ld.%lx", file, (long)getpid(), (unsigned long)pthread_self());
+  int out;
+  do out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  while (out < 0 && errno == EINTR);
+  if (out >= 0) {
+    int ok = write_full(out, (const unsigned char *)&h, sizeof h) && write_full(out, (const unsigned char *)path, path_len) && write_full(out, tri->map, TRI_MAP_BYTES);
+    ok = close(out) == 0 && ok;
+    if (!ok || rename(tmp, file) != 0) unlink(tmp);
+  }
+  free(tmp);
+  free(file);
+}
+
 enum { R_NONE, R_MATCH, R_JUDGE, R_ERROR, R_ABORTED };
+
+/* A file's first bytes, read: its stamp, and the cwd and lineage its head shows. */
+static void at_head(engine_t *engine, item_t *item, uint32_t f, const struct stat *st, const unsigned char *buffer, size_t n) {
+  size_t fplen = n < FINGERPRINT_BYTES ? n : FINGERPRINT_BYTES;
+  set_stamp(item, f, (double)st->st_size, mtime_ms(st), fplen, fingerprint(buffer, fplen));
+  size_t head = n < HEAD_BYTES ? n : HEAD_BYTES;
+  if (!item->head_seen && (item->flags & F_SNIFF_LINEAGE)) sniff_lineage(item, buffer, head);
+  item->head_seen = 1;
+  if (item->cwd_wanted) sniff_cwd(engine, item, buffer, head);
+}
 
 static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *scratch) {
   const char *path = item->paths[f];
@@ -610,6 +836,21 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
   unsigned char *buffer = scratch->buffer;
   int resuming = f == item->file && item->resume_at >= 0;
   off_t start = resuming ? (off_t)item->resume_at : 0;
+  tri_t tri;
+  if (resuming) memset(&tri, 0, sizeof tri);
+  else tri_open(engine, path, fd, &st, &tri);
+  if (tri.skip_to > 0) {
+    /* The text is not in the mapped lines: the head still gives the stamp and the sniffs, then the lines after them. */
+    ssize_t n = pread_full(fd, scratch->buffer, HEAD_BYTES, 0);
+    if (n < 0) {
+      add_problem(item, f, system_error(errno, "read", path));
+      free(tri.map);
+      close(fd);
+      return R_ERROR;
+    }
+    at_head(engine, item, f, &st, scratch->buffer, (size_t)n);
+    start = (off_t)tri.skip_to;
+  }
   int64_t rejected = resuming ? item->resume_at : -1;
   int64_t line_start = start;
   off_t position = start;
@@ -627,18 +868,18 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
       result = R_ERROR;
       break;
     }
-    if (position == 0 && !resuming) {
-      size_t fplen = (size_t)n < FINGERPRINT_BYTES ? (size_t)n : FINGERPRINT_BYTES;
-      set_stamp(item, f, (double)st.st_size, mtime_ms(&st), fplen, fingerprint(buffer, fplen));
-      size_t head = (size_t)n < HEAD_BYTES ? (size_t)n : HEAD_BYTES;
-      if (!item->head_seen && (item->flags & F_SNIFF_LINEAGE)) sniff_lineage(item, buffer, head);
-      item->head_seen = 1;
-      if (item->cwd_wanted) sniff_cwd(engine, item, buffer, head);
-    }
+    if (position == 0 && !resuming) at_head(engine, item, f, &st, buffer, (size_t)n);
     if (n == 0 || engine->nprobes == 0) break;
     size_t length = carried + (size_t)n;
     if (engine->fold_chunks) lower_ascii(buffer, carried, length);
     int64_t view_start = (int64_t)position - (int64_t)carried;
+    if (tri.map && (uint64_t)view_start + length > tri.loaded) {
+      /* Only bytes the map does not cover yet; the carried ones were added with the chunk before, and adding a trigram
+       * twice sets the same bit. */
+      tri_add(tri.map, buffer, length);
+      const unsigned char *nl = memrchr(buffer + carried, '\n', (size_t)n);
+      if (nl) tri.last_line = (uint64_t)(view_start + (nl - buffer) + 1);
+    }
     if (!(item->flags & F_FILTER)) {
       if (find_match(engine, scratch, buffer, length, 0, 1) != -1) {
         result = R_MATCH;
@@ -691,6 +932,9 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
     carried = overlap < length ? overlap : length;
     memmove(buffer, buffer + length - carried, carried);
   }
+  /* Read to its end without a match or a pause for a judgement: the map covers all of it now. */
+  if (tri.map && result == R_NONE && (uint64_t)position != tri.loaded) tri_save(engine, path, fd, &st, &tri, (uint64_t)position);
+  free(tri.map);
   close(fd);
   return result;
 }
@@ -815,6 +1059,7 @@ static void free_engine(engine_t *engine) {
     free(engine->needle_sets[set].lens);
   }
   free(engine->needle_sets);
+  free(engine->tri_dir);
   item_t *item;
   while ((item = take_work(engine))) free_item(item);
   free(engine->first);
@@ -1160,6 +1405,26 @@ static napi_value create(napi_env env, napi_callback_info info) {
       }
     }
   }
+  /* trigramDir: where maps of big files are kept (absent or not a string: none); trigramMinBytes: the least size mapped. */
+  napi_value dir = get_named(env, config, "trigramDir");
+  napi_valuetype dir_type = napi_undefined;
+  if (dir != NULL) napi_typeof(env, dir, &dir_type);
+  if (dir_type == napi_string) {
+    size_t len = 0;
+    napi_get_value_string_utf8(env, dir, NULL, 0, &len);
+    engine->tri_dir = xmalloc(len + 1);
+    napi_get_value_string_utf8(env, dir, engine->tri_dir, len + 1, &len);
+    double min = 0;
+    napi_value min_value = get_named(env, config, "trigramMinBytes");
+    if (min_value == NULL || napi_get_value_double(env, min_value, &min) != napi_ok || !(min >= 0)) min = 16.0 * 1024 * 1024;
+    engine->tri_min = (uint64_t)min;
+  }
+  engine->tri_usable = engine->nprobes > 0;
+  for (size_t p = 0; p < engine->nprobes; p++)
+    for (size_t k = 0; k < engine->probes[p].nspellings; k++) {
+      const spelling_t *sp = &engine->probes[p].spellings[k];
+      if (sp->len < 3 || memchr(sp->bytes, '\n', sp->len)) engine->tri_usable = 0;
+    }
   int threads = int_of(env, get_named(env, config, "threads"));
   if (threads < 1) threads = 1;
   if (threads > 64) threads = 64;
@@ -1432,7 +1697,14 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static pthread_once_t folded_once = PTHREAD_ONCE_INIT;
+
+static void fill_folded(void) {
+  for (int b = 0; b < 256; b++) FOLDED[b] = fold_byte((unsigned char)b);
+}
+
 NAPI_MODULE_INIT() {
+  pthread_once(&folded_once, fill_folded);
   napi_value fn;
   napi_create_function(env, "create", NAPI_AUTO_LENGTH, create, NULL, &fn);
   napi_set_named_property(env, exports, "create", fn);

@@ -8,6 +8,7 @@ import { findInCache } from './catalog/cached-find.js';
 import { CatalogCache, defaultCachePath, loadCacheHead } from './catalog/cache.js';
 import { grepLocations } from './catalog/grep.js';
 import { defaultWalkMemoPath } from './catalog/walk-memo.js';
+import { trigramMapsBeside } from './catalog/native-grep.js';
 import { groupOf, savedFold, scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from './catalog/scan.js';
 import { configPath, loadConfig, type Config } from './config.js';
 import { ForkRangeError, describeError } from './core/errors.js';
@@ -410,7 +411,7 @@ Examples:
         ...(options.cache === false ? {} : { cache: () => CatalogCache.lazy(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
-        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)) }),
+        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)), trigrams: trigramMapsBeside(defaultCachePath(env, homedir(), locationsFrom(options))) }),
         walkSynchronously: true,
         engine: grepEngine(),
       });

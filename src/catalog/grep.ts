@@ -1,4 +1,5 @@
 import { walkFs, whileWalkingSynchronously } from '../core/io/walk-fs.js';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
@@ -11,7 +12,7 @@ import type { Locations } from './locations.js';
 import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
-import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon } from './native-grep.js';
+import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 
 export interface GrepOptions {
@@ -60,6 +61,11 @@ export interface GrepOptions {
    * on holds, the files are searched without walking; when one does not, the walks run and their answers are recorded.
    */
   readonly walkMemo?: string;
+  /**
+   * Trigram maps of big files (native engine only): a file of `minBytes` or more gets one when a search reads it to its
+   * end, and a later search for text it cannot hold reads only what was appended since. None when absent.
+   */
+  readonly trigrams?: TrigramMaps;
 }
 
 /** What a matching session holds of the text. */
@@ -175,7 +181,11 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   };
   // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
   const counts = workerData.count || workerData.context !== null;
-  const pool = native !== null ? new NativeGrepPool(native, threads, workerData, counts ? () => new GrepPool(threads, workerData) : null) : new GrepPool(threads, workerData);
+  const trigrams = native !== null && options.trigrams !== undefined && trigramDirReady(options.trigrams.dir) ? options.trigrams : undefined;
+  const pool =
+    native !== null
+      ? new NativeGrepPool(native, threads, trigrams === undefined ? workerData : { ...workerData, trigrams }, counts ? () => new GrepPool(threads, workerData) : null)
+      : new GrepPool(threads, workerData);
   // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them;
   // what the pool holds back for a later hand-over goes first: the threads search while this one checks).
   let stale = false;
@@ -457,6 +467,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   }
   await lineageDone;
   await Promise.all(rows);
+  if (trigrams !== undefined) pruneTrigramMaps(trigrams.dir);
   return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }
 
@@ -533,6 +544,16 @@ function textSearch(needle: string, ignoreCase: boolean): (text: string, count: 
 /** The id a group's file names suggest (see FormatAdapter.nameIdHint). */
 function idHintOf(group: SessionFileGroup): string | null {
   return group.idHint ?? ADAPTERS[group.agent].nameIdHint?.(group) ?? null;
+}
+
+/** Whether the trigram maps' folder is there (made when missing); a search without it reads big files whole. */
+function trigramDirReady(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function isDirectory(path: string): Promise<boolean> {

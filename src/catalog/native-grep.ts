@@ -1,7 +1,9 @@
 // The native full-text search engine (native/search.c, built by `npm ci` when a C compiler is there): the same
 // per-session search as the JS workers (grep-worker.ts), on threads of its own. Here: loading it, and the pool
 // that feeds it sessions and turns what it finds into what grep's JS pool reports.
+import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
@@ -23,6 +25,10 @@ interface NativeSearchAddon {
       readonly stamps: boolean;
       /** The adapters' nonConversationNeedles, each agent's set named by its items' flags (NEEDLES_SHIFT). */
       readonly needles: readonly (readonly Buffer[])[];
+      /** Where the trigram maps of big files are kept (see "trigram maps" in native/search.c); absent: none are used. */
+      readonly trigramDir?: string;
+      /** The least size of a file that gets a map (default 16 MiB). */
+      readonly trigramMinBytes?: number;
     },
     onBatch: NativeBatch,
   ): NativeHandle;
@@ -126,6 +132,70 @@ export interface NativePoolData {
   readonly text: string;
   readonly ignoreCase: boolean;
   readonly stamps: boolean;
+  /** See GrepOptions.trigrams. */
+  readonly trigrams?: TrigramMaps;
+}
+
+/**
+ * Trigram maps of big session files, kept between searches by the native engine (native/search.c): a search for
+ * text a big file cannot hold reads only what was appended to it since its map was made.
+ */
+export interface TrigramMaps {
+  /** The folder they are kept in (created when missing). */
+  readonly dir: string;
+  /** The least size of a file that gets one (default 16 MiB: a map is 256 KiB). */
+  readonly minBytes?: number;
+}
+
+/** The trigram maps kept beside the catalog cache at `cachePath`. */
+export function trigramMapsBeside(cachePath: string): TrigramMaps {
+  return { dir: join(dirname(cachePath), `grep-trigrams-v${TRIGRAM_MAPS_VERSION}`) };
+}
+
+/** The maps' format (TRI_MAGIC in native/search.c): a folder per version, so an old one is never read. */
+const TRIGRAM_MAPS_VERSION = 1;
+
+/** Maps kept before the folder is pruned (at 256 KiB each: 128 MiB). */
+export const MAX_TRIGRAM_MAPS = 512;
+
+/** Where a map names its file (tri_header_t in native/search.c): the path's length, then the path. */
+const MAP_PATH_LENGTH_AT = 72;
+const MAP_PATH_AT = 80;
+
+/**
+ * Keep the folder of maps to `keep` maps once it holds more: first those whose session file is gone are removed, then
+ * the oldest written. A map is only read for the file it names, so removing one costs a full read of that file later.
+ */
+export function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.tri'));
+  } catch {
+    return;
+  }
+  if (names.length <= keep) return;
+  const left: { readonly path: string; readonly written: number }[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const header = Buffer.alloc(MAP_PATH_AT + 4096);
+      const fd = openSync(path, 'r');
+      let read: number;
+      try {
+        read = readSync(fd, header, 0, header.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      const length = read >= MAP_PATH_AT ? header.readUInt32LE(MAP_PATH_LENGTH_AT) : -1;
+      const named = length >= 0 && MAP_PATH_AT + length <= read ? header.toString('utf8', MAP_PATH_AT, MAP_PATH_AT + length) : null;
+      if (named === null || !existsSync(named)) unlinkSync(path);
+      else left.push({ path, written: statSync(path).mtimeMs });
+    } catch {
+      // Gone meanwhile (another search pruned it), or unreadable: left alone.
+    }
+  }
+  left.sort((a, b) => a.written - b.written);
+  for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
 }
 
 function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {
@@ -208,6 +278,7 @@ export class NativeGrepPool {
         foldChunks: search.foldChunks,
         stamps: data.stamps,
         needles,
+        ...(data.trigrams === undefined ? {} : { trigramDir: data.trigrams.dir, ...(data.trigrams.minBytes === undefined ? {} : { trigramMinBytes: data.trigrams.minBytes }) }),
       },
       (...batch) => this.onResults(...batch),
     );

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { grepLocations } from '../catalog/grep.js';
+import { trigramMapsBeside } from '../catalog/native-grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { asLineageFork, conversations, groupOf, scanCatalog, ScanContext, toRow, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
@@ -378,6 +379,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const local = grepLocations(locations, text, {
         // SESSIONS_GREP_ENGINE=js: the JS workers, as `sessions grep` (see GrepOptions.engine).
         engine: env.SESSIONS_GREP_ENGINE === 'js' ? 'js' : 'native',
+        ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}),
         ignoreCase: true,
         count: true,
         context: CONTENT_CONTEXT,

@@ -4,11 +4,11 @@
 // SESSIONS_REQUIRE_NATIVE=1 (CI) the addon must load; without it the native cases are skipped.
 import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type * as Grep from '../../src/catalog/grep.js';
 import type * as NativeGrep from '../../src/catalog/native-grep.js';
 import type { GrepItem, GrepStamp } from '../../src/catalog/grep-worker.js';
@@ -365,6 +365,173 @@ describe('grep with and without the native engine', () => {
       expect(fallback.ids).toEqual((await grepIds(grep, 'js', 'auth test')).ids);
     } finally {
       await rm(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('trigram maps of big files (native/search.c)', () => {
+  /** TRI_MAP_BYTES in native/search.c: a map's bits, at the end of its file. */
+  const MAP_BYTES = 256 * 1024;
+  let maps: string;
+  let counted = 0;
+  beforeAll(async () => {
+    maps = await mkdtemp(join(tmpdir(), 'sessions-trigrams-'));
+  });
+  afterAll(async () => {
+    await rm(maps, { recursive: true, force: true });
+  });
+
+  /** The native pool over one session file, with maps kept in `maps` for files of `minBytes` or more. */
+  async function nativeMatches(text: string, path: string, options: { ignoreCase?: boolean; minBytes?: number; trigrams?: boolean } = {}): Promise<boolean> {
+    const data = {
+      text,
+      ignoreCase: options.ignoreCase ?? false,
+      stamps: false,
+      ...(options.trigrams === false ? {} : { trigrams: { dir: maps, minBytes: options.minBytes ?? 1 } }),
+    };
+    const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, data);
+    let matched = false;
+    pool.expect(Promise.resolve([item(counted++, [path])]));
+    await pool.run({ onMatch: () => (matched = true), onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+    return matched;
+  }
+  const mapFiles = (): string[] => readdirSync(maps).filter((name) => name.endsWith('.tri'));
+  const onlyMap = (): string => {
+    const found = mapFiles();
+    expect(found).toHaveLength(1);
+    return join(maps, found[0]!);
+  };
+  /** Clear a map's bits (its header kept): it then says the file holds no trigram, which a search trusts while the file is as it was. */
+  const blank = (map: string): void => {
+    const bytes = readFileSync(map);
+    bytes.fill(0, bytes.length - MAP_BYTES);
+    writeFileSync(map, bytes);
+  };
+  const lines = [answer('plain word, then CamelCase'), answer('she said \\"hi there\\" and left'), answer('a caf\\u00e9 in the old town'), answer('naïve unicode and 项目'), answer('prefix-only-word')].join('');
+
+  beforeEach(async () => {
+    await rm(maps, { recursive: true, force: true });
+    await mkdir(maps);
+  });
+
+  it.skipIf(!built())('is made by a search that reads a big file to its end, and never hides text the file holds', async () => {
+    const path = await file(lines);
+    expect(await nativeMatches('zzqqxx-absent', path, { minBytes: 1e9 })).toBe(false);
+    expect(mapFiles()).toEqual([]); // smaller than minBytes
+    expect(await nativeMatches('hi', path)).toBe(true);
+    expect(mapFiles()).toEqual([]); // matched: not read to the end
+    expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+    const map = onlyMap();
+    const written = statSync(map).mtimeMs;
+    // Every spelling a text has in a file (raw, JSON-escaped, \u-escaped), with and without case folding, and texts
+    // that are not there: the same answer with the map as without one, and as the JS engine gives.
+    const texts: [string, boolean][] = [
+      ['plain word', false],
+      ['she said "hi there"', false],
+      ['café', false],
+      ['naïve unicode', false],
+      ['项目', false],
+      ['CamelCase', false],
+      ['CAMELCASE', false],
+      ['CAMELCASE', true],
+      ['prefix-only-word', false],
+      ['zzqqxx-absent', false],
+      ['PREFIX-ONLY-WORDS', true],
+    ];
+    for (const [text, ignoreCase] of texts) {
+      const js = await runPool('js', { text, ignoreCase }, [item(0, [path])]);
+      expect([text, ignoreCase, await nativeMatches(text, path, { ignoreCase })]).toEqual([text, ignoreCase, js.matched.length === 1]);
+      expect([text, await nativeMatches(text, path, { ignoreCase, trigrams: false })]).toEqual([text, js.matched.length === 1]);
+    }
+    expect(texts.filter(([text, ignoreCase]) => text.includes('absent') || (text === 'CAMELCASE' && !ignoreCase))).toHaveLength(2);
+    // Nothing was appended: the map was not written again.
+    expect(statSync(map).mtimeMs).toBe(written);
+  });
+
+  it.skipIf(!built())('is trusted for the lines it covers while the file only grew: what was appended is searched, and mapped', async () => {
+    const path = await file(lines);
+    expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+    const map = onlyMap();
+    blank(map);
+    // The blank map rules out every text: the covered lines are not read (what a real map does for absent text).
+    expect(await nativeMatches('prefix-only-word', path)).toBe(false);
+    appendFileSync(path, answer('tail-only-word'));
+    expect(await nativeMatches('tail-only-word', path)).toBe(true);
+    expect(await nativeMatches('prefix-only-word', path)).toBe(false);
+    // That search read the appended line to the end: the map covers it now.
+    expect(readFileSync(map).subarray(-MAP_BYTES).some((byte) => byte !== 0)).toBe(true);
+    // A line the search found unterminated is searched again once it is finished.
+    appendFileSync(path, answer('second tail').slice(0, 40));
+    expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+    appendFileSync(path, answer('second tail').slice(40));
+    expect(await nativeMatches('second tail', path)).toBe(true);
+  });
+
+  const WHOLE_SECOND = 1_700_000_000;
+
+  it.skipIf(!built())('is not trusted once the file was rewritten: same size and mtime changed, bytes changed before its end, shorter, or replaced', async () => {
+    const cases: [string, (path: string) => Promise<void>][] = [
+      ['rewritten in place, same size', async (path) => writeFile(path, readFileSync(path))],
+      [
+        'a byte changed just before the last line, mtime put back',
+        async (path) => {
+          const bytes = readFileSync(path);
+          const at = bytes.lastIndexOf('prefix-only-word') - 5;
+          bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61;
+          writeFileSync(path, bytes);
+          utimesSync(path, WHOLE_SECOND, WHOLE_SECOND);
+        },
+      ],
+      ['shorter', async (path) => writeFile(path, lines.slice(0, lines.lastIndexOf('\n', lines.length - 2) + 1) + answer('prefix-only-word'))],
+      [
+        'replaced by another file',
+        async (path) => {
+          await writeFile(`${path}.new`, lines);
+          renameSync(`${path}.new`, path);
+        },
+      ],
+    ];
+    for (const [what, change] of cases) {
+      const path = await file(lines);
+      // An mtime a change can put back exactly (whole seconds: no nanoseconds lost on the way).
+      utimesSync(path, WHOLE_SECOND, WHOLE_SECOND);
+      await rm(maps, { recursive: true, force: true });
+      await mkdir(maps);
+      expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+      blank(onlyMap());
+      expect([what, await nativeMatches('prefix-only-word', path)]).toEqual([what, false]);
+      await change(path);
+      expect([what, await nativeMatches('prefix-only-word', path)]).toEqual([what, true]);
+    }
+  });
+});
+
+describe('pruning the trigram maps', () => {
+  it.skipIf(!built())('removes the maps of files that are gone, then the oldest, down to the number kept', async () => {
+    const maps = await mkdtemp(join(tmpdir(), 'sessions-trigram-prune-'));
+    try {
+      const big = (word: string): Promise<string> => file(answer(`${word} `.repeat(200)));
+      const [gone, kept, older] = await Promise.all([big('gone'), big('kept'), big('older')]);
+      for (const path of [gone, older, kept]) {
+        const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 1, { text: 'zzqqxx-absent', ignoreCase: false, stamps: false, trigrams: { dir: maps, minBytes: 1 } });
+        pool.expect(Promise.resolve([item(0, [path])]));
+        await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+      }
+      const named = (): string[] =>
+        readdirSync(maps)
+          .map((name) => readFileSync(join(maps, name)))
+          .map((bytes) => bytes.toString('utf8', 80, 80 + bytes.readUInt32LE(72)))
+          .sort();
+      expect(named()).toEqual([gone, kept, older].sort());
+      const oldest = readdirSync(maps).find((name) => readFileSync(join(maps, name)).includes(older))!;
+      utimesSync(join(maps, oldest), 1_000_000, 1_000_000);
+      await rm(gone);
+      native.pruneTrigramMaps(maps, 3);
+      expect(named()).toHaveLength(3); // not over the number kept: left alone
+      native.pruneTrigramMaps(maps, 1);
+      expect(named()).toEqual([kept]);
+    } finally {
+      await rm(maps, { recursive: true, force: true });
     }
   });
 });
