@@ -364,9 +364,10 @@ The text is matched literally, as written or as JSON escapes it (quotes, backsla
 escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
 \`list\` prints (from the catalog cache when a session's files did not change; --no-cache reads them); the
 folders are not walked again while none changed since the last grep (what the walk found is kept beside the
-cache), and a file of 16 MiB or more gets a map of its trigrams once a search read it to its end: a later
-search for text it cannot hold reads only what was appended to it since. Claude Code rows arrive together once every Claude file was searched (a fork made by
-Claude's --fork-session is linked to its parent then). \`matches\` counts the occurrences in the
+cache), and a file of 16 MiB or more gets a map of its trigrams once a search read it to its end: a
+later search for text it cannot hold reads only what was appended to it since. Claude Code rows arrive
+together once every Claude file was searched (a fork made by Claude's --fork-session is linked to its
+parent then). \`matches\` counts the occurrences in the
 session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
 1 when nothing did (like grep).
 

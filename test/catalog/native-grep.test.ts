@@ -291,6 +291,23 @@ describe('grep with and without the native engine', () => {
     expect((await grepIds(grep, 'native', 'auth test')).ids.length).toBeGreaterThan(0);
   });
 
+  it.skipIf(!built())('reports the same rows with trigram maps of every file, as they are made and once they are there', async () => {
+    const maps = await mkdtemp(join(tmpdir(), 'sessions-grep-maps-'));
+    try {
+      const withMaps = async (text: string): Promise<string[]> => {
+        const ids: string[] = [];
+        await grep.grepLocations(locations(), text, { engine: 'native', trigrams: { dir: join(maps, 'made'), minBytes: 1 }, onMatch: (row) => ids.push(`${row.agent}:${row.id}`) });
+        return ids.sort();
+      };
+      for (const text of ['never-written-7c1f', 'auth test', 'src/', 'never-written-7c1f', 'auth test']) {
+        expect([text, await withMaps(text)]).toEqual([text, (await grepIds(grep, 'js', text)).ids]);
+      }
+      expect(readdirSync(join(maps, 'made')).filter((name) => name.endsWith('.tri')).length).toBeGreaterThan(10);
+    } finally {
+      await rm(maps, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!built())('gives the same counts and snippets on both engines (the native one hands matching sessions to JS workers)', async () => {
     const found = async (engine: 'native' | 'js', text: string): Promise<{ engine: string; hits: string[] }> => {
       const hits: string[] = [];
