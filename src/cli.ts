@@ -17,6 +17,7 @@ import { handoffHomes } from './catalog/handoff-homes.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffWhere } from './core/handoff/index.js';
 import { ADAPTER_LIST, ADAPTERS } from './core/formats/index.js';
 import type { Problem } from './core/formats/types.js';
+import { isSkippedLines, skippedLinesMessage } from './core/formats/problems.js';
 import { AGENT_NAME_WIDTH, AGENTS, type Agent } from './core/model.js';
 import { resumeCommand } from './core/resume.js';
 import { assertSessionId, UnsafeSessionIdError } from './core/session-id.js';
@@ -136,6 +137,21 @@ function warn(text: string): void {
 
 function reportProblems(problems: readonly Problem[]): void {
   for (const problem of problems) warn(`sessions: warning: ${safeLine(problem.path)}: ${safeLine(problem.message)}\n`);
+}
+
+/** The lines a transcript read skipped, in the words `list` uses for them (reportSkippedLines). */
+function warnSkippedLines(path: string, malformed: number): void {
+  if (malformed > 0) reportProblems([{ path, message: skippedLinesMessage(malformed) }]);
+}
+
+/**
+ * What the scan that found `session` met that a reader of its transcript should hear: problems of other files are not
+ * about it (a lookup in a warm cache, which scans nothing, reports none either), and the lines its own files skipped
+ * are reported by the transcript's read.
+ */
+function ownProblems(problems: readonly Problem[], session: CatalogSession): Problem[] {
+  const own = new Set(session.paths);
+  return problems.filter((problem) => own.has(problem.path) && !isSkippedLines(problem));
 }
 
 async function openCache(options: CommonOptions): Promise<CatalogCache | undefined> {
@@ -460,8 +476,8 @@ Examples:
         // read, and the transcript is never held whole.
         const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
         await writeTranscript(writer, session, stream.messages, (text) => writeStdout(text));
-        if (stream.malformedLines() > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${stream.malformedLines()} malformed line(s)\n`);
-        reportProblems(problems);
+        warnSkippedLines(session.path, stream.malformedLines());
+        reportProblems(ownProblems(problems, session));
         return;
       }
       const read = await adapter.readSession(groupOf(session), context!);
@@ -471,8 +487,8 @@ Examples:
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(withFork, null, 2)}\n`);
       else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(withFork, { includeSystem: options.system }));
       else process.stdout.write(transcriptToText(withFork, { includeSystem: options.system }));
-      if (full.malformedLines > 0) warn(`sessions: warning: ${safeLine(session.path)}: skipped ${full.malformedLines} malformed line(s)\n`);
-      reportProblems(problems);
+      warnSkippedLines(session.path, full.malformedLines);
+      reportProblems(ownProblems(problems, session));
     });
 
   withLocations(program.command('fork'))

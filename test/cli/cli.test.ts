@@ -279,6 +279,31 @@ describe('sessions show', () => {
     const byPath = await run(at('show', relative(sandbox, claw.path), '--format', 'json'));
     expect((JSON.parse(byPath.stdout) as { id: string }).id).toBe('session-1775010047738');
   });
+
+  it('warns about the lines its own file skipped, once, and not about other files, with or without a scan first', async () => {
+    const day = join(home, '.codex', 'sessions', '2026', '11', '22');
+    const source = await readFile(join(day, 'rollout-2026-11-22T01-58-44-01a200fa-2988-76f2-b999-ff0e8384db1e.jsonl'), 'utf8');
+    const broken = (id: string, garbage: string): string => {
+      const lines = source.replaceAll('01a200fa-2988-76f2-b999-ff0e8384db1e', id).split('\n');
+      return [lines[0], garbage, ...lines.slice(1)].join('\n');
+    };
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-05-55555555-5555-4555-8555-555555555555.jsonl'), broken('55555555-5555-4555-8555-555555555555', '{"not json'));
+    await writeFile(join(day, 'rollout-2026-11-23T01-00-06-66666666-6666-4666-8666-666666666666.jsonl'), broken('66666666-6666-4666-8666-666666666666', 'garbage\n[1,'));
+    const warnings = (stderr: string): string[] => stderr.split('\n').filter((line) => line.includes('malformed'));
+    // Other files of the home skip lines too (the claw demo's): only the shown file's are told. --no-cache and a cold
+    // cache scan the catalog to find the id; a warm cache finds it without a scan: the same warnings.
+    for (const extra of [['--no-cache'], [], []]) {
+      const shown = await run(at('show', '55555555', ...extra));
+      expect(shown.code, shown.stderr).toBe(0);
+      expect([extra, warnings(shown.stderr)]).toEqual([extra, [`sessions: warning: ${join(day, 'rollout-2026-11-23T01-00-05-55555555-5555-4555-8555-555555555555.jsonl')}: skipped 1 malformed line`]]);
+    }
+    const other = await run(at('show', '66666666', '--format', 'md', '--no-cache'));
+    expect(warnings(other.stderr)).toEqual([`sessions: warning: ${join(day, 'rollout-2026-11-23T01-00-06-66666666-6666-4666-8666-666666666666.jsonl')}: skipped 2 malformed lines`]);
+    // `list` tells both, in the same words, and the others.
+    const listed = warnings((await run(at('list', '--all', '--no-cache'))).stderr);
+    expect(listed).toEqual(expect.arrayContaining([...warnings(other.stderr), ...warnings((await run(at('show', '55555555'))).stderr)]));
+    expect(listed.length).toBeGreaterThan(2);
+  });
 });
 
 describe('sessions fork', () => {

@@ -1,5 +1,5 @@
 import type { LineStats } from '../io/lines.js';
-import type { ReportProblem } from './types.js';
+import type { Problem, ReportProblem } from './types.js';
 
 /**
  * Tell the user, once per file, that lines were skipped: a file of garbage is not silently dropped.
@@ -7,6 +7,19 @@ import type { ReportProblem } from './types.js';
  */
 export function reportSkippedLines(report: ReportProblem, path: string, stats: LineStats, listed: boolean): void {
   if (stats.malformed === 0) return;
-  const lines = `${stats.malformed} malformed line${stats.malformed === 1 ? '' : 's'}`;
-  report({ path, message: listed ? `skipped ${lines}` : `not a session file (${lines}, no session found)` });
+  report({ path, message: listed ? skippedLinesMessage(stats.malformed) : `not a session file (${malformedLines(stats.malformed)}, no session found)` });
+}
+
+/** How a session file's skipped lines are told (`list` while indexing it, `show` after reading its transcript). */
+export function skippedLinesMessage(malformed: number): string {
+  return `skipped ${malformedLines(malformed)}`;
+}
+
+/** Whether a problem is a session file's skipped lines (`skippedLinesMessage`). */
+export function isSkippedLines(problem: Problem): boolean {
+  return /^skipped \d+ malformed lines?$/.test(problem.message);
+}
+
+function malformedLines(count: number): string {
+  return `${count} malformed line${count === 1 ? '' : 's'}`;
 }
