@@ -167,12 +167,18 @@ const MAP_PATH_AT = 80;
  * the oldest written. A map is only read for the file it names, so removing one costs a full read of that file later.
  */
 export function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): void {
-  let names: string[];
+  let all: string[];
   try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.tri'));
+    all = readdirSync(dir);
   } catch {
     return;
   }
+  // A map being written is `<name>.tri.<pid>.<thread>` until it is renamed: one whose process is gone was left by a kill.
+  for (const name of all) {
+    const writer = /\.tri\.(\d+)\.[0-9a-f]+$/.exec(name);
+    if (writer !== null && !processAlive(Number(writer[1]))) rmSync(join(dir, name), { force: true });
+  }
+  const names = all.filter((name) => name.endsWith('.tri'));
   if (names.length <= keep) return;
   const left: { readonly path: string; readonly written: number }[] = [];
   for (const name of names) {
@@ -196,6 +202,15 @@ export function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): void {
   }
   left.sort((a, b) => a.written - b.written);
   for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {

@@ -4,7 +4,7 @@
 // SESSIONS_REQUIRE_NATIVE=1 (CI) the addon must load; without it the native cases are skipped.
 import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { appendFileSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -543,7 +543,12 @@ describe('pruning the trigram maps', () => {
       const oldest = readdirSync(maps).find((name) => readFileSync(join(maps, name)).includes(older))!;
       utimesSync(join(maps, oldest), 1_000_000, 1_000_000);
       await rm(gone);
+      // Left by writers: one whose process is gone (pid 2^22 + 1 is above Linux's pid_max), one still writing (this one).
+      writeFileSync(join(maps, `0123456789abcdef.tri.${2 ** 22 + 1}.7f00`), 'cut short');
+      writeFileSync(join(maps, `0123456789abcdef.tri.${process.pid}.7f00`), 'being written');
       native.pruneTrigramMaps(maps, 3);
+      expect(readdirSync(maps).filter((name) => !name.endsWith('.tri'))).toEqual([`0123456789abcdef.tri.${process.pid}.7f00`]);
+      rmSync(join(maps, `0123456789abcdef.tri.${process.pid}.7f00`));
       expect(named()).toHaveLength(3); // not over the number kept: left alone
       native.pruneTrigramMaps(maps, 1);
       expect(named()).toEqual([kept]);
