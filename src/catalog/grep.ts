@@ -122,6 +122,9 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
   return options.walkSynchronously ? whileWalkingSynchronously(run) : run();
 }
 
+/** Rows made at a time while they stream out (see `rowJobs` in grepIn). */
+const ROW_WINDOW = 64;
+
 /** A search from a walk memo whose answers did not all hold: nothing of it was reported. */
 const STALE = Symbol('stale walk memo');
 
@@ -399,7 +402,21 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     matched++;
     options.onMatch(row, found.get(row) ?? { matches: 0, snippet: null });
   };
-  const rows: Promise<void>[] = [];
+  /**
+   * Rows that go out as soon as they are made (every agent's but those linked by lineage), made a window at a time: a
+   * promise chain per row moves all of a common word's thousands of rows through each step together, so the first one
+   * went out only when the last one's cached entry was decoded.
+   */
+  const rowJobs: (() => Promise<void>)[] = [];
+  let rowsRunning: Promise<void> | null = null;
+  const runRows = async (): Promise<void> => {
+    await walked;
+    while (rowJobs.length > 0) {
+      await namesRead();
+      await Promise.all(rowJobs.splice(0, ROW_WINDOW).map((job) => job()));
+    }
+    rowsRunning = null;
+  };
   const lineageRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number, what: GrepFound, stamps: readonly GrepStamp[] | null = null): void => {
     if (signal?.aborted) return;
@@ -411,13 +428,20 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return;
     }
     // A stopped search summarises nothing more (a common word matches thousands of sessions).
-    const row = walked.then(namesRead).then(() => (signal?.aborted ? null : rowFor(group, summarise, lookupsNow)));
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);
       return r;
     };
-    if (byLineage.has(group.agent)) lineageRows.push(lineageSeen.wait.then(() => row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
-    else rows.push(row.then((r) => (r === null ? undefined : emit(noted(r)!))));
+    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rowFor(group, summarise, lookupsNow));
+    if (!byLineage.has(group.agent)) {
+      rowJobs.push(() => row().then((r) => (r === null ? undefined : emit(noted(r)!))));
+      rowsRunning ??= runRows();
+      return;
+    }
+    // A row that waits for every lineage is made only then: made now, thousands of them (a common word's Claude rows,
+    // whose files are searched first) would keep the rows that can go out at once (Codex's, claw's) waiting behind them.
+    const ready = lineageSeen.wait.then(() => walked).then(namesRead);
+    lineageRows.push(ready.then(row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
@@ -466,7 +490,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     lineageSeen.open();
   }
   await lineageDone;
-  await Promise.all(rows);
+  for (let running = rowsRunning; running !== null; running = rowsRunning) await running;
   if (trigrams !== undefined) pruneTrigramMaps(trigrams.dir);
   return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }

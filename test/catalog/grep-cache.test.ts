@@ -1,6 +1,6 @@
 // `sessions grep` takes the rows of unchanged files from the catalog cache: the rows `list` printed, with no
 // file read again to summarise them. Runs the built modules (its workers are the built grep-worker.js).
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,5 +55,41 @@ describe('grep with the catalog cache', () => {
     await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => fresh.push(row) });
     expect(fresh).toEqual(rows);
     expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThanOrEqual(rows.length);
+  });
+
+  it('streams the rows it can: the first goes out before most of a common word\'s matches were looked up in the cache', async () => {
+    const home = join(dir, 'many');
+    const day = join(home, '.codex', 'sessions', '2026', '11', '23');
+    await mkdir(day, { recursive: true });
+    const sourceId = '01a200fa-2988-76f2-b999-ff0e8384db1e';
+    const source = await readFile(join(HOME, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T01-58-44-${sourceId}.jsonl`), 'utf8');
+    const COPIES = 300;
+    for (let n = 0; n < COPIES; n++) {
+      const id = `77777777-7777-4777-8777-${String(n).padStart(12, '0')}`;
+      await writeFile(join(day, `rollout-2026-11-23T01-00-00-${id}.jsonl`), source.replaceAll(sourceId, id));
+    }
+    const many = () => resolveLocations({ home, roots: { claw: [] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
+    const cachePath = join(dir, 'catalog-many.jsonl');
+    const cache = await cacheModule.CatalogCache.load(cachePath);
+    const { sessions } = await scan.scanCatalog(many(), { cache });
+    await cache.save();
+    expect(sessions).toHaveLength(COPIES);
+    const lookups = vi.spyOn(cacheModule.CatalogCache.prototype, 'lookup');
+    lookups.mockClear();
+    let atFirst: number | null = null;
+    let matched = 0;
+    await grep.grepLocations(many(), 'codex 0.39.0', {
+      ...grepEngineOption(),
+      cache: () => cacheModule.CatalogCache.lazy(cachePath),
+      onMatch: () => {
+        matched++;
+        atFirst ??= lookups.mock.calls.length;
+      },
+    });
+    lookups.mockRestore();
+    expect(matched).toBe(COPIES);
+    // A window of rows at a time (64), not every match's lookup before the first row.
+    expect(atFirst).toBeGreaterThan(0);
+    expect(atFirst).toBeLessThanOrEqual(64);
   });
 });
