@@ -465,6 +465,35 @@ describe('trigram maps of big files (native/search.c)', () => {
     expect(statSync(map).mtimeMs).toBe(written);
   });
 
+  it.skipIf(!built())('rules out no text a real session holds: pieces of a Claude Code file, in any case, and texts it lacks', async () => {
+    const source = readFileSync(join(ROOT, 'test', 'fixtures', 'home', '.claude', 'projects', '-home-dev-src-a--n-c-d----', '328cfc0d-0846-4702-9243-c6354d61457d.jsonl'));
+    const path = await file(source);
+    expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+    onlyMap();
+    // A fixed sequence (a linear congruential generator), so a failure names the same texts every run.
+    let seed = 12345;
+    const next = (below: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % below;
+    };
+    const decoded = source.toString('utf8');
+    const texts: [string, boolean][] = [];
+    for (let n = 0; n < 120; n++) {
+      const at = next(decoded.length - 16);
+      texts.push([decoded.slice(at, at + 3 + next(10)), next(2) === 1]);
+    }
+    for (let n = 0; n < 30; n++) texts.push([Array.from({ length: 3 + next(6) }, () => String.fromCharCode(97 + next(26))).join(''), next(2) === 1]);
+    let found = 0;
+    for (const [text, ignoreCase] of texts) {
+      const withMap = await nativeMatches(text, path, { ignoreCase });
+      expect([text, ignoreCase, withMap]).toEqual([text, ignoreCase, await nativeMatches(text, path, { ignoreCase, trigrams: false })]);
+      if (withMap) found++;
+    }
+    // Most pieces are found (a piece can sit only in lines no hit counts in, or cut an escape), most made-up texts not.
+    expect(found).toBeGreaterThan(60);
+    expect(found).toBeLessThan(texts.length);
+  });
+
   it.skipIf(!built())('is trusted for the lines it covers while the file only grew: what was appended is searched, and mapped', async () => {
     const path = await file(lines);
     expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
