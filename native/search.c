@@ -56,6 +56,7 @@ typedef struct {
   spelling_t *spellings;
   size_t nspellings;
   size_t anchor; /* its rarest byte, looked for with memchr */
+  size_t pair;   /* its next rarest byte at another offset (== anchor for a one-byte probe) */
 } probe_t;
 
 /*
@@ -393,13 +394,20 @@ static int spelling_at(const engine_t *engine, const unsigned char *view, size_t
 
 /*
  * How a thread looks for a probe: memchr on its rarest byte and a compare at each place it is found is several times
- * faster than memmem when the byte is rare in the files (3 ms against 11 per 100 MB of Codex rollouts for
- * "zqxvkjw"; 8 against 12 for "parsing", anchored on its `g`); when it is common (more than about 12 per KiB), memmem
- * is faster. Each thread counts, per probe, and switches to memmem for good once the byte turned out common.
+ * faster than any other way when the byte is rare in the files (3 ms against 11 per 100 MB of Codex rollouts for
+ * "zqxvkjw"). When it is not (the `g` of "parsing": 10 per KiB), the probe's two rarest bytes are looked for together,
+ * 16 places at a time (SSE2, as ripgrep's "packed pair"): 15 ms against 23 with memchr and 31 with memmem per 100 MB.
+ * Each thread counts, per probe, and switches for good once the anchor turned out common; without SSE2 it switches
+ * to memmem, later.
  */
 #define MAX_PROBES 8
 #define ANCHOR_SAMPLE (1 << 20)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define ANCHOR_MAX_PER_KIB 4
+#else
 #define ANCHOR_MAX_PER_KIB 12
+#endif
 
 typedef struct {
   unsigned char *buffer; /* CHUNK + longest - 1 */
@@ -408,9 +416,35 @@ typedef struct {
   int use_memmem[MAX_PROBES];
 } scratch_t;
 
+/** The first place of `probe` in view[at, length) by its two rarest bytes, or NULL (memmem without SSE2). */
+static const unsigned char *packed_pair(const probe_t *probe, const unsigned char *view, size_t at, size_t length) {
+#if defined(__SSE2__)
+  const size_t len = probe->len, a = probe->anchor, b = probe->pair;
+  if (len >= 2 && a != b) {
+    const unsigned char *h = view + at;
+    const size_t last = length - at - len; /* the last start: length - at >= len (see find_match) */
+    const __m128i first = _mm_set1_epi8((char)probe->bytes[a]), second = _mm_set1_epi8((char)probe->bytes[b]);
+    size_t i = 0;
+    for (; i + 16 <= last + 1; i += 16) {
+      const __m128i x = _mm_loadu_si128((const __m128i *)(h + i + a)), y = _mm_loadu_si128((const __m128i *)(h + i + b));
+      unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, first), _mm_cmpeq_epi8(y, second)));
+      while (mask) {
+        const unsigned bit = (unsigned)__builtin_ctz(mask);
+        if (memcmp(h + i + bit, probe->bytes, len) == 0) return h + i + bit;
+        mask &= mask - 1;
+      }
+    }
+    for (; i <= last; i++)
+      if (h[i + a] == probe->bytes[a] && h[i + b] == probe->bytes[b] && memcmp(h + i, probe->bytes, len) == 0) return h + i;
+    return NULL;
+  }
+#endif
+  return memmem(view + at, length - at, probe->bytes, probe->len);
+}
+
 /** The next place of `probe` in view[at, length), or NULL. */
 static const unsigned char *next_probe(scratch_t *scratch, size_t p, const probe_t *probe, const unsigned char *view, size_t at, size_t length) {
-  if (p >= MAX_PROBES || scratch->use_memmem[p]) return memmem(view + at, length - at, probe->bytes, probe->len);
+  if (p >= MAX_PROBES || scratch->use_memmem[p]) return packed_pair(probe, view, at, length);
   const size_t a = probe->anchor;
   const unsigned char byte = probe->bytes[a];
   const unsigned char *end = view + length;
@@ -1372,8 +1406,12 @@ static napi_value create(napi_env env, napi_callback_info info) {
       bytes_of(env, get_named(env, spelling, "bytes"), &s->bytes, &s->len);
       s->probe_offset = (size_t)int_of(env, get_named(env, spelling, "probeOffset"));
     }
-    for (size_t k = 1; k < engine->probes[p].len; k++)
-      if (rarity(engine->probes[p].bytes[k]) > rarity(engine->probes[p].bytes[engine->probes[p].anchor])) engine->probes[p].anchor = k;
+    probe_t *compiled = &engine->probes[p];
+    for (size_t k = 1; k < compiled->len; k++)
+      if (rarity(compiled->bytes[k]) > rarity(compiled->bytes[compiled->anchor])) compiled->anchor = k;
+    compiled->pair = compiled->anchor;
+    for (size_t k = 0; k < compiled->len; k++)
+      if (k != compiled->anchor && (compiled->pair == compiled->anchor || rarity(compiled->bytes[k]) > rarity(compiled->bytes[compiled->pair]))) compiled->pair = k;
   }
   /* needles: [[Buffer, …], …], the item flags' needle sets (absent: none). */
   napi_value sets = get_named(env, config, "needles");

@@ -159,7 +159,18 @@ describe('the native search engine', () => {
       item(1, [await file(answer(`${filler} ab-a b ${filler}`))]),
       item(2, [await file(answer(`${filler}${filler} ${word}`))]),
     ];
-    expect((await both({ text: word }, items)).matched).toEqual([0, 2]);
+    // Past the switch the probe's two rarest bytes are compared 16 places at a time (SSE2): the text at every place
+    // among 16, and near misses (both of those bytes where they belong, another byte wrong), up to the file's end.
+    // Mid-chunk, and ending right at a 256 KiB read's end (the last place a view has), past the first 1 MiB.
+    const opening = answer('').slice(0, answer('').indexOf('"text":"') + '"text":"'.length);
+    for (let shift = 0; shift < 18; shift++) {
+      items.push(item(items.length, [await file(answer(`${filler}${'x'.repeat(shift)}${word}${'xb'.repeat(64)}`))]));
+      items.push(item(items.length, [await file(answer(`${filler}${'x'.repeat(shift)}ab-xb ab-a ${'xb'.repeat(64)}`))]));
+      const end = 5 * CHUNK - shift;
+      items.push(item(items.length, [await file(answer(`${'xb'.repeat((end - opening.length - word.length) / 2)}${'x'.repeat((end - opening.length - word.length) % 2)}${word} tail`))]));
+    }
+    const found = (await both({ text: word }, items)).matched;
+    expect(found).toEqual([0, 2, ...Array.from({ length: 18 }, (_, shift) => [3 + 3 * shift, 5 + 3 * shift]).flat()]);
   });
 
   it.skipIf(!built())('does not count hits in lines the adapter rejects, and goes on to a real hit after them', async () => {
