@@ -336,15 +336,15 @@ export function geminiMessages(record: GeminiRecord): Message[] {
 /** A message record's opening as Gemini CLI writes it: `{"id":…,"timestamp":…,"type":…` (the type is group 1). */
 const MESSAGE_OPENING = /^\{"id":"[^"]*",(?:"timestamp":"[^"]*",)?"type":"([a-z]+)"(,"content":\[?\{?(?:"text":)?"\s*<(?:session_context|hook_context)>)?/;
 
+/** What an opening holds when `isGeminiNonConversationLine` says true of it (the openings and types it rejects). */
+export const GEMINI_NON_CONVERSATION_NEEDLES: readonly string[] = ['{"$set":', '{"$rewindTo":', '"type":"info"', '"type":"error"', '"type":"warning"', '<session_context>', '<hook_context>'];
+
 /**
  * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `$set`
  * records (metadata, and `$set.messages`, which copies the history with Gemini CLI's `<session_context>`: the
  * workspace's folder listing, the date), `$rewindTo`, the CLI's own info/error/warning notices and the session
  * context message itself. Lines of a legacy pretty-printed `.json` file never match these openings: all counted.
  */
-/** What an opening holds when `isGeminiNonConversationLine` says true of it (the openings and types it rejects). */
-export const GEMINI_NON_CONVERSATION_NEEDLES: readonly string[] = ['{"$set":', '{"$rewindTo":', '"type":"info"', '"type":"error"', '"type":"warning"', '<session_context>', '<hook_context>'];
-
 export function isGeminiNonConversationLine(opening: string): boolean {
   if (opening.startsWith('{"$set":') || opening.startsWith('{"$rewindTo":')) return true;
   const message = MESSAGE_OPENING.exec(opening);

@@ -41,6 +41,9 @@ const NOT_CONVERSATION = new Set([
 /** System records whose text is the conversation's: the compaction summary, a /rename, a slash command as typed. */
 const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_command']);
 
+/** What an opening holds when `isQwenNonConversationLine` says true of it: only system records are rejected. */
+export const QWEN_NON_CONVERSATION_NEEDLES: readonly string[] = ['"type":"system"'];
+
 /**
  * True for a line that is never conversation text, by its opening (`sessions grep` counts no match in it): `system`
  * records other than the few that hold the conversation's words: `ui_telemetry` (copies of each response, tool
@@ -48,9 +51,6 @@ const CONVERSATION_SYSTEM = new Set(['chat_compression', 'custom_title', 'slash_
  * record is its own (Qwen Code writes it before the message); a system record whose subtype is past the opening
  * (a very long cwd) is counted.
  */
-/** What an opening holds when `isQwenNonConversationLine` says true of it: only system records are rejected. */
-export const QWEN_NON_CONVERSATION_NEEDLES: readonly string[] = ['"type":"system"'];
-
 export function isQwenNonConversationLine(opening: string): boolean {
   if (/"type":"([a-z_]+)"/.exec(opening)?.[1] !== 'system') return false;
   const subtype = /"subtype":"([A-Za-z0-9_]+)"/.exec(opening)?.[1];

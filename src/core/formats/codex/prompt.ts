@@ -42,14 +42,14 @@ const NOT_CONVERSATION_RECORD = /^\{[^{]*"type"\s*:\s*"(?:session_meta|turn_cont
 /** The first text of a user-role message, as its line opens (JSON-escaped). */
 const USER_TEXT_OPENING = /"role"\s*:\s*"user"\s*,\s*"content"\s*:\s*\[\s*\{\s*"type"\s*:\s*"input_text"\s*,\s*"text"\s*:\s*"((?:[^"\\]|\\.){0,80})/;
 
+/** What an opening holds when `isCodexNonConversationLine` says true of it: a literal each of its patterns needs. */
+export const CODEX_NON_CONVERSATION_NEEDLES: readonly string[] = ['"session_meta"', '"turn_context"', '"developer"', '"instructions"', '"input_text"'];
+
 /**
  * True for a line that is never conversation text, judged by its opening: a full-text search does not count a
  * match inside it (every rollout's header carries the same instructions; AGENTS.md and environment blocks are
  * injected as user messages).
  */
-/** What an opening holds when `isCodexNonConversationLine` says true of it: a literal each of its patterns needs. */
-export const CODEX_NON_CONVERSATION_NEEDLES: readonly string[] = ['"session_meta"', '"turn_context"', '"developer"', '"instructions"', '"input_text"'];
-
 export function isCodexNonConversationLine(opening: string): boolean {
   if (NOT_CONVERSATION_RECORD.test(opening)) return true;
   const text = USER_TEXT_OPENING.exec(opening)?.[1];
