@@ -491,7 +491,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   }
   await lineageDone;
   for (let running = rowsRunning; running !== null; running = rowsRunning) await running;
-  if (trigrams !== undefined) pruneTrigramMaps(trigrams.dir);
+  if (trigrams !== undefined) await pruneTrigramMaps(trigrams.dir);
   return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }
 

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
+import { removeStaleTemps } from '../core/io/atomic.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
 import type { WalkAnswer } from '../core/io/walk-fs.js';
@@ -162,23 +163,22 @@ export const MAX_TRIGRAM_MAPS = 512;
 const MAP_PATH_LENGTH_AT = 72;
 const MAP_PATH_AT = 80;
 
+/** A map being written (tri_save in native/search.c): `<16 hex>.tri.<pid>.<thread, hex>` until it is renamed. */
+const MAP_TEMP_NAME = /^[0-9a-f]{16}\.tri\.(\d+)\.[0-9a-f]+$/;
+
 /**
  * Keep the folder of maps to `keep` maps once it holds more: first those whose session file is gone are removed, then
  * the oldest written. A map is only read for the file it names, so removing one costs a full read of that file later.
+ * Maps a killed search left half-written go as every other temp file does (`removeStaleTemps`).
  */
-export function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): void {
-  let all: string[];
+export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Promise<void> {
+  await removeStaleTemps(dir, Date.now(), MAP_TEMP_NAME);
+  let names: string[];
   try {
-    all = readdirSync(dir);
+    names = readdirSync(dir).filter((name) => name.endsWith('.tri'));
   } catch {
     return;
   }
-  // A map being written is `<name>.tri.<pid>.<thread>` until it is renamed: one whose process is gone was left by a kill.
-  for (const name of all) {
-    const writer = /\.tri\.(\d+)\.[0-9a-f]+$/.exec(name);
-    if (writer !== null && !processAlive(Number(writer[1]))) rmSync(join(dir, name), { force: true });
-  }
-  const names = all.filter((name) => name.endsWith('.tri'));
   if (names.length <= keep) return;
   const left: { readonly path: string; readonly written: number }[] = [];
   for (const name of names) {
@@ -202,15 +202,6 @@ export function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): void {
   }
   left.sort((a, b) => a.written - b.written);
   for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {

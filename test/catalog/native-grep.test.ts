@@ -583,14 +583,16 @@ describe('pruning the trigram maps', () => {
       const oldest = readdirSync(maps).find((name) => readFileSync(join(maps, name)).includes(older))!;
       utimesSync(join(maps, oldest), 1_000_000, 1_000_000);
       await rm(gone);
-      // Left by writers: one whose process is gone (pid 2^22 + 1 is above Linux's pid_max), one still writing (this one).
+      // Left by writers an hour and more ago (removeStaleTemps' rule): one whose process is gone (pid 2^22 + 1 is above
+      // Linux's pid_max), one still writing (this one).
       writeFileSync(join(maps, `0123456789abcdef.tri.${2 ** 22 + 1}.7f00`), 'cut short');
       writeFileSync(join(maps, `0123456789abcdef.tri.${process.pid}.7f00`), 'being written');
-      native.pruneTrigramMaps(maps, 3);
+      for (const pid of [2 ** 22 + 1, process.pid]) utimesSync(join(maps, `0123456789abcdef.tri.${pid}.7f00`), 1_000_000, 1_000_000);
+      await native.pruneTrigramMaps(maps, 3);
       expect(readdirSync(maps).filter((name) => !name.endsWith('.tri'))).toEqual([`0123456789abcdef.tri.${process.pid}.7f00`]);
       rmSync(join(maps, `0123456789abcdef.tri.${process.pid}.7f00`));
       expect(named()).toHaveLength(3); // not over the number kept: left alone
-      native.pruneTrigramMaps(maps, 1);
+      await native.pruneTrigramMaps(maps, 1);
       expect(named()).toEqual([kept]);
     } finally {
       await rm(maps, { recursive: true, force: true });
