@@ -420,16 +420,18 @@ Examples:
         return;
       }
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
-      const { matched, problems } = await grepLocations(locationsFrom(options), text, {
+      const locations = locationsFrom(options);
+      const cachePath = defaultCachePath(env, homedir(), locations);
+      const { matched, problems } = await grepLocations(locations, text, {
         ignoreCase: options.ignoreCase ?? false,
         agents: options.agent ? [options.agent] : undefined,
         accept: scopeDir === null ? undefined : (s) => isUnder(s.cwd, scopeDir),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
-        ...(options.cache === false ? {} : { cache: () => CatalogCache.lazy(defaultCachePath(env, homedir(), locationsFrom(options))) }),
+        ...(options.cache === false ? {} : { cache: () => CatalogCache.lazy(cachePath) }),
         onMatch: printRow,
         onProblem: (problem) => reportProblems([problem]),
-        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locationsFrom(options)), trigrams: trigramMapsBeside(defaultCachePath(env, homedir(), locationsFrom(options))) }),
+        ...(options.cache === false ? {} : { walkMemo: defaultWalkMemoPath(env, homedir(), locations), trigrams: trigramMapsBeside(cachePath) }),
         walkSynchronously: true,
         engine: grepEngine(),
       });
