@@ -366,19 +366,18 @@ static int open_regular(const char *path, struct stat *st, char **message) {
 
 /* ---------- the search in a buffer (bufferContains / firstMatch in src/core/io/contains.ts) ---------- */
 
+/** An ASCII letter lowered; any other byte as it is (the folding of the search and of the trigram maps). */
+static inline unsigned char fold_byte(unsigned char b) {
+  return (unsigned char)(b | ((unsigned char)(b - 'A') < 26 ? 0x20 : 0));
+}
+
 static void lower_ascii(unsigned char *bytes, size_t from, size_t to) {
-  for (size_t i = from; i < to; i++) {
-    unsigned char b = bytes[i];
-    bytes[i] = (unsigned char)(b | ((unsigned char)(b - 'A') < 26 ? 0x20 : 0));
-  }
+  for (size_t i = from; i < to; i++) bytes[i] = fold_byte(bytes[i]);
 }
 
 static int equals_folded(const unsigned char *view, const unsigned char *bytes, size_t len) {
-  for (size_t i = 0; i < len; i++) {
-    unsigned char b = view[i];
-    if (b >= 'A' && b <= 'Z') b |= 0x20;
-    if (b != bytes[i]) return 0;
-  }
+  for (size_t i = 0; i < len; i++)
+    if (fold_byte(view[i]) != bytes[i]) return 0;
   return 1;
 }
 
@@ -645,7 +644,6 @@ static int may_be_rejected(const engine_t *engine, const item_t *item, const uns
   return 0;
 }
 
-
 /* ---------- trigram maps of big files ----------
  *
  * A few session files hold most of a home's bytes (a long Claude Code or Codex session is hundreds of MB), and a
@@ -690,10 +688,6 @@ typedef struct {
 
 static inline uint32_t tri_hash(uint32_t trigram) {
   return (trigram * 0x9E3779B1u) >> (32 - TRI_BITS);
-}
-
-static inline unsigned char fold_byte(unsigned char b) {
-  return (unsigned char)(b | ((unsigned char)(b - 'A') < 26 ? 0x20 : 0));
 }
 
 /* The map's file for `path`: tri_dir/<FNV-1a 64 of the path, in hex>.tri. */
