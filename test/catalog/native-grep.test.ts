@@ -48,6 +48,8 @@ interface Search {
   readonly text: string;
   readonly ignoreCase?: boolean;
   readonly stamps?: boolean;
+  /** Trigram maps (the native engine only). */
+  readonly trigrams?: NativeGrep.TrigramMaps;
 }
 
 /** One pool (native or JS workers) over the items; what it reported, sorted. */
@@ -55,7 +57,9 @@ async function runPool(engine: 'native' | 'js', search: Search, items: readonly 
   const data = { text: search.text, ignoreCase: search.ignoreCase ?? false, stamps: search.stamps ?? false };
   const addon = native.nativeSearchAddon();
   const pool =
-    engine === 'native' ? new native.NativeGrepPool(addon!, 2, data) : new grep.GrepPool(2, { ...data, count: false, context: null, notConversation: [] });
+    engine === 'native'
+      ? new native.NativeGrepPool(addon!, 2, search.trigrams === undefined ? data : { ...data, trigrams: search.trigrams })
+      : new grep.GrepPool(2, { ...data, count: false, context: null, notConversation: [] });
   const matched: number[] = [];
   const stamps: Record<number, readonly GrepStamp[] | null> = {};
   const lineages: [number, string | null][] = [];
@@ -401,7 +405,6 @@ describe('trigram maps of big files (native/search.c)', () => {
   /** TRI_MAP_BYTES in native/search.c: a map's bits, at the end of its file. */
   const MAP_BYTES = 256 * 1024;
   let maps: string;
-  let counted = 0;
   beforeAll(async () => {
     maps = await mkdtemp(join(tmpdir(), 'sessions-trigrams-'));
   });
@@ -411,17 +414,8 @@ describe('trigram maps of big files (native/search.c)', () => {
 
   /** The native pool over one session file, with maps kept in `maps` for files of `minBytes` or more. */
   async function nativeMatches(text: string, path: string, options: { ignoreCase?: boolean; minBytes?: number; trigrams?: boolean } = {}): Promise<boolean> {
-    const data = {
-      text,
-      ignoreCase: options.ignoreCase ?? false,
-      stamps: false,
-      ...(options.trigrams === false ? {} : { trigrams: { dir: maps, minBytes: options.minBytes ?? 1 } }),
-    };
-    const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, data);
-    let matched = false;
-    pool.expect(Promise.resolve([item(counted++, [path])]));
-    await pool.run({ onMatch: () => (matched = true), onBatch: () => Promise.resolve([]), onProblem: () => undefined });
-    return matched;
+    const trigrams = options.trigrams === false ? undefined : { dir: maps, minBytes: options.minBytes ?? 1 };
+    return (await runPool('native', { text, ignoreCase: options.ignoreCase ?? false, trigrams }, [item(0, [path])])).matched.length === 1;
   }
   const mapFiles = (): string[] => readdirSync(maps).filter((name) => name.endsWith('.tri'));
   const onlyMap = (): string => {
@@ -570,9 +564,7 @@ describe('pruning the trigram maps', () => {
       const big = (word: string): Promise<string> => file(answer(`${word} `.repeat(200)));
       const [gone, kept, older] = await Promise.all([big('gone'), big('kept'), big('older')]);
       for (const path of [gone, older, kept]) {
-        const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 1, { text: 'zzqqxx-absent', ignoreCase: false, stamps: false, trigrams: { dir: maps, minBytes: 1 } });
-        pool.expect(Promise.resolve([item(0, [path])]));
-        await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+        expect((await runPool('native', { text: 'zzqqxx-absent', trigrams: { dir: maps, minBytes: 1 } }, [item(0, [path])])).matched).toEqual([]);
       }
       const named = (): string[] =>
         readdirSync(maps)
