@@ -9,6 +9,8 @@
 // cache, no memo, no maps).
 // Both search engines in the same run, interleaved with the peers: the native one (native/search.c, the default when
 // built) and the JS workers (SESSIONS_GREP_ENGINE=js); /proc/loadavg is recorded beside each word's figures.
+// Each word's floor with its rows free, in the same run: `node -e 0`, plus the CLI's code loaded and the matching
+// files found in one process (--floor-child), against the target's limit (2× rg -uu).
 //
 //   node bench/grep-real.mjs --home DIR [--runs 3] [--out FILE]
 import { spawnSync } from 'node:child_process';
@@ -16,6 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { median, timeProcess } from './lib.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -25,6 +28,36 @@ const opt = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : fallback;
 };
+if (args[0] === '--floor-child') {
+  // The least `sessions grep WORD` takes with its rows free, in one fresh process, in parts: the CLI's code loaded
+  // (dist/bundle/cli.js, as bin/sessions.js loads it; main not called), then `grepLocations` as the command calls it
+  // (the walk memo, the trigram maps beside the cache) but given `onFiles`: the matching files are found and no row
+  // is made. `bootMs` is Node's own start until this script's first line.
+  const [, word, home, clawDir] = args;
+  const bootMs = performance.now();
+  await import(join(root, 'dist', 'bundle', 'cli.js'));
+  const bundleMs = performance.now() - bootMs;
+  const { homedir } = await import('node:os');
+  const { grepLocations } = await import(join(root, 'dist', 'catalog', 'grep.js'));
+  const { resolveLocations } = await import(join(root, 'dist', 'catalog', 'locations.js'));
+  const { defaultCachePath } = await import(join(root, 'dist', 'catalog', 'cache.js'));
+  const { defaultWalkMemoPath } = await import(join(root, 'dist', 'catalog', 'walk-memo.js'));
+  const { trigramMapsBeside } = await import(join(root, 'dist', 'catalog', 'native-grep.js'));
+  const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: process.env, homeDir: homedir(), cwd: process.cwd() });
+  const options = {
+    engine: 'native',
+    walkSynchronously: true,
+    walkMemo: defaultWalkMemoPath(process.env, homedir(), locations),
+    trigrams: trigramMapsBeside(defaultCachePath(process.env, homedir(), locations)),
+    onMatch: () => undefined,
+  };
+  let files = 0;
+  const started = performance.now();
+  await grepLocations(locations, word, { ...options, onFiles: () => files++ });
+  process.stdout.write(`${JSON.stringify({ bootMs, bundleMs, searchMs: performance.now() - started, files })}\n`);
+  process.exit(0);
+}
+
 const home = resolve(opt('--home'));
 const clawDir = join(home, 'src');
 const RUNS = Number(opt('--runs', 3));
@@ -78,6 +111,9 @@ for (const w of chosen) {
   const oursJs = [];
   const uu = [];
   const plain = [];
+  /** `node -e 0` (Node's start and exit, nothing loaded) and the parts of the floor (see --floor-child). */
+  const bare = [];
+  const floors = [];
   let matched = null;
   for (let r = 0; r < RUNS; r++) {
     // interleaved, so that a change of load hits all three alike
@@ -90,6 +126,10 @@ for (const w of chosen) {
     oursJs.push(j);
     uu.push(timeProcess('rg', ['-l', '-F', '-uu', '--', w.word, ...dirs], { captureStdout: true }));
     plain.push(timeProcess('rg', ['-l', '-F', '--no-ignore-vcs', '--', w.word, ...dirs], { captureStdout: true }));
+    bare.push(timeProcess(NODE, ['-e', '0'], { cwd: WORK }));
+    const f = timeProcess(NODE, [fileURLToPath(import.meta.url), '--floor-child', w.word, home, clawDir], { env, captureStdout: true, cwd: WORK });
+    if (f.status !== 0) throw new Error(`the floor's process failed (${f.status}): ${f.stderr.slice(0, 400)}`);
+    floors.push(JSON.parse(f.stdout.trim()));
   }
   // once without the cache: every matching session indexed from its files
   const cold = timeProcess(NODE, [CLI, 'grep', w.word, '--no-cache', '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
@@ -113,11 +153,19 @@ for (const w of chosen) {
     load: [loadBefore, load()],
     procLoadavg: [procBefore, procLoad()],
   };
+  // The floor with rows free: Node's start and exit, the CLI's code loaded, the files found (no row made). Against
+  // the target's limit, 2× rg -uu: what is left for the rows (negative: the target is out of reach before one row).
+  const part = (key) => Number(median(floors.map((x) => x[key])).toFixed(1));
+  entry.floor = { bareNodeMs: ms(bare), bundleMs: part('bundleMs'), searchMs: part('searchMs'), files: floors[0].files };
+  entry.floor.ms = Number((entry.floor.bareNodeMs + entry.floor.bundleMs + entry.floor.searchMs).toFixed(1));
+  entry.floor.limitMs = Number((2 * entry.rgUuMs).toFixed(1));
+  entry.floor.leftForRowsMs = Number((entry.floor.limitMs - entry.floor.ms).toFixed(1));
   entry.ratioUuJs = Number((entry.oursJsMs / entry.rgUuMs).toFixed(2));
   entry.ratioUu = Number((entry.oursMs / entry.rgUuMs).toFixed(2));
   entry.ratio = Number((entry.oursMs / entry.rgMs).toFixed(2));
   out.words.push(entry);
   log(`${w.kind} "${w.word}": sessions grep ${entry.oursMs} ms (${matched} rows; --no-cache ${entry.noCacheMs} ms; JS engine ${entry.oursJsMs} ms, ${entry.ratioUuJs}×, CPU ${entry.oursJsCpuMs} ms) | rg -uu ${entry.rgUuMs} ms (${entry.rgUuFiles} files) ${entry.ratioUu}× | CPU ${entry.oursCpuMs} vs ${entry.rgUuCpuMs} ms | rg ${entry.rgMs} ms (${entry.rgFiles} files) ${entry.ratio}× | /proc/loadavg ${procBefore} → ${entry.procLoadavg[1]}`);
+  log(`  floor with rows free: node -e 0 ${entry.floor.bareNodeMs} + CLI code ${entry.floor.bundleMs} + files found ${entry.floor.searchMs} (${entry.floor.files} sessions) = ${entry.floor.ms} ms; 2× rg -uu = ${entry.floor.limitMs} ms; left for ${matched} rows: ${entry.floor.leftForRowsMs} ms`);
 }
 rmSync(xdg, { recursive: true, force: true });
 if (OUT) writeFileSync(resolve(OUT), `${JSON.stringify(out, null, 2)}\n`);

@@ -8,6 +8,10 @@
 //
 // --before: another build's bin/sessions.js (e.g. the commit before a change), measured in the same run.
 //
+// The floor, in the same run: a `node` process that reads the file and parses each of its lines (JSON.parse of the
+// decoded line, as `show` must to tell a malformed line from a good one), prints nothing and loads none of the CLI's
+// code; against the target's limit (3× cat).
+//
 // Prints one JSON line: per command the runs and their medians, the load average before and after.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -72,7 +76,39 @@ const before = [];
 await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
 if (BEFORE) await timed(process.execPath, [BEFORE, 'list', '--all', '--json', '--home', HOME]);
 await timed('cat', [SESSION]);
+// The floor's process: 1 MiB reads, each line found by its newline, decoded from its bytes and given to JSON.parse;
+// it prints the line count.
+const PARSE_EVERY_LINE = `
+const { openSync, readSync } = require('node:fs');
+const fd = openSync(process.argv[1], 'r');
+const chunk = Buffer.allocUnsafe(1 << 20);
+let pending = [];
+let lines = 0;
+let malformed = 0;
+const parse = (line) => {
+  if (line.trim() === '') return;
+  lines++;
+  try { JSON.parse(line); } catch { malformed++; }
+};
+for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) {
+  const bytes = chunk.subarray(0, n);
+  let start = 0;
+  for (let newline; (newline = bytes.indexOf(10, start)) !== -1; start = newline + 1) {
+    if (pending.length === 0) parse(bytes.toString('utf8', start, newline));
+    else {
+      pending.push(bytes.subarray(start, newline));
+      parse(Buffer.concat(pending).toString('utf8'));
+      pending = [];
+    }
+  }
+  if (start < n) pending.push(Buffer.from(bytes.subarray(start)));
+}
+parse(Buffer.concat(pending).toString('utf8'));
+process.stdout.write(lines + ' lines, ' + malformed + ' malformed');
+`;
+const floor = [];
 for (let i = 0; i < RUNS; i++) {
+  floor.push(await timed(process.execPath, ['-e', PARSE_EVERY_LINE, SESSION]));
   cat.push(await timed('cat', [SESSION]));
   ours.push(await timed(process.execPath, [BIN, 'show', ID, '--format', FORMAT, '--home', HOME]));
   if (BEFORE) before.push(await timed(process.execPath, [BEFORE, 'show', ID, '--format', FORMAT, '--home', HOME]));
@@ -87,7 +123,7 @@ const summary = (runs) => ({
   hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
   bytes: runs[0]?.bytes,
 });
-const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), load };
+const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), floor: summary(floor), load };
 if (BEFORE) result.before = { bin: BEFORE, ...summary(before) };
 result.ratio = result.ours.totalMs / result.cat.totalMs;
 process.stdout.write(`${JSON.stringify(result)}\n`);
