@@ -36,14 +36,55 @@ function characters(text: string): Iterable<string> {
 }
 
 /**
- * Text of code points that never join a neighbour into one grapheme cluster: printable ASCII and blocks of the Basic
- * Multilingual Plane (Latin, Greek, Cyrillic, punctuation, symbols, arrows, box drawing, CJK, kana, full-width forms)
- * without the characters that do (combining marks, ZWNJ and ZWJ, variation selectors, Hangul jamo, the half-width
- * voiced-sound marks; emoji modifiers and regional indicators are outside the BMP). Each code point of such text is a
- * cluster, as the segmenter would find (`test/ui/row-cells.test.ts` checks every code point of these ranges), without
- * its cost (~1 µs a cluster: a 9k-row grep's titles).
+ * Code points that never join a neighbour into one grapheme cluster, as runs [first, last, columns]: printable ASCII
+ * and blocks of the Basic Multilingual Plane (Latin, Greek, Cyrillic, punctuation, symbols, arrows, box drawing, CJK,
+ * kana, full-width forms, the replacement character U+FFFD a broken byte decodes to) without the characters that do
+ * join (combining marks, ZWNJ and ZWJ, variation selectors, Hangul jamo, the half-width voiced-sound marks; emoji
+ * modifiers and regional indicators are outside the BMP). Each code point of text made of these is a cluster, as the
+ * segmenter would find, and its width is string-width's of it (`test/ui/row-cells.test.ts` checks every code point of
+ * the runs against both), without their cost: the segmenter is ~1 µs a cluster (a 9k-row grep's titles), and
+ * string-width's first call compiles its Unicode property patterns (~50 ms of a `list` or `grep` that prints a CJK or
+ * accented title).
  */
-const ONE_CLUSTER_EACH = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u0482\u048a-\u0590\u2000-\u200b\u200e-\u20cf\u2100-\u2bff\u3000-\u3029\u3030-\u3096\u309b-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff9d]*$/;
+export const ONE_CLUSTER_RUNS: readonly (readonly [first: number, last: number, columns: number])[] = [
+  [0x0020, 0x007e, 1], [0x00a0, 0x00ac, 1], [0x00ad, 0x00ad, 0], [0x00ae, 0x02ff, 1], [0x0370, 0x0482, 1],
+  [0x048a, 0x0590, 1], [0x2000, 0x200a, 1], [0x200b, 0x200b, 0], [0x200e, 0x200f, 0], [0x2010, 0x2029, 1],
+  [0x202a, 0x202e, 0], [0x202f, 0x205f, 1], [0x2060, 0x206f, 0], [0x2070, 0x20cf, 1], [0x2100, 0x2319, 1],
+  [0x231a, 0x231b, 2], [0x231c, 0x2328, 1], [0x2329, 0x232a, 2], [0x232b, 0x23e8, 1], [0x23e9, 0x23ec, 2],
+  [0x23ed, 0x23ef, 1], [0x23f0, 0x23f0, 2], [0x23f1, 0x23f2, 1], [0x23f3, 0x23f3, 2], [0x23f4, 0x25fc, 1],
+  [0x25fd, 0x25fe, 2], [0x25ff, 0x2613, 1], [0x2614, 0x2615, 2], [0x2616, 0x262f, 1], [0x2630, 0x2637, 2],
+  [0x2638, 0x2647, 1], [0x2648, 0x2653, 2], [0x2654, 0x267e, 1], [0x267f, 0x267f, 2], [0x2680, 0x2689, 1],
+  [0x268a, 0x268f, 2], [0x2690, 0x2692, 1], [0x2693, 0x2693, 2], [0x2694, 0x26a0, 1], [0x26a1, 0x26a1, 2],
+  [0x26a2, 0x26a9, 1], [0x26aa, 0x26ab, 2], [0x26ac, 0x26bc, 1], [0x26bd, 0x26be, 2], [0x26bf, 0x26c3, 1],
+  [0x26c4, 0x26c5, 2], [0x26c6, 0x26cd, 1], [0x26ce, 0x26ce, 2], [0x26cf, 0x26d3, 1], [0x26d4, 0x26d4, 2],
+  [0x26d5, 0x26e9, 1], [0x26ea, 0x26ea, 2], [0x26eb, 0x26f1, 1], [0x26f2, 0x26f3, 2], [0x26f4, 0x26f4, 1],
+  [0x26f5, 0x26f5, 2], [0x26f6, 0x26f9, 1], [0x26fa, 0x26fa, 2], [0x26fb, 0x26fc, 1], [0x26fd, 0x26fd, 2],
+  [0x26fe, 0x2704, 1], [0x2705, 0x2705, 2], [0x2706, 0x2709, 1], [0x270a, 0x270b, 2], [0x270c, 0x2727, 1],
+  [0x2728, 0x2728, 2], [0x2729, 0x274b, 1], [0x274c, 0x274c, 2], [0x274d, 0x274d, 1], [0x274e, 0x274e, 2],
+  [0x274f, 0x2752, 1], [0x2753, 0x2755, 2], [0x2756, 0x2756, 1], [0x2757, 0x2757, 2], [0x2758, 0x2794, 1],
+  [0x2795, 0x2797, 2], [0x2798, 0x27af, 1], [0x27b0, 0x27b0, 2], [0x27b1, 0x27be, 1], [0x27bf, 0x27bf, 2],
+  [0x27c0, 0x2b1a, 1], [0x2b1b, 0x2b1c, 2], [0x2b1d, 0x2b4f, 1], [0x2b50, 0x2b50, 2], [0x2b51, 0x2b54, 1],
+  [0x2b55, 0x2b55, 2], [0x2b56, 0x2bff, 1], [0x3000, 0x3029, 2], [0x3030, 0x303e, 2], [0x303f, 0x3040, 1],
+  [0x3041, 0x3096, 2], [0x309b, 0x30ff, 2], [0x3400, 0x4dbf, 2], [0x4e00, 0x9fff, 2], [0xff01, 0xff60, 2],
+  [0xff61, 0xff9d, 1], [0xfffd, 0xfffd, 1],
+];
+
+const hex = (code: number): string => `\\u${code.toString(16).padStart(4, '0')}`;
+const ONE_CLUSTER_EACH = new RegExp(`^[${ONE_CLUSTER_RUNS.map(([first, last]) => `${hex(first)}-${hex(last)}`).join('')}]*$`);
+
+/** The columns of a code point of ONE_CLUSTER_RUNS (binary search), or -1 for any other. */
+function runColumns(code: number): number {
+  let low = 0;
+  let high = ONE_CLUSTER_RUNS.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const [first, last, columns] = ONE_CLUSTER_RUNS[middle]!;
+    if (code < first) high = middle - 1;
+    else if (code > last) low = middle + 1;
+    else return columns;
+  }
+  return -1;
+}
 
 /** The grapheme clusters of `text`, segmented as they are taken (a cut stops at its width, not at the end of pages of text). */
 function* clusters(text: string): Generator<string> {
@@ -52,6 +93,10 @@ function* clusters(text: string): Generator<string> {
 
 function charWidth(char: string): number {
   if (PLAIN_ASCII.test(char)) return 1;
+  if (char.length === 1) {
+    const columns = runColumns(char.charCodeAt(0));
+    if (columns !== -1) return columns;
+  }
   // string-width of one cluster is a few regular expressions: 9k listed titles ask it of the same few characters.
   let width = clusterWidths.get(char);
   if (width === undefined) {

@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/core/model.js';
 import { listGeometry, rowColumns } from '../../src/ui/geometry.js';
-import { fit, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
+import { fit, ONE_CLUSTER_RUNS, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
 import { themeFor } from '../../src/ui/theme.js';
 import { catalogSession } from './helpers.js';
 
@@ -101,10 +101,7 @@ describe('fit (a cell cut to its columns)', () => {
 });
 
 describe('text whose code points are each a grapheme cluster (fit measures it without the segmenter)', () => {
-  const RANGES: readonly (readonly [number, number])[] = [
-    [0x20, 0x7e], [0xa0, 0x2ff], [0x370, 0x482], [0x48a, 0x590], [0x2000, 0x200b], [0x200e, 0x20cf], [0x2100, 0x2bff], [0x3000, 0x3029],
-    [0x3030, 0x3096], [0x309b, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xff01, 0xff9d],
-  ];
+  const RANGES = ONE_CLUSTER_RUNS;
   const segments = (text: string): string[] => Array.from(new Intl.Segmenter().segment(text), (part) => part.segment);
 
   it("takes no character that joins a neighbour, by Unicode's properties and by the segmenter itself", () => {
@@ -118,6 +115,24 @@ describe('text whose code points are each a grapheme cluster (fit measures it wi
       }
     }
     expect(checked).toBeGreaterThan(30_000);
+  });
+
+  it("gives each of them string-width's width (the runs' columns)", () => {
+    let previous = -1;
+    for (const [first, last, columns] of RANGES) {
+      expect(first, first.toString(16)).toBeGreaterThan(previous);
+      expect(last).toBeGreaterThanOrEqual(first);
+      previous = last;
+      for (let code = first; code <= last; code++) {
+        const c = String.fromCharCode(code);
+        if (stringWidth(c) !== columns) expect.fail(`U+${code.toString(16)}: string-width says ${stringWidth(c)}, the runs ${columns}`);
+        // Measured as a title: the width fit finds is the run's, alone and between others.
+        expect(fit(c, 10).width, code.toString(16)).toBe(columns);
+        expect(fit(`a${c}\u4e00`, 10).width, code.toString(16)).toBe(columns + 3);
+      }
+    }
+    // Wide, zero-width and one-column code points are all among them (CJK, U+200B, U+FFFD).
+    expect(fit('\u4e00\u200b\ufffd', 10).width).toBe(3);
   });
 
   it('cuts mixed text of those ranges as the segmenter would, and text past them (emoji, combining marks) too', () => {
