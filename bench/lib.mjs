@@ -2,7 +2,20 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The bench folder. */
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+
+/** The checkout whose build is measured: SESSIONS_BENCH_PRODUCT (another build, e.g. the commit before), else this one. */
+export const PRODUCT_ROOT = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH_DIR, '..'));
+
+/** The value after `--name` among the script's arguments, or `fallback`. */
+export function option(name, fallback, args = process.argv.slice(2)) {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+}
 
 export function median(xs) {
   return percentile(xs, 50);

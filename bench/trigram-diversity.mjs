@@ -9,21 +9,13 @@
 //
 //   node bench/trigram-diversity.mjs [--mib 200] [--runs 3]
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { median, timeProcess } from './lib.mjs';
+import { join } from 'node:path';
+import { BENCH_DIR, median, option, PRODUCT_ROOT, timeProcess } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const MIB = Number(opt('--mib', 200));
-const RUNS = Number(opt('--runs', 3));
-const CLI = join(root, 'bin', 'sessions.js');
-const WORK = join(BENCH, '.work', 'trigram-diversity');
+const MIB = Number(option('--mib', 200));
+const RUNS = Number(option('--runs', 3));
+const CLI = join(PRODUCT_ROOT, 'bin', 'sessions.js');
+const WORK = join(BENCH_DIR, '.work', 'trigram-diversity');
 const home = join(WORK, 'home');
 const project = join(WORK, 'project');
 const log = (line) => process.stderr.write(`[trigram-diversity] ${line}\n`);
@@ -71,7 +63,7 @@ function writeSession() {
   write('user', { message: { role: 'user', content: 'read through these sources and explain how they fit together' } });
   const seen = new Set();
   let files = 0;
-  const sources = [join(root, 'node_modules'), '/usr/include', '/usr/lib/python3', ...(existsSync('/usr/lib') ? readdirSync('/usr/lib').filter((name) => /^python3\.\d+$/.test(name)).map((name) => join('/usr/lib', name)) : [])];
+  const sources = [join(PRODUCT_ROOT, 'node_modules'), '/usr/include', '/usr/lib/python3', ...(existsSync('/usr/lib') ? readdirSync('/usr/lib').filter((name) => /^python3\.\d+$/.test(name)).map((name) => join('/usr/lib', name)) : [])];
   outer: for (const source of sources) {
     for (const path of filesUnder(source)) {
       if (!/\.(js|mjs|cjs|ts|md|h|py|c|txt|json)$/.test(path)) continue;
