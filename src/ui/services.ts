@@ -1,20 +1,16 @@
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
-import { grepLocations } from '../catalog/grep.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
-import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, conversations, groupOf, scanCatalog, ScanContext, toRow, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
+import { conversations, scanCatalog, ScanContext, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
-import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
-import { handOff } from '../core/handoff/index.js';
+import { ADAPTER_LIST } from '../core/formats/index.js';
 import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Agent, Message, Session } from '../core/model.js';
-import { resumeCommand } from '../core/resume.js';
-import { assertSessionId, sessionIdProblem } from '../core/session-id.js';
-import { checkLaunch, formatCommand } from '../launch.js';
+import { sessionIdProblem } from '../core/session-id.js';
+import { formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import type { ContentHit } from './state.js';
 import { TranscriptCache, transcriptBytes, transcriptItemsBytes } from './transcript-cache.js';
@@ -22,8 +18,13 @@ import { buildTranscriptItems, transcriptHeader, TranscriptItemsBuilder, type Tr
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { tildePath } from '../core/text.js';
-import { forkOnHost, grepOnHost, remoteResume, readOnHost } from '../remote/host-actions.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
+import { DEFAULT_SSH_SETTINGS } from '../remote/ssh.js';
+import { forkSession } from '../app/fork.js';
+import { grepPlace, type GrepRequest } from '../app/grep.js';
+import { placeOf, placeOfHost, type Here, type Place } from '../app/place.js';
+import { readForDisplay, readsForDisplay, readTranscript } from '../app/read.js';
+import { checkPlan, planCommand, planResume } from '../app/resume.js';
 
 export interface ForkOutcome {
   readonly session: CatalogSession;
@@ -157,26 +158,21 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
   };
 
   const sources = new Map<string, HostSource>();
-  const sourceOf = (session: CatalogSession): HostSource => {
-    const source = session.host === undefined ? undefined : sources.get(session.host);
-    if (!source) throw new Error(`${session.host ?? 'this machine'} is not being read`);
-    return source;
-  };
   const hostOptions = options.hosts;
-  /** A hand-off: the whole transcript (never the clipped one on screen) written as a new session of `target`. */
-  const handOffSession = async (session: CatalogSession, atTurn: number, name: string, target: Agent, now: Date, ctx: ScanContext): Promise<ForkOutcome> => {
-    const full = await ADAPTERS[session.agent].readSession(groupOf(session), ctx);
-    const homes = handoffHomes(locations);
-    const result = await handOff(full, { atTurn, to: target, now, ...(name ? { branchName: name } : {}) }, homes);
-    // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
-    const root = homes[target] ?? session.cwd ?? '';
-    const group = { agent: target, paths: [result.path], idHint: result.id, root, archived: false };
-    ctx.register(group, result.id);
-    const summary = await toRow(group, ctx, cacheLoaded ?? undefined);
-    if (!summary) throw new Error(`${result.path}: the new ${target} session could not be read back`);
-    const handed: CatalogSession = { ...summary, root };
-    return { session: handed, resumeCommand: formatCommand(resumeCommand(handed, config.resume, { defaultHomes })) };
+  const settings = hostOptions?.context.settings ?? DEFAULT_SSH_SETTINGS;
+  /** Where a session lives: this machine, or a host being read (its own `sessions`, or its mirror). */
+  const placeFor = (session: CatalogSession): Place => placeOf(session, (host) => sources.get(host), settings);
+  const here: Here = {
+    locations,
+    // A read that uses nothing of the scan's context (Claude's files) does not wait for the scan: a session opened
+    // while the catalog is still being scanned (a warm 10k home takes seconds) shows its first screen at once.
+    context: (request) => (request?.alone ? Promise.resolve(context ?? new ScanContext()) : scanned),
+    cache: () => cacheLoaded ?? undefined,
+    defaultHomes,
+    templates: { resume: config.resume, exec: config.exec },
   };
+  /** The version of a session's transcript: any change to its files (or a host's row) reads it again. */
+  const versionOf = (session: CatalogSession): string => `${session.size}:${session.mtimeMs}:${session.updatedAt}:${session.userTurns}:${session.paths.join('\0')}`;
 
   return {
     lookedIn: describeLocations(locations, homeDir),
@@ -263,27 +259,14 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     },
 
     loadSession(session, onPartial) {
-      if (session.host !== undefined) {
-        const source = sourceOf(session);
-        return transcripts.load(sessionKey(session), `${session.updatedAt}:${session.userTurns}:${session.size}`, transcriptBytes, () =>
-          readOnHost(session, source, hostOptions!.context.settings, { clip: { clip: DISPLAY_CLIP_LIMITS } }),
-        );
-      }
-      const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
+      const place = placeFor(session);
       // Clipped: the screen shows a few KiB of each tool output; a 200 MB session is read in tens of MB.
-      return transcripts.load(sessionKey(session), version, transcriptBytes, async () => {
-        const adapter = ADAPTERS[session.agent];
-        // A transcript in its own files (Claude) is read at once: a session opened while the catalog is still being
-        // scanned (a warm 10k home takes seconds) shows its first screen without waiting for the scan.
-        const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
-        return adapter.readSession(groupOf(session), readContext, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) });
-      });
+      return transcripts.load(sessionKey(session), versionOf(session), transcriptBytes, () => readTranscript(session, place, here, { clip: DISPLAY_CLIP_LIMITS, ...(onPartial ? { onPartial } : {}) }));
     },
 
     loadTranscript(session, onPartial) {
-      const adapter = ADAPTERS[session.agent];
-      const readDisplay = adapter.readDisplay;
-      if (session.host !== undefined || readDisplay === undefined) {
+      const place = placeFor(session);
+      if (!readsForDisplay(session, place)) {
         // Read whole (clipped), then made into items; a start is shown when it holds a turn.
         const partial = onPartial && ((messages: readonly Message[]) => {
           const items = buildTranscriptItems({ ...session, messages });
@@ -291,9 +274,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         });
         return this.loadSession(session, partial).then((read) => buildTranscriptItems({ ...transcriptHeader(read, session), messages: read.messages }));
       }
-      const version = `${session.size}:${session.mtimeMs}:${session.paths.join('\0')}`;
-      return transcriptItems.load(sessionKey(session), version, transcriptItemsBytes, async () => {
-        const readContext = adapter.readsAlone ? (context ?? new ScanContext()) : await scanned;
+      return transcriptItems.load(sessionKey(session), versionOf(session), transcriptItemsBytes, async () => {
         let builder = new TranscriptItemsBuilder(session);
         // The start is shown once: as soon as it fills a screen, or when the reader says it is the start.
         let shown = onPartial === undefined;
@@ -302,7 +283,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
           shown = true;
           onPartial!(builder.items.slice());
         };
-        await readDisplay(groupOf(session), readContext, {
+        await readForDisplay(session, place, here, {
           clip: DISPLAY_CLIP_LIMITS,
           sink: {
             message: (message) => {
@@ -320,92 +301,43 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     },
 
     async fork(session, atTurn, branchName, target = session.agent) {
-      assertSessionId(session);
-      if (session.host !== undefined) {
-        const source = sourceOf(session);
-        const name = branchName.trim();
-        const now = options.now?.() ?? new Date();
-        const { result, resume } = await forkOnHost(session, source, hostOptions!.context.settings, config.resume, { atTurn, now, ...(name ? { branchName: name } : {}), to: target });
-        // Shown at once as the host will list it (its next read brings the row it indexed).
-        const path = source.mirror ? `${source.mirror.dir}${result.path}` : result.path;
-        const forked: CatalogSession = {
-          ...session,
-          agent: result.agent,
-          id: result.id,
-          path,
-          paths: [path],
-          userTurns: result.keptUserTurns,
-          createdAt: now.toISOString(),
-          updatedAt: now.toISOString(),
-          forkedFrom: session.id,
-          fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
-          archived: false,
-        };
-        void source.refresh();
-        return { session: forked, resumeCommand: formatCommand({ argv: resume.argv, cwd: null }) };
-      }
-      const ctx = await scanned;
       const name = branchName.trim();
-      const now = options.now?.() ?? new Date();
-      if (target !== session.agent) return handOffSession(session, atTurn, name, target, now, ctx);
-      const result = await ADAPTERS[session.agent].fork(groupOf(session), { atTurn, now, ...(name ? { branchName: name } : {}) }, ctx);
-      const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
-      ctx.register(group, result.id);
-      const summary = await toRow(group, ctx, cacheLoaded ?? undefined);
-      // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
-      const forked: CatalogSession = summary
-        ? summary.forkedFrom
-          ? { ...summary, root: session.root, fork: summary.fork ?? { id: session.id, atTurn } }
-          : asLineageFork({ ...summary, root: session.root, fork: { id: session.id, atTurn } }, session)
-        : {
-            ...session,
-            id: result.id,
-            path: result.path,
-            paths: [result.path],
-            userTurns: result.keptUserTurns,
-            userTurnsExact: true,
-            createdAt: now.toISOString(),
-            updatedAt: now.toISOString(),
-            forkedFrom: session.id,
-            fork: { id: session.id, atTurn, ...(name ? { branchName: name } : {}) },
-            archived: false,
-          };
-      return { session: forked, resumeCommand: formatCommand(resumeCommand(forked, config.resume, { defaultHomes })) };
+      const forked = await forkSession(session, placeFor(session), here, { atTurn, to: target, now: options.now?.() ?? new Date(), ...(name ? { branchName: name } : {}) });
+      // A host lists the new session at its next read.
+      if (forked.host !== null) void sources.get(forked.host)?.refresh();
+      return { session: forked.row, resumeCommand: formatCommand(planCommand(forked.resume)) };
     },
 
     grep(text, onHit, onDone) {
       const controller = new AbortController();
       const { signal } = controller;
-      const local = grepLocations(locations, text, {
+      const request: GrepRequest = {
         // SESSIONS_GREP_ENGINE=js: the JS workers, as `sessions grep` (see GrepOptions.engine).
         engine: env.SESSIONS_GREP_ENGINE === 'js' ? 'js' : 'native',
-        ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}),
         ignoreCase: true,
         count: true,
         context: CONTENT_CONTEXT,
         signal,
-        onMatch: () => undefined,
-        onFiles: (group, found) =>
-          onHit({
-            paths: group.paths,
-            // One conversation of a store (a file of many): the paths alone would name all of them.
-            ...(ADAPTERS[group.agent].store !== undefined && group.idHint !== null ? { key: sessionKey({ agent: group.agent, id: group.idHint }) } : {}),
-            matches: found.matches,
-            snippet: found.snippet,
-          }),
+      };
+      const local = grepPlace({ kind: 'local' }, text, {
+        ...request,
+        local: { locations, ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
+        onFiles: (found) => onHit(found),
       }).then(
         () => null,
         (error: unknown) => describeError(error),
       );
       // Every host being read is searched at the same time: its own `sessions grep`, or its mirror here.
-      const remote = [...sources.values()].map((source) =>
-        grepOnHost(source, hostOptions!.context.settings, text, {
-          ignoreCase: true,
-          context: CONTENT_CONTEXT,
-          signal,
-          onHit: (hit) => onHit({ host: source.host, ...hit }),
-        }).catch((error: unknown) => `${source.host}: ${describeError(error)}`),
-      );
+      const remote = [...sources.values()].flatMap((source) => {
+        const place = placeOfHost(source, settings);
+        if (place === null) return []; // not read (yet): it has no rows to find
+        return [
+          grepPlace(place, text, { ...request, onFiles: (found) => onHit({ host: source.host, ...found }) }).then(
+            (done) => done.error,
+            (error: unknown) => `${source.host}: ${describeError(error)}`,
+          ),
+        ];
+      });
       void Promise.all([local, ...remote]).then((errors) => {
         if (signal.aborted) return;
         const failed = errors.filter((error): error is string => error !== null);
@@ -417,11 +349,10 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     checkResume(session) {
       const problem = sessionIdProblem(session);
       if (problem !== null) return { kind: 'refuse', message: `cannot resume: ${problem}` };
-      if (session.host !== undefined) {
-        // The host checks its own directories and agents when the command runs there.
-        return { kind: 'go', remote: { argv: remoteResume(session, sourceOf(session), hostOptions!.context.settings, config.resume).argv } };
-      }
-      const check = checkLaunch(resumeCommand(session, config.resume), env, null);
+      const plan = planResume(session, placeFor(session), here);
+      // A host checks its own directories and agents when the command runs there.
+      const check = checkPlan(plan, env);
+      if (check === null) return { kind: 'go', remote: { argv: planCommand(plan).argv } };
       if (check.ok || check.reason === 'not-found') return { kind: 'go' }; // the CLI prints the command when the agent is missing
       if (check.reason === 'no-cwd') return { kind: 'ask', message: 'This session recorded no working directory.' };
       return { kind: 'ask', message: `The session's directory ${session.cwd ?? ''} no longer exists.` };

@@ -162,7 +162,11 @@ export interface AgentWatch {
   readonly fileSuffixes: readonly string[];
 }
 
-/** Names kept beside the sessions, per root (Codex `session_index.jsonl`): a named row is titled by its name. */
+/**
+ * Names kept beside the sessions, per root (Codex `session_index.jsonl`): a named row is titled by its name. A fork or
+ * hand-off given a name appends it to this file, shared by every session of the root: a host's mirror cannot write it
+ * (a file placed on a host never replaces one), so a named fork there needs the host's own `sessions`.
+ */
 export interface AgentNames {
   /** The file, relative to the root: the watcher reads the names again when it changes. */
   readonly file: string;

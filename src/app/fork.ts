@@ -1,0 +1,202 @@
+// Fork and hand-off: a new native session holding a session's turns before one, of the same agent (a fork) or of
+// another (a hand-off), written where the session lives: here, by a host's own `sessions`, or into a host's mirror
+// and placed on the host.
+import { readFile, unlink } from 'node:fs/promises';
+import { handoffHomes } from '../catalog/handoff-homes.js';
+import { asLineageFork, groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
+import { ForkRangeError } from '../core/errors.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import type { ForkResult } from '../core/formats/types.js';
+import { handOff, HandoffError } from '../core/handoff/index.js';
+import type { Agent } from '../core/model.js';
+import { assertSessionId } from '../core/session-id.js';
+import { hostPath, writingIntoMirror } from '../remote/host-source.js';
+import { forkWithHostSessions, HostActionError } from '../remote/host-sessions.js';
+import { newFilesBeside, placeOnHost } from '../remote/mirror-place.js';
+import type { Here, Place } from './place.js';
+import { planResume, type ResumePlan } from './resume.js';
+
+export interface ForkRequest {
+  /** 1-based user turn to cut before: the new session keeps turns 1..atTurn-1 and what answered them. */
+  readonly atTurn: number;
+  /** A name for the new session, in the agent's own name field. */
+  readonly branchName?: string;
+  /** Another agent to continue in (a hand-off); absent or the session's own agent: a fork. */
+  readonly to?: Agent;
+  /** The clock the new session is dated by (Codex files it under the day's folder). */
+  readonly now?: Date;
+}
+
+export interface Forked {
+  /** The new session; its paths are where it lives (a host's own paths for a host's session). */
+  readonly result: ForkResult;
+  /** The host it was written on, or null: this machine. */
+  readonly host: string | null;
+  /** The new session as a row, as the list will show it (a host's next read brings the row it indexed). */
+  readonly row: CatalogSession;
+  /** How to resume it. */
+  readonly resume: ResumePlan;
+}
+
+/**
+ * Fork `session` before `request.atTurn`, or hand it off to `request.to`, where the session lives. The original is
+ * never touched. Throws ForkRangeError (a turn out of range), HandoffError (a session another agent cannot take) and
+ * HostActionError (a host that could not do it).
+ */
+export async function forkSession(session: CatalogSession, place: Place, here: Here, request: ForkRequest): Promise<Forked> {
+  assertSessionId(session);
+  const to = request.to !== undefined && request.to !== session.agent ? request.to : null;
+  const branchName = request.branchName ? request.branchName : undefined;
+  const wanted = { atTurn: request.atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}) };
+  switch (place.kind) {
+    case 'local':
+      return to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to });
+    case 'host': {
+      checkHostTurn(request.atTurn, session.userTurns);
+      const { result, resume } = await forkWithHostSessions(place.host, place.settings, session, { atTurn: request.atTurn, ...(branchName ? { branchName } : {}), to });
+      return { result, host: place.host, row: hostRow(session, result, wanted, result.path), resume: { kind: 'remote', host: place.host, launch: resume } };
+    }
+    case 'mirror':
+      checkHostTurn(request.atTurn, session.userTurns);
+      return to === null ? forkIntoMirror(session, place, here, wanted) : handOffIntoMirror(session, place, here, { ...wanted, to });
+  }
+}
+
+type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date };
+
+/** A turn no fork of the host's row can be made before: said here, before ssh (the host checks the exact range). */
+function checkHostTurn(atTurn: number, userTurns: number): void {
+  if (atTurn < 1 || atTurn > userTurns) throw new ForkRangeError(atTurn, 1, userTurns);
+}
+
+async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Promise<Forked> {
+  const context = await here.context();
+  const result = await ADAPTERS[session.agent].fork(groupOf(session), wanted, context);
+  const group = { agent: session.agent, paths: [result.path], idHint: result.id, root: session.root, archived: false };
+  context.register(group, result.id);
+  const summary = await toRow(group, context, here.cache?.());
+  // Linked and dated as the scan will link and date it after a restart (a fork is as new as when it was made).
+  const row: CatalogSession = summary
+    ? summary.forkedFrom
+      ? { ...summary, root: session.root, fork: summary.fork ?? { id: session.id, atTurn: wanted.atTurn } }
+      : asLineageFork({ ...summary, root: session.root, fork: { id: session.id, atTurn: wanted.atTurn } }, session)
+    : { ...hostRow(session, result, wanted, result.path), userTurnsExact: true };
+  return { result, host: null, row, resume: planResume({ ...session, id: result.id, path: result.path, paths: [result.path] }, { kind: 'local' }, here) };
+}
+
+/** A hand-off: the whole transcript (never a clipped one) written as a new session of `wanted.to`. */
+async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted & { readonly to: Agent }): Promise<Forked> {
+  const context = await here.context();
+  const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+  const homes = handoffHomes(here.locations);
+  const result = await handOff(full, wanted, homes);
+  // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
+  const root = homes[wanted.to] ?? session.cwd ?? '';
+  const group = { agent: wanted.to, paths: [result.path], idHint: result.id, root, archived: false };
+  context.register(group, result.id);
+  const summary = await toRow(group, context, here.cache?.());
+  if (!summary) throw new Error(`${result.path}: the new ${wanted.to} session could not be read back`);
+  const row: CatalogSession = { ...summary, root };
+  const resume = planResume({ ...row, cwd: session.cwd, ...(homes[wanted.to] === undefined ? { root: '' } : {}) }, { kind: 'local' }, here);
+  return { result, host: null, row, resume };
+}
+
+/** The new session's row as its host will list it, made from what the fork said (a host's next read brings the real one). */
+function hostRow(session: CatalogSession, result: ForkResult, wanted: Wanted, path: string): CatalogSession {
+  const now = (wanted.now ?? new Date()).toISOString();
+  return {
+    ...session,
+    agent: result.agent,
+    id: result.id,
+    path,
+    paths: [path],
+    userTurns: result.keptUserTurns,
+    createdAt: now,
+    updatedAt: now,
+    forkedFrom: session.id,
+    fork: { id: session.id, atTurn: wanted.atTurn, ...(wanted.branchName ? { branchName: wanted.branchName } : {}) },
+    archived: false,
+  };
+}
+
+/** The refusal for a name that would go into a file every session of the agent shares (Codex's session index). */
+function refuseSharedName(place: Place & { readonly kind: 'mirror' }, agent: Agent, wanted: Wanted, what: string): void {
+  const names = ADAPTERS[agent].names;
+  if (names === undefined || !wanted.branchName) return;
+  throw new HostActionError(
+    `${place.host}: a ${ADAPTERS[agent].label} session's name goes into the host's ${names.file}, which is written only by sessions on the host; ${what} without a name, or install sessions there`,
+  );
+}
+
+/**
+ * A fork of a mirrored host's session: the agent's own fork written into the mirror, then placed on the host under a
+ * temp name and linked to its final name (a link never replaces a file that is there), the temp name removed.
+ */
+async function forkIntoMirror(session: CatalogSession, place: Place & { readonly kind: 'mirror' }, here: Here, wanted: Wanted): Promise<Forked> {
+  const { mirror } = place;
+  const context = mirror.context;
+  if (context === null) throw new HostActionError(`${place.host}: the mirror is not indexed yet`);
+  refuseSharedName(place, session.agent, wanted, 'fork');
+  const { local, target } = await writingIntoMirror(mirror, async () => {
+    const local = await ADAPTERS[session.agent].fork(groupOf(session), wanted, context);
+    const target = hostPath(mirror.dir, local.path);
+    try {
+      await placeOnHost(place.host, place.settings, target, await readFile(local.path));
+    } catch (error) {
+      await unlink(local.path).catch(() => undefined); // not on the host: not in its mirror either
+      throw error;
+    }
+    return { local, target };
+  });
+  const forked: CatalogSession = { ...session, id: local.id, path: local.path, paths: [local.path] };
+  return { result: { ...local, path: target }, host: place.host, row: hostRow(session, local, wanted, local.path), resume: planResume(forked, place, here) };
+}
+
+/**
+ * A hand-off of a mirrored host's session: the transcript is read from the mirror, the other agent's session is
+ * written into the mirror (in that agent's home on the host, as the mirror holds it), and each file the writer
+ * made is placed on the host, the session file last (a host watching sees it whole). Files the writer adds to
+ * existing ones (a shared names file, a database) or writes outside the agent's homes (a workspace) cannot be placed
+ * this way: those need `sessions` on the host.
+ */
+async function handOffIntoMirror(session: CatalogSession, place: Place & { readonly kind: 'mirror' }, here: Here, wanted: Wanted & { readonly to: Agent }): Promise<Forked> {
+  const { mirror } = place;
+  const { to } = wanted;
+  if (mirror.context === null) throw new HostActionError(`${place.host}: the mirror is not indexed yet`);
+  if (!ADAPTERS[to].locations.homeFolder) {
+    throw new HostActionError(`${place.host}: a ${to} hand-off is written in the session's directory on the host, which only sessions on the host writes; install sessions there, or hand it off on ${place.host}`);
+  }
+  if (ADAPTERS[to].store !== undefined) {
+    // A file is placed on the host beside the others; a database (opencode's) is the agent's, written in place.
+    throw new HostActionError(`${place.host}: a ${to} hand-off adds rows to ${to}'s database on the host, which only sessions on the host can write; install sessions there`);
+  }
+  refuseSharedName(place, to, wanted, 'hand it off');
+  const read = await ADAPTERS[session.agent].readSession(groupOf(session), mirror.context);
+  // The session ran in the host's directory (claw's is where its files are: in the mirror, the host's path).
+  const onTheHost = { ...read, cwd: read.cwd === null ? null : hostPath(mirror.dir, read.cwd) };
+  const homes = handoffHomes(mirror.locations);
+  const home = homes[to];
+  if (home === undefined) throw new HostActionError(`${place.host}: no ${to} home on the host`);
+  // Files are dated by the system clock: what the writer makes is at or after this (timestamps lag by a tick).
+  const started = Date.now() - 50;
+  const local = await writingIntoMirror(mirror, async () => {
+    let local: ForkResult;
+    try {
+      local = await handOff(onTheHost, wanted, homes);
+    } catch (error) {
+      if (error instanceof HandoffError || error instanceof ForkRangeError) throw new HostActionError(`${place.host}: ${error.message}`);
+      throw error;
+    }
+    const written = await newFilesBeside(local.path, home, started);
+    try {
+      for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(place.host, place.settings, hostPath(mirror.dir, path), await readFile(path));
+    } catch (error) {
+      // Not on the host: not in its mirror either (what was placed already stays there, and comes back by the next sync).
+      await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
+      throw error;
+    }
+    return local;
+  });
+  const handed: CatalogSession = { ...session, agent: to, id: local.id, path: local.path, paths: [local.path], root: home, cwd: onTheHost.cwd };
+  return { result: { ...local, path: hostPath(mirror.dir, local.path) }, host: place.host, row: hostRow(session, local, wanted, local.path), resume: planResume(handed, place, here) };
+}

@@ -1,0 +1,97 @@
+// `sessions grep TEXT`: full-text search of every transcript, here and on the hosts; rows stream out as found.
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { grepHosts, grepPlace, type GrepRequest } from '../app/grep.js';
+import type { GrepFound } from '../catalog/grep.js';
+import { isUnder } from '../catalog/locations.js';
+import { CatalogCache } from '../catalog/cache.js';
+import { trigramMapsBeside } from '../catalog/native-grep.js';
+import type { CatalogSession } from '../catalog/scan.js';
+import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
+import { AGENTS, type Agent } from '../core/model.js';
+import { cwd, env, grepEngine, listSetup, positiveInt, readConfig, reportProblems, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import { batchedStdout, listLine, toListJson } from './output.js';
+
+type GrepCommandOptions = CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string; context?: number };
+
+export function grepCommand(program: Command): void {
+  withLocations(program.command('grep'))
+    .description('full-text search inside every transcript (tool outputs included); matching sessions stream in as they are found')
+    .argument('<text>', 'the literal text to find')
+    .option('-i, --ignore-case', 'ignore the case of ASCII letters')
+    .option('--json', 'one JSON object per matching session per line (the `list --json` fields, plus `matches`)')
+    .option('--context <n>', 'under each row, the first match with N characters of text each side (JSON: `snippet`)', positiveInt)
+    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: every session)')
+    .addHelpText(
+      'after',
+      `
+The text is matched literally, as written or as JSON escapes it (quotes, backslashes, newlines, \\u
+escapes). Files are searched as soon as they are found, on one thread per core; rows are the ones
+\`list\` prints (from the catalog cache when a session's files did not change; --no-cache reads them); the
+folders are not walked again while none changed since the last grep (what the walk found is kept beside the
+cache), and a file of 16 MiB or more gets a map of its trigrams once a search read it to its end: a
+later search for text it cannot hold reads only what was appended to it since. Claude Code rows arrive
+together once every Claude file was searched (a fork made by Claude's --fork-session is linked to its
+parent then). \`matches\` counts the occurrences in the
+session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
+1 when nothing did (like grep).
+
+Examples:
+  sessions grep ECONNREFUSED
+  sessions grep --context 40 "rate limiter"
+  sessions grep -i "rate limiter" --json | jq -r .id`,
+    )
+    .action(async (text: string, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<GrepCommandOptions>();
+      const mark = process.stdout.isTTY && !process.env.NO_COLOR ? (text: string): string => `\u001b[1;31m${text}\u001b[0m` : (text: string): string => text;
+      const scopeDir = options.cwd === undefined ? null : resolve(cwd, options.cwd);
+      const setup = listSetup(options, readConfig());
+      warnMissingLocations(options);
+      const out = batchedStdout();
+      const printRow = (s: CatalogSession, found: GrepFound): void => {
+        if (options.json) {
+          const snippet = options.context === undefined ? {} : { snippet: found.snippet };
+          out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
+          return;
+        }
+        out.write(listLine(s));
+        if (found.snippet) {
+          const { before, match, after } = found.snippet;
+          out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
+        }
+      };
+      const request: GrepRequest = {
+        ignoreCase: options.ignoreCase ?? false,
+        ...(options.agent ? { agents: [options.agent] } : {}),
+        ...(scopeDir === null ? {} : { accept: (s: CatalogSession) => isUnder(s.cwd, scopeDir) }),
+        count: options.json === true || options.context !== undefined,
+        ...(options.context === undefined ? {} : { context: options.context }),
+        engine: grepEngine(),
+        onRow: printRow,
+      };
+      const hostsMatched = setup.hosts.length === 0 ? Promise.resolve(0) : grepHosts(setup.hosts, setup.hostContext, text, { ...request, onWarning: setup.onWarning! });
+      if (!setup.local) {
+        const matched = await hostsMatched;
+        out.flush();
+        if (matched === 0) process.exitCode = 1;
+        return;
+      }
+      // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
+      const { locations, cachePath } = setup;
+      const { matched, problems } = await grepPlace({ kind: 'local' }, text, {
+        ...request,
+        local: {
+          locations,
+          ...(cachePath === null ? {} : { cache: () => CatalogCache.lazy(cachePath), walkMemo: defaultWalkMemoPath(env, homedir(), locations), trigrams: trigramMapsBeside(cachePath) }),
+          onProblem: (problem) => reportProblems([problem]),
+          walkSynchronously: true,
+        },
+      });
+      const hostMatches = await hostsMatched;
+      out.flush();
+      reportProblems(problems);
+      if (matched + hostMatches === 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,110 @@
+// `sessions list`: rows of this machine and the hosts, newest first, as text lines or the `--json` contract; with
+// `--watch --json`, rows then changes as NDJSON (what another machine's browser reads over ssh).
+import { fstatSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { listSessions, scanHere } from '../app/list.js';
+import { isUnder } from '../catalog/locations.js';
+import type { CatalogSession } from '../catalog/scan.js';
+import { watchCatalog } from '../catalog/watch.js';
+import { AGENTS, type Agent } from '../core/model.js';
+import { cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import { describeLocations, LIST_HEADER, listLine, toListJson } from './output.js';
+
+type ListOptions = CommonOptions & { agent?: Agent; cwd?: string; all?: boolean; watch?: boolean };
+
+export function listCommand(program: Command): void {
+  withLocations(program.command('list'))
+    .description('list conversations, newest first')
+    .option('--json', 'print a JSON array (a stable contract; see README)')
+    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
+    .option('--all', 'every session, wherever it ran')
+    .option('--exact-turns', 'no effect: every row is exact (kept so that scripts that pass it still work)')
+    .option('--watch', 'with --json: one row per line (NDJSON), then {"synced":true}, then a line per changed row ({"removed":"agent:id"} when one is gone) until stopped')
+    .addHelpText(
+      'after',
+      `
+By default lists the sessions of the current directory (and below); when there are none there,
+lists all of them and says so on stderr. Every row is folded from every line of its files; the cache
+keeps each row with where its fold stopped, so a session that grew is read from there on only.
+Progress is shown on stderr when it is a terminal and indexing takes over a second.
+
+Examples:
+  sessions list
+  sessions list --all --json | jq '.[0].id'
+  sessions list --agent claude --cwd ~/src/api
+  sessions list --host devbox --host local   this machine's sessions and devbox's (over ssh)
+  sessions list --watch --json               rows as NDJSON, then changes as they happen`,
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<ListOptions>();
+      if (options.watch) {
+        if (!options.json) throw new CliError('--watch needs --json (it streams rows as NDJSON)');
+        await watchList(options);
+        return;
+      }
+      const setup = listSetup(options, readConfig());
+      if (setup.local) warnMissingLocations(options);
+      const { sessions, problems } = await listSessions(setup, { agents: options.agent ? [options.agent] : undefined });
+      let shown: readonly CatalogSession[] = sessions;
+      // A host's sessions ran in its own directories: naming hosts lists all of theirs unless --cwd says otherwise.
+      if (!options.all && !(options.host?.length && !options.cwd)) {
+        const scopeDir = resolve(cwd, options.cwd ?? '.');
+        const scoped = sessions.filter((s) => isUnder(s.cwd, scopeDir));
+        if (scoped.length > 0 || options.cwd) shown = scoped;
+        else if (sessions.length > 0) warn(`sessions: no sessions ran in ${scopeDir}; listing all ${sessions.length}\n`);
+      }
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
+      } else {
+        if (process.stdout.isTTY && shown.length > 0) process.stdout.write(LIST_HEADER);
+        for (const s of shown) process.stdout.write(listLine(s));
+        if (shown.length === 0) warn(`sessions: no sessions found (looked in ${describeLocations(setup.locations)})\n`);
+      }
+      reportProblems(problems);
+    });
+}
+
+/**
+ * `list --watch --json`: this machine's rows as NDJSON, `{"synced":true}`, then each row that changes as the
+ * agents write (`{"removed":"agent:id"}` for one that is gone): what another machine's browser reads over one ssh
+ * connection. Ends when its reader goes away (stdout closed, or the stdin of an ssh channel ended).
+ */
+async function watchList(options: ListOptions): Promise<void> {
+  const locations = locationsFrom(options);
+  const result = await scanHere({ locations, cachePath: cachePathOf(options, locations) }, options.agent ? { agents: [options.agent] } : {});
+  const cache = result.cache;
+  const scopeDir = options.all ? null : resolve(cwd, options.cwd ?? '.');
+  const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || s.agent === options.agent);
+  const write = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
+  for (const s of result.sessions) if (shown(s)) write(toListJson(s));
+  const watcher = watchCatalog(locations, result.sessions, {
+    context: result.context,
+    ...(cache ? { cache } : {}),
+    onChange: (change) => {
+      for (const s of change.upserted) if (shown(s)) write(toListJson(s));
+      for (const key of change.removed) write({ removed: key });
+    },
+  });
+  // Synced once the watcher is armed: a change from then on is reported.
+  await watcher.ready;
+  write({ synced: true });
+  await new Promise<void>((resolveDone) => {
+    const stop = (): void => resolveDone();
+    process.stdout.once('close', stop);
+    process.once('SIGTERM', stop);
+    process.once('SIGHUP', stop);
+    try {
+      const stat = fstatSync(0);
+      // Over ssh, stdin is the channel: when the other side goes, it ends. (A terminal or /dev/null never does.)
+      if (stat.isFIFO() || stat.isSocket()) {
+        process.stdin.on('end', stop).on('error', stop).resume();
+      }
+    } catch {
+      // no stdin
+    }
+  });
+  await watcher.close();
+  await cache?.save().catch(() => undefined);
+}
