@@ -8,7 +8,7 @@ import { ForkRangeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
-import type { Agent } from '../core/model.js';
+import { countUserTurns, type Agent, type Session } from '../core/model.js';
 import { assertSessionId } from '../core/session-id.js';
 import { hostPath, writingIntoMirror } from '../remote/host-source.js';
 import { forkWithHostSessions, HostActionError } from '../remote/host-sessions.js';
@@ -17,8 +17,11 @@ import type { Here, Place } from './place.js';
 import { planResume, type ResumePlan } from './resume.js';
 
 export interface ForkRequest {
-  /** 1-based user turn to cut before: the new session keeps turns 1..atTurn-1 and what answered them. */
-  readonly atTurn: number;
+  /**
+   * 1-based user turn to cut before: the new session keeps turns 1..atTurn-1 and what answered them; `end` (or the
+   * number of turns + 1) keeps every turn, the whole conversation.
+   */
+  readonly atTurn: number | 'end';
   /** A name for the new session, in the agent's own name field. */
   readonly branchName?: string;
   /** Another agent to continue in (a hand-off); absent or the session's own agent: a fork. */
@@ -47,18 +50,21 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   assertSessionId(session);
   const to = request.to !== undefined && request.to !== session.agent ? request.to : null;
   const branchName = request.branchName ? request.branchName : undefined;
-  const wanted = { atTurn: request.atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}) };
+  // The end is the turn after the row's last (rows are exact: the adapter counts the same turns).
+  const atTurn = request.atTurn === 'end' ? session.userTurns + 1 : request.atTurn;
+  const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}) };
   switch (place.kind) {
     case 'local':
-      return to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to });
+      return to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to, end: request.atTurn === 'end' });
     case 'host': {
-      checkHostTurn(request.atTurn, session.userTurns);
-      const { result, resume } = await forkWithHostSessions(place.host, place.settings, session, { atTurn: request.atTurn, ...(branchName ? { branchName } : {}), to });
+      checkHostTurn(atTurn, session.userTurns);
+      // The host's own end: its file may hold turns its row here does not show yet.
+      const { result, resume } = await forkWithHostSessions(place.host, place.settings, session, { atTurn: request.atTurn === 'end' ? 'end' : atTurn, ...(branchName ? { branchName } : {}), to });
       return { result, host: place.host, row: hostRow(session, result, wanted, result.path), resume: { kind: 'remote', host: place.host, launch: resume } };
     }
     case 'mirror':
-      checkHostTurn(request.atTurn, session.userTurns);
-      return to === null ? forkIntoMirror(session, place, here, wanted) : handOffIntoMirror(session, place, here, { ...wanted, to });
+      checkHostTurn(atTurn, session.userTurns);
+      return to === null ? forkIntoMirror(session, place, here, wanted) : handOffIntoMirror(session, place, here, { ...wanted, to, end: request.atTurn === 'end' });
   }
 }
 
@@ -66,7 +72,12 @@ type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly 
 
 /** A turn no fork of the host's row can be made before: said here, before ssh (the host checks the exact range). */
 function checkHostTurn(atTurn: number, userTurns: number): void {
-  if (atTurn < 1 || atTurn > userTurns) throw new ForkRangeError(atTurn, 1, userTurns);
+  if (atTurn < 1 || atTurn > userTurns + 1) throw new ForkRangeError(atTurn, 1, userTurns + 1);
+}
+
+/** A hand-off of the whole conversation cuts after the transcript's last turn (what the writer reads), not the row's. */
+function handOffTurn(session: Session, wanted: Wanted & { readonly end: boolean }): number {
+  return wanted.end ? countUserTurns(session.messages) + 1 : wanted.atTurn;
 }
 
 async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Promise<Forked> {
@@ -85,11 +96,11 @@ async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Pr
 }
 
 /** A hand-off: the whole transcript (never a clipped one) written as a new session of `wanted.to`. */
-async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted & { readonly to: Agent }): Promise<Forked> {
+async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted & { readonly to: Agent; readonly end: boolean }): Promise<Forked> {
   const context = await here.context();
   const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
   const homes = handoffHomes(here.locations);
-  const result = await handOff(full, wanted, homes);
+  const result = await handOff(full, { ...wanted, atTurn: handOffTurn(full, wanted) }, homes);
   // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
   const root = homes[wanted.to] ?? session.cwd ?? '';
   const group = { agent: wanted.to, paths: [result.path], idHint: result.id, root, archived: false };
@@ -159,7 +170,7 @@ async function forkIntoMirror(session: CatalogSession, place: Place & { readonly
  * existing ones (a shared names file, a database) or writes outside the agent's homes (a workspace) cannot be placed
  * this way: those need `sessions` on the host.
  */
-async function handOffIntoMirror(session: CatalogSession, place: Place & { readonly kind: 'mirror' }, here: Here, wanted: Wanted & { readonly to: Agent }): Promise<Forked> {
+async function handOffIntoMirror(session: CatalogSession, place: Place & { readonly kind: 'mirror' }, here: Here, wanted: Wanted & { readonly to: Agent; readonly end: boolean }): Promise<Forked> {
   const { mirror } = place;
   const { to } = wanted;
   if (mirror.context === null) throw new HostActionError(`${place.host}: the mirror is not indexed yet`);
@@ -182,7 +193,7 @@ async function handOffIntoMirror(session: CatalogSession, place: Place & { reado
   const local = await writingIntoMirror(mirror, async () => {
     let local: ForkResult;
     try {
-      local = await handOff(onTheHost, wanted, homes);
+      local = await handOff(onTheHost, { ...wanted, atTurn: handOffTurn(onTheHost, wanted) }, homes);
     } catch (error) {
       if (error instanceof HandoffError || error instanceof ForkRangeError) throw new HostActionError(`${place.host}: ${error.message}`);
       throw error;

@@ -10,14 +10,19 @@ import { safeLine } from '../core/text.js';
 import { formatCommand } from '../launch.js';
 import { CliError, hereOf, listSetup, positiveInt, readConfig, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 
-type ForkOptions = CommonOptions & { at?: number; dropLast?: number; name?: string; to?: Agent };
+type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent };
+
+/** `--at`: a 1-based turn, or `end` (after the last turn: every turn kept). */
+function forkTurn(value: string): number | 'end' {
+  return value.trim() === 'end' ? 'end' : positiveInt(value);
+}
 
 export function forkCommand(program: Command): void {
   withLocations(program.command('fork'))
     .description('write a new native session holding the conversation before a user turn')
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
-    .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers', positiveInt)
-    .option('--drop-last <n>', 'instead of --at: drop the last n user turns', positiveInt)
+    .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers; `end` (the default, or the number of turns + 1) keeps every turn', forkTurn)
+    .option('--drop-last <n>', 'instead of --at: drop the last n user turns (0: keep every turn)', positiveInt)
     .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
     .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
@@ -32,28 +37,32 @@ With --to AGENT (another agent than the session's), the conversation is handed o
 AGENT, written from the transcript in AGENT's own format where AGENT keeps sessions for the session's
 working directory, which AGENT's own resume takes up:
 ${HANDOFF_TARGETS.map((agent) => `  ${`${agent}:`.padEnd(10)}${handoffWhere(agent)}`).join('\n')}
-It carries every user prompt and answer of turns 1..N-1 in order, tool calls with their results (a call
+It carries every user prompt and answer of turns 1..N-1 (every turn without --at) in order, tool calls with their results (a call
 with no recorded result gets "no result recorded"), and images (as text for claw and Copilot); it
 drops reasoning and thinking (bound to the agent and model that made them) and the source agent's own
 context, and starts with a one-line note naming the source agent, session and turn.
 
 Examples:
-  sessions fork 01a200ed --at 3            keep user turns 1-2
-  sessions fork 01a200ed --drop-last 1     keep everything but the last user turn
-  sessions fork 5a1999c3 --at 3 --to codex continue turns 1-2 of a Claude Code session in Codex`,
+  sessions fork 01a200ed-60a4              a copy of the whole session, as a new native one
+  sessions fork 01a200ed-60a4 --at 3       keep user turns 1-2
+  sessions fork 01a200ed-60a4 --drop-last 1
+                                           keep everything but the last user turn
+  sessions fork 5a1999c3 --to codex        continue the whole Claude Code session in Codex
+  sessions fork 5a1999c3 --at 3 --to codex continue turns 1-2 of it in Codex`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<ForkOptions>();
-      if ((options.at === undefined) === (options.dropLast === undefined)) throw new CliError('give exactly one of --at <turn> or --drop-last <n>');
+      if (options.at !== undefined && options.dropLast !== undefined) throw new CliError('give only one of --at <turn> or --drop-last <n>');
       const config = readConfig(); // a config that cannot be read fails the command before anything is written
       const setup = listSetup(options, config);
       if (setup.local) warnMissingLocations(options);
       const found = await resolveOne(setup, id);
       const { session } = found;
       const turns = session.userTurns;
-      const atTurn = options.at ?? turns - options.dropLast! + 1;
-      if (options.dropLast !== undefined && (options.dropLast < 1 || atTurn < 2)) {
-        throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 1..${Math.max(0, turns - 1)}`);
+      // Neither: the whole conversation. --drop-last 0 drops nothing: the whole conversation too.
+      const atTurn = options.dropLast === undefined ? (options.at ?? 'end') : options.dropLast === 0 ? 'end' : turns - options.dropLast + 1;
+      if (options.dropLast !== undefined && atTurn !== 'end' && atTurn < 2) {
+        throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 0..${Math.max(0, turns - 1)}`);
       }
       const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}) });
       const { result, host } = forked;
@@ -64,8 +73,9 @@ Examples:
       }
       process.stdout.write(`${result.id}\n${host === null ? '' : `${host}:`}${safeLine(result.path)}\n`);
       const how = result.agent === session.agent ? 'forked' : `handed off to ${result.agent}:`;
+      const cut = atTurn === 'end' || atTurn > turns ? 'every turn' : `before turn ${atTurn}`;
       warn(
-        `${how} ${session.agent} session ${safeLine(session.id)}${host === null ? '' : ` on ${safeLine(host)}`} before turn ${atTurn} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`,
+        `${how} ${session.agent} session ${safeLine(session.id)}${host === null ? '' : ` on ${safeLine(host)}`} ${cut} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`,
       );
     });
 }

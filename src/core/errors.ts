@@ -8,16 +8,19 @@ export class ForkRangeError extends Error {
   ) {
     super(
       max < min
-        ? `cannot fork before turn ${atTurn}: the session has fewer than 2 user turns, so no fork would keep anything`
-        : `--at ${atTurn} is out of range: valid turns are ${min}..${max} (the fork keeps the turns before it)`,
+        ? `cannot fork before turn ${atTurn}: the session has no user turn, so no fork would keep anything`
+        : `--at ${atTurn} is out of range: valid turns are ${min}..${max} (the fork keeps the turns before it; ${max} or end: every turn)`,
     );
     this.name = 'ForkRangeError';
   }
 }
 
-/** Throw ForkRangeError unless 2 <= atTurn <= userTurns (turn 1 would keep nothing). */
+/**
+ * Throw ForkRangeError unless 2 <= atTurn <= userTurns + 1: turn 1 would keep nothing, and userTurns + 1 (the turn
+ * after the last) keeps every turn, the whole conversation.
+ */
 export function checkForkTurn(atTurn: number, userTurns: number): void {
-  if (!Number.isInteger(atTurn) || atTurn < 2 || atTurn > userTurns) throw new ForkRangeError(atTurn, 2, userTurns);
+  if (!Number.isInteger(atTurn) || atTurn < 2 || atTurn > userTurns + 1) throw new ForkRangeError(atTurn, 2, userTurns + 1);
 }
 
 /** A Node error's `code` (ENOENT, EACCES, …), if it has one. */

@@ -45,3 +45,13 @@ export function indexOfUserTurn(messages: readonly TurnMarked[], k: number): num
   }
   return -1;
 }
+
+/**
+ * Where a fork before user turn `atTurn` (1-based) cuts `items`: the index of that turn, or the end when there are
+ * not that many turns (a fork after the last turn keeps the whole conversation).
+ */
+export function cutBeforeTurn<T>(items: readonly T[], isUserTurn: (item: T) => boolean, atTurn: number): number {
+  let seen = 0;
+  const cut = items.findIndex((item) => isUserTurn(item) && ++seen === atTurn);
+  return cut === -1 ? items.length : cut;
+}

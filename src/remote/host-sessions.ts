@@ -36,7 +36,7 @@ export async function forkWithHostSessions(
   host: string,
   settings: SshSettings,
   session: Pick<CatalogSession, 'id' | 'agent'>,
-  request: { readonly atTurn: number; readonly branchName?: string; readonly to: Agent | null },
+  request: { readonly atTurn: number | 'end'; readonly branchName?: string; readonly to: Agent | null },
 ): Promise<{ readonly result: ForkResult; readonly resume: RemoteLaunch }> {
   const { to } = request;
   const line = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), ...(to === null ? [] : ['--to', to]), '--json']);

@@ -60,8 +60,11 @@ export interface TuiServices {
    * whole: its items are made as they are read. Absent (services standing in, in tests): items from `loadSession`.
    */
   loadTranscript?(session: CatalogSession, onPartial?: (items: readonly TranscriptItem[]) => void): Promise<readonly TranscriptItem[]>;
-  /** A fork, or with another `target` agent a hand-off: a new session of that agent holding turns 1..atTurn-1. */
-  fork(session: CatalogSession, atTurn: number, branchName: string, target?: Agent): Promise<ForkOutcome>;
+  /**
+   * A fork, or with another `target` agent a hand-off: a new session of that agent holding turns 1..atTurn-1, or with
+   * `end` every turn (the whole conversation).
+   */
+  fork(session: CatalogSession, atTurn: number | 'end', branchName: string, target?: Agent): Promise<ForkOutcome>;
   /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
   checkResume(session: CatalogSession): ResumeOutcome;
   /**

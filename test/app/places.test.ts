@@ -143,7 +143,7 @@ describe('fork, where the session lives', () => {
     expect(line).toContain(forked.result.id);
     expect(planCommand(forked.resume).argv.slice(0, 2)).toEqual([settings.ssh[0], '-t']);
     // A turn the row does not have is refused before ssh.
-    await expect(forkSession(session, { kind: 'host', host: 'box', settings }, AWAY, { atTurn: 9 })).rejects.toThrow('valid turns are 1..7');
+    await expect(forkSession(session, { kind: 'host', host: 'box', settings }, AWAY, { atTurn: 9 })).rejects.toThrow('valid turns are 1..8');
   });
 
   it('a mirrored host: the adapter forks into the mirror, the file is placed on the host byte for byte; resumed there by the agent\'s command', async () => {

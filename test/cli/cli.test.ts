@@ -412,6 +412,41 @@ describe('sessions fork', () => {
     expect(help.stdout).toMatch(/^ {2}qwen: +<qwen dir>\/projects\/<cwd with non-alphanumerics as ->\/chats\/<new id>\.jsonl/m);
   });
 
+  it('without --at (or with --at end, --at turns+1, --drop-last 0) a fork copies the whole session as a new native one', async () => {
+    const source = (await list()).find((r) => r.id === '01a200ed-60a4-7f10-a53c-15a9ecf122f3')!;
+    const shown = async (id: string) => (JSON.parse((await run(at('show', id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; blocks: unknown[] }[] }).messages;
+    const prompts = (messages: { userTurn: boolean; blocks: unknown[] }[]) => messages.filter((m) => m.userTurn).map((m) => m.blocks);
+    const original = prompts(await shown(source.id));
+    expect(original).toHaveLength(7);
+    for (const args of [[], ['--at', 'end'], ['--at', '8'], ['--drop-last', '0']]) {
+      const result = await run(at('fork', source.id, ...args, '--json'));
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      const fork = JSON.parse(result.stdout) as { id: string; agent: string; keptUserTurns: number };
+      expect(fork).toMatchObject({ agent: 'codex', keptUserTurns: 7 });
+      expect(prompts(await shown(fork.id))).toEqual(original);
+      expect((await list()).find((r) => r.id === fork.id)?.userTurns).toBe(7);
+    }
+    const text = await run(at('fork', source.id));
+    expect(text.stderr).toContain(`forked codex session ${source.id} every turn (kept 7 user turns)`);
+  });
+
+  it('--to AGENT without --at hands off the whole conversation: every turn, in order', async () => {
+    const source = '5a1999c3-3fef-4a8c-8969-b584a1892bda';
+    const prompts = async (id: string) =>
+      (JSON.parse((await run(at('show', id, '--format', 'json'))).stdout) as { messages: { userTurn: boolean; blocks: { type: string; text?: string }[] }[] }).messages
+        .filter((m) => m.userTurn)
+        .map((m) => m.blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''));
+    const original = await prompts(source);
+    expect(original).toHaveLength(4);
+    const result = await run(at('fork', source, '--to', 'codex', '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const handed = JSON.parse(result.stdout) as { id: string; agent: string; keptUserTurns: number };
+    expect(handed).toMatchObject({ agent: 'codex', keptUserTurns: 4 });
+    // The hand-off starts with a note naming its source; then every prompt of the source, in order.
+    const carried = await prompts(handed.id);
+    expect(carried.slice(-4).map((text) => text.trim())).toEqual(original.map((text) => text.trim()));
+  });
+
   it('drops the last turn with --drop-last', async () => {
     const result = await run(at('fork', '01a200ed-60a4', '--drop-last', '1', '--json'));
     expect(result.code, result.stderr).toBe(0);
@@ -421,10 +456,11 @@ describe('sessions fork', () => {
   it.each([
     [['fork', 'ffffffff', '--at', '2'], 'no session matches "ffffffff"'],
     [['fork', '01a200', '--at', '2'], 'matches 8 sessions'],
-    [['fork', '01a200ed-60a4', '--at', '8'], 'valid turns are 2..7'],
-    [['fork', '01a200ed-60a4', '--at', '1'], 'valid turns are 2..7'],
-    [['fork', '01a200ed-60a4', '--drop-last', '7'], 'valid values are 1..6'],
-    [['fork', '01a200ed-60a4'], 'exactly one of --at'],
+    [['fork', '01a200ed-60a4', '--at', '9'], 'valid turns are 2..8'],
+    [['fork', '01a200ed-60a4', '--at', '1'], 'valid turns are 2..8'],
+    [['fork', '01a200ed-60a4', '--at', 'start'], 'expected a whole number'],
+    [['fork', '01a200ed-60a4', '--drop-last', '7'], 'valid values are 0..6'],
+    [['fork', '01a200ed-60a4', '--at', '2', '--drop-last', '1'], 'only one of --at'],
     [['show', 'nothing-like-this'], 'no session matches'],
     [['resume', '5a1999c', '--dry-run'], ''],
   ])('%j exits 1 and writes nothing', async (args, message) => {

@@ -542,7 +542,7 @@ describe('fork', () => {
     expect(forked[0]!.includes(Buffer.from('caf\xe9 cr\xe8me \xff\xfe', 'latin1'))).toBe(true);
   });
 
-  it.each([1, 0, 7, 2.5, -1])('refuses --at %s on a 6-turn session and writes nothing', async (atTurn) => {
+  it.each([1, 0, 8, 2.5, -1])('refuses --at %s on a 6-turn session and writes nothing', async (atTurn) => {
     const g = corpus(UNICODE, NON_ASCII_ID);
     const before = await listing(g);
     const hash = await sha256File(g.paths[0]!);
@@ -551,10 +551,10 @@ describe('fork', () => {
     expect(await sha256File(g.paths[0]!)).toBe(hash);
   });
 
-  it('refuses to fork a one-turn session', async () => {
+  it('forks a one-turn session only whole (after its turn)', async () => {
     const g = corpus(WEB, WEB_ID);
     const before = await listing(g);
-    await expect(claudeAdapter.fork(g, { atTurn: 2 }, context())).rejects.toThrow(/fewer than 2 user turns/);
+    await expect(claudeAdapter.fork(g, { atTurn: 3 }, context())).rejects.toThrow('valid turns are 2..2');
     expect(await listing(g)).toEqual(before);
   });
 });

@@ -646,10 +646,10 @@ describe('fork', () => {
     const group = await groupFor(demo, four());
     const listing = async (): Promise<string[]> => (await readdir(sessions)).sort();
     const before = await listing();
-    for (const atTurn of [0, 1, 5, 2.5]) {
+    for (const atTurn of [0, 1, 6, 2.5]) {
       await expect(clawAdapter.fork(group, { atTurn }, context())).rejects.toBeInstanceOf(ForkRangeError);
     }
-    await expect(clawAdapter.fork(group, { atTurn: 5 }, context())).rejects.toThrow('valid turns are 2..4');
+    await expect(clawAdapter.fork(group, { atTurn: 6 }, context())).rejects.toThrow('valid turns are 2..5');
     expect(await listing()).toEqual(before);
   });
 

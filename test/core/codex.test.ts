@@ -920,10 +920,10 @@ describe('fork', () => {
   it('refuses a turn out of range and writes nothing', async () => {
     const { root, scanned } = await forkHome();
     const before = await listFiles(root);
-    for (const atTurn of [0, 1, 6, 2.5]) {
+    for (const atTurn of [0, 1, 7, 2.5]) {
       await expect(codexAdapter.fork(scanned.group(API), { atTurn }, scanned.context)).rejects.toBeInstanceOf(ForkRangeError);
     }
-    await expect(codexAdapter.fork(scanned.group(API), { atTurn: 6 }, scanned.context)).rejects.toThrow(/valid turns are 2\.\.5/);
+    await expect(codexAdapter.fork(scanned.group(API), { atTurn: 7 }, scanned.context)).rejects.toThrow(/valid turns are 2\.\.6/);
     expect(await listFiles(root)).toEqual(before);
   });
 

@@ -337,7 +337,7 @@ describe('forking a Copilot session', () => {
 
   it('refuses a turn out of range and writes nothing', async () => {
     const before = await readdir(join(root, 'session-state'));
-    await expect(copilotAdapter.fork(await groupOf(UNICODE), { atTurn: 3 }, context())).rejects.toBeInstanceOf(ForkRangeError);
+    await expect(copilotAdapter.fork(await groupOf(UNICODE), { atTurn: 4 }, context())).rejects.toBeInstanceOf(ForkRangeError);
     await expect(copilotAdapter.fork(await groupOf(UNICODE), { atTurn: 0 }, context())).rejects.toBeInstanceOf(ForkRangeError);
     expect(await readdir(join(root, 'session-state'))).toEqual(before);
   });

@@ -163,7 +163,7 @@ describe('sessions the real Gemini CLI 0.61.0 wrote (test/fixtures/gemini-0.61.0
 
   it('a fork needs a turn to cut before and one to keep', async () => {
     await expect(geminiAdapter.fork(group(MAIN_FILE), { atTurn: 1 }, context)).rejects.toBeInstanceOf(ForkRangeError);
-    await expect(geminiAdapter.fork(group(MAIN_FILE), { atTurn: 5 }, context)).rejects.toBeInstanceOf(ForkRangeError);
+    await expect(geminiAdapter.fork(group(MAIN_FILE), { atTurn: 6 }, context)).rejects.toBeInstanceOf(ForkRangeError);
     await expect(geminiAdapter.fork(group(STRAY_FILE), { atTurn: 2 }, context)).rejects.toBeInstanceOf(ForkRangeError);
     expect((await readdir(dirname(join(root, MAIN_FILE)))).sort()).toEqual([basename(MAIN_FILE), basename(STRAY_FILE)]);
   });

@@ -324,7 +324,7 @@ describe('hand-off between every pair of agents, read back by the target adapter
     const homes = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude') };
     await expect(handOff(codex, { atTurn: 2, to: 'codex', now: NOW }, homes)).rejects.toThrow(HandoffError);
     await expect(handOff(codex, { atTurn: 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
-    await expect(handOff(codex, { atTurn: codex.userTurns + 1, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
+    await expect(handOff(codex, { atTurn: codex.userTurns + 2, to: 'claude', now: NOW }, homes)).rejects.toThrow(ForkRangeError);
     await expect(handOff({ ...codex, cwd: null }, { atTurn: 2, to: 'claude', now: NOW }, homes)).rejects.toThrow(/no working directory/);
     // claw keeps sessions in the workspace: one that is gone is not made again.
     await expect(handOff({ ...codex, cwd: join(tmp, 'gone') }, { atTurn: 2, to: 'claw', now: NOW }, homes)).rejects.toThrow(/gone does not exist: claw keeps/);

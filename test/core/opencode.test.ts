@@ -160,7 +160,7 @@ describe('opencode adapter', () => {
 
   it('refuses a turn that is not 2..turns', async () => {
     await expect(opencodeAdapter.fork(conversation(MAIN), { atTurn: 1 }, context)).rejects.toBeInstanceOf(ForkRangeError);
-    await expect(opencodeAdapter.fork(conversation(MAIN), { atTurn: 4 }, context)).rejects.toBeInstanceOf(ForkRangeError);
+    await expect(opencodeAdapter.fork(conversation(MAIN), { atTurn: 5 }, context)).rejects.toBeInstanceOf(ForkRangeError);
   });
 
   it('makes ids and fork titles as opencode does', () => {

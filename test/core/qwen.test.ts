@@ -147,7 +147,7 @@ describe('sessions the real Qwen Code 0.24.4 wrote (test/fixtures/qwen-0.24.4)',
     expect(await qwenAdapter.readSummary(group(fork.path), context)).toMatchObject({ name: 'tests first', title: 'tests first', userTurns: 3, forkedFrom: FORK_ID });
     await rm(fork.path);
     await expect(qwenAdapter.fork(group(file(API, MAIN_ID)), { atTurn: 1 }, context)).rejects.toBeInstanceOf(ForkRangeError);
-    await expect(qwenAdapter.fork(group(file(API, MAIN_ID)), { atTurn: 4 }, context)).rejects.toBeInstanceOf(ForkRangeError);
+    await expect(qwenAdapter.fork(group(file(API, MAIN_ID)), { atTurn: 5 }, context)).rejects.toBeInstanceOf(ForkRangeError);
   });
 });
 

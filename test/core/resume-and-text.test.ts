@@ -71,8 +71,11 @@ describe('checkForkTurn', () => {
     [2, 4, true],
     [4, 4, true],
     [1, 4, false],
-    [5, 4, false],
-    [2, 1, false],
+    // The turn after the last: every turn, the whole conversation.
+    [5, 4, true],
+    [6, 4, false],
+    [2, 1, true],
+    [2, 0, false],
     [2.5, 4, false],
   ])('at %s of %s turns', (at, turns, ok) => {
     if (ok) expect(() => checkForkTurn(at, turns)).not.toThrow();
@@ -80,7 +83,8 @@ describe('checkForkTurn', () => {
   });
 
   it('says the valid range', () => {
-    expect(() => checkForkTurn(7, 4)).toThrow('valid turns are 2..4');
+    expect(() => checkForkTurn(7, 4)).toThrow('valid turns are 2..5');
+    expect(() => checkForkTurn(2, 0)).toThrow('the session has no user turn');
   });
 });
 

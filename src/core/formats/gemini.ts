@@ -18,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn } from '../errors.js';
+import { cutBeforeTurn } from '../truncate.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { foldLines, indexReads, newLineStats, parseJsonLine, type FoldedFile, type LineStats } from '../io/lines.js';
@@ -634,9 +635,7 @@ export const geminiAdapter: FormatAdapter = {
     if (record.sessionId === null) throw new Error(`${path} is not a Gemini CLI session (no sessionId)`);
     const turns = record.messages.filter((message) => isGeminiUserTurn(message)).length;
     checkForkTurn(request.atTurn, turns);
-    let seen = 0;
-    const cut = record.messages.findIndex((message) => isGeminiUserTurn(message) && ++seen === request.atTurn);
-    const kept = record.messages.slice(0, cut);
+    const kept = record.messages.slice(0, cutBeforeTurn(record.messages, isGeminiUserTurn, request.atTurn));
     const now = request.now ?? new Date();
     const id = uuidv4();
     const projectHash = record.projectHash || sha256((await projectRootOf(path, digestRecord(record))) ?? '');

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { walkFs } from '../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { checkForkTurn, errorCode } from '../errors.js';
+import { cutBeforeTurn } from '../truncate.js';
 import { openForWriting, withReadOnly, type SqliteDatabase } from '../io/sqlite.js';
 import { isRecord, type JsonObject } from '../json.js';
 import { addUsage, IMAGE_PLACEHOLDER, imageFromUrl, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
@@ -459,9 +460,7 @@ export async function forkOpencode(group: SessionFileGroup, request: ForkRequest
     const { session, messages } = readOne(db, parentId, 'all', context.report, path);
     const turns = messages.filter(isUserTurn).length;
     checkForkTurn(request.atTurn, turns);
-    let seen = 0;
-    const cut = messages.findIndex((message) => isUserTurn(message) && ++seen === request.atTurn);
-    const kept = messages.slice(0, cut);
+    const kept = messages.slice(0, cutBeforeTurn(messages, isUserTurn, request.atTurn));
     const id = opencodeId('ses', now, 1, true);
     let usage: Usage | null = null;
     let cost = 0;

@@ -12,6 +12,7 @@
 import { basename, dirname, join, relative, sep } from 'node:path';
 
 import { checkForkTurn } from '../errors.js';
+import { cutBeforeTurn } from '../truncate.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
 import { isKind } from '../io/regular.js';
@@ -545,9 +546,7 @@ export const qwenAdapter: FormatAdapter = {
     const chain = qwenChain(file.records);
     const turns = chain.filter((record) => isQwenUserTurn(record)).length;
     checkForkTurn(request.atTurn, turns);
-    let seen = 0;
-    const cut = chain.findIndex((record) => isQwenUserTurn(record) && ++seen === request.atTurn);
-    const keptUuids = new Set(chain.slice(0, cut).map((record) => record.uuid));
+    const keptUuids = new Set(chain.slice(0, cutBeforeTurn(chain, isQwenUserTurn, request.atTurn)).map((record) => record.uuid));
     const parentId = stringOrNull(file.records[0]?.value.sessionId) ?? fileStem(path);
     const id = uuidv4();
     const lines: string[] = [];
