@@ -142,6 +142,9 @@ describe('fork, where the session lives', () => {
     const line = forked.resume.kind === 'remote' ? forked.resume.launch.remoteLine : '';
     expect(line).toContain(forked.result.id);
     expect(planCommand(forked.resume).argv.slice(0, 2)).toEqual([settings.ssh[0], '-t']);
+    // The whole conversation: the host's own end (`--at end` there).
+    const whole = await forkSession(session, { kind: 'host', host: 'box', settings }, AWAY, { atTurn: 'end' });
+    expect(whole.result).toMatchObject({ agent: 'codex', parentId: CODEX_ID, keptUserTurns: 7 });
     // A turn the row does not have is refused before ssh.
     await expect(forkSession(session, { kind: 'host', host: 'box', settings }, AWAY, { atTurn: 9 })).rejects.toThrow('valid turns are 1..8');
   });
@@ -157,6 +160,9 @@ describe('fork, where the session lives', () => {
     expect(forked.row.path).toBe(join(mirror.dir, forked.result.path));
     expect(await readFile(forked.result.path)).toEqual(await readFile(forked.row.path));
     expect(forked.resume.kind === 'remote' && forked.resume.launch.remoteLine).toContain(`codex resume ${forked.result.id}`);
+    const whole = await forkSession(session, place, AWAY, { atTurn: 'end' });
+    expect(whole.result.keptUserTurns).toBe(7);
+    expect(await readFile(whole.result.path)).toEqual(await readFile(whole.row.path));
   });
 
   it('a mirrored host: a name that would go into a names file every session shares is refused, nothing written', async () => {
