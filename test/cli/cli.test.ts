@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AGENTS } from '../../src/core/model.js';
 import { sha256File } from '../helpers/files.js';
 import { grepEngineEnv } from '../helpers/grep-engine.js';
 
@@ -402,7 +403,7 @@ describe('sessions fork', () => {
     expect(noCwd.stderr).toContain('the session records no working directory, and claude keeps and resumes sessions by it');
     const unknown = await run(at('fork', '01a200ed-60a4', '--at', '2', '--to', 'gemini-or-so'));
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('Allowed choices are codex, claude, claw, copilot, gemini, qwen');
+    expect(unknown.stderr).toContain(`Allowed choices are ${AGENTS.join(', ')}.`);
     expect(await snapshot(sandbox)).toEqual(before);
     const help = await run(['fork', '--help']);
     expect(help.stdout).toContain('--to <agent>');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForkRangeError } from '../../src/core/errors.js';
-import { ADAPTERS } from '../../src/core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { claudeProjectFolder } from '../../src/core/handoff/claude.js';
 import { CLAW_IMAGE_TEXT } from '../../src/core/handoff/claw.js';
@@ -123,7 +123,10 @@ afterEach(async () => {
 async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promise<{ back: Session; path: string; id: string; cwd: string }> {
   const cwd = join(tmp, 'work', 'project ü');
   await mkdir(cwd, { recursive: true });
-  const homes: Partial<Record<Agent, string>> = { codex: join(tmp, '.codex'), claude: join(tmp, '.claude'), copilot: join(tmp, '.copilot'), gemini: join(tmp, '.gemini'), qwen: join(tmp, '.qwen'), opencode: OPENCODE_HOME() };
+  // Each agent's home folder under the temp home (`--home tmp`): claw has none, it writes into the cwd.
+  const homes: Partial<Record<Agent, string>> = Object.fromEntries(
+    ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [[adapter.agent, join(tmp, adapter.locations.homeFolder)]])),
+  );
   if (to === 'opencode') await opencodeDatabase();
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });

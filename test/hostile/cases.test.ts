@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogCache, loadCacheHead } from '../../src/catalog/cache.js';
 import { scanCatalog } from '../../src/catalog/scan.js';
-import { resumeCommand } from '../../src/core/resume.js';
+import { DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
 import { sessionIdProblem, UnsafeSessionIdError } from '../../src/core/session-id.js';
 import { oneLine, safeLine, stripControl } from '../../src/core/text.js';
 import { shellQuote } from '../../src/launch.js';
@@ -114,7 +114,7 @@ describe('session ids', () => {
 
   it('substitutes placeholders in one pass: a value holding a placeholder stays as it is', () => {
     const session = { agent: 'codex' as const, id: CODEX_ID, path: '/h/{id}.jsonl', cwd: '/src/{path}' };
-    const templates = { codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'], claude: ['claude'], claw: ['claw'], copilot: ['copilot'], gemini: ['gemini'], qwen: ['qwen'], opencode: ['opencode'] };
+    const templates = { ...DEFAULT_RESUME_TEMPLATES, codex: ['codex', '--cd={cwd}', 'resume', '{id}', '--file={path}', 'say={prompt}'] };
     expect(resumeCommand(session, templates, { prompt: '{cwd}' }).argv).toEqual(['codex', '--cd=/src/{path}', 'resume', CODEX_ID, '--file=/h/{id}.jsonl', 'say={cwd}']);
   });
 });

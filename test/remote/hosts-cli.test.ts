@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENTS } from '../../src/core/model.js';
 import { sha256File } from '../helpers/files.js';
 import { fillEveryAgentHome, NOT_SESSIONS } from './every-agent-home.js';
 import { LOGIN_AS, quote, sshAvailable, TestSshd } from './sshd.js';
@@ -120,7 +121,7 @@ describeSsh(`hosts over ssh, ${LOGIN_AS}`, () => {
     const viaSessions = byHost('with-sessions').map((row) => strip(row, sshd.host('with-sessions').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     const viaMirror = byHost('mirror-only').map((row) => strip(row, sshd.host('mirror-only').home)).filter((row) => row.id !== '01a200ed-60a4-7f10-a53c-15a9ecf1aaaa');
     expect(viaMirror).toEqual(viaSessions);    // Sessions of every agent, from a mirror that copied nothing but the files they are read from.
-    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode']));
+    expect(new Set(viaMirror.map((row) => row.agent))).toEqual(new Set(AGENTS));
     const mirrored = await walk(join(sandbox, 'cache'));
     // (SQLite makes its own -shm beside the mirrored database when it reads it: test/remote/mirror.test.ts shows rsync copies none.)
     for (const path of NOT_SESSIONS.filter((one) => !one.endsWith('-shm'))) expect(mirrored.some((one) => one.endsWith(`${sshd.host('mirror-only').home}/${path}`)), path).toBe(false);
