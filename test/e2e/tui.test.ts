@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { moveRecordedCwd } from '../helpers/gone-cwd.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 import { Terminal } from './tmux.js';
 
@@ -287,6 +288,7 @@ describe('sessions (the browser) in a terminal', () => {
   });
 
   it('a session whose directory is gone: the browser asks, and y resumes it in the current directory', async () => {
+    await moveRecordedCwd(home, '/home/dev/src/a-api-server', join(sandbox, 'gone', 'a-api-server'));
     const record = join(sandbox, 'agent-run.json');
     await writeFile(
       join(agents, 'codex'),

@@ -10,6 +10,7 @@ import { ScanContext } from '../../src/catalog/scan.js';
 import { App } from '../../src/ui/App.js';
 import type { TuiDecision } from '../../src/ui/state.js';
 import { themeFor } from '../../src/ui/theme.js';
+import { moveRecordedCwd } from '../helpers/gone-cwd.js';
 import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
 const API_CWD = '/home/dev/src/a-api-server';
@@ -304,6 +305,7 @@ describe('transcript', () => {
 
 describe('resume', () => {
   it('r on a session whose directory is gone asks, and y resumes it here', async () => {
+    await moveRecordedCwd(home, API_CWD, join(home, '..', 'gone', 'a-api-server'));
     const ui = start();
     await ui.see('19 in all directories');
     await ui.press(['/']);
