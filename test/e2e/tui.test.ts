@@ -295,7 +295,8 @@ describe('sessions (the browser) in a terminal', () => {
       `#!/bin/sh\nprintf '%s\\n' "$PWD" "$CODEX_HOME" "$@" > ${JSON.stringify(record)}\nexit 0\n`,
     );
     await chmod(join(agents, 'codex'), 0o755);
-    const t = await open(80, 24);
+    // wide enough for the question to hold the temp dir's path whole
+    const t = await open(200, 24);
     await t.see('19 in all directories');
     await t.key('/');
     await t.type('api-health');
