@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.cache/', 'examples/', 'test/fixtures/', 'bench/data/', 'bench/.work/'] },
+  { ignores: ['dist/', 'dist.building-*/', 'node_modules/', 'coverage/', '.cache/', 'examples/', 'test/fixtures/', 'bench/data/', 'bench/.work/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
