@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/core/model.js';
 import { sha256File } from '../helpers/files.js';
+import { copyBuiltCli } from '../helpers/built-cli.js';
 import { moveRecordedCwd } from '../helpers/gone-cwd.js';
 import { grepEngineEnv } from '../helpers/grep-engine.js';
 
@@ -604,14 +605,6 @@ describe('bad input never crashes list or show', () => {
     expect(partial.stdout).toContain('user · turn 2');
   });
 });
-
-/** The built CLI (bin, the bundle, the native search engine when built) copied to `dir`; its bin's path. */
-async function copyBuiltCli(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  for (const part of ['bin', join('dist', 'bundle'), 'package.json']) await cp(join(ROOT, part), join(dir, part), { recursive: true });
-  await cp(join(ROOT, 'native', 'build'), join(dir, 'native', 'build'), { recursive: true }).catch(() => undefined);
-  return join(dir, 'bin', 'sessions.js');
-}
 
 /** Why nobody cannot run `bin` (Node itself or the temp folder out of its reach), or null when it can. */
 function cannotRunAsNobody(bin: string): Promise<string | null> {

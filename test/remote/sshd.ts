@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { copyBuiltCli } from '../helpers/built-cli.js';
 
 const exec = promisify(execFile);
 export const SSHD = '/usr/sbin/sshd';
@@ -93,6 +94,7 @@ export class TestSshd {
     if (secondUser) await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
     const hosts: TestHost[] = [];
     const users: string[] = [];
+    let readableCli: string | undefined;
     const servers: ChildProcess[] = [];
     const clientLines: string[] = [];
     const hostBlock = (alias: string, port: number, key: string, user: string): string[] => [
@@ -121,7 +123,9 @@ export class TestSshd {
           users.push(user);
         }
         if (spec.withSessions) {
-          await writeFile(join(bin, 'sessions'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(sessionsBin)} "$@"\n`);
+          // A second user may not read this checkout (a clone in a `mktemp -d` folder): it runs a copy it can read.
+          const cli = secondUser ? (readableCli ??= await copyBuiltCli(join(dir, 'cli'))) : sessionsBin;
+          await writeFile(join(bin, 'sessions'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(cli)} "$@"\n`);
           await chmod(join(bin, 'sessions'), 0o755);
         }
         const port = await freePort();
