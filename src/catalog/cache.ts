@@ -13,7 +13,7 @@ import type { CatalogSession } from './row.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
 // 5: a Claude fold records whether the file is one chain in file order (`show` prints such a file in one pass).
-export const CACHE_VERSION = 5;
+export const CACHE_VERSION = 6;
 
 /**
  * One file's identity for the cache: a changed size, mtime or fingerprint of its first bytes (lines.ts

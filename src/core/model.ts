@@ -194,13 +194,35 @@ export function messageText(message: Pick<Message, 'blocks'>): string {
     .join('\n');
 }
 
-/** The opening of a prompt as one line: whitespace collapsed, cut at `max` characters. */
-export function promptOpening(text: string, max = 200): string {
+/** How long a prompt's opening (a row's first and last prompt, a title made from a prompt) is at most, in UTF-16 units. */
+export const PROMPT_OPENING_MAX = 200;
+
+const ELLIPSIS = '…';
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The opening of a prompt as one line: whitespace collapsed, and when longer than `max` UTF-16 units, cut between
+ * two characters (grapheme clusters: never half an emoji, a surrogate pair or a letter and its accent) with `…` at
+ * the end, the whole at most `max` units. Half a surrogate pair is not Unicode: strict JSON readers reject it.
+ */
+export function promptOpening(text: string, max = PROMPT_OPENING_MAX): string {
   // A pasted log can be megabytes: collapse only as much as the opening can need, unless that is all blanks.
   const head = text.length > max * 8 ? text.slice(0, max * 8) : text;
-  const line = head.replace(/\s+/g, ' ').trim();
-  if (line.length < max && head !== text) return text.replace(/\s+/g, ' ').trim().slice(0, max);
-  return line.length > max ? line.slice(0, max) : line;
+  let line = head.replace(/\s+/g, ' ').trim();
+  if (line.length <= max && head !== text) line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${openingOf(line, max - ELLIPSIS.length).trimEnd()}${ELLIPSIS}`;
+}
+
+/** The longest start of `line` of at most `room` UTF-16 units that ends between two grapheme clusters. */
+function openingOf(line: string, room: number): string {
+  // ASCII up to the first unit left out: every place between two of them is a cluster boundary.
+  if (/^[\x00-\x7f]*$/.test(line.slice(0, room + 1))) return line.slice(0, room);
+  let end = 0;
+  for (const { index, segment } of graphemes.segment(line)) {
+    if (index + segment.length > room) break;
+    end = index + segment.length;
+  }
+  return line.slice(0, end);
 }
 
 export function countUserTurns(messages: readonly Pick<Message, 'userTurn'>[]): number {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CatalogCache, defaultCachePath, loadCacheHead } from '../../src/catalog/cache.js';
+import { CACHE_VERSION, CatalogCache, defaultCachePath, loadCacheHead } from '../../src/catalog/cache.js';
 import { noRoots, resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 
@@ -106,7 +106,7 @@ describe('CatalogCache', () => {
 
   it('removes the files of older cache versions once it has written its own', async () => {
     const { mkdir } = await import('node:fs/promises');
-    const current = join(dir, 'cache', 'catalog-v5.jsonl');
+    const current = join(dir, 'cache', `catalog-v${CACHE_VERSION}.jsonl`);
     await mkdir(join(dir, 'cache', 'catalog-v3-0123456789abcdef.folds'), { recursive: true });
     await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.folds', 'a.json'), '{}');
     await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.jsonl'), '{"version":3}\n{"end":0}\n');
@@ -117,14 +117,14 @@ describe('CatalogCache', () => {
     await scanCatalog(locations(), { cache });
     await cache.save();
     const { readdir } = await import('node:fs/promises');
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v5.jsonl']);
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}.jsonl`]);
   });
 
   it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
     const env = { XDG_CACHE_HOME: '/c' };
     const one = { roots: { ...noRoots(), codex: ['/a/.codex', '/b/.codex'], claude: ['/a/.claude'] } };
     const path = defaultCachePath(env, '/me', one);
-    expect(path).toMatch(/^\/c\/sessions\/catalog-v5-[0-9a-f]{16}\.jsonl$/);
+    expect(path).toMatch(new RegExp(`^/c/sessions/catalog-v${CACHE_VERSION}-[0-9a-f]{16}\\.jsonl$`));
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/b/.codex', '/a/.codex'] } })).toBe(path);
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, codex: ['/a/.codex'] } })).not.toBe(path);
     expect(defaultCachePath(env, '/me', { roots: { ...one.roots, claw: ['/a/.codex'] } })).not.toBe(path);
@@ -134,15 +134,15 @@ describe('CatalogCache', () => {
   it('a keyed cache removes the one shared file of its version that came before keys', async () => {
     const { mkdir, readdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'cache'), { recursive: true });
-    await writeFile(join(dir, 'cache', 'catalog-v5.jsonl'), '{"version":5}\n');
-    await writeFile(join(dir, 'cache', 'catalog-v5.head.json'), '{}');
-    await writeFile(join(dir, 'cache', 'catalog-v5-0123456789abcdef.jsonl'), '{"version":5}\n'); // another home's: kept
+    await writeFile(join(dir, 'cache', `catalog-v${CACHE_VERSION}.jsonl`), `{"version":${CACHE_VERSION}}\n`);
+    await writeFile(join(dir, 'cache', `catalog-v${CACHE_VERSION}.head.json`), '{}');
+    await writeFile(join(dir, 'cache', `catalog-v${CACHE_VERSION}-0123456789abcdef.jsonl`), `{"version":${CACHE_VERSION}}\n`); // another home's: kept
     const path = defaultCachePath({ XDG_CACHE_HOME: dir }, dir, locations()).replace(join(dir, 'sessions'), join(dir, 'cache'));
     const cache = await CatalogCache.load(path);
     await scanCatalog(locations(), { cache });
     await cache.save({ sessions: [], scopeDir: dir });
     const name = path.slice(join(dir, 'cache').length + 1);
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual(['catalog-v5-0123456789abcdef.jsonl', name, name.replace('.jsonl', '.head.json')].sort());
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}-0123456789abcdef.jsonl`, name, name.replace('.jsonl', '.head.json')].sort());
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

@@ -103,19 +103,42 @@ describe('ids', () => {
 });
 
 describe('promptOpening', () => {
+  /** The contract, computed apart: blanks collapsed; past 200 units, whole graphemes while they fit in 199, then `…`. */
   const reference = (text: string, max = 200): string => {
     const line = text.replace(/\s+/g, ' ').trim();
-    return line.length > max ? line.slice(0, max) : line;
+    if (line.length <= max) return line;
+    let out = '';
+    for (const { segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(line)) {
+      if (out.length + segment.length > max - 1) break;
+      out += segment;
+    }
+    return `${out.trimEnd()}…`;
   };
   it.each([
     ['short text with  runs\n\nof blanks'],
     [`${' '.repeat(5000)}hello   world`],
     ['x'.repeat(3000)],
+    ['x'.repeat(200)],
+    ['x'.repeat(201)],
+    [`${'x'.repeat(200)}${' '.repeat(3000)}`],
+    [`${'x'.repeat(200)}${' '.repeat(3000)}y`],
     ['word '.repeat(1000)],
     [`${'\n'.repeat(1599)}z${' y'.repeat(300)}`],
     [`${'a'.repeat(1599)} ${'b'.repeat(10)}`],
     [''],
-  ])('collapses blanks and cuts at 200 characters, reading only the opening of long texts (%#)', (text) => {
-    expect(promptOpening(text)).toBe(reference(text));
+    // a letter and its combining accent across the cut, a surrogate pair, a flag, a ZWJ sequence
+    [`${'x'.repeat(198)}e\u0301${'x'.repeat(10)}`],
+    [`${'x'.repeat(197)}e\u0301\u0301${'x'.repeat(10)}`],
+    [`${'x'.repeat(198)}🎉${'x'.repeat(10)}`],
+    [`${'x'.repeat(197)}🇫🇷${'x'.repeat(10)}`],
+    [`${'x'.repeat(193)}👩‍👩‍👧‍👦${'x'.repeat(10)}`],
+    ['🎉'.repeat(150)],
+    [`x${'🎉'.repeat(150)}`],
+    ['日本語のプロンプト'.repeat(40)],
+  ])('collapses blanks and cuts past 200 units between two characters, with …, reading only the opening of long texts (%#)', (text) => {
+    const opening = promptOpening(text);
+    expect(opening).toBe(reference(text));
+    expect(opening.length).toBeLessThanOrEqual(200);
+    expect(opening).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/); // no half surrogate pair
   });
 });

@@ -447,7 +447,7 @@ function summarize({ group, sidecar, scan, chain, size, mtimeMs }: SummaryInput)
     title: name ?? scan.agentTitle() ?? (firstPrompt || '(no prompt)'),
     firstPrompt,
     // The chain decides: Claude Code's own `last-prompt` record is wrong in --fork-session files (it names the first prompt).
-    lastPrompt: prompts.at(-1) ?? (scan.lastPrompt === null ? null : takeClipMarks(scan.lastPrompt).text),
+    lastPrompt: prompts.at(-1) ?? (scan.lastPrompt === null ? null : promptOpening(takeClipMarks(scan.lastPrompt).text)),
     name,
     userTurns: prompts.length,
     userTurnsExact: true,
