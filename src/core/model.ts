@@ -215,8 +215,8 @@ export function promptOpening(text: string, max = PROMPT_OPENING_MAX): string {
 
 /** The longest start of `line` of at most `room` UTF-16 units that ends between two grapheme clusters. */
 function openingOf(line: string, room: number): string {
-  // ASCII up to the first unit left out: every place between two of them is a cluster boundary.
-  if (/^[\x00-\x7f]*$/.test(line.slice(0, room + 1))) return line.slice(0, room);
+  // Printable ASCII up to the first unit left out: every place between two of them is a cluster boundary.
+  if (/^[\x20-\x7e]*$/.test(line.slice(0, room + 1))) return line.slice(0, room);
   let end = 0;
   for (const { index, segment } of graphemes.segment(line)) {
     if (index + segment.length > room) break;

@@ -5,9 +5,13 @@
  */
 
 /* eslint-disable no-control-regex -- control characters are exactly what these patterns are about */
-const CSI = /\u001b\[[0-?]*[ -/]*[@-~]/g;
-/** OSC, DCS, SOS, PM, APC: up to BEL or ST, or to the end when never terminated. */
-const STRING_SEQUENCE = /\u001b[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)/g;
+/** CSI, written with ESC [ or as the 8-bit C1 introducer U+009B (a terminal may take either): removed whole. */
+const CSI = /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]/g;
+/**
+ * OSC, DCS, SOS, PM, APC (ESC ] P X ^ _, or U+009D U+0090 U+0098 U+009E U+009F): up to BEL or ST (ESC \\ or U+009C),
+ * or to the end when never terminated. Removing only an 8-bit introducer would show its payload.
+ */
+const STRING_SEQUENCE = /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)/g;
 const ESCAPE = /\u001b[ -/]*[0-~]?/g;
 /** C0 and C1 controls but tab and newline (CR is handled first). */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -47,6 +51,21 @@ export function stripAll(text: string): string {
     .replace(LONE_JOINER, '')
     .replace(BIDI, BIDI_MARK);
 }
+
+/** Where stripControl removes a whole sequence (CSI, string sequences, other ESC sequences): `[start, end)`, in order. */
+export function controlSequenceRanges(text: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const match of text.matchAll(ANY_SEQUENCE)) ranges.push([match.index, match.index + match[0].length]);
+  return ranges;
+}
+
+/* eslint-disable no-control-regex -- as above */
+const ANY_SEQUENCE = new RegExp(`${CSI.source}|${STRING_SEQUENCE.source}|${ESCAPE.source}`, 'g');
+/** What ends a string sequence (BEL, ESC \, U+009C). */
+export const STRING_TERMINATOR = /\u0007|\u001b\\|\u009c/;
+/** What starts a sequence. */
+export const SEQUENCE_INTRODUCER = /[\u001b\u0090\u0098\u009b\u009d-\u009f]/;
+/* eslint-enable no-control-regex */
 
 /** One field on one line (an id, a path, a cwd, a branch): sanitised, each line break or tab a space, not trimmed. */
 export function safeLine(text: string): string {

@@ -316,5 +316,25 @@ describe('fileMatchesSync and snippets', () => {
     expect(snippetIn(line, at, 'rate limiter'.length, 100)).toMatchObject({ lead: '{"type":"message","text":', opened: true, before: 'first line the "', match: 'rate limiter', after: '" drops requests red at night' });
     expect(snippetIn(line, at, 'rate limiter'.length, 6)).toMatchObject({ before: '…the "', match: 'rate limiter', after: '" drop…' });
   });
+
+  it('never starts or ends a side inside a control sequence: a match in a window title\'s payload shows none of it', async () => {
+    const { snippetIn } = await import('../../src/core/io/snippet.js');
+    const snippet = (text: string, word: string, context = 40, prefix = '{"text":') => {
+      const line = Buffer.from(`${prefix}${JSON.stringify(text)}}`);
+      const needle = JSON.stringify(word).slice(1, -1); // as the file holds it
+      expect(line.indexOf(needle)).toBeGreaterThan(-1);
+      return snippetIn(line, line.indexOf(needle), Buffer.byteLength(needle), context);
+    };
+    for (const [open, close] of [['\u001b]0;', '\u0007'], ['\u001b]0;', '\u001b\\'], ['\u009d0;', '\u009c'], ['\u009d0;', '\u0007'], ['\u0090q', '\u009c']]) {
+      const found = snippet(`look ${open}PWNED-TITLE here${close} after`, 'TITLE');
+      expect(found, JSON.stringify(open)).toMatchObject({ before: 'look ', match: '', after: ' after' });
+    }
+    // in a CSI's parameters, and a match that is partly visible
+    expect(snippet('red \u001b[31;1m text', '1;1')).toMatchObject({ before: 'red ', match: '', after: ' text' });
+    expect(snippet('ab\u001b[31mcd ef', 'b\u001b[31mc')).toMatchObject({ before: 'a', match: 'bc', after: 'd ef' });
+    // the string opened before the bytes read, inside a payload: the snippet starts after the payload's end
+    const line = Buffer.from(`${'x'.repeat(50)}PAYLOAD-REST\u0007 shown text match here"}`);
+    expect(snippetIn(line, line.indexOf('match'), 5, 40)).toMatchObject({ opened: false, before: 'shown text ', match: 'match', after: ' here' });
+  });
 });
 

@@ -39,7 +39,15 @@ describe('stripControl', () => {
     ['\u001b[31mred\u001b[0m', 'red'],
     ['title\u001b]0;pwned\u0007 after', 'title after'],
     ['\u001b]8;;http://x\u001b\\link\u001b]8;;\u001b\\', 'link'],
-    ['bell\u0007 back\b\u009b2J', 'bell back2J'],
+    ['bell\u0007 back\b\u009b2J', 'bell back'],
+    // 8-bit C1 introducers: the whole sequence goes, not only the introducer (its payload was shown: `31m0;C1TITLE`)
+    ['a\u009b31mred\u009b0m b', 'ared b'],
+    ['a\u009d0;C1TITLE\u0007b', 'ab'],
+    ['a\u009d0;C1TITLE\u009cb', 'ab'],
+    ['a\u0090q$sec\u001b\\b', 'ab'],
+    ['a\u009f app \u009cb\u009e pm \u009cc\u0098 sos \u009cd', 'abcd'],
+    ['a\u009d8;;http://x\u009clink\u009d8;;\u009c', 'alink'],
+    ['never ended\u009d0;title', 'never ended'],
     ['crlf\r\nline', 'crlf\nline'],
   ])('%j', (input, expected) => {
     expect(stripControl(input)).toBe(expected);

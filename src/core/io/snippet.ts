@@ -1,7 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { unescapedQuoteBefore, unescapedQuoteFrom } from './json-bytes.js';
 import { openRegularSync } from './regular.js';
-import { stripControl } from '../text.js';
+import { controlSequenceRanges, SEQUENCE_INTRODUCER, stripControl, STRING_TERMINATOR } from '../text.js';
 
 /** A match in its surroundings, as text to show on one line: the matched text and up to N characters each side. */
 export interface Snippet {
@@ -75,26 +75,55 @@ export function snippetIn(bytes: Buffer, at: number, length: number, context: nu
   let from = open + 1;
   if (open === -1) while (from < at && (bytes[from]! & 0xc0) === 0x80) from++;
   const before = unescapeJson(bytes.toString('utf8', from, at));
-  const after = unescapeJson(bytes.toString('utf8', matchEnd, close));
-  const chars = (text: string): string[] => [...text];
-  const head = chars(before);
-  const tail = chars(after);
+  const match = unescapeJson(bytes.toString('utf8', at, matchEnd));
+  const text = before + match + unescapeJson(bytes.toString('utf8', matchEnd, close));
+  const [start, matchFrom, matchTo] = visibleBounds(text, open === -1, before.length, before.length + match.length);
+  const head = [...shown(text.slice(start, matchFrom))];
+  const tail = [...shown(text.slice(matchTo))];
   return {
     lead: open === -1 ? '' : bytes.toString('latin1', Math.max(0, open - LEAD_BYTES), open),
     opened: open !== -1,
     before: (head.length > context ? '…' : '') + head.slice(Math.max(0, head.length - context)).join('').trimStart(),
-    match: unescapeJson(bytes.toString('utf8', at, matchEnd)),
+    match: shown(text.slice(matchFrom, matchTo)),
     after: tail.slice(0, context).join('').trimEnd() + (tail.length > context ? '…' : ''),
   };
 }
 
-/** JSON string escapes undone, tolerantly (a cut escape stays as it is); whitespace runs become one space. */
+/**
+ * Where the snippet's text starts and where its match is, so that no side starts or ends inside a terminal control
+ * sequence: the before and after were sanitised apart, so a match inside an OSC payload (a window title) showed the
+ * rest of the payload as text. A match that overlaps a sequence takes the whole sequence in (and shows what of it is
+ * visible, maybe nothing); a string that opens before the bytes read starts after a terminator that comes before any
+ * introducer (the payload's opening was not read).
+ */
+function visibleBounds(text: string, cutOpen: boolean, matchFrom: number, matchTo: number): [number, number, number] {
+  let start = 0;
+  if (cutOpen) {
+    const end = STRING_TERMINATOR.exec(text);
+    const introducer = SEQUENCE_INTRODUCER.exec(text);
+    if (end !== null && end.index < matchFrom && (introducer === null || introducer.index >= end.index)) start = end.index + end[0].length;
+  }
+  let from = matchFrom;
+  let to = matchTo;
+  for (const [rangeStart, rangeEnd] of controlSequenceRanges(text.slice(start))) {
+    if (rangeStart + start < to && rangeEnd + start > from) {
+      from = Math.min(from, rangeStart + start);
+      to = Math.max(to, rangeEnd + start);
+    }
+  }
+  return [start, from, to];
+}
+
+/** Text as a snippet shows it: control sequences removed, half surrogate pairs dropped, whitespace runs one space. */
+function shown(text: string): string {
+  // A lone surrogate (half of a pair cut off by the window) would print as garbage.
+  return stripControl(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')).replace(/\s+/g, ' ');
+}
+
+/** JSON string escapes undone, tolerantly (a cut escape stays as it is); newlines, tabs, backspace and form feed a space. */
 function unescapeJson(text: string): string {
-  const unescaped = text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, escape: string) => {
+  return text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (_, escape: string) => {
     if (escape.length === 5) return String.fromCharCode(Number.parseInt(escape.slice(1), 16));
     return escape === 'n' || escape === 'r' || escape === 't' || escape === 'b' || escape === 'f' ? ' ' : escape;
   });
-  // A lone surrogate (half of a pair cut off by the window) would print as garbage.
-  return stripControl(unescaped.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ''))
-    .replace(/\s+/g, ' ');
 }
