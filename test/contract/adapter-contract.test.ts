@@ -116,16 +116,17 @@ for (const adapter of ADAPTER_LIST) {
       }
     });
 
-    it('forks before every turn: a new session of the turns before it, the original untouched', async () => {
+    it('forks before every turn and whole: a new session of the turns before it, the original untouched', async () => {
       const { root, group } = await setUp(adapter, expectation);
       const { session } = expectation;
       const original = await rowOf(adapter, group, root);
       const before = await Promise.all(group.paths.map(sha256File));
       const whole = await adapter.readSession(group, await contextFor(adapter, root));
-      for (const atTurn of [1, session.userTurns + 1]) {
+      for (const atTurn of [1, session.userTurns + 2]) {
         await expect(adapter.fork(group, { atTurn, now: NOW }, await contextFor(adapter, root))).rejects.toBeInstanceOf(ForkRangeError);
       }
-      for (let atTurn = 2; atTurn <= session.userTurns; atTurn++) {
+      // Up to userTurns + 1: the whole conversation.
+      for (let atTurn = 2; atTurn <= session.userTurns + 1; atTurn++) {
         const result = await adapter.fork(group, { atTurn, now: NOW }, await contextFor(adapter, root));
         expect(result).toMatchObject({ agent: adapter.agent, parentId: session.id, keptUserTurns: atTurn - 1 });
         expect(result.id).toMatch(adapter.idShape.pattern);
@@ -205,8 +206,10 @@ async function expectKeptLines(expectation: ContractExpectation, group: SessionF
   const prompts = expectation.session.prompts;
   // The cut is where the turn starts: the prompts before it are in the kept lines, its own is after them.
   for (const prompt of prompts.slice(0, atTurn - 1)) expect(original.slice(dropsHead, cut).some((record) => recordHolds(record, prompt)), prompt).toBe(true);
-  expect(original.slice(cut).some((record) => recordHolds(record, prompts[atTurn - 1]!))).toBe(true);
-  expect(original.slice(dropsHead, cut).some((record) => recordHolds(record, prompts[atTurn - 1]!))).toBe(false);
+  const cutTurn = prompts[atTurn - 1];
+  if (cutTurn === undefined) return; // the whole conversation: no turn after the cut
+  expect(original.slice(cut).some((record) => recordHolds(record, cutTurn))).toBe(true);
+  expect(original.slice(dropsHead, cut).some((record) => recordHolds(record, cutTurn))).toBe(false);
 }
 
 /** Hand the source fixture's session off to `target` in temp homes, and read it back as the target finds it. */
