@@ -32,6 +32,8 @@ Examples:
   sessions show 01a200ed --format md        a transcript as Markdown
   sessions fork 01a200ed --at 3             a new session holding user turns 1-2
   sessions resume 01a200ed                  continue it in the agent's own CLI
+  sessions resume --last                    the newest session of this directory
+  sessions help list                        a command's options and examples
 
 Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
     )
@@ -42,6 +44,8 @@ Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
   showCommand(program);
   forkCommand(program);
   resumeCommand(program);
+  // `sessions help list`, as gh and npm take it (commander leaves it out of a program with an action of its own).
+  program.helpCommand('help [command]', 'show the help of a command');
   // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.
   program.allowExcessArguments();
   return program;

@@ -1,5 +1,6 @@
 // Listing and resolving: this machine's catalog (scanned with its cache) and each chosen host's rows, read at the
 // same time; one session found by id, prefix, name or path, with the place it lives in.
+import { resolve } from 'node:path';
 import { CatalogCache } from '../catalog/cache.js';
 import { findInCache } from '../catalog/cached-find.js';
 import type { Locations } from '../catalog/locations.js';
@@ -7,6 +8,7 @@ import { resolveSession } from '../catalog/resolve.js';
 import { scanCatalog, type CatalogSession, type ScanContext, type ScanOptions, type ScanProgress } from '../catalog/scan.js';
 import { describeError } from '../core/errors.js';
 import type { Problem } from '../core/formats/types.js';
+import type { Agent } from '../core/model.js';
 import type { HostContext, HostSource } from '../remote/host-source.js';
 import { loadHosts, sourceOf } from '../remote/hosts.js';
 import { placeOfHost, type Place } from './place.js';
@@ -102,6 +104,18 @@ export async function resolveOne(setup: ListSetup, query: string, options: { rea
   const place: Place | null = source === null ? { kind: 'local' } : placeOfHost(source, setup.hostContext.settings);
   if (place === null) throw new NotResolvedError(`${found.session.host ?? ''} is not being read`, problems);
   return { session: found.session, place, context, problems, cache };
+}
+
+/**
+ * The newest session of this machine that ran in `dir` (`resume --last`, like `codex resume --last` and
+ * `claude --continue`), of `agents` when given.
+ */
+export async function resolveLast(setup: ListSetup, dir: string, agents?: readonly Agent[]): Promise<Resolved> {
+  const { sessions, context, problems, cache } = await listSessions({ ...setup, local: true, hosts: [] }, agents ? { agents } : {});
+  // Rows are newest first.
+  const session = sessions.find((row) => row.host === undefined && row.cwd !== null && resolve(row.cwd) === dir);
+  if (session === undefined) throw new NotResolvedError(`no session ran in ${dir}${agents ? ` (of ${agents.join(', ')})` : ''}`, problems);
+  return { session, place: { kind: 'local' }, context, problems, cache };
 }
 
 function newestFirst(a: CatalogSession, b: CatalogSession): number {

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Here } from '../app/place.js';
 import type { ListSetup, Resolved } from '../app/list.js';
 import { defaultCachePath } from '../catalog/cache.js';
@@ -13,6 +13,7 @@ import { configPath, loadConfig, type Config } from '../config.js';
 import { ADAPTER_LIST } from '../core/formats/index.js';
 import { isSkippedLines, skippedLinesMessage } from '../core/formats/problems.js';
 import type { Problem } from '../core/formats/types.js';
+import { AGENTS, type Agent } from '../core/model.js';
 import { safeLine, stripControl } from '../core/text.js';
 import { chosenHosts, hostContext } from '../remote/hosts.js';
 
@@ -51,6 +52,28 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || String(n) !== value.trim()) throw new InvalidArgumentError('expected a whole number');
   return n;
+}
+
+/** `--limit`: a count of rows, 1 or more. */
+export function rowCount(value: string): number {
+  const n = positiveInt(value);
+  if (n < 1) throw new InvalidArgumentError('expected 1 or more');
+  return n;
+}
+
+/** `--agent`, repeatable, each a name or a comma list (`--agent codex,claude`): every agent named, once. */
+export function agentOption(): Option {
+  return new Option('--agent <agent>', 'only these agents (repeat it, or give a comma list)').choices([...AGENTS]).argParser(agentList);
+}
+
+function agentList(value: string, previous: readonly Agent[] | undefined): Agent[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.find((name) => !(AGENTS as readonly string[]).includes(name));
+  if (unknown !== undefined || names.length === 0) throw new InvalidArgumentError(`Allowed choices are ${AGENTS.join(', ')}.`);
+  return [...new Set([...(previous ?? []), ...(names as Agent[])])];
 }
 
 /** `a, b and c` */

@@ -1,7 +1,7 @@
 // `sessions grep TEXT`: full-text search of every transcript, here and on the hosts; rows stream out as found.
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { grepHosts, grepPlace, type GrepRequest } from '../app/grep.js';
 import type { GrepFound } from '../catalog/grep.js';
 import { isUnder } from '../catalog/locations.js';
@@ -9,11 +9,11 @@ import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
-import { AGENTS, type Agent } from '../core/model.js';
-import { cwd, env, grepEngine, listSetup, positiveInt, readConfig, reportProblems, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import type { Agent } from '../core/model.js';
+import { agentOption, cwd, env, grepEngine, listSetup, positiveInt, readConfig, reportProblems, rowCount, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 import { batchedStdout, listLine, toListJson } from './output.js';
 
-type GrepCommandOptions = CommonOptions & { ignoreCase?: boolean; agent?: Agent; cwd?: string; context?: number };
+type GrepCommandOptions = CommonOptions & { ignoreCase?: boolean; agent?: readonly Agent[]; cwd?: string; context?: number; limit?: number };
 
 export function grepCommand(program: Command): void {
   withLocations(program.command('grep'))
@@ -22,8 +22,9 @@ export function grepCommand(program: Command): void {
     .option('-i, --ignore-case', 'ignore the case of ASCII letters')
     .option('--json', 'one JSON object per matching session per line (the `list --json` fields, plus `matches`)')
     .option('--context <n>', 'under each row, the first match with N characters of text each side (JSON: `snippet`)', positiveInt)
-    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .addOption(agentOption())
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: every session)')
+    .option('--limit <n>', 'only the newest n matching sessions (printed once the search is done, newest first)', rowCount)
     .addHelpText(
       'after',
       `
@@ -41,7 +42,8 @@ session's files, as the agent wrote them (some record a prompt twice). Exits 0 w
 Examples:
   sessions grep ECONNREFUSED
   sessions grep --context 40 "rate limiter"
-  sessions grep -i "rate limiter" --json | jq -r .id`,
+  sessions grep -i "rate limiter" --json | jq -r .id
+  sessions grep -i health --agent codex,claude --limit 2`,
     )
     .action(async (text: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<GrepCommandOptions>();
@@ -50,7 +52,7 @@ Examples:
       const setup = listSetup(options, readConfig());
       warnMissingLocations(options);
       const out = batchedStdout();
-      const printRow = (s: CatalogSession, found: GrepFound): void => {
+      const writeRow = (s: CatalogSession, found: GrepFound): void => {
         if (options.json) {
           const snippet = options.context === undefined ? {} : { snippet: found.snippet };
           out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
@@ -62,9 +64,16 @@ Examples:
           out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
         }
       };
+      // With --limit, rows wait for the search's end: the newest n of all of them are printed.
+      const held: { row: CatalogSession; found: GrepFound }[] = [];
+      const printRow = options.limit === undefined ? writeRow : (row: CatalogSession, found: GrepFound): void => void held.push({ row, found });
+      const printHeld = (): void => {
+        held.sort((a, b) => (a.row.updatedAt < b.row.updatedAt ? 1 : a.row.updatedAt > b.row.updatedAt ? -1 : 0));
+        for (const { row, found } of held.slice(0, options.limit)) writeRow(row, found);
+      };
       const request: GrepRequest = {
         ignoreCase: options.ignoreCase ?? false,
-        ...(options.agent ? { agents: [options.agent] } : {}),
+        ...(options.agent ? { agents: options.agent } : {}),
         ...(scopeDir === null ? {} : { accept: (s: CatalogSession) => isUnder(s.cwd, scopeDir) }),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
@@ -74,6 +83,7 @@ Examples:
       const hostsMatched = setup.hosts.length === 0 ? Promise.resolve(0) : grepHosts(setup.hosts, setup.hostContext, text, { ...request, onWarning: setup.onWarning! });
       if (!setup.local) {
         const matched = await hostsMatched;
+        printHeld();
         out.flush();
         if (matched === 0) process.exitCode = 1;
         return;
@@ -90,6 +100,7 @@ Examples:
         },
       });
       const hostMatches = await hostsMatched;
+      printHeld();
       out.flush();
       reportProblems(problems);
       if (matched + hostMatches === 0) process.exitCode = 1;

@@ -2,24 +2,25 @@
 // `--watch --json`, rows then changes as NDJSON (what another machine's browser reads over ssh).
 import { fstatSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { listSessions, scanHere } from '../app/list.js';
 import { isUnder } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import { watchCatalog } from '../catalog/watch.js';
-import { AGENTS, type Agent } from '../core/model.js';
-import { cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import type { Agent } from '../core/model.js';
+import { agentOption, cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 import { describeLocations, LIST_HEADER, listLine, toListJson } from './output.js';
 
-type ListOptions = CommonOptions & { agent?: Agent; cwd?: string; all?: boolean; watch?: boolean };
+type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number };
 
 export function listCommand(program: Command): void {
   withLocations(program.command('list'))
     .description('list conversations, newest first')
     .option('--json', 'print a JSON array (a stable contract; see README)')
-    .addOption(new Option('--agent <agent>', 'only this agent').choices([...AGENTS]))
+    .addOption(agentOption())
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
     .option('--all', 'every session, wherever it ran')
+    .option('--limit <n>', 'only the newest n sessions', rowCount)
     .option('--exact-turns', 'no effect: every row is exact (kept so that scripts that pass it still work)')
     .option('--watch', 'with --json: one row per line (NDJSON), then {"synced":true}, then a line per changed row ({"removed":"agent:id"} when one is gone) until stopped')
     .addHelpText(
@@ -34,6 +35,8 @@ Examples:
   sessions list
   sessions list --all --json | jq '.[0].id'
   sessions list --agent claude --cwd ~/src/api
+  sessions list --all --agent codex,claude --limit 5
+                                             the 5 newest Codex and Claude Code sessions
   sessions list --host devbox --host local   this machine's sessions and devbox's (over ssh)
   sessions list --watch --json               rows as NDJSON, then changes as they happen`,
     )
@@ -41,12 +44,13 @@ Examples:
       const options = command.optsWithGlobals<ListOptions>();
       if (options.watch) {
         if (!options.json) throw new CliError('--watch needs --json (it streams rows as NDJSON)');
+        if (options.limit !== undefined) throw new CliError('--limit counts the rows of a list, not of a stream: leave it out with --watch');
         await watchList(options);
         return;
       }
       const setup = listSetup(options, readConfig());
       if (setup.local) warnMissingLocations(options);
-      const { sessions, problems } = await listSessions(setup, { agents: options.agent ? [options.agent] : undefined });
+      const { sessions, problems } = await listSessions(setup, { agents: options.agent });
       let shown: readonly CatalogSession[] = sessions;
       // A host's sessions ran in its own directories: naming hosts lists all of theirs unless --cwd says otherwise.
       if (!options.all && !(options.host?.length && !options.cwd)) {
@@ -55,6 +59,8 @@ Examples:
         if (scoped.length > 0 || options.cwd) shown = scoped;
         else if (sessions.length > 0) warn(`sessions: no sessions ran in ${scopeDir}; listing all ${sessions.length}\n`);
       }
+      // Rows are newest first: the newest n.
+      if (options.limit !== undefined) shown = shown.slice(0, options.limit);
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
@@ -73,10 +79,10 @@ Examples:
  */
 async function watchList(options: ListOptions): Promise<void> {
   const locations = locationsFrom(options);
-  const result = await scanHere({ locations, cachePath: cachePathOf(options, locations) }, options.agent ? { agents: [options.agent] } : {});
+  const result = await scanHere({ locations, cachePath: cachePathOf(options, locations) }, options.agent ? { agents: options.agent } : {});
   const cache = result.cache;
   const scopeDir = options.all ? null : resolve(cwd, options.cwd ?? '.');
-  const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || s.agent === options.agent);
+  const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || options.agent.includes(s.agent));
   const write = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
   for (const s of result.sessions) if (shown(s)) write(toListJson(s));
   const watcher = watchCatalog(locations, result.sessions, {

@@ -1,18 +1,23 @@
 // `sessions resume ID`: continue a session in its agent's own CLI (here, or on its host over ssh).
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { resolveOne } from '../app/list.js';
+import { resolveLast, resolveOne } from '../app/list.js';
+import type { Agent } from '../core/model.js';
 import { checkPlan, planCommand, planResume } from '../app/resume.js';
 import { formatCommand } from '../launch.js';
-import { cwd, env, hereOf, listSetup, readConfig, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import { agentOption, CliError, cwd, env, hereOf, listSetup, readConfig, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 import { runPlan } from './run-plan.js';
 
-type ResumeOptions = CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean };
+type ResumeOptions = CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean; last?: boolean; agent?: readonly Agent[]; cwd?: string };
 
 export function resumeCommand(program: Command): void {
   withLocations(program.command('resume'))
     .description("continue a session in the agent's own CLI, in its recorded directory (appends to the same file)")
-    .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
+    .argument('[id]', 'session id, unique id prefix, Codex thread name, or path (none with --last)')
     .argument('[agentArgs...]', 'extra arguments for the agent, after --')
+    .option('--last', 'the newest session that ran in the current directory (as `codex resume --last`, `claude --continue`)')
+    .option('--cwd <dir>', 'with --last: the directory instead of the current one')
+    .addOption(agentOption())
     .option('--dry-run', 'print the command and directory instead of running it')
     .option('--json', 'with --dry-run: print {argv, cwd, env} as JSON')
     .option('--prompt <text>', "run one non-interactive turn with this prompt (e.g. `codex exec resume`, `claude -p --resume`)")
@@ -23,17 +28,23 @@ export function resumeCommand(program: Command): void {
 The agent takes over the terminal; sessions exits with the agent's exit code.
 
 Examples:
-  sessions resume 01a200ed
-  sessions resume 01a200ed --dry-run --json
-  sessions resume 01a200ed --prompt "now add tests"
-  sessions resume 01a200ed -- --model o3`,
+  sessions resume 01a200ed-60a4
+  sessions resume 01a200ed-60a4 --dry-run --json
+  sessions resume 01a200ed-60a4 --prompt "now add tests"
+  sessions resume 01a200ed-60a4 -- --model o3
+  sessions resume --last                    the newest session of this directory
+  sessions resume --last --agent claude --cwd /home/dev/src/a-api-server --dry-run`,
     )
-    .action(async (id: string, agentArgs: string[], _options: unknown, command: Command) => {
+    .action(async (id: string | undefined, extra: string[], _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<ResumeOptions>();
+      if (!options.last && (options.cwd !== undefined || options.agent !== undefined)) throw new CliError('--cwd and --agent choose the session --last resumes: give --last, or an id alone');
+      if (!options.last && id === undefined) throw new CliError('give a session id, or --last for the newest session of this directory');
+      // With --last there is no id: a word before or after `--` is the agent's.
+      const agentArgs = options.last && id !== undefined ? [id, ...extra] : extra;
       const config = readConfig();
       const setup = listSetup(options, config);
       if (setup.local) warnMissingLocations(options);
-      const found = await resolveOne(setup, id);
+      const found = options.last ? await resolveLast(setup, resolve(cwd, options.cwd ?? '.'), options.agent) : await resolveOne(setup, id!);
       const plan = planResume(found.session, found.place, hereOf(setup, config, found), {
         ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
         extraArgs: agentArgs,

@@ -4,26 +4,35 @@ import { resolveOne } from '../app/list.js';
 import { showTranscript } from '../app/read.js';
 import { markdownTranscriptWriter, textTranscriptWriter, transcriptToMarkdown, transcriptToText, writeTranscript } from '../core/export.js';
 import { stripControl } from '../core/text.js';
-import { hereOf, listSetup, ownProblems, readConfig, reportProblems, warnMissingLocations, warnSkippedLines, withLocations, writeStdout, type CommonOptions } from './common.js';
+import { CliError, hereOf, listSetup, ownProblems, readConfig, reportProblems, warnMissingLocations, warnSkippedLines, withLocations, writeStdout, type CommonOptions } from './common.js';
 
 type ShowOptions = CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean };
+
+/** `--json` is `--format json` (as `list --json`); with another --format it is a contradiction. */
+function formatOf(options: ShowOptions): 'text' | 'md' | 'json' {
+  if (options.json && options.format === 'md') throw new CliError('--json prints JSON: leave out --format md, or --json');
+  return options.json ? 'json' : options.format;
+}
 
 export function showCommand(program: Command): void {
   withLocations(program.command('show'))
     .description('print a whole transcript')
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path to a session file')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'md', 'json']).default('text'))
+    .option('--json', 'the transcript as JSON (the same as --format json)')
     .option('--system', 'include injected context and system messages')
     .addHelpText(
       'after',
       `
 Examples:
-  sessions show 01a200ed
-  sessions show 01a200ed --format md > transcript.md
+  sessions show 01a200ed-60a4
+  sessions show 01a200ed-60a4 --format md > transcript.md
+  sessions show 5a1999c3 --json | jq '.messages | length'
   sessions show ~/.claude/projects/-home-me-src-api/5a1999c3-….jsonl --format json`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<ShowOptions>();
+      const given = command.optsWithGlobals<ShowOptions>();
+      const options = { ...given, format: formatOf(given) };
       const config = readConfig();
       const setup = listSetup(options, config);
       if (setup.local) warnMissingLocations(options);

@@ -768,3 +768,86 @@ describe('sessions grep', () => {
     expect(none.stdout).toBe('');
   });
 });
+
+describe('the CLI as gh and npm users type it (issue 34)', () => {
+  const grepRows = (stdout: string): ListRow[] =>
+    stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as ListRow);
+
+  it('show --json is --format json; with --format md it is refused', async () => {
+    const json = await run(at('show', '5a1999c3', '--json'));
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toBe((await run(at('show', '5a1999c3', '--format', 'json'))).stdout);
+    expect((JSON.parse(json.stdout) as { id: string }).id).toBe('5a1999c3-3fef-4a8c-8969-b584a1892bda');
+    const both = await run(at('show', '5a1999c3', '--json', '--format', 'md'));
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--json prints JSON');
+  });
+
+  it('help COMMAND prints the command\'s help, as COMMAND --help does', async () => {
+    for (const command of ['list', 'fork', 'resume']) {
+      const help = await run(['help', command]);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toBe((await run([command, '--help'])).stdout);
+      expect(help.stdout).toContain(`Usage: sessions ${command}`);
+    }
+    const root = await run(['help']);
+    expect(root.code).toBe(0);
+    expect(root.stdout).toMatch(/^ {2}help \[command\] +show the help of a command$/m);
+  });
+
+  it('--limit N keeps the newest N rows of list and grep', async () => {
+    const all = await list();
+    const two = await list('--limit', '2');
+    expect(two.map((row) => row.id)).toEqual(all.slice(0, 2).map((row) => row.id));
+    const text = await run(at('list', '--all', '--limit', '3'));
+    expect(text.stdout.trim().split('\n')).toHaveLength(3);
+    const matched = grepRows((await run(at('grep', '-i', 'project', '--json'))).stdout);
+    expect(matched.length).toBeGreaterThan(3);
+    const limited = grepRows((await run(at('grep', '-i', 'project', '--json', '--limit', '2'))).stdout);
+    expect(limited).toHaveLength(2);
+    // Newest first, and no matching session left out is newer than one printed.
+    expect(limited[0]!.updatedAt >= limited[1]!.updatedAt).toBe(true);
+    for (const row of matched) if (!limited.some((one) => one.id === row.id)) expect(row.updatedAt <= limited[1]!.updatedAt, row.id).toBe(true);
+    expect((await run(at('list', '--limit', '0'))).stderr).toContain('expected 1 or more');
+  });
+
+  it('--agent takes several agents, repeated or as a comma list, on list and grep', async () => {
+    const all = await list();
+    const wanted = all.filter((row) => row.agent === 'codex' || row.agent === 'claude').map((row) => row.id);
+    expect(new Set(all.map((row) => row.agent)).size).toBeGreaterThan(2);
+    expect((await list('--agent', 'codex', '--agent', 'claude')).map((row) => row.id)).toEqual(wanted);
+    expect((await list('--agent', 'codex,claude')).map((row) => row.id)).toEqual(wanted);
+    const grepped = grepRows((await run(at('grep', '-i', 'a', '--json', '--agent', 'claude,claw'))).stdout);
+    expect(new Set(grepped.map((row) => row.agent))).toEqual(new Set(['claude', 'claw']));
+    const wrong = await run(at('list', '--agent', 'codex,nope'));
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Allowed choices are codex, claude, claw');
+  });
+
+  it('resume --last resumes the newest session of the current directory (or --cwd), of --agent when given', async () => {
+    const demo = join(home, 'src', 'demo');
+    const here = await run(at('resume', '--last', '--dry-run', '--json'), { cwd: demo });
+    expect(here.code, here.stderr).toBe(0);
+    const newestThere = (await list()).find((row) => row.cwd === demo)!;
+    expect((JSON.parse(here.stdout) as { argv: string[]; cwd: string }).cwd).toBe(demo);
+    expect(JSON.parse(here.stdout)).toMatchObject({ argv: expect.arrayContaining([expect.stringContaining(newestThere.id)]) as unknown });
+    const api = '/home/dev/src/a-api-server';
+    const rows = (await list()).filter((row) => row.cwd === api);
+    for (const agent of ['codex', 'claude']) {
+      const newest = rows.find((row) => row.agent === agent)!;
+      const plan = await run([...at('resume', '--last', '--cwd', api, '--agent', agent, '--dry-run', '--json'), '--', '--flag']);
+      expect(plan.code, plan.stderr).toBe(0);
+      const argv = (JSON.parse(plan.stdout) as { argv: string[] }).argv;
+      expect(argv).toContain(newest.id);
+      expect(argv).toContain('--flag');
+    }
+    const none = await run(at('resume', '--last', '--dry-run'));
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`no session ran in ${sandbox}`);
+    expect((await run(at('resume', '--dry-run'))).stderr).toContain('give a session id, or --last');
+  });
+});
