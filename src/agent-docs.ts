@@ -1,11 +1,11 @@
 import { ADAPTER_LIST } from './core/formats/index.js';
 
 /*
- * README's per-agent tables, made from the adapter registry: an agent added to the registry shows up in them, and
- * test/cli/registry.test.ts fails while README.md still holds the old text (SESSIONS_WRITE_README=1 rewrites it).
+ * docs/agents.md's per-agent tables, made from the adapter registry: an agent added to the registry shows up in them,
+ * and test/catalog/registry.test.ts fails while docs/agents.md still holds the old text (SESSIONS_WRITE_DOCS=1 rewrites it).
  */
 
-/** The tables README.md holds between `<!-- agents:NAME -->` and `<!-- /agents:NAME -->`. */
+/** The tables docs/agents.md holds between `<!-- agents:NAME -->` and `<!-- /agents:NAME -->`. */
 export function agentDocTables(): Readonly<Record<'locations' | 'resume', string>> {
   const locations = [
     '| agent | where | options |',
@@ -24,15 +24,15 @@ export function agentDocTables(): Readonly<Record<'locations' | 'resume', string
   return { locations: locations.join('\n'), resume: resume.join('\n') };
 }
 
-/** `readme` with each generated table put between its markers (unchanged when it is already there). */
-export function withAgentDocTables(readme: string): string {
-  let out = readme;
+/** `doc` (docs/agents.md) with each generated table put between its markers (unchanged when it is already there). */
+export function withAgentDocTables(doc: string): string {
+  let out = doc;
   for (const [name, table] of Object.entries(agentDocTables())) {
     const open = `<!-- agents:${name} -->`;
     const close = `<!-- /agents:${name} -->`;
     const start = out.indexOf(open);
     const end = out.indexOf(close);
-    if (start === -1 || end < start) throw new Error(`README.md has no ${open} … ${close} section`);
+    if (start === -1 || end < start) throw new Error(`docs/agents.md has no ${open} … ${close} section`);
     out = `${out.slice(0, start + open.length)}\n${table}\n${out.slice(end)}`;
   }
   return out;

@@ -19,6 +19,8 @@ import { waitFor } from '../ui/helpers.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+const AGENTS_DOC = join(import.meta.dirname, '..', '..', 'docs', 'agents.md');
+const LIST_JSON_DOC = join(import.meta.dirname, '..', '..', 'docs', 'list-json.md');
 const README = join(import.meta.dirname, '..', '..', 'README.md');
 
 /** One real session of the agent: its fixture file, where it goes below a root given with the agent's flag, its id, a word in it. */
@@ -126,12 +128,22 @@ describe('the adapter registry', () => {
     for (const adapter of ADAPTER_LIST) expect(program.description()).toContain(adapter.label);
   });
 
-  it('README holds the tables made from the registry (SESSIONS_WRITE_README=1 writes them)', async () => {
-    const readme = await readFile(README, 'utf8');
-    const updated = withAgentDocTables(readme);
-    if (process.env.SESSIONS_WRITE_README === '1') await writeFile(README, updated);
-    else expect(readme).toBe(updated);
+  it('docs/agents.md holds the tables made from the registry (SESSIONS_WRITE_DOCS=1 writes them)', async () => {
+    const doc = await readFile(AGENTS_DOC, 'utf8');
+    const updated = withAgentDocTables(doc);
+    if (process.env.SESSIONS_WRITE_DOCS === '1') await writeFile(AGENTS_DOC, updated);
+    else expect(doc).toBe(updated);
     for (const adapter of ADAPTER_LIST) expect(agentDocTables().locations).toContain(`| ${adapter.label} |`);
+  });
+
+  it("names every agent in README's first paragraph and in the list --json contract's agent values", async () => {
+    const readme = await readFile(README, 'utf8');
+    const opening = readme.split('\n\n')[1]!;
+    const agentRow = (await readFile(LIST_JSON_DOC, 'utf8')).split('\n').find((line) => line.startsWith('| `agent` |'))!;
+    for (const adapter of ADAPTER_LIST) {
+      expect(opening.replace(/\s+/g, ' '), adapter.label).toContain(adapter.label.replace(/^OpenAI /, ''));
+      expect(agentRow, adapter.agent).toContain(`\`"${adapter.agent}"\``);
+    }
   });
 
   it('lists a session of every agent found through its location flag', async () => {
