@@ -3,7 +3,8 @@
 //
 // Whole-process figures spawn the product (`node bin/sessions.js …`) and its peers the way a user would;
 // in-process figures import dist/. Every figure is the median of several runs (the count is in the table and
-// in bench/results.json). Sections (ids for --only/--skip): index, startup, keys, search, fulltext, replay, hosts,
+// in bench/results.json). Sections (ids for --only/--skip; `--list` names them and the stand-alone scripts that
+// --only also runs): index, startup, keys, search, fulltext, replay, hosts,
 // watch, rss. `keys` is the real-terminal one (bench/keystrokes.mjs): the app in tmux, keys sent one at a time, beside
 // interactive fzf in the same run, on homes of real shapes (bench/clone-real.mjs, --sessions and
 // --search-sessions of them); `search` is the in-process figure of the same thing (a second column).
@@ -59,6 +60,51 @@ function snapshot() {
   return dir;
 }
 const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(section);
+
+/**
+ * Stand-alone scripts, each a section of its own that runs only when --only names it (they are diagnostics or take
+ * a session of your choice): `npm run bench -- --only show -- --session FILE`. Arguments after a second `--` go
+ * to the script.
+ */
+const STANDALONE = {
+  show: ['show-stream.mjs', 'sessions show of a big session beside cat and the parse-every-line floor (--session FILE)'],
+  'grep-real': ['grep-real.mjs', 'sessions grep beside rg -uu, with the floors, on a real-shaped home (--home DIR)'],
+  'grep-engine': ['grep-engine.mjs', "grep's engines alone beside rg -uu (--home DIR)"],
+  trigram: ['trigram-diversity.mjs', 'what trigram maps rule out on a big file of varied bytes (--mib N)'],
+  'exact-index': ['exact-index.mjs', 'the exact index beside the full-read floor (--sessions N)'],
+  'first-rows': ['first-rows.mjs', 'first rows on a cold start in tmux (--home DIR)'],
+  'replay-real': ['replay-real.mjs', 'replay of a big session in tmux (--session FILE)'],
+  'tui-memory': ['tui-memory.mjs', "the TUI's RSS on a big home in tmux (--home DIR)"],
+  'io-floor': ['io-floor.mjs', 'the I/O floor of an index (HOME [--full])'],
+  'scan-inproc': ['scan-inproc.mjs', 'an in-process cold scan (HOME CLAW_DIR)'],
+  'memory-inproc': ['memory-inproc.mjs', "the catalog's memory, part by part (HOME CLAW_DIR)"],
+  append: ['append-inproc.mjs', 'one turn appended to a big session, re-indexed (FILE)'],
+  layout: ['transcript-layout.mjs', "the transcript view's layout of a 50 MB transcript"],
+  'hello-ink': ['hello-ink.mjs', "the smallest Ink app (the startup section's floor)"],
+  profile: ['profile.mjs', 'CPU profiles of the cold index and a warm start (--home DIR)'],
+  report: ['report.mjs', 'the Markdown table of a results file'],
+  chart: ['chart.mjs', 'the search-latency chart from a results file'],
+};
+const SECTIONS = ['index', 'startup', 'keys', 'search', 'fulltext', 'replay', 'hosts', 'watch', 'rss'];
+if (flag('--list')) {
+  process.stdout.write(`sections of a full run: ${SECTIONS.join(', ')}\nstand-alone (--only NAME [-- args]):\n`);
+  for (const [name, [script, what]] of Object.entries(STANDALONE)) process.stdout.write(`  ${name.padEnd(14)}bench/${script}: ${what}\n`);
+  process.exit(0);
+}
+const unknown = (ONLY ?? []).filter((name) => !SECTIONS.includes(name) && !(name in STANDALONE));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown section ${unknown.join(', ')} (npm run bench -- --list)\n`);
+  process.exit(2);
+}
+if (ONLY && ONLY.every((name) => name in STANDALONE)) {
+  const passed = argv.indexOf('--') >= 0 ? argv.slice(argv.indexOf('--') + 1) : [];
+  let status = 0;
+  for (const name of ONLY) {
+    const run = spawnSync(NODE, [join(BENCH, STANDALONE[name][0]), ...passed], { cwd: root, stdio: 'inherit', env: process.env });
+    status ||= run.status ?? 1;
+  }
+  process.exit(status);
+}
 /** The section a figure belongs to (for --merge). */
 const sectionOf = (id) => (id.startsWith('keys-') ? 'keys' : id.startsWith('fulltext') ? 'fulltext' : id.startsWith('cold-index') || id === 'warm-index-list' || id === 'index-append-200mb' ? 'index' : ['warm-start', 'codex-picker', 'startup-peers'].includes(id) ? 'startup' : id.startsWith('search-') ? 'search' : id.startsWith('replay-') ? 'replay' : id.startsWith('tui-rss-') ? 'rss' : id.startsWith('hosts-') ? 'hosts' : id);
 
@@ -175,20 +221,17 @@ function repeat(fn, runs = RUNS, budgetMs = 240000) {
 }
 
 // ================================================================ tools
-/** fzf, ripgrep, tmux and rsvg-convert come from Debian packages: install the missing ones when root. */
+/**
+ * fzf, ripgrep, tmux and rsvg-convert come from Debian packages. The bench installs nothing: a missing one is named
+ * (in the notes and on stderr) and the figures that need it are skipped. .ci/run installs the ones CI needs.
+ */
 function ensureTools() {
   const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
   const missing = [['fzf', 'fzf'], ['rg', 'ripgrep'], ['tmux', 'tmux'], ['rsvg-convert', 'librsvg2-bin']].filter(([cmd]) => !has(cmd));
-  if (!missing.length || flag('--no-install')) return;
-  if (process.getuid?.() !== 0 || !has('apt-get')) {
-    results.notes.push(`missing tools: ${missing.map(([c]) => c).join(', ')} (install the Debian packages ${missing.map(([, p]) => p).join(' ')})`);
-    return;
-  }
-  log(`tools: apt-get install ${missing.map(([, p]) => p).join(' ')}`);
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-  const r = spawnSync('apt-get', ['install', '-y', '-qq', ...missing.map(([, p]) => p)], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (r.status !== 0) results.notes.push(`apt-get install ${missing.map(([, p]) => p).join(' ')} failed`);
-  results.machine = machine();
+  if (!missing.length) return;
+  const note = `missing tools: ${missing.map(([c]) => c).join(', ')} (install the Debian packages ${missing.map(([, p]) => p).join(' ')}); their figures are skipped`;
+  results.notes.push(note);
+  log(note);
 }
 ensureTools();
 
@@ -310,9 +353,9 @@ if (want('startup')) {
 
   // Codex's own picker on the same Codex sessions
   let codex = null;
-  if (!existsSync(CODEX_BIN) && !QUICK) ensureCodex(); // --quick (CI) uses codex only when already installed
+  if (!QUICK) ensureCodex(); // names Codex when it is missing (--quick, CI, does without it silently)
   if (existsSync(CODEX_BIN)) codex = measureCodexPicker(main);
-  else results.notes.push(QUICK ? 'Codex picker not measured: --quick does not install codex' : 'Codex picker not measured: codex could not be installed');
+  else if (QUICK) results.notes.push('Codex picker not measured: Codex is not installed (npm run test:interop installs it)');
 
   // our TUI
   let ours = null;
@@ -350,18 +393,11 @@ if (want('startup')) {
 }
 
 function ensureCodex() {
-  const staging = `${CODEX_PREFIX}.installing-bench-${process.pid}`;
-  for (let i = 0; i < 60 && readdirSync(dirname(CODEX_PREFIX), { withFileTypes: true }).some((e) => e.name.startsWith(`codex-${CODEX_VERSION}.installing`)); i++) {
-    if (i === 0) log('codex: another install is in progress; waiting');
-    sleepSync(5000);
-  }
+  // The bench installs nothing: Codex comes from the interop suite's install (.cache/agents, `npm run test:interop`).
   if (existsSync(CODEX_BIN)) return;
-  log(`codex: installing @openai/codex@${CODEX_VERSION} into ${CODEX_PREFIX}`);
-  mkdirSync(staging, { recursive: true });
-  writeFileSync(join(staging, 'package.json'), '{"name":"bench-codex","private":true}\n');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--no-package-lock', '--loglevel=error', '--prefix', staging, `@openai/codex@${CODEX_VERSION}`], { stdio: 'inherit' });
-  if (r.status === 0 && !existsSync(CODEX_BIN)) spawnSync('mv', [staging, CODEX_PREFIX]);
-  else rmSync(staging, { recursive: true, force: true });
+  const note = `Codex ${CODEX_VERSION} is not in ${CODEX_PREFIX} (npm run test:interop installs it there); its figures are skipped`;
+  results.notes.push(note);
+  log(note);
 }
 
 function codexHomeFor(m) {
