@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scanCatalog } from '../../src/catalog/scan.js';
-import { clawWorkspaceOfSessionFolder } from '../../src/core/formats/claw.js';
+import { clawWorkspaceOfSessionFolder } from '../../src/core/formats/claw/index.js';
 import { noRoots } from '../../src/catalog/locations.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));

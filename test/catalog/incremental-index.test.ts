@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CatalogCache } from '../../src/catalog/cache.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
-import { claudeAdapter } from '../../src/core/formats/claude.js';
+import { claudeAdapter } from '../../src/core/formats/claude/index.js';
 import { codexAdapter } from '../../src/core/formats/codex/index.js';
-import { geminiAdapter } from '../../src/core/formats/gemini.js';
-import { qwenAdapter } from '../../src/core/formats/qwen.js';
+import { geminiAdapter } from '../../src/core/formats/gemini/index.js';
+import { qwenAdapter } from '../../src/core/formats/qwen/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { FINGERPRINT_BYTES, indexReads } from '../../src/core/io/lines.js';
 

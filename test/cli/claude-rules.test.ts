@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isClaudeNonConversationLine } from '../../src/core/formats/claude-rules.js';
+import { isClaudeNonConversationLine } from '../../src/core/formats/claude/rules.js';
 import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
 import { lineageParent } from '../../src/catalog/scan.js';
 import { grepEngineEnv } from '../helpers/grep-engine.js';

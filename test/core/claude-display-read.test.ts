@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../../src/catalog/scan.js';
-import { claudeAdapter, claudeMessages, mayHoldPrompt, scanFile } from '../../src/core/formats/claude.js';
+import { claudeAdapter, claudeMessages, mayHoldPrompt, scanFile } from '../../src/core/formats/claude/index.js';
 import { DISPLAY_CLIP_LIMITS, unmarkMessages, withPromptLines } from '../../src/core/io/clip.js';
 import type { Message } from '../../src/core/model.js';
 

@@ -14,8 +14,8 @@ import {
   sidecarTitle,
   stripIdeContext,
   typedSlashCommand,
-} from '../../src/core/formats/claude-rules.js';
-import { claudeAdapter, claudeUserText, isClaudeCommandCaveat, isClaudeUserTurn } from '../../src/core/formats/claude.js';
+} from '../../src/core/formats/claude/rules.js';
+import { claudeAdapter, claudeUserText, isClaudeCommandCaveat, isClaudeUserTurn } from '../../src/core/formats/claude/index.js';
 import { transcriptToMarkdown, transcriptToText } from '../../src/core/export.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message } from '../../src/core/model.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { claudeAdapter, indexedValue, rewriteSessionId } from '../../src/core/formats/claude.js';
+import { claudeAdapter, indexedValue, rewriteSessionId } from '../../src/core/formats/claude/index.js';
 import { topLevelStringSpans } from '../../src/core/io/json-bytes.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type SessionSummary } from '../../src/core/model.js';

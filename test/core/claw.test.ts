@@ -10,7 +10,7 @@ import {
   clawWorkspaceFingerprint,
   findClawWorkspaces,
   resumeClawInPlace,
-} from '../../src/core/formats/claw.js';
+} from '../../src/core/formats/claw/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type Message, type Session, type SessionSummary } from '../../src/core/model.js';
 import { rawLines, sha256File } from '../helpers/files.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForkRangeError } from '../../src/core/errors.js';
-import { copilotAdapter, groupCopilotFiles, isCopilotNonConversationLine, parseWorkspaceYaml } from '../../src/core/formats/copilot.js';
+import { copilotAdapter, groupCopilotFiles, isCopilotNonConversationLine, parseWorkspaceYaml } from '../../src/core/formats/copilot/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { FINGERPRINT_BYTES } from '../../src/core/io/lines.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ForkRangeError } from '../../src/core/errors.js';
-import { geminiAdapter, geminiMessages, geminiSessionFileName, isGeminiNonConversationLine, readGeminiFile } from '../../src/core/formats/gemini.js';
+import { geminiAdapter, geminiMessages, geminiSessionFileName, isGeminiNonConversationLine, readGeminiFile } from '../../src/core/formats/gemini/index.js';
 import { compileTextSearch, fileContainsSync, fileMatchesSync } from '../../src/core/io/contains.js';
 import type { AdapterContext, Problem, SessionFileGroup } from '../../src/core/formats/types.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';

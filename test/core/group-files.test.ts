@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeAdapter } from '../../src/core/formats/claude.js';
+import { claudeAdapter } from '../../src/core/formats/claude/index.js';
 import { codexAdapter } from '../../src/core/formats/codex/index.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));

@@ -12,7 +12,7 @@ import { resolveLocations, type Locations } from '../../src/catalog/locations.js
 import { scanCatalog } from '../../src/catalog/scan.js';
 import { watchCatalog, type CatalogChange, type CatalogWatcher } from '../../src/catalog/watch.js';
 import { ForkRangeError } from '../../src/core/errors.js';
-import { forkTitle, opencodeAdapter, opencodeId } from '../../src/core/formats/opencode.js';
+import { forkTitle, opencodeAdapter, opencodeId } from '../../src/core/formats/opencode/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { resumeCommand } from '../../src/core/resume.js';
 import { waitFor } from '../ui/helpers.js';

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeAdapter } from '../../src/core/formats/claude.js';
+import { claudeAdapter } from '../../src/core/formats/claude/index.js';
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 
 const ID = '5e551011-0000-4000-8000-00000000c11f';

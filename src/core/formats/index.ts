@@ -1,11 +1,11 @@
 import { AGENTS, type Agent } from '../model.js';
-import { claudeAdapter } from './claude.js';
-import { clawAdapter } from './claw.js';
+import { claudeAdapter } from './claude/index.js';
+import { clawAdapter } from './claw/index.js';
 import { codexAdapter } from './codex/index.js';
-import { copilotAdapter } from './copilot.js';
-import { geminiAdapter } from './gemini.js';
-import { opencodeAdapter } from './opencode.js';
-import { qwenAdapter } from './qwen.js';
+import { copilotAdapter } from './copilot/index.js';
+import { geminiAdapter } from './gemini/index.js';
+import { opencodeAdapter } from './opencode/index.js';
+import { qwenAdapter } from './qwen/index.js';
 import type { FormatAdapter } from './types.js';
 
 /**

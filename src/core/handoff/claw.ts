@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorCode } from '../errors.js';
-import { clawMessageJson, clawWorkspaceFingerprint, nextSessionId } from '../formats/claw.js';
+import { clawMessageJson, clawWorkspaceFingerprint, nextSessionId } from '../formats/claw/index.js';
 import { createFileAtomic } from '../io/atomic.js';
 import type { TextBlock } from '../model.js';
 import type { HandoffConversation } from './conversation.js';

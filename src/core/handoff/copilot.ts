@@ -1,4 +1,4 @@
-import { copilotSessionFolder, writeCopilotSession } from '../formats/copilot.js';
+import { copilotSessionFolder, writeCopilotSession } from '../formats/copilot/index.js';
 import { uuidv4 } from '../ids.js';
 import type { HandoffConversation } from './conversation.js';
 import { safeToolName } from './ids.js';

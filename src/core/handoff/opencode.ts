@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from '../formats/opencode.js';
+import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from '../formats/opencode/index.js';
 import type { SqliteDatabase } from '../io/sqlite.js';
 import { isRecord, type JsonObject } from '../json.js';
 import { promptOpening, type ImageBlock } from '../model.js';

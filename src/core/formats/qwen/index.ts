@@ -11,19 +11,19 @@
  */
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-import { checkForkTurn } from '../errors.js';
-import { cutBeforeTurn } from '../truncate.js';
-import { uuidv4 } from '../ids.js';
-import { createFileAtomic } from '../io/atomic.js';
-import { isKind } from '../io/regular.js';
-import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../io/lines.js';
-import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
-import { isoTimestamp } from '../time.js';
-import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from './gemini-parts.js';
-import { reportSkippedLines } from './problems.js';
-import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
-import { isRecord, type JsonObject } from '../json.js';
-import { listDir } from './roots.js';
+import { checkForkTurn } from '../../errors.js';
+import { cutBeforeTurn } from '../../truncate.js';
+import { uuidv4 } from '../../ids.js';
+import { createFileAtomic } from '../../io/atomic.js';
+import { isKind } from '../../io/regular.js';
+import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../../io/lines.js';
+import { addUsage, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../../model.js';
+import { isoTimestamp } from '../../time.js';
+import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from '../gemini/parts.js';
+import { reportSkippedLines } from '../problems.js';
+import type { AdapterContext, FoldResume, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from '../types.js';
+import { isRecord, type JsonObject } from '../../json.js';
+import { listDir } from '../roots.js';
 
 
 /** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */

@@ -1,4 +1,4 @@
-import { isRecord, type JsonObject } from '../json.js';
+import { isRecord, type JsonObject } from '../../json.js';
 /**
  * What in a Claude Code file is the user's own words, learned from real files (VS Code/JetBrains extensions,
  * background tasks, slash commands, Claude Code 2.1.330). Pure functions over parsed lines and raw openings,

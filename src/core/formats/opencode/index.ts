@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { walkFs } from '../io/walk-fs.js';
+import { walkFs } from '../../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
-import { checkForkTurn, errorCode } from '../errors.js';
-import { cutBeforeTurn } from '../truncate.js';
-import { openForWriting, withReadOnly, type SqliteDatabase } from '../io/sqlite.js';
-import { isRecord, type JsonObject } from '../json.js';
-import { addUsage, IMAGE_PLACEHOLDER, imageFromUrl, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../model.js';
-import type { AdapterContext, ConversationText, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from './types.js';
+import { checkForkTurn, errorCode } from '../../errors.js';
+import { cutBeforeTurn } from '../../truncate.js';
+import { openForWriting, withReadOnly, type SqliteDatabase } from '../../io/sqlite.js';
+import { isRecord, type JsonObject } from '../../json.js';
+import { addUsage, IMAGE_PLACEHOLDER, imageFromUrl, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../../model.js';
+import type { AdapterContext, ConversationText, ForkRequest, ForkResult, FormatAdapter, IndexedSession, ReportProblem, SessionFileGroup } from '../types.js';
 
 /*
  * opencode (verified with 1.18.33) keeps every conversation of a user in one SQLite database,

@@ -2,8 +2,8 @@
  * Gemini API content parts (`{text}`, `{text, thought: true}`, `{functionCall}`, `{functionResponse}`, …) as the
  * normalized blocks: Gemini CLI and Qwen Code (a Gemini CLI fork) both record messages as such parts.
  */
-import type { Block, ImageBlock } from '../model.js';
-import { isRecord, type JsonObject } from '../json.js';
+import type { Block, ImageBlock } from '../../model.js';
+import { isRecord, type JsonObject } from '../../json.js';
 
 /** A PartListUnion (a string, one part, or a list of strings and parts) as a list of part objects. */
 export function partList(content: unknown): JsonObject[] {
