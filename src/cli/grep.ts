@@ -11,7 +11,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
 import type { Agent } from '../core/model.js';
 import { agentOption, cwd, env, grepEngine, listSetup, positiveInt, readConfig, reportProblems, rowCount, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { batchedStdout, listLine, toListJson } from './output.js';
+import { batchedStdout, listLine, listWidths, toListJson, type ListWidths } from './output.js';
 
 type GrepCommandOptions = CommonOptions & { ignoreCase?: boolean; agent?: readonly Agent[]; cwd?: string; context?: number; limit?: number };
 
@@ -52,13 +52,13 @@ Examples:
       const setup = listSetup(options, readConfig());
       warnMissingLocations(options);
       const out = batchedStdout();
-      const writeRow = (s: CatalogSession, found: GrepFound): void => {
+      const writeRow = (s: CatalogSession, found: GrepFound, widths?: ListWidths): void => {
         if (options.json) {
           const snippet = options.context === undefined ? {} : { snippet: found.snippet };
           out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
           return;
         }
-        out.write(listLine(s));
+        out.write(listLine(s, widths));
         if (found.snippet) {
           const { before, match, after } = found.snippet;
           out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
@@ -69,7 +69,10 @@ Examples:
       const printRow = options.limit === undefined ? writeRow : (row: CatalogSession, found: GrepFound): void => void held.push({ row, found });
       const printHeld = (): void => {
         held.sort((a, b) => (a.row.updatedAt < b.row.updatedAt ? 1 : a.row.updatedAt > b.row.updatedAt ? -1 : 0));
-        for (const { row, found } of held.slice(0, options.limit)) writeRow(row, found);
+        const newest = held.slice(0, options.limit);
+        // All of them known: one width per column, the widest's.
+        const widths = listWidths(newest.map(({ row }) => row));
+        for (const { row, found } of newest) writeRow(row, found, widths);
       };
       const request: GrepRequest = {
         ignoreCase: options.ignoreCase ?? false,

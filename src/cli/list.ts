@@ -9,7 +9,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import { watchCatalog } from '../catalog/watch.js';
 import type { Agent } from '../core/model.js';
 import { agentOption, cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { describeLocations, LIST_HEADER, listLine, toListJson } from './output.js';
+import { describeLocations, listHeader, listLine, listWidths, toListJson } from './output.js';
 
 type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number };
 
@@ -64,8 +64,9 @@ Examples:
       if (options.json) {
         process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
       } else {
-        if (process.stdout.isTTY && shown.length > 0) process.stdout.write(LIST_HEADER);
-        for (const s of shown) process.stdout.write(listLine(s));
+        const widths = listWidths(shown);
+        if (process.stdout.isTTY && shown.length > 0) process.stdout.write(listHeader(widths));
+        for (const s of shown) process.stdout.write(listLine(s, widths));
         if (shown.length === 0) warn(`sessions: no sessions found (looked in ${describeLocations(setup.locations)})\n`);
       }
       reportProblems(problems);

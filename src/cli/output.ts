@@ -49,19 +49,52 @@ export function batchedStdout(): { write(text: string): void; flush(): void } {
 /** Columns of a title in text rows; a longer one is cut with `…`. */
 const LIST_TITLE_COLUMNS = 60;
 
-/** One row of `list` / `grep` text output. */
-export function listLine(s: CatalogSession): string {
+/** The widths of the columns that vary from row to row (the others have one width by their nature). */
+export interface ListWidths {
+  /** The longest id (ids are ASCII: an agent's id shape). */
+  readonly id: number;
+  /** The widest title cell, marks included, at most LIST_TITLE_COLUMNS. */
+  readonly title: number;
+}
+
+/** Widths that hold any row: for rows printed as they are found (grep), before the widest is known. */
+export const STREAM_WIDTHS: ListWidths = { id: 36, title: LIST_TITLE_COLUMNS };
+
+/** One width per column for these rows: the widest of each (a title measured as the TUI measures it). */
+export function listWidths(rows: readonly CatalogSession[]): ListWidths {
+  let id = 'id'.length;
+  let title = 'title'.length;
+  for (const row of rows) {
+    id = Math.max(id, safeLine(row.id).length);
+    title = Math.max(title, titleCell(row).width);
+  }
+  return { id, title };
+}
+
+/** The title, cut to leave room for its marks (fork, archived, sub-agents), then the marks: text and display width. */
+function titleCell(s: CatalogSession): { readonly text: string; readonly width: number } {
   const fork = s.forkedFrom ? ' [fork]' : '';
   const archived = s.archived ? ' [archived]' : '';
   const subagents = s.subagents?.length ? ` [${s.subagents.length} sub-agent${s.subagents.length === 1 ? '' : 's'}]` : s.subagent ? ' [sub-agent]' : '';
+  const marks = `${fork}${archived}${subagents}`;
+  const title = fit(oneLine(s.title), LIST_TITLE_COLUMNS - marks.length);
+  return { text: `${title.text}${marks}`, width: title.width + marks.length };
+}
+
+/** One row of `list` / `grep` text output: each column as wide as `widths` says (wide and combining characters measured). */
+export function listLine(s: CatalogSession, widths: ListWidths = STREAM_WIDTHS): string {
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
   // Another machine's directory is written host:path (its home is not ours: no ~).
   const where = s.host === undefined ? shortenHome(s.cwd) : `${safeLine(s.host)}:${s.cwd === null ? '-' : safeLine(s.cwd)}`;
-  return `${s.agent.padEnd(AGENT_NAME_WIDTH)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id)}  ${fit(oneLine(s.title), LIST_TITLE_COLUMNS).text}${fork}${archived}${subagents}  ${where}\n`;
+  const title = titleCell(s);
+  const titlePad = ' '.repeat(Math.max(0, widths.title - title.width));
+  return `${s.agent.padEnd(AGENT_NAME_WIDTH)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id).padEnd(widths.id)}  ${title.text}${titlePad}  ${where}\n`;
 }
 
 /** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
-export const LIST_HEADER = `${'agent'.padEnd(AGENT_NAME_WIDTH)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(36)}  title  cwd\n`;
+export function listHeader(widths: ListWidths = STREAM_WIDTHS): string {
+  return `${'agent'.padEnd(AGENT_NAME_WIDTH)}  ${'updated'.padEnd(16)}  ${'turns'.padStart(5)}  ${'id'.padEnd(widths.id)}  ${'title'.padEnd(widths.title)}  cwd\n`;
+}
 
 export function describeLocations(locations: Locations): string {
   const place = (dir: string): string => (isDirectory(dir) ? dir : `${dir} (does not exist)`);

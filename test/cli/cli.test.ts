@@ -232,7 +232,8 @@ describe('sessions list', () => {
     // The agent column is as wide as the longest agent name (copilot), then two spaces.
     expect(lines[0]).toMatch(/^(codex {3}|claude {2}|claw {4}|copilot |gemini {2}|qwen {4}|opencode) {2}\d{4}-\d\d-\d\d /);
     const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
-    expect(scroll).toContain('  [a] The scroll position jumps when new messages arrive — 为… [archived]');
+    // The title column is 60 wide, its marks included: the title is cut to leave them room.
+    expect(scroll).toContain('  [a] The scroll position jumps when new messages … [archived]  ');
   });
 
   it('says that a home which is not there does not exist (not that it is empty)', async () => {
@@ -776,6 +777,20 @@ describe('the CLI as gh and npm users type it (issue 34)', () => {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as ListRow);
+
+  it('list text rows start each column at one place, CJK and accented titles and ids of every length included', async () => {
+    const { stringWidth } = await import('../../src/ui/display-width.js');
+    const rows = await list();
+    const lines = (await run(at('list', '--all'))).stdout.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(rows.length);
+    expect(rows.some((row) => /[\u4e00-\u9fff]/.test(row.title))).toBe(true);
+    const starts = lines.map((line, i) => {
+      const cwd = rows[i]!.cwd === null ? '-' : rows[i]!.cwd!.replace(home, '~/home');
+      expect(line.endsWith(`  ${cwd}`), `${line} | ${cwd}`).toBe(true);
+      return stringWidth(line.slice(0, line.length - cwd.length));
+    });
+    expect(new Set(starts).size).toBe(1);
+  });
 
   it('show --json is --format json; with --format md it is refused', async () => {
     const json = await run(at('show', '5a1999c3', '--json'));
