@@ -29,9 +29,9 @@ Without a command, opens the interactive browser (TUI).
 Examples:
   sessions                                  browse sessions of the current directory
   sessions list --all                       every session on this machine, newest first
-  sessions show 01a200ed --format md        a transcript as Markdown
-  sessions fork 01a200ed --at 3             a new session holding user turns 1-2
-  sessions resume 01a200ed                  continue it in the agent's own CLI
+  sessions show 01a200ed-60a4 --format md   a transcript as Markdown
+  sessions fork 01a200ed-60a4 --at 3        a new session holding user turns 1-2
+  sessions resume 01a200ed-60a4             continue it in the agent's own CLI
   sessions resume --last                    the newest session of this directory
   sessions help list                        a command's options and examples
 

@@ -48,7 +48,8 @@ Examples:
   sessions fork 01a200ed-60a4 --drop-last 1
                                            keep everything but the last user turn
   sessions fork 5a1999c3 --to codex        continue the whole Claude Code session in Codex
-  sessions fork 5a1999c3 --at 3 --to codex continue turns 1-2 of it in Codex`,
+  sessions fork 5a1999c3 --at 3 --to codex
+                                           continue turns 1-2 of it in Codex`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
       const options = command.optsWithGlobals<ForkOptions>();

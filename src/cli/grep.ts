@@ -40,9 +40,9 @@ session's files, as the agent wrote them (some record a prompt twice). Exits 0 w
 1 when nothing did (like grep).
 
 Examples:
-  sessions grep ECONNREFUSED
-  sessions grep --context 40 "rate limiter"
-  sessions grep -i "rate limiter" --json | jq -r .id
+  sessions grep RuntimeError
+  sessions grep --context 40 "health check"
+  sessions grep -i "health check" --json | jq -r .id
   sessions grep -i health --agent codex,claude --limit 2`,
     )
     .action(async (text: string, _options: unknown, command: Command) => {

@@ -34,7 +34,7 @@ Progress is shown on stderr when it is a terminal and indexing takes over a seco
 Examples:
   sessions list
   sessions list --all --json | jq '.[0].id'
-  sessions list --agent claude --cwd ~/src/api
+  sessions list --agent claude --cwd /home/dev/src/a-api-server
   sessions list --all --agent codex,claude --limit 5
                                              the 5 newest Codex and Claude Code sessions
   sessions list --host devbox --host local   this machine's sessions and devbox's (over ssh)

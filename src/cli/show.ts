@@ -28,7 +28,7 @@ Examples:
   sessions show 01a200ed-60a4
   sessions show 01a200ed-60a4 --format md > transcript.md
   sessions show 5a1999c3 --json | jq '.messages | length'
-  sessions show ~/.claude/projects/-home-me-src-api/5a1999c3-….jsonl --format json`,
+  sessions show ~/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
       const given = command.optsWithGlobals<ShowOptions>();
