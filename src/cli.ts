@@ -35,7 +35,7 @@ Examples:
   sessions resume --last                    the newest session of this directory
   sessions help list                        a command's options and examples
 
-Config: ${configPath(env, homedir())} (resume commands per agent; see README).`,
+Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md).`,
     )
     .option('--all', 'start the browser with every session, not only the current directory\'s')
     .action(browse);

@@ -16,7 +16,7 @@ type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all
 export function listCommand(program: Command): void {
   withLocations(program.command('list'))
     .description('list conversations, newest first')
-    .option('--json', 'print a JSON array (a stable contract; see README)')
+    .option('--json', 'print a JSON array (a stable contract: docs/list-json.md)')
     .addOption(agentOption())
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: the current directory)')
     .option('--all', 'every session, wherever it ran')

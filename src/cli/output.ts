@@ -104,7 +104,7 @@ export function describeLocations(locations: Locations): string {
   ].join(', ');
 }
 
-/** The `list --json` contract (README): stable field names and types. */
+/** The `list --json` contract (docs/list-json.md): stable field names and types. */
 export function toListJson(row: CatalogSession) {
   // A mirrored host's files are read here from the mirror; the row names them where they are: on the host.
   const s = onHost(row);
