@@ -6,13 +6,11 @@
 // Prints {bytes, appendedBytes, coldMs, appendMs, bytesRead, userTurnsBefore, userTurnsAfter}.
 import { mkdtempSync, rmSync, statSync, truncateSync, appendFileSync, openSync, readSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadProduct as load } from './lib.mjs';
 
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const [home, agent, path] = process.argv.slice(2);
-const load = (p) => import(pathToFileURL(join(root, 'dist', p)).href);
 const { CatalogCache } = await load('catalog/cache.js');
 const { indexGroup, ScanContext } = await load('catalog/scan.js');
 const { indexReads } = await load('core/io/lines.js');

@@ -5,13 +5,11 @@
 // ImageMagick's convert when that is the real one).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { BENCH_DIR as here, option } from './lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const outIdx = args.indexOf('--out');
-const outBase = resolve(outIdx >= 0 ? args[outIdx + 1] : join(here, 'search-latency'));
+const outBase = resolve(option('--out', join(here, 'search-latency')));
 const input = resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--out') ?? join(here, 'results.json'));
 const results = JSON.parse(readFileSync(input, 'utf8'));
 const points = results.chart?.sizes?.filter((p) => Number.isFinite(p.p95)) ?? [];

@@ -12,22 +12,16 @@
 // (the mix: templates per agent and release, counts, bytes, the big files). Deterministic for (N, seed, DIR).
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT as root, hasFlag, option as opt } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 export const CLONE_VERSION = 2;
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const N = Number(opt('--sessions', 10000));
 const OUT = resolve(opt('--out', join(root, 'bench', 'data', `real-${N}`)));
 const SEED = Number(opt('--seed', 1));
-const BIG = args.includes('--big');
-const SHAPES = BIG && args.includes('--turn-shapes');
+const BIG = hasFlag('--big');
+const SHAPES = BIG && hasFlag('--turn-shapes');
 const BIG_SIZES_MB = [50, 100, 200];
 /** Claude sessions of 200 MB with these many user turns (the 200 MB clone of the longest session has ≈29k). */
 const TURN_SHAPES = [20000, 50000];

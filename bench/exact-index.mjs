@@ -13,20 +13,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { median, timeProcess } from './lib.mjs';
+import { median, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const root = resolve(BENCH, '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const N = Number(opt('--sessions', 10000));
 const RUNS = Number(opt('--runs', 3));
 const OUT = resolve(opt('--out', join(BENCH, '.work', 'exact-index.json')));
-const PRODUCT = resolve(process.env.SESSIONS_BENCH_PRODUCT || root);
 const CLI = join(PRODUCT, 'bin', 'sessions.js');
 const NODE = process.execPath;
 const WORK = join(BENCH, '.work');

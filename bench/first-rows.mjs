@@ -8,19 +8,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Tmux, median, oneLine, rowsShown, sleepSync, sq } from './lib.mjs';
+import { join } from 'node:path';
+import { Tmux, median, oneLine, rowsShown, sleepSync, sq, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const N = Number(opt('--sessions', 10000));
 const RUNS = Number(opt('--runs', 3));
-const PRODUCT = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
 const CLI = join(PRODUCT, 'bin', 'sessions.js');
 const NODE = process.execPath;
 const WORK = join(BENCH, '.work');

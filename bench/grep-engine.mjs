@@ -10,20 +10,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { BENCH_DIR as BENCH, PRODUCT_ROOT, loadProduct, median, option as opt } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
+const root = PRODUCT_ROOT;
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 
 if (args[0] === '--child') {
   // One search in a fresh process: `--child ENGINE WORD LISTFILE`.
   const [, engine, word, list] = args;
-  const grep = await import(join(root, 'dist', 'catalog', 'grep.js'));
-  const native = await import(join(root, 'dist', 'catalog', 'native-grep.js'));
+  const grep = await loadProduct('catalog/grep.js');
+  const native = await loadProduct('catalog/native-grep.js');
   const items = JSON.parse(readFileSync(list, 'utf8'));
   const data = { text: word, ignoreCase: false, count: false, context: null, notConversation: [], stamps: true };
   const start = performance.now();
@@ -41,7 +37,6 @@ const words = opt('--words', 'parsing,message,zqxvkjwy-absent').split(',');
 const dirs = [join(home, '.codex'), join(home, '.claude'), join(home, 'src')];
 if (!existsSync(join(root, 'native', 'build', 'Release', 'sessions_search.node'))) throw new Error('the native engine is not built (npm ci with a C compiler)');
 const procLoad = () => readFileSync('/proc/loadavg', 'utf8').trim();
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
 const files = [];
 const walk = (dir) => {

@@ -16,18 +16,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { median, timeProcess } from './lib.mjs';
+import { median, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 if (args[0] === '--floor-child') {
   // The least `sessions grep WORD` takes with its rows free, in one fresh process, in parts: the CLI's code loaded
   // (dist/bundle/cli.js, as bin/sessions.js loads it; main not called), then `grepLocations` as the command calls it

@@ -14,15 +14,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync 
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { median, timeProcess } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { median, timeProcess, option as opt, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const argv = process.argv.slice(2);
-const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
 const HOME = resolve(opt('--home'));
 const RUNS = Number(opt('--runs', 3));
-const PRODUCT = process.env.SESSIONS_BENCH_PRODUCT || root;
 const CLI = join(PRODUCT, 'bin', 'sessions.js');
 const NODE = process.execPath;
 

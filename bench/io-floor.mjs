@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hasFlag, option as opt } from './lib.mjs';
 
 const started = performance.now();
 const args = process.argv.slice(2);
@@ -17,10 +18,6 @@ if (!home) {
   process.stderr.write('usage: node bench/io-floor.mjs HOME [--claw-dir DIR] [--head BYTES] [--tail BYTES]\n');
   process.exit(2);
 }
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 // Keep in step with DEFAULT_HEAD_BYTES / DEFAULT_TAIL_BYTES in src/catalog/scan.ts.
 const HEAD = Number(opt('--head', 64 * 1024));
 const TAIL = Number(opt('--tail', 16 * 1024));
@@ -71,7 +68,7 @@ async function readHeadTail(path, buf) {
     await fh.close();
   }
 }
-const FULL = args.includes('--full');
+const FULL = hasFlag('--full');
 const CHUNK = 1 << 20;
 let lines = 0;
 async function readWhole(path, buf) {

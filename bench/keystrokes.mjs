@@ -19,16 +19,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Tmux, percentile, sleepSync, sq } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { Tmux, percentile, sleepSync, sq, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH, '..'));
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
 const WORK = join(BENCH, '.work');

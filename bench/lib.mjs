@@ -3,13 +3,26 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The bench folder. */
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 /** The checkout whose build is measured: SESSIONS_BENCH_PRODUCT (another build, e.g. the commit before), else this one. */
 export const PRODUCT_ROOT = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(BENCH_DIR, '..'));
+
+/** The checkout the bench scripts are in: its bench/data, test/fixtures and bin/. */
+export const REPO_ROOT = resolve(BENCH_DIR, '..');
+
+/** A module of the measured build's dist/ (`catalog/scan.js`), imported. */
+export function loadProduct(rel) {
+  return import(pathToFileURL(join(PRODUCT_ROOT, 'dist', rel)).href);
+}
+
+/** Whether `--name` is among the script's arguments. */
+export function hasFlag(name, args = process.argv.slice(2)) {
+  return args.includes(name);
+}
 
 /** The value after `--name` among the script's arguments, or `fallback`. */
 export function option(name, fallback, args = process.argv.slice(2)) {

@@ -6,17 +6,15 @@
 // Without a cache in XDG_CACHE_HOME it first builds one (a cold scan + save, reported as `build`).
 // Prints one JSON object.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PRODUCT_ROOT as root, loadProduct as load } from './lib.mjs';
 
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const args = process.argv.slice(2);
 const clawAt = args.indexOf('--claw-dir');
 const clawDir = clawAt >= 0 ? resolve(args.splice(clawAt, 2)[1]) : null;
 const [home, xdg] = args.map((p) => resolve(p));
-const load = (rel) => import(pathToFileURL(join(root, 'dist', rel)).href);
 const { CatalogCache, defaultCachePath } = await load('catalog/cache.js');
 const { scanCatalog, conversations } = await load('catalog/scan.js');
 const { resolveLocations } = await load('catalog/locations.js');

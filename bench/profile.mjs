@@ -7,12 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Tmux, median, oneLine, rowsShown, sq, timeProcess } from './lib.mjs';
+import { Tmux, median, oneLine, rowsShown, sq, timeProcess, option as opt, PRODUCT_ROOT as root } from './lib.mjs';
 
 // the product under test: this checkout, or SESSIONS_BENCH_PRODUCT (a snapshot built by run.mjs --snapshot)
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
-const args = process.argv.slice(2);
-const opt = (n, d) => (args.includes(n) ? args[args.indexOf(n) + 1] : d);
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const home = resolve(opt('--home', join(benchDir, 'data', 'home-10000-s1')));
 const outDir = resolve(opt('--out', join(benchDir, '.work', 'profile')));

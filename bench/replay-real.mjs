@@ -7,16 +7,9 @@
 //   node bench/replay-real.mjs --home DIR --session PATH [--runs N]      prints one JSON line
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { oneLine, procMemory, sleepSync, sq, Tmux } from './lib.mjs';
+import { basename, join, resolve } from 'node:path';
+import { oneLine, procMemory, sleepSync, sq, Tmux, option as opt, REPO_ROOT as root } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const HOME = resolve(opt('--home', join(root, 'bench', 'data', 'real-10000')));
 const SESSION = resolve(opt('--session', ''));
 const RUNS = Number(opt('--runs', 2));

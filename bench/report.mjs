@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // Markdown table of a benchmark run, for BENCHMARKS.md:  node bench/report.mjs [bench/results.json]
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { BENCH_DIR as here } from './lib.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const r = JSON.parse(readFileSync(resolve(process.argv[2] ?? join(here, 'results.json')), 'utf8'));
 const f = (v, unit = '') => (v === null || v === undefined || Number.isNaN(v) ? '—' : `${Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)}${unit}`);
 const by = Object.fromEntries(r.figures.map((x) => [x.id, x]));

@@ -13,12 +13,10 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { GENERATOR_VERSION } from './generate.mjs';
-import { Tmux, median, oneLine, procMemory, rowsShown, sleepSync, sq, timeProcess } from './lib.mjs';
+import { REPO_ROOT as root, Tmux, hasFlag as flag, median, oneLine, option as opt, procMemory, rowsShown, sleepSync, sq, timeProcess } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH = join(root, 'bench');
 const WORK = join(BENCH, '.work');
 const NODE = process.execPath;
@@ -28,11 +26,6 @@ const CODEX_BIN = join(CODEX_PREFIX, 'node_modules', '.bin', 'codex');
 
 // ---------------------------------------------------------------- options
 const argv = process.argv.slice(2);
-const flag = (n) => argv.includes(n);
-const opt = (n, d) => {
-  const i = argv.indexOf(n);
-  return i >= 0 ? argv[i + 1] : d;
-};
 const QUICK = flag('--quick');
 const N = Number(opt('--sessions', QUICK ? 200 : 10000));
 const SEARCH_N = Number(opt('--search-sessions', QUICK ? 0 : 100000));

@@ -4,15 +4,14 @@
 //   node bench/scan-inproc.mjs HOME CLAW_DIR
 // Prints {sessions, importMs, ms} (ms = the scanCatalog call alone).
 import { performance } from 'node:perf_hooks';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+import { loadProduct } from './lib.mjs';
 
 // the product under test: this checkout, or SESSIONS_BENCH_PRODUCT (a snapshot built by run.mjs --snapshot)
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 const [home, clawDir] = process.argv.slice(2).map((p) => resolve(p));
 const t0 = performance.now();
-const { scanCatalog } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'scan.js')).href);
-const { resolveLocations } = await import(pathToFileURL(join(root, 'dist', 'catalog', 'locations.js')).href);
+const { scanCatalog } = await loadProduct('catalog/scan.js');
+const { resolveLocations } = await loadProduct('catalog/locations.js');
 const t1 = performance.now();
 const locations = resolveLocations({ home, roots: { claw: [clawDir ?? join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home });
 const { sessions, problems } = await scanCatalog(locations, {});

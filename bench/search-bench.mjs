@@ -13,14 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { percentile } from './lib.mjs';
+import { percentile, option as opt, PRODUCT_ROOT as root } from './lib.mjs';
 
-const root = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolve(dirname(fileURLToPath(import.meta.url)), '..'));
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
 const runs = Number(opt('--runs', 5));

@@ -16,15 +16,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, resolve } from 'node:path';
+import { REPO_ROOT as root, option as opt } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const HOME = resolve(opt('--home', join(root, 'bench', 'data', 'real-10000')));
 const SESSION = resolve(opt('--session', ''));
 const RUNS = Number(opt('--runs', 3));

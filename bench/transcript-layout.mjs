@@ -6,13 +6,10 @@
 //   node bench/transcript-layout.mjs [--runs N]     prints one JSON line
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadProduct, option } from './lib.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { buildTranscriptItems, layoutTranscript } = await import(pathToFileURL(join(root, 'dist', 'ui', 'transcript-layout.js')).href);
-const args = process.argv.slice(2);
-const RUNS = Number(args[args.indexOf('--runs') + 1] || 3);
+const { buildTranscriptItems, layoutTranscript } = await loadProduct('ui/transcript-layout.js');
+const RUNS = Number(option('--runs', 3));
 
 const messages = [];
 const output = `${'x'.repeat(99)}\n`;

@@ -11,12 +11,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Tmux, oneLine, procMemory, rowsShown, sleepSync, sq } from './lib.mjs';
+import { join, resolve } from 'node:path';
+import { Tmux, oneLine, procMemory, rowsShown, sleepSync, sq, BENCH_DIR as BENCH, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const PRODUCT = resolve(process.env.SESSIONS_BENCH_PRODUCT || join(BENCH, '..'));
 const CLI = join(PRODUCT, 'bin', 'sessions.js');
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
