@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'sessions.js');
@@ -36,13 +35,13 @@ function words(line: string, home: string): string[] {
   return out;
 }
 
-const program = buildProgram();
-const NAMES = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
-/** Each command's help, from the built CLI as a user sees it (the addHelpText parts included). */
-const HELPS: ReadonlyArray<readonly [string, string]> = [['sessions', ''], ...NAMES.map((name) => [`sessions ${name}`, name] as const)].map(([label, name]) => [
-  label,
-  execFileSync(process.execPath, [BIN, ...(name ? [name] : []), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH } }),
-]);
+/** A help text from the built CLI, as a user sees it (the addHelpText parts included). */
+const help = (...args: string[]): string => execFileSync(process.execPath, [BIN, ...args, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+const ROOT_HELP = help();
+/** The commands the root help lists (`help` itself has no examples of its own). */
+const COMMANDS = ROOT_HELP.slice(ROOT_HELP.indexOf('Commands:')).split('\n\n')[0]!;
+const NAMES = [...COMMANDS.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+const HELPS: ReadonlyArray<readonly [string, string]> = [['sessions', ROOT_HELP], ...NAMES.map((name) => [`sessions ${name}`, help(name)] as const)];
 const EXAMPLES = HELPS.flatMap(([label, help]) => exampleLines(help).map((line) => ({ label, line })));
 
 let temp: string;
@@ -76,6 +75,8 @@ function run(args: readonly string[]): Promise<{ code: number; stdout: string; s
 
 describe('the --help examples', () => {
   it('are found in every command', () => {
+    expect(NAMES).toEqual(expect.arrayContaining(['list', 'grep', 'show', 'fork', 'resume']));
+    expect(new Set(NAMES).size).toBe(NAMES.length);
     for (const name of ['sessions', ...NAMES.map((name) => `sessions ${name}`)]) expect(EXAMPLES.some((example) => example.label === name), name).toBe(true);
   });
 
