@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentDefaultHomes, resolveLocations, selfAndAncestors, type LocationOptions } from '../../src/catalog/locations.js';
 import { configPath, DEFAULT_HOST_SETTINGS, loadConfig } from '../../src/config.js';
+import { ADAPTER_LIST } from '../../src/core/formats/index.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
 import { checkLaunch, findExecutable, formatCommand, shellQuote } from '../../src/launch.js';
 
@@ -32,17 +33,13 @@ describe('resolveLocations', () => {
   });
 
   it('knows the homes the agents use by themselves: their variables, else ~', () => {
-    expect(agentDefaultHomes({ ...base, env: {} })).toEqual({
-      codex: '/home/me/.codex',
-      claude: '/home/me/.claude',
-      copilot: '/home/me/.copilot',
-      gemini: '/home/me/.gemini',
-      qwen: '/home/me/.qwen',
-      opencode: '/home/me/.local/share/opencode',
-    });
-    expect(
-      agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q', XDG_DATA_HOME: '/x' } }),
-    ).toEqual({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q', opencode: '/x/opencode' });
+    // Every agent with a home folder has one (claw keeps sessions in the workspace: none), under ~ by default.
+    const withHome = ADAPTER_LIST.filter((adapter) => adapter.locations.homeFolder !== null);
+    expect(agentDefaultHomes({ ...base, env: {} })).toEqual(Object.fromEntries(withHome.map((adapter) => [adapter.agent, join('/home/me', adapter.locations.homeFolder!)])));
+    expect(agentDefaultHomes({ ...base, env: {} })).toMatchObject({ codex: '/home/me/.codex', opencode: '/home/me/.local/share/opencode' });
+    const moved = agentDefaultHomes({ ...base, env: { CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', COPILOT_HOME: 'rel', GEMINI_CLI_HOME: '/g', QWEN_HOME: '/q', XDG_DATA_HOME: '/x' } });
+    expect(Object.keys(moved).sort()).toEqual(withHome.map((adapter) => adapter.agent).sort());
+    expect(moved).toMatchObject({ codex: '/c', claude: '/d', copilot: '/work/proj/rel', gemini: '/g/.gemini', qwen: '/q', opencode: '/x/opencode' });
   });
 
   it('lists a directory and its ancestors', () => {

@@ -9,7 +9,7 @@ import { handoffHomes } from '../../src/catalog/handoff-homes.js';
 import { ForkRangeError } from '../../src/core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import type { FormatAdapter, SessionFileGroup } from '../../src/core/formats/types.js';
-import { HANDOFF_TARGETS, handOff, HandoffError } from '../../src/core/handoff/index.js';
+import { HANDOFF_TARGETS, handOff } from '../../src/core/handoff/index.js';
 import type { Agent, Message, SessionSummary } from '../../src/core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
 import { sha256File } from '../helpers/files.js';
@@ -219,17 +219,13 @@ async function handOffAndReadBack(source: FormatAdapter, target: FormatAdapter):
   const session = await source.readSession(group, await contextFor(source, root));
   const cwd = join(tmp, 'work', 'project ü');
   await mkdir(cwd, { recursive: true });
-  // Every agent's home is a copy of its fixture root (a store the agent must have made is there already).
-  const roots = {} as Record<Agent, string[]>;
-  for (const one of ADAPTER_LIST) roots[one.agent] = [await copyRoot(one.agent, await readExpectation(one.agent), join(tmp, 'homes', one.agent))];
+  // The target's home is a copy of its fixture root (a store the agent must have made is there already).
+  const roots = Object.fromEntries(ADAPTER_LIST.map((one) => [one.agent, [] as string[]])) as Record<Agent, string[]>;
+  roots[target.agent] = [await copyRoot(target.agent, await readExpectation(target.agent), join(tmp, 'home'))];
   const homes = handoffHomes({ roots, cwd });
   const atTurn = sourceExpectation.session.userTurns;
-  const request = { atTurn, to: target.agent, now: NOW };
-  if (!HANDOFF_TARGETS.includes(target.agent)) {
-    await expect(handOff({ ...session, cwd }, request, homes)).rejects.toBeInstanceOf(HandoffError);
-    return;
-  }
-  const result = await handOff({ ...session, cwd }, request, homes);
+  expect(HANDOFF_TARGETS, `${target.agent} takes a hand-off (its writer)`).toContain(target.agent);
+  const result = await handOff({ ...session, cwd }, { atTurn, to: target.agent, now: NOW }, homes);
   expect(result).toMatchObject({ agent: target.agent, parentId: session.id, keptUserTurns: atTurn - 1 });
   // An agent without a home keeps sessions in the workspace: the cwd is where it looks (as the app does).
   const targetRoot = homes[target.agent] ?? cwd;

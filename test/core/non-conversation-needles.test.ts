@@ -74,7 +74,8 @@ describe("line filters' needles (what the native search may accept a line withou
   });
 
   it('are given for the agents whose rules say what they need, as non-empty ASCII', () => {
-    expect(withNeedles.map((adapter) => adapter.agent).sort()).toEqual(['claude', 'codex', 'gemini', 'qwen']);
+    // An adapter with needles shows what its rule rejects in REJECTED, and REJECTED names no other.
+    expect(withNeedles.map((adapter) => adapter.agent).sort()).toEqual(Object.keys(REJECTED).sort());
     for (const adapter of withNeedles) {
       expect(adapter.nonConversationNeedles.length).toBeGreaterThan(0);
       for (const needle of adapter.nonConversationNeedles) expect(needle).toMatch(/^[\x20-\x7e]+$/);
