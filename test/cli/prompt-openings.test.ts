@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADAPTERS } from '../../src/core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext } from '../../src/core/formats/types.js';
 import { HANDOFF_TARGETS, handOff } from '../../src/core/handoff/index.js';
 import { PROMPT_OPENING_MAX, promptOpening, type Agent, type Message, type Session } from '../../src/core/model.js';
@@ -68,7 +68,8 @@ beforeAll(async () => {
   db.pragma('journal_mode = WAL');
   db.exec(await readFile(join(FIXTURES, 'opencode-1.18.33', 'opencode.sql'), 'utf8'));
   db.close();
-  const homes = { codex: join(home, '.codex'), claude: join(home, '.claude'), copilot: join(home, '.copilot'), gemini: join(home, '.gemini'), qwen: join(home, '.qwen'), opencode };
+  // Each agent's home folder under the home (claw has none: it writes into the cwd); opencode's holds the database above.
+  const homes = Object.fromEntries(ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [[adapter.agent, join(home, adapter.locations.homeFolder)]])));
   for (let i = 0; i < FIRST.length; i++) {
     const fromCodex = await source('codex', 'home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl', 'home/.codex', FIRST[i]!, LAST[i]!);
     const fromClaude = await source('claude', 'home/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl', 'home/.claude', FIRST[i]!, LAST[i]!);

@@ -157,7 +157,7 @@ for (const adapter of ADAPTER_LIST) {
         parts.map((part) => part.replaceAll('{id}', row.id).replaceAll('{path}', row.path).replaceAll('{prompt}', prompt));
       const away = resumeCommand(row, DEFAULT_RESUME_TEMPLATES, { defaultHomes: {} });
       expect(away.argv).toEqual(fill(expectation.resume.interactive));
-      expect(away.argv.includes(row.id) || away.argv.some((arg) => arg.includes(row.id) || arg === row.path)).toBe(true);
+      expect(away.argv.some((arg) => arg.includes(row.id) || arg === row.path), 'the session is named in argv').toBe(true);
       expect(away.cwd).toBe(expectation.session.cwd);
       const env = Object.fromEntries(Object.entries(expectation.resume.env).map(([name, value]) => [name, resolve(value.replaceAll('{root}', root))]));
       expect(away.env).toEqual(env);

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { render } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/core/formats/index.js';
-import { countUserTurns } from '../../src/core/model.js';
+import { AGENTS, countUserTurns } from '../../src/core/model.js';
 import { ScanContext } from '../../src/catalog/scan.js';
 import { App } from '../../src/ui/App.js';
 import type { TuiDecision } from '../../src/ui/state.js';
@@ -258,7 +258,7 @@ describe('transcript', () => {
     await ui.press(['n', 'n'], 'turn 3/5');
     await ui.press(['f'], 'Fork before turn 3');
     // at 100 columns every agent and every key the prompt takes are on screen, none cut off
-    expect(ui.frame()).toMatch(/Continue in: +codex +claude +claw +copilot +gemini +qwen +opencode +\(Tab\) +│/);
+    expect(ui.frame()).toMatch(new RegExp(`Continue in: +${AGENTS.join(' +')} +\\(Tab\\) +│`));
     expect(ui.frame()).toMatch(/Branch name \(optional\): +· Enter forks · Esc cancels +│/);
     await ui.press(['\t'], 'Hand off to claude before turn 3: [a] why did the auth test fail?');
     expect(ui.frame()).toContain('A new claude session, handed off from codex, keeps turns 1–2');

@@ -7,6 +7,7 @@ import { browserReducer, type Action } from '../../src/ui/reducer.js';
 import { buildTranscriptItems } from '../../src/ui/transcript-layout.js';
 import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
+import { continueChoices } from '../../src/core/handoff/index.js';
 import { sessionKey } from '../../src/core/model.js';
 
 const CWD = '/home/dev/src/api';
@@ -382,16 +383,12 @@ describe('fork prompt', () => {
 
   it('Tab picks the agent to continue in (the session\'s own first), Shift-Tab goes back; done says it was handed off', () => {
     const prompt = [...ready, key('n'), key('n'), key('f')];
-    expect(run(prompt).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true })]).fork?.target).toBe('claude');
-    expect(run([...prompt, key('', { tab: true }), key('', { tab: true })]).fork?.target).toBe('claw');
+    // The session's own agent, then every other the registry can hand off to, in the registry's order, and round.
+    const choices = continueChoices('codex');
+    expect(choices.slice(0, 3)).toEqual(['codex', 'claude', 'claw']);
     const tabs = (n: number) => Array.from({ length: n }, () => key('', { tab: true }));
-    expect(run([...prompt, ...tabs(3)]).fork?.target).toBe('copilot');
-    expect(run([...prompt, ...tabs(4)]).fork?.target).toBe('gemini');
-    expect(run([...prompt, ...tabs(5)]).fork?.target).toBe('qwen');
-    expect(run([...prompt, ...tabs(6)]).fork?.target).toBe('opencode');
-    expect(run([...prompt, ...tabs(7)]).fork?.target).toBe('codex');
-    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe('opencode');
+    for (let n = 0; n <= choices.length; n++) expect(run([...prompt, ...tabs(n)]).fork?.target, `${n} tabs`).toBe(choices[n % choices.length]);
+    expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe(choices.at(-1));
     const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');
