@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import type { Agent } from '../core/model.js';
-import { CacheFileIndex, type CachedEntry, type CatalogCache } from './cache.js';
+import { CatalogCache } from './cache.js';
+import type { CachedEntry } from './cache-file.js';
+import { CacheFileIndex } from './cache-file-index.js';
 import type { Locations } from './locations.js';
 import { resolveSession } from './resolve.js';
 import { applyNames, FOLD_SAVE_MIN_BYTES, groupOf, mergeRows, ScanContext, type CatalogSession } from './scan.js';
@@ -68,7 +70,7 @@ export async function findInCache(cachePath: string, locations: Locations, id: s
   const { rows: merged, nested } = mergeRows(rows);
   const found = resolveSession([...merged, ...nested], id, locations.cwd);
   if (found.kind !== 'found') return null;
-  return { session: found.session, context, cache: index.partialCache(related) };
+  return { session: found.session, context, cache: CatalogCache.partialView(index.path, related) };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { walkFs } from '../core/io/walk-fs.js';
-import type { CatalogCache, FileStamp } from './cache.js';
+import type { CatalogCache } from './cache.js';
+import type { FileStamp } from './cache-entry.js';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';

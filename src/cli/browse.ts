@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { planResume } from '../app/resume.js';
-import { loadCacheHead } from '../catalog/cache.js';
+import { loadCacheHead } from '../catalog/cache-head.js';
 import { chosenHosts, hostContext } from '../remote/hosts.js';
 import { cachePathOf, cwd, env, hereOf, locationsFrom, readConfig, warnMissingLocations, type CommonOptions } from './common.js';
 import { runPlan, runRemote } from './run-plan.js';

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CACHE_VERSION, CatalogCache, defaultCachePath, loadCacheHead } from '../../src/catalog/cache.js';
+import { CatalogCache, defaultCachePath } from '../../src/catalog/cache.js';
+import { CACHE_VERSION } from '../../src/catalog/cache-file.js';
+import { loadCacheHead } from '../../src/catalog/cache-head.js';
 import { noRoots, resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
 

@@ -1,0 +1,224 @@
+import { dirname } from 'node:path';
+import { readRegularFile } from '../core/io/regular.js';
+import type { FileStamp } from './cache-entry.js';
+import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const STRING_OPENING = Buffer.from('["s",');
+const NONE_OPENING = Buffer.from('{"none":[["');
+const STORE_OPENING = Buffer.from('{"store":[["');
+const PATHS_KEY = Buffer.from('"paths":["');
+const END_OPENING = Buffer.from('{"end":');
+
+/**
+ * The cache file's bytes, with its entries found without decoding them (`show` of one id on a 10k-session home:
+ * decoding all of them is ~170 ms). One walk over the lines checks the file as `load` does (version, end line, entry
+ * count) and decodes the shared strings; an entry is found by bytes it holds (searched at memchr speed: its id, a
+ * file's path, a member) and decoded when it is asked for. An entry that does not decode makes the lookup fail.
+ */
+export class CacheFileIndex {
+  private constructor(
+    readonly path: string,
+    private readonly bytes: Buffer,
+    private readonly table: readonly string[],
+    /** Where each entry line starts, in file order. */
+    private readonly entryStarts: readonly number[],
+  ) {}
+
+  /** Entry lines by the first path they name (built on first use: `entryByFirstPath`). */
+  private byFirstPath: Map<string, number> | null = null;
+
+  /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
+  private readonly decoded = new Map<number, CachedEntry | null>();
+
+  /** The index of the cache file at `path`, or null when there is none or it is not one `load` would use. */
+  static async open(path: string): Promise<CacheFileIndex | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await readRegularFile(path);
+    } catch {
+      return null;
+    }
+    const table: string[] = [];
+    const entryStarts: number[] = [];
+    let ended: unknown = null;
+    let start = 0;
+    let lineNo = 0;
+    try {
+      while (start < bytes.length) {
+        let end = bytes.indexOf(NEWLINE, start);
+        if (end === -1) end = bytes.length;
+        lineNo++;
+        if (ended !== null) return null; // data after the end line
+        if (lineNo === 1) {
+          if ((JSON.parse(bytes.toString('utf8', start, end)) as { version?: unknown } | null)?.version !== CACHE_VERSION) return null;
+        } else if (bytes[start] === 0x5b && startsWith(bytes, start, STRING_OPENING)) {
+          const value = JSON.parse(bytes.toString('utf8', start, end)) as unknown;
+          if (!Array.isArray(value) || value.length !== 2 || value[0] !== 's' || typeof value[1] !== 'string') return null;
+          table.push(value[1]);
+        } else if (bytes[start + 2] === 0x65 && startsWith(bytes, start, END_OPENING)) {
+          ended = (JSON.parse(bytes.toString('utf8', start, end)) as { end?: unknown }).end;
+        } else {
+          entryStarts.push(start);
+        }
+        start = end + 1;
+      }
+    } catch {
+      return null;
+    }
+    if (ended !== entryStarts.length) return null;
+    return new CacheFileIndex(path, bytes, table, entryStarts);
+  }
+
+  /**
+   * The entry keyed by this first path (a lookup of `CatalogCache.lazy`), undefined when there is none or it does
+   * not decode. Entry lines name their first path early (`{"id":…,"agent":…,"paths":["…"`, `{"none":[["…"`,
+   * `{"store":[["…"`): one pass over the lines maps those to where the lines start; an entry whose key turns out to
+   * be another of its paths is not used (its files are then read, as for a session the cache does not know).
+   */
+  entryByFirstPath(path: string): CachedEntry | undefined {
+    if (this.byFirstPath === null) {
+      this.byFirstPath = new Map();
+      for (const start of this.entryStarts) {
+        const first = this.firstPathAt(start);
+        if (first !== null && !this.byFirstPath.has(first)) this.byFirstPath.set(first, start);
+      }
+    }
+    const start = this.byFirstPath.get(path);
+    if (start === undefined) return undefined;
+    const [entry] = this.decodeLines([start]) ?? [];
+    return entry?.firstPath === path ? entry : undefined;
+  }
+
+  /** The first path an entry line names (see entryByFirstPath), or null when it is not where expected. */
+  private firstPathAt(start: number): string | null {
+    const { bytes } = this;
+    let end = bytes.indexOf(NEWLINE, start);
+    if (end === -1) end = bytes.length;
+    let open: number;
+    if (startsWith(bytes, start, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
+    else if (startsWith(bytes, start, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
+    else {
+      const key = bytes.indexOf(PATHS_KEY, start);
+      if (key === -1 || key >= end) return null;
+      open = key + PATHS_KEY.length - 1;
+    }
+    const close = bytes.indexOf(QUOTE, open + 1);
+    if (close === -1 || close >= end) return null;
+    // A path with an escape (a quote, a backslash, a control character) is decoded as JSON.
+    const raw = bytes.toString('utf8', open + 1, close);
+    if (!raw.includes('\\')) return raw;
+    const stringEnd = jsonStringEnd(bytes, open, end);
+    if (stringEnd === -1) return null;
+    try {
+      return JSON.parse(bytes.toString('utf8', open, stringEnd + 1)) as string;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The entries whose row has this id; null when one does not decode. */
+  entriesOf(id: string): CachedEntry[] | null {
+    // Entry lines start with their id: `{"id":"…",`.
+    const found = this.entriesWith(`{"id":${JSON.stringify(id)},`, true);
+    return found === null ? null : found.filter((entry) => entry.session?.id === id);
+  }
+
+  /**
+   * The cache's stamps (size, mtime, fingerprint) of every file it knows in `folder` (directly in it), by path; null
+   * when an entry naming one does not decode.
+   */
+  stampsIn(folder: string): Map<string, FileStamp> | null {
+    // Paths are written whole, as JSON strings: the folder's, without its closing quote, opens each of its files'.
+    const entries = this.entriesWith(JSON.stringify(`${folder}/`).slice(0, -1));
+    if (entries === null) return null;
+    const out = new Map<string, FileStamp>();
+    for (const entry of entries) for (const stamp of entry.stamps) if (dirname(stamp[0]) === folder) out.set(stamp[0], stamp);
+    return out;
+  }
+
+  /** The shared-string index of `text` (cwds, roots, models are stored once and referred to by index), if it is one. */
+  stringRef(text: string): number | undefined {
+    const at = this.table.indexOf(text);
+    return at === -1 ? undefined : at;
+  }
+
+  /**
+   * The entries whose line holds these bytes (`atLineStart`: opens with them), each once; null when one does not
+   * decode. The bytes are encoded JSON such as `"lineage":"…"`, which a string's own text cannot hold unescaped.
+   */
+  entriesWith(bytesOf: string, atLineStart = false): CachedEntry[] | null {
+    const needle = Buffer.from(bytesOf);
+    const lines: number[] = [];
+    for (let at = this.bytes.indexOf(needle); at !== -1; ) {
+      const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
+      let end = this.bytes.indexOf(NEWLINE, at);
+      if (end === -1) end = this.bytes.length;
+      if ((!atLineStart || start === at) && lines.at(-1) !== start && start > 0) lines.push(start);
+      at = end === this.bytes.length ? -1 : this.bytes.indexOf(needle, end);
+    }
+    return this.decodeLines(lines);
+  }
+
+  /** Whether a line holds both these bytes (as `entriesWith`), without decoding any. */
+  anyLineWith(first: string, second: string): boolean {
+    const needle = Buffer.from(first);
+    const other = Buffer.from(second);
+    for (let at = this.bytes.indexOf(needle); at !== -1; ) {
+      const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
+      let end = this.bytes.indexOf(NEWLINE, at);
+      if (end === -1) end = this.bytes.length;
+      if (this.bytes.subarray(start, end).indexOf(other) !== -1) return true;
+      at = end === this.bytes.length ? -1 : this.bytes.indexOf(needle, end);
+    }
+    return false;
+  }
+
+
+  private decodeLines(starts: readonly number[]): CachedEntry[] | null {
+    const out: CachedEntry[] = [];
+    for (const start of starts) {
+      const known = this.decoded.get(start);
+      if (known === null) return null;
+      if (known !== undefined) {
+        out.push(known);
+        continue;
+      }
+      let end = this.bytes.indexOf(NEWLINE, start);
+      if (end === -1) end = this.bytes.length;
+      let value: unknown;
+      try {
+        value = JSON.parse(this.bytes.toString('utf8', start, end));
+      } catch {
+        this.decoded.set(start, null);
+        return null;
+      }
+      const decoded =
+        value && typeof value === 'object' && 'store' in value
+          ? decodeStore(value as { store: unknown; rows?: unknown }, this.table)
+          : value && typeof value === 'object' && 'none' in value
+            ? decodeNone((value as { none: unknown }).none)
+            : decodeEntry(value, this.table);
+      const entry = decoded === null ? null : cachedEntry(decoded);
+      this.decoded.set(start, entry);
+      if (entry === null) return null;
+      out.push(entry);
+    }
+    return out;
+  }
+}
+
+/** Where the JSON string opening at `open` (its quote) closes, before `end`; -1 when it does not. */
+function jsonStringEnd(bytes: Buffer, open: number, end: number): number {
+  for (let at = open + 1; at < end; at++) {
+    if (bytes[at] === 0x5c) at++;
+    else if (bytes[at] === QUOTE) return at;
+  }
+  return -1;
+}
+
+function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
+  return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
