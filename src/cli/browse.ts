@@ -2,11 +2,15 @@
 // its decision (resume a session) is run here once it has exited.
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
-import { planResume } from '../app/resume.js';
+import { sessionInUse } from '../app/in-use.js';
+import type { Here } from '../app/place.js';
+import { planResume, type ResumeRequest } from '../app/resume.js';
+import type { CatalogSession } from '../catalog/scan.js';
 import { loadCacheHead } from '../catalog/cache-head.js';
 import { chosenHosts, hostContext } from '../remote/hosts.js';
 import { cachePathOf, cwd, env, hereOf, locationsFrom, readConfig, warnMissingLocations, type CommonOptions } from './common.js';
-import { runPlan, runRemote } from './run-plan.js';
+import { PROC_DIR, resumeChecked } from './resume-checked.js';
+import { runRemote } from './run-plan.js';
 
 /** Commander's own "unknown command 'x' (Did you mean y?)" error, which its typings do not declare. */
 interface CommanderUnknownCommand {
@@ -46,6 +50,13 @@ export async function browse(_options: unknown, command: Command): Promise<void>
     const remote = decision.remote;
     process.exitCode = remote
       ? await runRemote(remote.argv)
-      : await runPlan(planResume(decision.session, { kind: 'local' }, hereOf({ locations }, config), decision.here ? { here: cwd } : {}), decision.session);
+      : await resumeLocal(decision.session, hereOf({ locations }, config), decision.here ? { here: cwd } : {});
   }
+}
+
+/** The browser's Enter on this machine's row: checked as `sessions resume` is (asked now, the terminal given back). */
+async function resumeLocal(session: CatalogSession, here: Here, request: ResumeRequest): Promise<number> {
+  const place = { kind: 'local' } as const;
+  const plan = planResume(session, place, here, request);
+  return resumeChecked({ session, place }, here, plan, request, await sessionInUse(session, { procDir: PROC_DIR }));
 }

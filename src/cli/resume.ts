@@ -5,10 +5,12 @@ import { resolveLast, resolveOne } from '../app/list.js';
 import type { Agent } from '../core/model.js';
 import { checkPlan, planCommand, planResume } from '../app/resume.js';
 import { formatCommand } from '../launch.js';
-import { agentOption, CliError, cwd, env, hereOf, listSetup, readConfig, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { runPlan } from './run-plan.js';
+import { agentOption, CliError, cwd, env, hereOf, listSetup, readConfig, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import { PROC_DIR, resumeChecked } from './resume-checked.js';
+import { describeInUse, inUseChecks, sessionInUse } from '../app/in-use.js';
+import { safeLine } from '../core/text.js';
 
-type ResumeOptions = CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean; last?: boolean; agent?: readonly Agent[]; cwd?: string };
+type ResumeOptions = CommonOptions & { dryRun?: boolean; prompt?: string; here?: boolean; last?: boolean; agent?: readonly Agent[]; cwd?: string; force?: boolean };
 
 export function resumeCommand(program: Command): void {
   withLocations(program.command('resume'))
@@ -22,10 +24,13 @@ export function resumeCommand(program: Command): void {
     .option('--json', 'with --dry-run: print {argv, cwd, env} as JSON')
     .option('--prompt <text>', "run one non-interactive turn with this prompt (e.g. `codex exec resume`, `claude -p --resume`)")
     .option('--here', "run in the current directory instead of the session's recorded one")
+    .option('--force', 'resume even when the session looks open in an agent (written in the last minute, or held open by a process)')
     .addHelpText(
       'after',
       `
-The agent takes over the terminal; sessions exits with the agent's exit code.
+The agent takes over the terminal; sessions exits with the agent's exit code. A session that looks open in
+an agent (${inUseChecks(PROC_DIR)}) is not resumed at once: in a terminal
+sessions asks (resume anyway, fork and resume the fork, cancel); otherwise it refuses unless --force.
 
 Examples:
   sessions resume 01a200ed-60a4
@@ -50,10 +55,13 @@ Examples:
         extraArgs: agentArgs,
         ...(options.here ? { here: cwd } : {}),
       });
+      const inUse = found.place.kind === 'local' && !options.force ? await sessionInUse(found.session, { procDir: PROC_DIR }) : null;
       if (!options.dryRun) {
-        process.exitCode = await runPlan(plan, found.session);
+        const request = { ...(options.prompt === undefined ? {} : { prompt: options.prompt }), extraArgs: agentArgs };
+        process.exitCode = await resumeChecked(found, hereOf(setup, config, found), plan, request, inUse);
         return;
       }
+      if (inUse !== null && inUse.heldBy.length > 0) warn(`sessions: warning: ${safeLine(found.session.id)} looks open in an agent (${describeInUse(inUse)}): resuming it now would give two agents appending to one file\n`);
       const shown = planCommand(plan);
       if (options.json) {
         const remote = plan.kind === 'remote' ? { host: plan.host, remote: plan.launch.remoteLine } : {};
