@@ -1,6 +1,6 @@
 // The built `sessions` browser in a real terminal (tmux) on a copy of the fixture home, driven as a user would.
 import { execFile } from 'node:child_process';
-import { access, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,14 @@ function conversation(messages: readonly ShownMessage[]): string[] {
   return messages
     .filter((message) => message.userTurn || message.role === 'assistant')
     .map((message) => `${message.userTurn ? 'user' : 'assistant'}: ${message.blocks.map((block) => block.text ?? `[${block.type}]`).join(' ')}`);
+}
+
+/** Every file under `dir` dated an hour back: a session written in the last minute is taken to be open in an agent. */
+async function writtenAnHourAgo(dir: string): Promise<void> {
+  const hourAgo = new Date(Date.now() - 3600_000);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), hourAgo, hourAgo);
+  }
 }
 
 async function exitCode(t: Terminal): Promise<number> {
@@ -267,6 +275,7 @@ describe('sessions (the browser) in a terminal', () => {
       `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), cwd: process.cwd(), home: process.env.CLAUDE_CONFIG_DIR ?? null }));\nconsole.log('stand-in agent ran');\nprocess.exit(7);\n`,
     );
     await chmod(join(agents, 'claude'), 0o755);
+    await writtenAnHourAgo(home); // not open in an agent: resumed without asking
 
     const t = await open();
     await t.see('20 in all directories');
@@ -295,6 +304,7 @@ describe('sessions (the browser) in a terminal', () => {
       `#!/bin/sh\nprintf '%s\\n' "$PWD" "$CODEX_HOME" "$@" > ${JSON.stringify(record)}\nexit 0\n`,
     );
     await chmod(join(agents, 'codex'), 0o755);
+    await writtenAnHourAgo(home); // not open in an agent: resumed without asking
     // wide enough for the question to hold the temp dir's path whole
     const t = await open(200, 24);
     await t.see('19 in all directories');
