@@ -48,9 +48,10 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** A whole number of 0 or more, written as such: no blanks, sign, leading zeros or exponent (`" 2"` is refused). */
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || String(n) !== value.trim()) throw new InvalidArgumentError('expected a whole number');
+  if (!/^(?:0|[1-9][0-9]*)$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a whole number');
   return n;
 }
 

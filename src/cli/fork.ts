@@ -14,7 +14,7 @@ type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; nam
 
 /** `--at`: a 1-based turn, or `end` (after the last turn: every turn kept). */
 function forkTurn(value: string): number | 'end' {
-  return value.trim() === 'end' ? 'end' : positiveInt(value);
+  return value === 'end' ? 'end' : positiveInt(value);
 }
 
 export function forkCommand(program: Command): void {
