@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeError, errorCode } from '../errors.js';
 import { NotRegularFileError } from './regular.js';
@@ -18,7 +18,29 @@ export const STALE_TEMP_MS = 60 * 60 * 1000;
  */
 export async function createFileAtomic(path: string, data: Buffer | string | readonly Buffer[], mode = 0o600): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const firstMade = await mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    await writeInto(dir, path, data, mode);
+  } catch (error) {
+    // A failed write (a full disk) leaves no empty folder behind: those it made go again, if still empty.
+    if (firstMade !== undefined) await removeEmptyFolders(dir, firstMade);
+    throw error;
+  }
+}
+
+/** Remove `dir` and the folders above it up to `top` (included), deepest first, stopping at one that is not empty. */
+export async function removeEmptyFolders(dir: string, top: string): Promise<void> {
+  for (let folder = dir; ; folder = dirname(folder)) {
+    try {
+      await rmdir(folder);
+    } catch {
+      return; // not empty (someone wrote there meanwhile), or gone
+    }
+    if (folder === top || dirname(folder) === folder) return;
+  }
+}
+
+async function writeInto(dir: string, path: string, data: Buffer | string | readonly Buffer[], mode: number): Promise<void> {
   await removeStaleTemps(dir);
   const temp = join(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, 'wx', mode);

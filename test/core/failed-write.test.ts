@@ -1,0 +1,60 @@
+// A fork or hand-off whose write fails (a full disk, simulated: writes to a chosen path reject with ENOSPC) leaves
+// nothing behind: README says a failed command writes nothing, and an empty dated folder is something.
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { createFileAtomic } from '../../src/core/io/atomic.js';
+
+/** Writes to a path `full` matches fail with ENOSPC, after `meanwhile` (what another program does as it fails). */
+const disk = vi.hoisted(() => ({ full: null as RegExp | null, meanwhile: async (): Promise<void> => undefined }));
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const open: typeof real.open = async (...args) => {
+    const handle = await real.open(...args);
+    if (disk.full?.test(String(args[0]))) {
+      handle.write = (async () => {
+        await disk.meanwhile();
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }) as typeof handle.write;
+    }
+    return handle;
+  };
+  return { ...real, open, default: { ...real, open } };
+});
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-full-disk-'));
+  disk.full = null;
+  disk.meanwhile = async () => undefined;
+});
+afterEach(async () => {
+  disk.full = null;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function tree(root: string): Promise<string[]> {
+  return (await readdir(root, { recursive: true })).map(String).sort();
+}
+
+it('createFileAtomic on a full disk: the error comes through, the folders it made are gone, those that were there stay', async () => {
+  disk.full = /\.tmp-/;
+  await mkdir(join(dir, 'sessions', '2026'), { recursive: true });
+  await writeFile(join(dir, 'sessions', '2026', 'other.jsonl'), 'x\n');
+  const target = join(dir, 'sessions', '2026', '11', '28', 'rollout.jsonl');
+  await expect(createFileAtomic(target, 'line\n')).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(dir)).toEqual(['sessions', join('sessions', '2026'), join('sessions', '2026', 'other.jsonl')]);
+  // with room again, the same write makes the folders and the file
+  disk.full = null;
+  await createFileAtomic(target, 'line\n');
+  expect(await tree(join(dir, 'sessions', '2026', '11'))).toEqual(['28', join('28', 'rollout.jsonl')]);
+});
+
+it('a folder something else wrote into meanwhile is kept', async () => {
+  disk.full = /\.tmp-/;
+  disk.meanwhile = () => writeFile(join(dir, 'a', 'theirs'), 'y');
+  await expect(createFileAtomic(join(dir, 'a', 'b', 'file.jsonl'), 'line\n')).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(dir)).toEqual(['a', join('a', 'theirs')]);
+});
