@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, writeSync, type Dirent, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { walkFs } from './walk-fs.js';
 
@@ -91,6 +91,21 @@ export function readRegularFileSync(path: string): string {
   }
 }
 
+/** Copy a regular file (FIFOs and devices refused, never opened blocking) to a new file `to`, mode 0600. */
+export function copyRegularFileSync(from: string, to: string): void {
+  const fd = openRegularSync(from);
+  try {
+    const out = openSync(to, 'wx', 0o600);
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null)) writeSync(out, buffer, 0, n);
+    } finally {
+      closeSync(out);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Whether a directory entry is a file (or a directory), a symlink followed to what it names. */
 export async function isKind(path: string, entry: Dirent, kind: 'file' | 'directory'): Promise<boolean> {

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { copyRegularFileSync } from './regular.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
 
@@ -36,9 +40,32 @@ export function openForWriting(path: string, busyMs = 5000): SqliteDatabase {
   return db;
 }
 
-/** Run `read` on the database at `path` opened read-only, and close it whatever happens. */
+/**
+ * Run `read` on the database at `path` opened read-only, and close it whatever happens. A rollback journal a
+ * crashed writer left (`<db>-journal`, "hot") must be played back before the database can be read, and a read-only
+ * connection may not do that (SQLITE_READONLY_ROLLBACK: every conversation of the store would be hidden): the
+ * database and its journal are then copied to a temp folder and read there, after SQLite rolls the copy back to
+ * its last committed state. The agent's own files are never written; it rolls back its own on its next start.
+ */
 export function withReadOnly<T>(path: string, read: (db: SqliteDatabase) => T): T {
-  const db = openReadOnly(path);
+  try {
+    return readClosing(openReadOnly(path), read);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_READONLY_ROLLBACK') throw error;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'sessions-sqlite-'));
+  try {
+    const copy = join(dir, basename(path));
+    copyRegularFileSync(path, copy);
+    copyRegularFileSync(`${path}-journal`, `${copy}-journal`);
+    const Database = load();
+    return readClosing(new Database(copy, { fileMustExist: true }), read);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function readClosing<T>(db: SqliteDatabase, read: (db: SqliteDatabase) => T): T {
   try {
     return read(db);
   } finally {
