@@ -1,4 +1,4 @@
-import { readRegularFileSync } from './core/io/regular.js';
+import { readRegularFileSync, SMALL_FILE_MAX_BYTES } from './core/io/regular.js';
 import { join } from 'node:path';
 import { AGENTS, type Agent } from './core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, type ResumeTemplates } from './core/resume.js';
@@ -35,7 +35,7 @@ export function configPath(env: Readonly<Record<string, string | undefined>>, ho
 export function loadConfig(path: string): Config {
   let text: string;
   try {
-    text = readRegularFileSync(path);
+    text = readRegularFileSync(path, SMALL_FILE_MAX_BYTES);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { resume: DEFAULT_RESUME_TEMPLATES, exec: DEFAULT_EXEC_TEMPLATES, ...DEFAULT_HOST_SETTINGS, source: null };
     throw new Error(`cannot read config ${path}: ${(error as Error).message}`);

@@ -1,13 +1,14 @@
 // Fork and hand-off: a new native session holding a session's turns before one, of the same agent (a fork) or of
 // another (a hand-off), written where the session lives: here, by a host's own `sessions`, or into a host's mirror
 // and placed on the host.
-import { readFile, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { asLineageFork, groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
 import { ForkRangeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
+import { readRegularFile } from '../core/io/regular.js';
 import { countUserTurns, type Agent, type Session } from '../core/model.js';
 import { assertSessionId } from '../core/session-id.js';
 import { hostPath, writingIntoMirror } from '../remote/host-source.js';
@@ -152,7 +153,7 @@ async function forkIntoMirror(session: CatalogSession, place: Place & { readonly
     const local = await ADAPTERS[session.agent].fork(groupOf(session), wanted, context);
     const target = hostPath(mirror.dir, local.path);
     try {
-      await placeOnHost(place.host, place.settings, target, await readFile(local.path));
+      await placeOnHost(place.host, place.settings, target, await readRegularFile(local.path));
     } catch (error) {
       await unlink(local.path).catch(() => undefined); // not on the host: not in its mirror either
       throw error;
@@ -200,7 +201,7 @@ async function handOffIntoMirror(session: CatalogSession, place: Place & { reado
     }
     const written = await newFilesBeside(local.path, home, started);
     try {
-      for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(place.host, place.settings, hostPath(mirror.dir, path), await readFile(path));
+      for (const path of [...written.filter((one) => one !== local.path), local.path]) await placeOnHost(place.host, place.settings, hostPath(mirror.dir, path), await readRegularFile(path));
     } catch (error) {
       // Not on the host: not in its mirror either (what was placed already stays there, and comes back by the next sync).
       await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));

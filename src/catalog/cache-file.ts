@@ -1,5 +1,6 @@
-import { lstat, open, readdir, rename, rmdir, unlink } from 'node:fs/promises';
+import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { openNewFile } from '../core/io/atomic.js';
 import { readLines } from '../core/io/lines.js';
 import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
 import { makeEntry, stampsOfEntry, type CacheEntry, type FileStamp } from './cache-entry.js';
@@ -65,7 +66,7 @@ export async function writeEntries(path: string, entries: Iterable<readonly [str
   const temp = `${path}.tmp-${process.pid}`;
   // Exclusive create (after removing a leftover of this PID): never opens a FIFO or follows a symlink put there.
   await unlink(temp).catch(() => undefined);
-  const handle = await open(temp, 'wx', 0o600);
+  const handle = await openNewFile(temp);
   try {
     const table = new Map<string, number>();
     let buffered = `${JSON.stringify({ version: CACHE_VERSION })}\n`;

@@ -1,13 +1,14 @@
 // The native full-text search engine (native/search.c, built by `npm ci` when a C compiler is there): the same
 // per-session search as the JS workers (grep-worker.ts), on threads of its own. Here: loading it, and the pool
 // that feeds it sessions and turns what it finds into what grep's JS pool reports.
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import { removeStaleTemps } from '../core/io/atomic.js';
+import { openRegularSync } from '../core/io/regular.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
 import type { WalkAnswer } from '../core/io/walk-fs.js';
@@ -185,7 +186,7 @@ export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Pr
     const path = join(dir, name);
     try {
       const header = Buffer.alloc(MAP_PATH_AT + 4096);
-      const fd = openSync(path, 'r');
+      const fd = openRegularSync(path);
       let read: number;
       try {
         read = readSync(fd, header, 0, header.length, 0);

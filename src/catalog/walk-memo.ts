@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
+import { readRegularFileSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
@@ -70,7 +71,7 @@ export class WalkMemo {
   read(): boolean {
     let held: Held | null = null;
     try {
-      held = parse(JSON.parse(readFileSync(this.path, 'utf8')) as unknown, this.key);
+      held = parse(JSON.parse(readRegularFileSync(this.path)) as unknown, this.key);
     } catch {
       held = null;
     }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink, writeFile, open } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { readRegularFile } from '../core/io/regular.js';
+import { openNewFile } from '../core/io/atomic.js';
+import { INDEX_FILE_MAX_BYTES, readRegularFile, SMALL_FILE_MAX_BYTES } from '../core/io/regular.js';
 import { AGENTS, type Agent } from '../core/model.js';
 
 /**
@@ -36,7 +37,7 @@ export function newToken(): string {
 
 export async function readMirrorState(mirrorDir: string): Promise<MirrorState | null> {
   try {
-    const value = JSON.parse(await readFile(statePath(mirrorDir), 'utf8')) as Record<string, unknown>;
+    const value = JSON.parse((await readRegularFile(statePath(mirrorDir), INDEX_FILE_MAX_BYTES)).toString('utf8')) as Record<string, unknown>;
     if (value.version !== STATE_VERSION || typeof value.token !== 'string') return null;
     if (value.cache !== null && typeof value.cache !== 'string') return null;
     const workspaces = value.workspaces;
@@ -77,7 +78,7 @@ export async function withMirrorLock<T>(mirrorDir: string, fn: () => Promise<T>)
   const me = `${process.pid} ${hostname()}`;
   for (;;) {
     try {
-      const handle = await open(path, 'wx', 0o600);
+      const handle = await openNewFile(path);
       try {
         await handle.writeFile(me);
       } finally {
@@ -106,7 +107,7 @@ export async function withMirrorLock<T>(mirrorDir: string, fn: () => Promise<T>)
 async function holderGone(path: string): Promise<boolean> {
   let text: string;
   try {
-    text = (await readRegularFile(path)).toString('utf8');
+    text = (await readRegularFile(path, SMALL_FILE_MAX_BYTES)).toString('utf8');
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ENOENT'; // gone already: the next try takes it
   }

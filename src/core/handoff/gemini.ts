@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { errorCode } from '../errors.js';
 import { geminiSessionFileName } from '../formats/gemini/index.js';
 import { imagePart } from '../formats/gemini/parts.js';
 import { uuidv4 } from '../ids.js';
 import { createFileAtomic } from '../io/atomic.js';
+import { INDEX_FILE_MAX_BYTES, readRegularFile, SMALL_FILE_MAX_BYTES } from '../io/regular.js';
 import { isRecord, type JsonObject } from '../json.js';
 import type { ToolResultBlock } from '../model.js';
 import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
@@ -62,7 +63,7 @@ export async function geminiProjectFolder(geminiDir: string, cwd: string): Promi
 /** The registry's path → slug map; empty when it is missing or not what Gemini CLI writes. */
 async function readRegistry(path: string): Promise<Map<string, string>> {
   try {
-    const value: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const value: unknown = JSON.parse((await readRegularFile(path, INDEX_FILE_MAX_BYTES)).toString('utf8'));
     if (!isRecord(value) || !isRecord(value.projects)) return new Map();
     return new Map(Object.entries(value.projects).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && /^[a-z0-9-]+$/.test(entry[1])));
   } catch {
@@ -72,7 +73,7 @@ async function readRegistry(path: string): Promise<Map<string, string>> {
 
 async function readMarker(folder: string): Promise<string | null> {
   try {
-    return resolve((await readFile(join(folder, PROJECT_ROOT_FILE), 'utf8')).trim());
+    return resolve((await readRegularFile(join(folder, PROJECT_ROOT_FILE), SMALL_FILE_MAX_BYTES)).toString('utf8').trim());
   } catch {
     return null;
   }

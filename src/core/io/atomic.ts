@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, lstat, mkdir, open, readdir, rmdir, unlink } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readdir, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeError, errorCode } from '../errors.js';
 import { NotRegularFileError } from './regular.js';
@@ -26,6 +26,11 @@ export async function createFileAtomic(path: string, data: Buffer | string | rea
     if (firstMade !== undefined) await removeEmptyFolders(dir, firstMade);
     throw error;
   }
+}
+
+/** A new file opened for writing (O_EXCL: never an existing file, FIFO or symlink put there), mode `mode`. */
+export function openNewFile(path: string, mode = 0o600): Promise<FileHandle> {
+  return open(path, 'wx', mode);
 }
 
 /** Remove `dir` and the folders above it up to `top` (included), deepest first, stopping at one that is not empty. */

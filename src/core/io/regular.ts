@@ -64,26 +64,55 @@ export function openRegularWithStatsSync(path: string): { readonly fd: number; r
   }
 }
 
-/** A whole regular file's bytes (FIFOs and devices refused, never opened blocking). */
-export async function readRegularFile(path: string): Promise<Buffer> {
+/** A file bigger than what its reader takes (a marker, a config or an index of many megabytes), code `EFBIG`. */
+export class FileTooLargeError extends Error {
+  readonly code = 'EFBIG';
+  constructor(readonly path: string, maxBytes: number) {
+    super(`larger than the ${maxBytes} bytes such a file can be`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+/** How much a small file is read at most: markers hold a path, configs and state files a few settings. */
+export const SMALL_FILE_MAX_BYTES = 1 << 20;
+/** Indexes other programs keep (Gemini CLI's projects.json): many entries, still never this big. */
+export const INDEX_FILE_MAX_BYTES = 64 << 20;
+
+/**
+ * A whole regular file's bytes (FIFOs and devices refused, never opened blocking), at most `maxBytes`: past that
+ * FileTooLargeError, without reading more (a file whose size stat does not tell, as in /proc, is bounded too).
+ */
+export async function readRegularFile(path: string, maxBytes = Infinity): Promise<Buffer> {
   const handle = await openRegular(path);
   try {
-    return await handle.readFile();
+    if (maxBytes === Infinity) return await handle.readFile();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(Math.min(1 << 16, maxBytes + 1 - total)), 0, undefined, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    }
   } finally {
     await handle.close();
   }
 }
 
 /** readRegularFile, synchronous, decoded as UTF-8. */
-export function readRegularFileSync(path: string): string {
+export function readRegularFileSync(path: string, maxBytes = Infinity): string {
   const fd = openRegularSync(path);
   try {
     const chunks: Buffer[] = [];
     const buffer = Buffer.allocUnsafe(1 << 16);
+    let total = 0;
     for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes + 1 - total), null);
       if (n === 0) break;
       chunks.push(Buffer.from(buffer.subarray(0, n)));
+      total += n;
+      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
     }
     return Buffer.concat(chunks).toString('utf8');
   } finally {

@@ -1,0 +1,41 @@
+// Files a command reads besides sessions (markers, indexes, configs) that are a FIFO or a device: opened
+// blocking, a FIFO hangs the command until a writer comes, and /dev/zero is read until memory runs out. Each is
+// refused (regular files only, opened O_NONBLOCK) and read up to a bound.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { geminiProjectFolder } from '../../src/core/handoff/gemini.js';
+import { FileTooLargeError, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-fifo-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+it('a hand-off to Gemini CLI with a FIFO as projects.json and as a project folder\'s .project_root picks a folder of its own', async () => {
+  const gemini = join(dir, '.gemini');
+  await mkdir(join(gemini, 'tmp', 'app'), { recursive: true });
+  execFileSync('mkfifo', [join(gemini, 'projects.json')]);
+  execFileSync('mkfifo', [join(gemini, 'tmp', 'app', '.project_root')]);
+  // The folder named for the project is not its (its marker is no file): the next slug is claimed.
+  expect(await geminiProjectFolder(gemini, '/work/app')).toBe('app-1');
+  expect(await readFile(join(gemini, 'tmp', 'app-1', '.project_root'), 'utf8')).toBe('/work/app');
+});
+
+it('reads a small file whole and refuses one past its bound, reading no more than the bound', async () => {
+  const path = join(dir, 'marker');
+  await writeFile(path, 'x'.repeat(100));
+  expect((await readRegularFile(path, 100)).toString()).toBe('x'.repeat(100));
+  expect(readRegularFileSync(path, 100)).toBe('x'.repeat(100));
+  await expect(readRegularFile(path, 99)).rejects.toBeInstanceOf(FileTooLargeError);
+  expect(() => readRegularFileSync(path, 99)).toThrow(FileTooLargeError);
+  // A file whose size stat does not tell (0 in /proc) is bounded by what is read; a device is not read (/dev/zero as
+  // Gemini CLI's projects.json was read for 620 MB).
+  await expect(readRegularFile('/proc/self/maps', 16)).rejects.toMatchObject({ code: 'EFBIG' });
+  await expect(readRegularFile('/dev/zero', 16)).rejects.toMatchObject({ code: 'EFTYPE' });
+});
