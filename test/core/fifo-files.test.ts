@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { geminiProjectFolder } from '../../src/core/handoff/gemini.js';
 import { FileTooLargeError, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
+import { withReadOnly } from '../../src/core/io/sqlite.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -38,4 +39,10 @@ it('reads a small file whole and refuses one past its bound, reading no more tha
   // Gemini CLI's projects.json was read for 620 MB).
   await expect(readRegularFile('/proc/self/maps', 16)).rejects.toMatchObject({ code: 'EFBIG' });
   await expect(readRegularFile('/dev/zero', 16)).rejects.toMatchObject({ code: 'EFTYPE' });
+});
+
+it('a FIFO as a database (opencode.db) is refused, not opened by SQLite (which opens blocking)', () => {
+  const path = join(dir, 'opencode.db');
+  execFileSync('mkfifo', [path]);
+  expect(() => withReadOnly(path, (db) => db.prepare('SELECT 1').get())).toThrow(expect.objectContaining({ code: 'EFTYPE' }));
 });

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { copyRegularFileSync } from './regular.js';
+import { copyRegularFileSync, NotRegularFileError } from './regular.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
 
@@ -13,6 +13,12 @@ export type SqliteDatabase = BetterSqlite3.Database;
  * it costs only the agents that need it (their store reports the error).
  */
 let driver: typeof BetterSqlite3 | null = null;
+
+/** SQLite opens the path blocking: a FIFO there would hang it. Only a regular file (or a symlink to one) is opened. */
+function checkRegular(path: string): void {
+  const stats = statSync(path);
+  if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+}
 
 function load(): typeof BetterSqlite3 {
   driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
@@ -24,6 +30,7 @@ function load(): typeof BetterSqlite3 {
  * own writers and their write-ahead log are left alone). A reader waits up to `busyMs` for a writer's lock.
  */
 export function openReadOnly(path: string, busyMs = 5000): SqliteDatabase {
+  checkRegular(path);
   const Database = load();
   const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyMs });
   return db;
@@ -34,6 +41,7 @@ export function openReadOnly(path: string, busyMs = 5000): SqliteDatabase {
  * the agent's own transaction instead of failing), never created when it is not there.
  */
 export function openForWriting(path: string, busyMs = 5000): SqliteDatabase {
+  checkRegular(path);
   const Database = load();
   const db = new Database(path, { fileMustExist: true, timeout: busyMs });
   db.pragma(`busy_timeout = ${busyMs}`);
