@@ -2,10 +2,12 @@
 // blocking, a FIFO hangs the command until a writer comes, and /dev/zero is read until memory runs out. Each is
 // refused (regular files only, opened O_NONBLOCK) and read up to a bound.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ADAPTERS } from '../../src/core/formats/index.js';
+import type { AdapterContext } from '../../src/core/formats/types.js';
 import { geminiProjectFolder } from '../../src/core/handoff/gemini.js';
 import { FileTooLargeError, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
 import { withReadOnly } from '../../src/core/io/sqlite.js';
@@ -45,4 +47,25 @@ it('a FIFO as a database (opencode.db) is refused, not opened by SQLite (which o
   const path = join(dir, 'opencode.db');
   execFileSync('mkfifo', [path]);
   expect(() => withReadOnly(path, (db) => db.prepare('SELECT 1').get())).toThrow(expect.objectContaining({ code: 'EFTYPE' }));
+});
+
+it('a FIFO as a Gemini CLI project\'s .project_root: the sessions are listed and read (it hung list, show and a Codex fork)', async () => {
+  const gemini = join(dir, '.gemini');
+  await cp(join(import.meta.dirname, '..', 'fixtures', 'gemini-0.61.0', '.gemini'), gemini, { recursive: true });
+  const marker = join(gemini, 'tmp', 'g-api-server', '.project_root');
+  const before = await readFile(marker, 'utf8');
+  await rm(marker);
+  execFileSync('mkfifo', [marker]);
+  const context: AdapterContext = { report: () => undefined, lookup: () => undefined, names: () => new Map() };
+  const groups = (await ADAPTERS.gemini.discover(gemini, () => undefined)).filter((group) => group.paths[0]!.includes('g-api-server'));
+  let rows = 0;
+  for (const group of groups) {
+    const row = await ADAPTERS.gemini.readSummary(group, context);
+    if (row === null) continue; // not a conversation of its own
+    rows++;
+    // The marker is not read: the cwd comes from the session context Gemini CLI wrote, as in older releases.
+    expect(row.cwd).toBe(before.trim());
+    expect((await ADAPTERS.gemini.readSession(group, context)).messages.length).toBeGreaterThan(0);
+  }
+  expect(rows).toBeGreaterThan(0);
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { opencodeAdapter } from '../../src/core/formats/opencode.js';
+import { opencodeAdapter } from '../../src/core/formats/opencode/index.js';
 import type { AdapterContext } from '../../src/core/formats/types.js';
 import { sha256File } from '../helpers/files.js';
 

@@ -1,8 +1,8 @@
 /** A chat's row: its project folder, sub-agent parent, digests of its messages, the index's fold. */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { indexReads, newLineStats } from '../../io/lines.js';
+import { readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
 import { addUsage, promptOpening, type SessionSummary, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
 import { reportSkippedLines } from '../problems.js';
@@ -61,7 +61,8 @@ export function digestRecord(record: GeminiRecord): GeminiRecord<MessageDigest> 
  */
 export async function projectRootOf(path: string, record: GeminiRecord<MessageDigest>): Promise<string | null> {
   try {
-    const marker = (await readFile(join(projectDirOf(path), '.project_root'), 'utf8')).trim();
+    // Through the safe open: a FIFO here hung list, show and even a Codex fork (which lists to resolve its id).
+    const marker = (await readRegularFile(join(projectDirOf(path), '.project_root'), SMALL_FILE_MAX_BYTES)).toString('utf8').trim();
     // The folder Gemini CLI keeps this project's sessions for (one folder per project, claimed by this marker).
     if (marker.startsWith('/')) return marker;
   } catch {
