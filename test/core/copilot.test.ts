@@ -408,5 +408,13 @@ describe('workspace.yaml', () => {
       summary: 'x',
       empty: '',
     });
+    // A double-quoted value followed by a comment was read verbatim, quotes and escapes included.
+    expect(parseWorkspaceYaml('cwd: "/home/dev/src/caf\\u00e9 \\"x\\"" # moved here\nname: "a # b" # not this\nsummary: \'it\'\'s\'   # nor this\n')).toEqual({
+      cwd: '/home/dev/src/café "x"',
+      name: 'a # b',
+      summary: "it's",
+    });
+    // Not YAML (a tab-indented key, an unclosed quote): no values, rather than wrong ones.
+    expect(parseWorkspaceYaml('cwd: "/open\nname: x\n')).toEqual({});
   });
 });

@@ -2,9 +2,11 @@
 import type { Dirent } from 'node:fs';
 import { walkFs } from '../../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
 import { errorCode } from '../../errors.js';
 import { UUID_PATTERN } from '../../ids.js';
-import { readRegularFile } from '../../io/regular.js';
+import { isRecord } from '../../json.js';
+import { readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
 import type { ReportProblem, SessionFileGroup } from '../types.js';
 
 export const SESSION_STATE = 'session-state';
@@ -83,32 +85,22 @@ export function workspacePath(group: SessionFileGroup): string | null {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// workspace.yaml (flat `key: value` lines; values plain, 'single' or "double" quoted)
+// workspace.yaml: Copilot CLI writes flat `key: value` lines; read with a YAML parser (quotes, escapes, comments)
 
 export type Workspace = Readonly<Record<string, string>>;
 
+/**
+ * The top-level scalars of a workspace.yaml, each as its text (YAML's failsafe schema: `false` is "false", `0` is
+ * "0", as Copilot CLI's own values are compared). Nested values are left out; a file that is not YAML gives none.
+ */
 export function parseWorkspaceYaml(text: string): Workspace {
+  const document = parseDocument(text, { schema: 'failsafe', uniqueKeys: false });
+  if (document.errors.length > 0) return {};
+  const value: unknown = document.toJS();
+  if (!isRecord(value)) return {};
   const out: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*):(?:\s+(.*))?$/.exec(line);
-    if (!match) continue;
-    const raw = (match[2] ?? '').trim();
-    out[match[1]!] = yamlScalar(raw);
-  }
+  for (const [key, scalar] of Object.entries(value)) if (typeof scalar === 'string') out[key] = scalar;
   return out;
-}
-
-function yamlScalar(raw: string): string {
-  if (raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2) {
-    try {
-      return String(JSON.parse(raw));
-    } catch {
-      return raw.slice(1, -1);
-    }
-  }
-  if (raw.startsWith("'") && raw.endsWith("'") && raw.length >= 2) return raw.slice(1, -1).replace(/''/g, "'");
-  // A plain scalar ends before a comment.
-  return raw.replace(/\s+#.*$/, '');
 }
 
 /** A value as YAML: plain when that reads back the same, else double-quoted (JSON strings are valid YAML). */
@@ -121,7 +113,7 @@ export async function readWorkspace(group: SessionFileGroup): Promise<Workspace 
   const path = workspacePath(group);
   if (path === null) return null;
   try {
-    return parseWorkspaceYaml((await readRegularFile(path)).toString('utf8'));
+    return parseWorkspaceYaml((await readRegularFile(path, SMALL_FILE_MAX_BYTES)).toString('utf8'));
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null;
     throw error;
