@@ -1,6 +1,6 @@
 /** events.jsonl folded: prompts, answers, tool calls and results, compaction, forks, usage. */
 import { clipRawLine, type ClipLimits } from '../../io/clip.js';
-import { foldLines, jsonObjects, newLineStats, type LineStats, type RawLine } from '../../io/lines.js';
+import { foldLines, jsonObjects, newLineStats, parseJsonLine, type LineStats, type RawLine } from '../../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
 import { isRecord, type JsonObject } from '../../json.js';
@@ -188,11 +188,19 @@ export async function readEvents(path: string, withMessages: boolean, clip?: Cli
   const stats = newLineStats();
   const add = (line: RawLine): void => {
     // Every event ends with its timestamp and parentId: the last one is when the session was last written to.
-    const time = tailTimestamp(line.bytes);
-    if (time !== null && (fold.lastTime === null || time > fold.lastTime)) fold.lastTime = time;
-    const type = typeOf(line.bytes);
+    let time = tailTimestamp(line.bytes);
+    let type = typeOf(line.bytes);
     if (type === null) {
-      // Not an event's opening: count it when it is not JSON at all.
+      // Another JSON layout (`{"type": "…"` with a space, `type` not first: valid, not what Copilot writes) is told by a
+      // parse; a line that is not JSON at all is counted.
+      const value = parseJsonLine(line.bytes);
+      if (isRecord(value) && typeof value.type === 'string') {
+        type = value.type;
+        if (typeof value.timestamp === 'string') time = isoTimestamp(value.timestamp) ?? time;
+      }
+    }
+    if (time !== null && (fold.lastTime === null || time > fold.lastTime)) fold.lastTime = time;
+    if (type === null) {
       countMalformed(line, stats);
       return;
     }

@@ -36,8 +36,9 @@ export async function forkCopilot(group: SessionFileGroup, request: ForkRequest,
   let userTurns = 0;
   for await (const line of readLines(events)) {
     if (!line.terminated) continue; // being written: not part of the conversation yet
-    const type = typeOf(line.bytes);
+    const opening = typeOf(line.bytes);
     for (const object of jsonObjects([line], stats)) {
+      const type = opening ?? (typeof object.value.type === 'string' ? object.value.type : null);
       if (type === 'session.start' && start === null) {
         start = object.value;
         const data = isRecord(start.data) ? start.data : {};
