@@ -11,7 +11,7 @@ import { AGENTS, sessionKey, type Agent } from '../core/model.js';
 import { safeLine } from '../core/text.js';
 import { clearMirrorState, copiedFiles, newToken, readMirrorState, withMirrorLock, writeMirrorState } from './mirror-state.js';
 import { rowFromListJson } from './remote-row.js';
-import { failureReason, rsyncShell, runCommand, sshArgv, type RunResult, type SshSettings } from './ssh.js';
+import { failureReason, hostLimits, rsyncShell, runCommand, sshArgv, type RunningCommand, type SshSettings } from './ssh.js';
 
 /** How a host is read: its own `sessions` (only rows travel), or a local rsync mirror of its session folders. */
 export type HostVia = 'sessions' | 'mirror';
@@ -56,6 +56,9 @@ export interface Mirror {
    */
   indexed: { readonly cache: CatalogCache; readonly token: string } | null;
 }
+
+/** Lines of a host's stream that are not rows (each one a problem reported) before the host is dropped. */
+const MAX_BAD_LINES = 100;
 
 /** What a host's login shell prints before anything else: which way it is read. */
 const MARK = 'sessions-host-v1';
@@ -215,6 +218,8 @@ export function mirrorRsyncArgv(host: string, settings: SshSettings, transfer: M
     '--chmod=Du=rwx,Dgo=,Fu=rw,Fgo=',
     // One line per item changed here (`>f…` for a file received): what the index reads again.
     '--out-format=%i %n',
+    // A host that stops sending mid-sync (the link, not the handshake) ends the sync: rsync's I/O timeout.
+    `--timeout=${Math.ceil(hostLimits(settings).idleMs / 1000)}`,
     '-e',
     rsyncShell(settings),
     ...transfer.filter,
@@ -249,7 +254,9 @@ export class HostSource {
   readonly problems: Problem[] = [];
   private rows = new Map<string, CatalogSession>();
   private subagentRows: CatalogSession[] = [];
-  private stream: (Promise<RunResult> & { child: { kill(signal?: NodeJS.Signals): boolean } }) | null = null;
+  private stream: RunningCommand | null = null;
+  /** Lines of the stream that were not rows: past MAX_BAD_LINES the host is dropped. */
+  private badLines = 0;
   private closed = false;
   private busy: Promise<void> | null = null;
 
@@ -327,12 +334,15 @@ export class HostSource {
         this.rows = fresh!;
         fresh = null;
         this.via = 'sessions';
+        // The rows are in: from here on the stream only says what changed, whenever it does.
+        run.complete();
         this.setStatus({ kind: 'ready', via: 'sessions', sessions: this.rows.size });
         synced();
       });
     };
-    const run = runCommand(sshArgv(this.context.settings, this.host, PROBE_LINE, 'batch'), { onLine, keepStdinOpen: true });
+    const run = runCommand(sshArgv(this.context.settings, this.host, PROBE_LINE, 'batch'), { onLine, keepStdinOpen: true, limits: hostLimits(this.context.settings) });
     this.stream = run;
+    this.badLines = 0;
     const ended = run.then((result) => {
       if (this.stream === run) this.stream = null;
       return result;
@@ -373,7 +383,8 @@ export class HostSource {
     try {
       value = JSON.parse(line);
     } catch {
-      this.problems.push({ path: `${this.host}:`, message: `not a row: ${safeLine(line.slice(0, 120))}` });
+      if (++this.badLines > MAX_BAD_LINES) this.stream?.stop(`sent over ${MAX_BAD_LINES} lines that are not rows`);
+      else this.problems.push({ path: `${this.host}:`, message: `not a row: ${safeLine(line.slice(0, 120))}` });
       return;
     }
     const target = fresh ?? this.rows;
@@ -387,6 +398,8 @@ export class HostSource {
       const row = rowFromListJson(value, this.host);
       if (row === null) return;
       target.set(sessionKey(row), row);
+      const { maxRows } = hostLimits(this.context.settings);
+      if (target.size > maxRows) this.stream?.stop(`sent over ${maxRows} rows`);
     }
     if (fresh === null) {
       this.status = { kind: 'ready', via: 'sessions', sessions: this.rows.size };
