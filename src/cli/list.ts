@@ -50,7 +50,11 @@ Examples:
       }
       const setup = listSetup(options, readConfig());
       if (setup.local) warnMissingLocations(options);
-      const { sessions, problems } = await listSessions(setup, { agents: options.agent });
+      const { sessions, problems, sources } = await listSessions(setup, { agents: options.agent });
+      // Nothing asked for could be read (each host's reason was just said): not an empty list.
+      if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable')) {
+        throw new CliError(`no host could be read (tried ${sources.map((source) => source.host).join(', ')})`);
+      }
       let shown: readonly CatalogSession[] = sessions;
       // A host's sessions ran in its own directories: naming hosts lists all of theirs unless --cwd says otherwise.
       if (!options.all && !(options.host?.length && !options.cwd)) {
@@ -67,10 +71,15 @@ Examples:
         const widths = listWidths(shown);
         if (process.stdout.isTTY && shown.length > 0) process.stdout.write(listHeader(widths));
         for (const s of shown) process.stdout.write(listLine(s, widths));
-        if (shown.length === 0) warn(`sessions: no sessions found (looked in ${describeLocations(setup.locations)})\n`);
+        if (shown.length === 0) warn(`sessions: no sessions found (looked in ${lookedIn(setup)})\n`);
       }
       reportProblems(problems);
     });
+}
+
+/** What a list read: this machine's folders (when it was read) and the hosts named. */
+function lookedIn(setup: { readonly local: boolean; readonly locations: Parameters<typeof describeLocations>[0]; readonly hosts: readonly string[] }): string {
+  return [...(setup.local ? [describeLocations(setup.locations)] : []), ...setup.hosts.map((host) => `host ${host}`)].join('; ');
 }
 
 /**

@@ -129,3 +129,18 @@ describe('hosts that stall or flood', () => {
     }, 60_000);
   }
 });
+
+describe('when no chosen host can be read', () => {
+  it('list --host exits non-zero and names the hosts it tried, not this machine\'s folders it did not read', async () => {
+    const result = await run(['list', '--all', '--home', join(sandbox, 'local'), '--host', 'nowhere', '--host', 'silent']);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('host nowhere unreachable: Could not resolve hostname nowhere');
+    expect(result.stderr).toContain('no host could be read (tried nowhere, silent)');
+    expect(result.stderr).not.toContain(join(sandbox, 'local'));
+    // With this machine asked for too, its rows are the list: exit 0.
+    const mixed = await run(['list', '--all', '--json', '--home', join(sandbox, 'local'), '--host', 'local', '--host', 'nowhere']);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    expect((JSON.parse(mixed.stdout) as { id: string }[]).map((row) => row.id)).toEqual([LOCAL_ID]);
+  }, 30_000);
+});
