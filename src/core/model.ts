@@ -1,9 +1,9 @@
 /** The normalized session model every adapter produces and every consumer (CLI, TUI, catalog) reads. */
 
-/** Every agent, in the order rows of equal time and locations are listed. A new agent is added here and in formats/index.ts. */
-export const AGENTS = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode'] as const;
+import { AGENTS, type Agent } from './formats/agents.js';
 
-export type Agent = (typeof AGENTS)[number];
+/** The agents (formats/agents.ts: the list, in listing order, and its type). */
+export { AGENTS, type Agent } from './formats/agents.js';
 
 /** The longest agent name: the width of the agent column in list rows and the browser. */
 export const AGENT_NAME_WIDTH = Math.max(...AGENTS.map((agent) => agent.length));

@@ -12,17 +12,6 @@ import { ADAPTER_LIST } from '../../src/core/formats/index.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/**
- * Places that still name agents while another change moves them into src/core/formats/ (the `agents` helper of issue
- * 26: the AGENTS list and the hand-off writers become the registry's and the adapters'). Each is a file and, where only
- * one line is excused, that line's text.
- */
-const PENDING_MOVE: readonly { readonly file: string; readonly line?: string }[] = [
-  { file: 'src/core/model.ts', line: `export const AGENTS = [${ADAPTER_LIST.map((adapter) => `'${adapter.agent}'`).join(', ')}] as const;` },
-  { file: 'src/core/handoff/index.ts' },
-  { file: 'src/core/handoff/gemini.ts' },
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
@@ -69,8 +58,7 @@ describe('agent names', () => {
       const file = relative(ROOT, path);
       if (file.startsWith('src/core/formats/')) continue;
       for (const hit of namedAgents(file, readFileSync(path, 'utf8'), names)) {
-        const excused = PENDING_MOVE.some((pending) => pending.file === file && (pending.line === undefined || pending.line === hit.text));
-        if (!excused) hits.push(`${file}:${hit.line}: '${hit.name}' in ${hit.text}`);
+        hits.push(`${file}:${hit.line}: '${hit.name}' in ${hit.text}`);
       }
     }
     expect(hits).toEqual([]);

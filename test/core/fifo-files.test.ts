@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext } from '../../src/core/formats/types.js';
-import { geminiProjectFolder } from '../../src/core/handoff/gemini.js';
+import { geminiProjectFolder } from '../../src/core/formats/gemini/handoff.js';
 import { FileTooLargeError, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
 import { withReadOnly } from '../../src/core/io/sqlite.js';
 

@@ -1,4 +1,4 @@
-import { AGENTS, type Agent } from '../model.js';
+import { AGENTS, type Agent } from './agents.js';
 import { claudeAdapter } from './claude/index.js';
 import { clawAdapter } from './claw/index.js';
 import { codexAdapter } from './codex/index.js';
@@ -9,7 +9,7 @@ import { qwenAdapter } from './qwen/index.js';
 import type { FormatAdapter } from './types.js';
 
 /**
- * The registry: one adapter per agent. A new agent is one line here (and its name in model.ts's AGENTS); the
+ * The registry: one adapter per agent. A new agent is one line here (and its name in agents.ts's AGENTS); the
  * catalog, watcher, grep and CLI loop over this and never name an agent (docs/dev/adding-an-agent.md).
  */
 export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {

@@ -1,3 +1,5 @@
+import type { HandoffConversation } from '../handoff/conversation.js';
+import type { HandoffWrite, HandoffWritten } from '../handoff/types.js';
 import type { ClipLimits } from '../io/clip.js';
 import type { Agent, Message, Session, SessionSummary } from '../model.js';
 
@@ -322,6 +324,8 @@ export interface FormatAdapter {
   readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /** How a conversation of another agent is continued in this one (`fork --to`); absent: it cannot take one (yet). */
+  readonly handoff?: HandoffWriter;
   /**
    * True for a line that is never conversation text, judged by its opening bytes (the agent's own records: request
    * shapes, system prompts): a full-text search must not match inside it.
@@ -340,3 +344,12 @@ export interface FormatAdapter {
    */
   readonly notConversation?: RegExp;
 }
+
+/** Writing a conversation handed off from another agent (core/handoff cuts and pairs it) as a new native session. */
+export interface HandoffWriter {
+  /** `home`: this agent's first root the run reads (undefined when there is none: claw keeps sessions in the workspace). */
+  write(conversation: HandoffConversation, write: HandoffWrite, home: string | undefined): Promise<HandoffWritten>;
+  /** Where the new session goes and what names its source (`fork --help`). */
+  readonly where: string;
+}
+

@@ -1,14 +1,7 @@
 import { ADAPTERS } from '../formats/index.js';
 import type { Agent } from '../model.js';
 import { HANDOFF_NOTE_OPENING } from './note-opening.js';
-
-/** Where a handed-off session came from. */
-export interface HandoffSource {
-  readonly agent: Agent;
-  readonly id: string;
-  /** The source's user turn the hand-off was cut before (1-based). */
-  readonly atTurn: number;
-}
+import type { HandoffSource } from './types.js';
 
 /**
  * The one-line note at the start of a handed-off session, for the model and the user: which agent and session the

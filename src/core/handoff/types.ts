@@ -1,4 +1,12 @@
-import type { HandoffSource } from './note.js';
+import type { Agent } from '../model.js';
+
+/** Where a handed-off session came from. */
+export interface HandoffSource {
+  readonly agent: Agent;
+  readonly id: string;
+  /** The source's user turn the hand-off was cut before (1-based). */
+  readonly atTurn: number;
+}
 
 /** What every target writer is told besides the conversation. */
 export interface HandoffWrite {
@@ -28,4 +36,10 @@ export class HandoffError extends Error {
     super(message);
     this.name = 'HandoffError';
   }
+}
+
+/** The home a writer writes into: `home`, else a HandoffError saying `agent` has none (nothing was written). */
+export function requireHome(home: string | undefined, agent: Agent): string {
+  if (home === undefined) throw new HandoffError(`no ${agent} home to write the new session in`);
+  return home;
 }

@@ -7,7 +7,6 @@ import { errorCode, errorMessage } from '../../errors.js';
 import { isKind } from '../../io/regular.js';
 import type { ReportProblem, SessionFileGroup } from '../types.js';
 import { fileStem } from './summary.js';
-import { claudeProjectFolder } from '../../handoff/claude.js';
 import type { SessionSummary } from '../../model.js';
 
 /** Session files of one project folder; subagent folders and `agent-*.jsonl` sidechain files belong to a parent. */
@@ -82,4 +81,20 @@ export async function discoverClaude(root: string, report: ReportProblem): Promi
     if (await isKind(dir, entry, 'directory')) groups.push(...(await discoverProject(root, dir, report)));
   }
   return groups;
+}
+
+/** Claude Code's longest project folder name before it adds a hash of the path. */
+export const MAX_PROJECT_NAME = 200;
+
+/**
+ * The folder Claude Code keeps a cwd's sessions in, under `<config dir>/projects/`: every character but ASCII
+ * letters and digits becomes `-`; a name longer than 200 is cut there and gets `-<hash>` (the 32-bit string hash
+ * Claude Code uses, in base 36). Read from Claude Code 2.1.330's own code.
+ */
+export function claudeProjectFolder(cwd: string): string {
+  const name = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  if (name.length <= MAX_PROJECT_NAME) return name;
+  let hash = 0;
+  for (let i = 0; i < cwd.length; i++) hash = ((hash << 5) - hash + cwd.charCodeAt(i)) | 0;
+  return `${name.slice(0, MAX_PROJECT_NAME)}-${Math.abs(hash).toString(36)}`;
 }

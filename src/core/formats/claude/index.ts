@@ -19,6 +19,8 @@ import { claudeMessages, mayHoldPrompt } from './messages.js';
 import { ClaudeScan, scanFile } from './scan.js';
 import { streamClaudeMessages } from './stream.js';
 import { livePath, readTitleSidecar, summarize } from './summary.js';
+import { writeClaudeHandoff } from './handoff.js';
+import { requireHome } from '../../handoff/types.js';
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
@@ -93,6 +95,10 @@ export const claudeAdapter: FormatAdapter = {
 
 
   fork: forkClaude,
+  handoff: {
+    write: (conversation, write, home) => writeClaudeHandoff(conversation, write, requireHome(home, 'claude')),
+    where: '<Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl (the note names the source)',
+  },
 };
 
 export { claudeUserText, isClaudeCommandCaveat, isClaudeUserTurn } from './lines.js';

@@ -12,6 +12,7 @@ import { forkClaw } from './fork.js';
 import { indexClaw, readClawSession, readClawSummary } from './read.js';
 import { livePath } from './values.js';
 import { CLAW_WORKSPACE_FILTER, clawCandidateRoots, clawMirrorFilter, clawSearchReaches, clawWatched, isClawWorkspace } from './workspaces.js';
+import { writeClawHandoff } from './handoff.js';
 
 export const clawAdapter: FormatAdapter = {
   agent: 'claw',
@@ -49,6 +50,10 @@ export const clawAdapter: FormatAdapter = {
   indexSession: indexClaw,
   readSession: readClawSession,
   fork: forkClaw,
+  handoff: {
+    write: (conversation, write) => writeClawHandoff(conversation, write),
+    where: '<cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names the source)',
+  },
 };
 
 export { clawWorkspaceFingerprint, clawWorkspaceOfSessionFolder, discoverClaw, findClawWorkspaces, groupClawFiles } from './discovery.js';

@@ -6,6 +6,8 @@ import { forkCodex } from './fork.js';
 import { readCodexNames } from './names.js';
 import { CODEX_NON_CONVERSATION_NEEDLES, isCodexNonConversationLine } from './prompt.js';
 import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } from './session.js';
+import { writeCodexHandoff } from './handoff.js';
+import { requireHome } from '../../handoff/types.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -56,6 +58,10 @@ export const codexAdapter: FormatAdapter = {
   readSession: readCodexSession,
   streamMessages: streamCodexMessages,
   fork: forkCodex,
+  handoff: {
+    write: (conversation, write, home) => writeCodexHandoff(conversation, write, requireHome(home, 'codex')),
+    where: '<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)',
+  },
 };
 
 export { codexUserPromptText, isCodexNonConversationLine, isInjectedContext } from './prompt.js';

@@ -22,6 +22,8 @@ import { isCopilotNonConversationLine } from './events.js';
 import { discoverCopilot, EVENTS, groupCopilotFiles, SESSION_FOLDER, SESSION_STATE, WORKSPACE } from './files.js';
 import { forkCopilot } from './fork.js';
 import { indexCopilot, readCopilotSession, readCopilotSummary } from './read.js';
+import { writeCopilotHandoff } from './handoff.js';
+import { requireHome } from '../../handoff/types.js';
 
 export const copilotAdapter: FormatAdapter = {
   agent: 'copilot',
@@ -64,6 +66,10 @@ export const copilotAdapter: FormatAdapter = {
   readSession: readCopilotSession,
   fork: forkCopilot,
   isNonConversationLine: isCopilotNonConversationLine,
+  handoff: {
+    write: (conversation, write, home) => writeCopilotHandoff(conversation, write, requireHome(home, 'copilot')),
+    where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
+  },
 };
 
 export { discoverCopilot, groupCopilotFiles, parseWorkspaceYaml, type Workspace } from './files.js';

@@ -23,8 +23,10 @@ import { type Session, type SessionSummary } from '../../model.js';
 import type { AdapterContext, ForkRequest, ForkResult, FormatAdapter, ReportProblem, SessionFileGroup } from '../types.js';
 import { listDir } from '../roots.js';
 import { GEMINI_NON_CONVERSATION_NEEDLES, geminiMessages, isGeminiNonConversationLine, isGeminiUserTurn } from './messages.js';
-import { readGeminiFile, SESSION_FILE, SUBAGENT_FILE, SUBAGENT_FOLDER } from './records.js';
+import { geminiSessionFileName, readGeminiFile, SESSION_FILE, SUBAGENT_FILE, SUBAGENT_FOLDER } from './records.js';
 import { digestRecord, indexGemini, livePath, projectRootOf, sha256, subagentParentOf, summarize } from './summary.js';
+import { writeGeminiHandoff } from './handoff.js';
+import { requireHome } from '../../handoff/types.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
@@ -46,11 +48,6 @@ function groupChatFiles(root: string, paths: readonly string[]): SessionFileGrou
     root,
     archived: false,
   }));
-}
-
-/** The name a fork is written under, as Gemini CLI names a new session: `session-<minute, UTC>-<id8>.jsonl`. */
-export function geminiSessionFileName(id: string, now: Date): string {
-  return `session-${now.toISOString().slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`;
 }
 
 export const geminiAdapter: FormatAdapter = {
@@ -170,6 +167,10 @@ export const geminiAdapter: FormatAdapter = {
     await createFileAtomic(target, lines.join(''));
     return { agent: 'gemini', id, path: target, parentId: record.sessionId, keptUserTurns: request.atTurn - 1 };
   },
+  handoff: {
+    write: (conversation, write, home) => writeGeminiHandoff(conversation, write, requireHome(home, 'gemini')),
+    where: '<gemini dir>/tmp/<project>/chats/session-<minute>-<id8>.jsonl (forkedFrom names the source)',
+  },
 };
 
 /** The default gemini dir for a user home: `<home>/.gemini` (Gemini CLI's GEMINI_CLI_HOME stands for the home). */
@@ -182,6 +183,6 @@ export function geminiHomeOf(root: string): string | null {
   return basename(root) === '.gemini' ? dirname(root) : null;
 }
 
-export { readGeminiFile, type GeminiRecord, type MessageDigest } from './records.js';
+export { geminiSessionFileName, readGeminiFile, type GeminiRecord, type MessageDigest } from './records.js';
 export { geminiMessages, GEMINI_NON_CONVERSATION_NEEDLES, isGeminiNonConversationLine, isGeminiUserTurn } from './messages.js';
 export { digestMessage } from './summary.js';

@@ -174,3 +174,8 @@ export async function readGeminiFile(path: string): Promise<ReadFile> {
   }
   return { record: fold.result(), stats, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
 }
+
+/** The name a fork is written under, as Gemini CLI names a new session: `session-<minute, UTC>-<id8>.jsonl`. */
+export function geminiSessionFileName(id: string, now: Date): string {
+  return `session-${now.toISOString().slice(0, 16).replace(/:/g, '-')}-${id.slice(0, 8)}.jsonl`;
+}

@@ -1,11 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorCode } from '../errors.js';
-import { clawMessageJson, clawWorkspaceFingerprint, nextSessionId } from '../formats/claw/index.js';
-import { createFileAtomic } from '../io/atomic.js';
-import type { TextBlock } from '../model.js';
-import type { HandoffConversation } from './conversation.js';
-import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
+import { errorCode } from '../../errors.js';
+import { clawMessageJson } from './append.js';
+import { clawWorkspaceFingerprint } from './discovery.js';
+import { nextSessionId } from './fork.js';
+import { createFileAtomic } from '../../io/atomic.js';
+import type { TextBlock } from '../../model.js';
+import type { HandoffConversation } from '../../handoff/conversation.js';
+import { HandoffError, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
 /** claw's blocks have no image: an image becomes this text, so the model knows one was there. */
 export const CLAW_IMAGE_TEXT = '[image: not carried over, claw sessions have no image block]';

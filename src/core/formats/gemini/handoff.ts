@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { errorCode } from '../errors.js';
-import { geminiSessionFileName } from '../formats/gemini/index.js';
-import { imagePart } from '../formats/gemini/parts.js';
-import { uuidv4 } from '../ids.js';
-import { createFileAtomic } from '../io/atomic.js';
-import { INDEX_FILE_MAX_BYTES, readRegularFile, SMALL_FILE_MAX_BYTES } from '../io/regular.js';
-import { isRecord, type JsonObject } from '../json.js';
-import type { ToolResultBlock } from '../model.js';
-import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
-import { argumentsObject, safeToolName, SafeIds } from './ids.js';
-import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
+import { errorCode } from '../../errors.js';
+import { geminiSessionFileName } from './records.js';
+import { imagePart } from './parts.js';
+import { uuidv4 } from '../../ids.js';
+import { createFileAtomic } from '../../io/atomic.js';
+import { INDEX_FILE_MAX_BYTES, readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
+import { isRecord, type JsonObject } from '../../json.js';
+import type { ToolResultBlock } from '../../model.js';
+import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conversation.js';
+import { argumentsObject, safeToolName, SafeIds } from '../../handoff/ids.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
 /** The marker in a project folder naming the folder it keeps sessions for (Gemini CLI 0.3x on). */
 const PROJECT_ROOT_FILE = '.project_root';

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from '../formats/opencode/index.js';
-import type { SqliteDatabase } from '../io/sqlite.js';
-import { isRecord, type JsonObject } from '../json.js';
-import { promptOpening, type ImageBlock } from '../model.js';
-import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
-import { argumentsObject, safeToolName, SafeIds } from './ids.js';
-import { HandoffError, type HandoffWrite, type HandoffWritten } from './types.js';
+import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from './store.js';
+import type { SqliteDatabase } from '../../io/sqlite.js';
+import { isRecord, type JsonObject } from '../../json.js';
+import { promptOpening, type ImageBlock } from '../../model.js';
+import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conversation.js';
+import { argumentsObject, safeToolName, SafeIds } from '../../handoff/ids.js';
+import { HandoffError, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
 /** The release whose database this writer was checked against (a session row records the opencode that made it). */
 const VERIFIED_VERSION = '1.18.33';

@@ -1,25 +1,10 @@
 import { join } from 'node:path';
-import { createFileAtomic } from '../io/atomic.js';
-import { uuidv4 } from '../ids.js';
-import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
-import { argumentsObject, safeToolName, SafeIds } from './ids.js';
-import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
-
-/** Claude Code's longest project folder name before it adds a hash of the path. */
-const MAX_PROJECT_NAME = 200;
-
-/**
- * The folder Claude Code keeps a cwd's sessions in, under `<config dir>/projects/`: every character but ASCII
- * letters and digits becomes `-`; a name longer than 200 is cut there and gets `-<hash>` (the 32-bit string hash
- * Claude Code uses, in base 36). Read from Claude Code 2.1.330's own code.
- */
-export function claudeProjectFolder(cwd: string): string {
-  const name = cwd.replace(/[^a-zA-Z0-9]/g, '-');
-  if (name.length <= MAX_PROJECT_NAME) return name;
-  let hash = 0;
-  for (let i = 0; i < cwd.length; i++) hash = ((hash << 5) - hash + cwd.charCodeAt(i)) | 0;
-  return `${name.slice(0, MAX_PROJECT_NAME)}-${Math.abs(hash).toString(36)}`;
-}
+import { claudeProjectFolder } from './discovery.js';
+import { createFileAtomic } from '../../io/atomic.js';
+import { uuidv4 } from '../../ids.js';
+import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conversation.js';
+import { argumentsObject, safeToolName, SafeIds } from '../../handoff/ids.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
 /**
  * A Claude Code session holding the conversation, in `<claudeDir>/projects/<cwd folder>/<new uuid>.jsonl`: one

@@ -1,8 +1,8 @@
-import { copilotSessionFolder, writeCopilotSession } from '../formats/copilot/index.js';
-import { uuidv4 } from '../ids.js';
-import type { HandoffConversation } from './conversation.js';
-import { safeToolName } from './ids.js';
-import type { HandoffWrite, HandoffWritten } from './types.js';
+import { copilotSessionFolder, writeCopilotSession } from './fork.js';
+import { uuidv4 } from '../../ids.js';
+import type { HandoffConversation } from '../../handoff/conversation.js';
+import { safeToolName } from '../../handoff/ids.js';
+import type { HandoffWrite, HandoffWritten } from '../../handoff/types.js';
 
 /** What a Copilot user.message's `source` is for the hand-off note: not the user's words, so no turn. */
 export const COPILOT_NOTE_SOURCE = 'sessions-handoff';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { uuidv4 } from '../ids.js';
-import { createFileAtomic } from '../io/atomic.js';
-import type { JsonObject } from '../json.js';
-import type { HandoffConversation } from './conversation.js';
-import { promptParts } from './gemini.js';
-import { argumentsObject, safeToolName, SafeIds } from './ids.js';
-import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
+import { uuidv4 } from '../../ids.js';
+import { createFileAtomic } from '../../io/atomic.js';
+import type { JsonObject } from '../../json.js';
+import type { HandoffConversation } from '../../handoff/conversation.js';
+import { promptParts } from '../gemini/handoff.js';
+import { argumentsObject, safeToolName, SafeIds } from '../../handoff/ids.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
 /** The folder Qwen Code keeps a cwd's sessions in, under `<runtime dir>/projects/`: every non-alphanumeric as `-` (`sanitizeCwd`, 0.24.4). */
 export function qwenProjectFolder(cwd: string): string {

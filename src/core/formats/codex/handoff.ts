@@ -1,11 +1,11 @@
-import { codexIndexPath, codexRolloutPath, nameCodexThread } from '../formats/codex/index.js';
-import { checkAppendable, createFileAtomic } from '../io/atomic.js';
-import { uuidv7 } from '../ids.js';
-import type { ImageBlock } from '../model.js';
-import type { HandoffConversation, HandoffUserBlock } from './conversation.js';
-import { safeToolName } from './ids.js';
-import { jsonLines, type HandoffWrite, type HandoffWritten } from './types.js';
-import { isRecord } from '../json.js';
+import { codexIndexPath, codexRolloutPath, nameCodexThread } from './fork.js';
+import { checkAppendable, createFileAtomic } from '../../io/atomic.js';
+import { uuidv7 } from '../../ids.js';
+import type { ImageBlock } from '../../model.js';
+import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conversation.js';
+import { safeToolName } from '../../handoff/ids.js';
+import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
+import { isRecord } from '../../json.js';
 
 /**
  * A Codex rollout holding the conversation, under today's date in `codexHome`: a `session_meta` whose
