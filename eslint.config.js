@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importCycles from './lint/no-import-cycle.mjs';
 
 /**
  * Every file read goes through src/core/io/regular.ts (regular files only, O_NONBLOCK, bounded): a FIFO named by a
@@ -52,5 +53,12 @@ export default tseslint.config(
     // The safe open itself, and the atomic writer: the core's own restrictions only.
     files: SAFE_OPEN_MODULES,
     rules: { 'no-restricted-imports': ['error', { paths: CORE_FREE_OF, patterns: CORE_PATTERNS }] },
+  },
+  {
+    // No import cycles (issue 26), type-only imports included: a module imports only what is whole when it is loaded,
+    // and the layers stay one-way (an agent's folder never reaches back into the hand-off entry point).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { sessions: importCycles },
+    rules: { 'sessions/no-import-cycle': 'error' },
   },
 );

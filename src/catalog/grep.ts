@@ -5,7 +5,6 @@ import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { type Agent, localSessionKey, sessionKey } from '../core/model.js';
-import type { Snippet } from '../core/io/snippet.js';
 import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import type { GrepItem, GrepMessage, GrepRequest, GrepStamp, GrepWorkerData } from './grep-worker.js';
@@ -15,6 +14,9 @@ import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
+import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+
+export type { GrepFound } from './grep-pool-events.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -67,14 +69,6 @@ export interface GrepOptions {
    * end, and a later search for text it cannot hold reads only what was appended since. None when absent.
    */
   readonly trigrams?: TrigramMaps;
-}
-
-/** What a matching session holds of the text. */
-export interface GrepFound {
-  /** Occurrences in the session's files (as the agent wrote them: a prompt some agents record twice counts twice); 0 when not counted. */
-  readonly matches: number;
-  /** The first occurrence in its surroundings (with `context`). */
-  readonly snippet: Snippet | null;
 }
 
 export interface GrepResult {
@@ -596,25 +590,6 @@ class Latch {
   open(): void {
     this.release();
   }
-}
-
-/**
- * A file's lineage as its head shows it (null: not there), or a function that reads it: a search whose matches need
- * no lineage (no matching session of such an agent) never reads the lineages of thousands of heads.
- */
-export type SniffedLineage = string | null | (() => string | null);
-
-/**
- * The stamps a search took of a session's files (null: not taken), or how to make them: a search reports the stamps of
- * every file whose lineage it sniffed, and only those of sessions whose rows are wanted are ever made.
- */
-export type SniffedStamps = readonly GrepStamp[] | null | (() => readonly GrepStamp[] | null);
-
-export interface PoolEvents {
-  readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
-  /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[]) => Promise<GrepItem[]>;
-  readonly onProblem: (problem: Problem) => void;
 }
 
 /** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */

@@ -13,7 +13,7 @@ import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
 import type { WalkAnswer } from '../core/io/walk-fs.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
-import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep.js';
+import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 
 /** The addon's functions (see native/search.c). */
 interface NativeSearchAddon {

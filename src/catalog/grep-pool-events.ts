@@ -1,0 +1,31 @@
+/** What a search pool (the JS workers' GrepPool or the native engine's NativeGrepPool) reports to the search that runs it. */
+import type { Problem } from '../core/formats/types.js';
+import type { Snippet } from '../core/io/snippet.js';
+import type { GrepItem, GrepStamp } from './grep-worker.js';
+
+/** What a matching session holds of the text. */
+export interface GrepFound {
+  /** Occurrences in the session's files (as the agent wrote them: a prompt some agents record twice counts twice); 0 when not counted. */
+  readonly matches: number;
+  /** The first occurrence in its surroundings (with `context`). */
+  readonly snippet: Snippet | null;
+}
+
+/**
+ * A file's lineage as its head shows it (null: not there), or a function that reads it: a search whose matches need
+ * no lineage (no matching session of such an agent) never reads the lineages of thousands of heads.
+ */
+export type SniffedLineage = string | null | (() => string | null);
+
+/**
+ * The stamps a search took of a session's files (null: not taken), or how to make them: a search reports the stamps of
+ * every file whose lineage it sniffed, and only those of sessions whose rows are wanted are ever made.
+ */
+export type SniffedStamps = readonly GrepStamp[] | null | (() => readonly GrepStamp[] | null);
+
+export interface PoolEvents {
+  readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
+  /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[]) => Promise<GrepItem[]>;
+  readonly onProblem: (problem: Problem) => void;
+}
