@@ -1,0 +1,179 @@
+// The prefilter: which sessions can match a query's words (and how strongly), decided on the folded fields
+// before fuse.js scores any of them.
+import type { ParsedQuery, QueryTerm } from './search-query.js';
+import { RANKED_PROMPTS, type SearchDoc } from './search-doc.js';
+
+/** True when every character of `needle` appears in `haystack` in order (both folded). */
+export function isSubsequence(needle: string, haystack: string): boolean {
+  let at = 0;
+  for (const char of needle) {
+    at = haystack.indexOf(char, at);
+    if (at < 0) return false;
+    at += char.length;
+  }
+  return true;
+}
+
+/**
+ * True when `needle` is a subsequence of `haystack` within a window of at most twice its length (plus two):
+ * `apihlth` in `api-health`, but not `rate` strewn over a long path — fuse.js would not match that either.
+ */
+export function isCompactSubsequence(needle: string, haystack: string): boolean {
+  const maxSpan = needle.length * 2 + 2;
+  const first = needle[0]!;
+  for (let start = haystack.indexOf(first); start !== -1; start = haystack.indexOf(first, start + 1)) {
+    let at = start + 1;
+    let ok = true;
+    for (let i = 1; i < needle.length; i++) {
+      at = haystack.indexOf(needle[i]!, at);
+      if (at === -1) return false; // no later start can succeed either
+      if (at - start >= maxSpan) {
+        ok = false;
+        break;
+      }
+      at++;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+/** Added to a tier when fuse.js may still reject the candidate (see matchTier). */
+export const UNSURE = 4;
+/** Returned for a candidate fuse.js cannot keep: kept to narrow the next query, never ranked nor counted. */
+export const NEVER = 8;
+
+/**
+ * How a document passes the prefilter, or -1: the weakest of its groups' tiers (a group: the best of its words),
+ * or -1 when a group does not match or an excluded word does. fuse.js has the last word on the positive words;
+ * excluded words are decided here (fuse.js would let one field without the word pass).
+ *
+ * Plus UNSURE when fuse.js may still reject it, or NEVER when it cannot keep it. A word found exactly in a field
+ * fuse.js reads is a match fuse.js always keeps (an exact substring scores 0; `'word`, `^word`, `word$`,
+ * `^word$` are exact tests of the same folded fields); a compact subsequence or a prompt's line start or end
+ * (fuse.js tests whole prompts) may be rejected. fuse.js allows errors/length ≤ 0.3 (threshold, no location),
+ * so a word of three letters or fewer matches exactly or not at all: its subsequences never match, nor do
+ * prompts when fuse.js reads the short fields only (`broad`). Sure candidates are counted at once, so the number
+ * of matches is known as soon as the walk is over and the few unsure ones are scored.
+ */
+export function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean): number {
+  for (const term of query.excluded) if (termTier(doc, term) >= 0) return -1;
+  let tier = 0;
+  let status = SURE_TERM;
+  for (const group of query.groups) {
+    let best = -1;
+    let groupStatus = NEVER_TERM;
+    for (const term of group) {
+      const one = termTier(doc, term);
+      if (one < 0) continue;
+      if (best < 0 || one < best) best = one;
+      let oneStatus = termStatus(one, term, broad);
+      if (oneStatus === MAYBE_TERM && !broad && term.kind === 'fuzzy' && withinOneDeletion(doc, term.text)) oneStatus = SURE_TERM;
+      groupStatus = Math.min(groupStatus, oneStatus);
+      if (best === 0) break;
+    }
+    if (best < 0) return -1;
+    tier = Math.max(tier, best);
+    status = Math.max(status, groupStatus);
+  }
+  return status === SURE_TERM ? tier : status === MAYBE_TERM ? tier + UNSURE : tier + NEVER;
+}
+
+const SURE_TERM = 0;
+const MAYBE_TERM = 1;
+const NEVER_TERM = 2;
+
+/** Whether fuse.js keeps a word matched at this tier (see matchTier). */
+function termStatus(tier: number, term: QueryTerm, broad: boolean): number {
+  if (tier <= 1) return SURE_TERM;
+  const exactOnly = term.text.length <= 3;
+  if (tier === 2) {
+    if (broad) return exactOnly ? NEVER_TERM : MAYBE_TERM;
+    return term.kind === 'fuzzy' || term.kind === 'include' ? SURE_TERM : MAYBE_TERM;
+  }
+  return exactOnly ? NEVER_TERM : MAYBE_TERM;
+}
+
+/**
+ * Whether a fuzzy word of four letters or more, missing one of its letters, is found exactly in a field fuse.js
+ * reads: one error in four or more letters is within fuse.js's threshold (errors / length ≤ 0.3, location
+ * ignored), so fuse.js keeps the document whatever else it scores. An unsure candidate (a compact subsequence)
+ * that passes is counted at once instead of waiting for fuse.js to score it: `plea` over 100k sessions had 67k
+ * such candidates (`ple`, `pla` are everywhere), and its count took seconds. Only when fuse.js reads every
+ * prompt (see RANKED_PROMPTS); patterns longer than fuse.js's 32-letter chunks are left to fuse.js.
+ */
+function withinOneDeletion(doc: SearchDoc, token: string): boolean {
+  if (token.length < 4 || token.length > 32) return false;
+  if (doc.session.prompts.length > RANKED_PROMPTS.first + RANKED_PROMPTS.last) return false;
+  for (let i = 0; i < token.length; i++) {
+    if (i > 0 && token[i] === token[i - 1]) continue; // the same variant as the one before
+    const variant = token.slice(0, i) + token.slice(i + 1);
+    if (doc.folded.includes(variant) || doc.name.includes(variant) || doc.cwd.includes(variant) || doc.gitBranch.includes(variant) || doc.id.includes(variant)) return true;
+  }
+  return false;
+}
+
+/**
+ * How one word matches: 0 in the title or name, 1 in another short field, 2 in the prompts, 3 (fuzzy words
+ * only) as a compact subsequence of a short field; -1 not at all.
+ */
+function termTier(doc: SearchDoc, term: QueryTerm): number {
+  if (term.kind === 'fuzzy' || term.kind === 'include') {
+    const token = term.text;
+    // `folded` is the title then the prompts: where the first occurrence falls tells which.
+    const at = doc.folded.indexOf(token);
+    if (at !== -1 && at < doc.titleEnd) return 0;
+    if (doc.name.includes(token)) return 0;
+    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token)) return 1;
+    if (at !== -1) return 2;
+    // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
+    if (term.kind === 'fuzzy' && token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) return 3;
+    return -1;
+  }
+  const short = (field: string): boolean => field !== '' && fieldMatches(term, field);
+  if (titleMatches(doc, term) || short(doc.name)) return 0;
+  if (short(doc.cwd) || short(doc.gitBranch) || short(doc.id)) return 1;
+  return promptsMatch(doc, term) ? 2 : -1;
+}
+
+function fieldMatches(term: QueryTerm, field: string): boolean {
+  switch (term.kind) {
+    case 'prefix':
+      return field.startsWith(term.text);
+    case 'suffix':
+      return field.endsWith(term.text);
+    case 'equal':
+      return field === term.text;
+    default:
+      return field.includes(term.text);
+  }
+}
+
+/** The title is `folded`'s first `titleEnd` characters. */
+function titleMatches(doc: SearchDoc, term: QueryTerm): boolean {
+  const { folded, titleEnd } = doc;
+  const { text } = term;
+  if (text.length > titleEnd) return false;
+  if (term.kind === 'prefix') return folded.startsWith(text);
+  if (term.kind === 'suffix') return folded.startsWith(text, titleEnd - text.length);
+  return titleEnd === text.length && folded.startsWith(text);
+}
+
+/**
+ * A prompt starts or ends with the word (or is it): the prompts are joined by `\n` in `folded`. A prompt's own
+ * line breaks count as starts and ends too: more candidates than fuse.js keeps, never fewer.
+ */
+function promptsMatch(doc: SearchDoc, term: QueryTerm): boolean {
+  const { folded, promptsStart } = doc;
+  if (promptsStart >= folded.length) return false;
+  const starts = (): boolean => folded.startsWith(term.text, promptsStart) || folded.indexOf(term.lineStart, promptsStart) !== -1;
+  const ends = (): boolean => folded.endsWith(term.text) || folded.indexOf(term.lineEnd, promptsStart) !== -1;
+  if (term.kind === 'prefix') return starts();
+  if (term.kind === 'suffix') return ends();
+  return starts() && ends();
+}
+
+/** The short fields, folded, for the subsequence test (the title is cut from `folded` only when needed). */
+function shortFields(doc: SearchDoc): string[] {
+  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id];
+}

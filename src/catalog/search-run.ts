@@ -1,0 +1,267 @@
+// One query's search in progress: the prefilter's walk over the catalog in tiers, then fuse.js's ranking in slices.
+import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
+import { fold, type FuseRecord, type MatchRanges, type SearchDoc, type SearchField, type SearchHit } from './search-doc.js';
+import { matchTier, NEVER, UNSURE } from './search-prefilter.js';
+import { toExpression, type ParsedQuery } from './search-query.js';
+
+/** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
+export const FIRST_PAGE = 150;
+
+interface RunParts {
+  readonly query: ParsedQuery;
+  /** Slots to consider, in catalog order. */
+  readonly pool: readonly number[];
+  readonly docs: readonly (SearchDoc | null)[];
+  readonly recordOf: (slot: number) => FuseRecord;
+  /** fuse.js reads the short fields only (a one- or two-letter query over a big pool). */
+  readonly broad: boolean;
+  /** The clock the time budgets are measured on. */
+  readonly now: () => number;
+  readonly options: IFuseOptions<SearchDoc>;
+  readonly keys: FuseIndex<SearchDoc>['keys'];
+  readonly onScanned: (candidates: readonly number[]) => void;
+}
+
+/** One query's search in progress (see SearchIndex.begin). */
+export class SearchRun {
+  private ranked: FuseResult<SearchDoc>[] = [];
+  private readonly tiers: number[][] = [[], [], [], []];
+  /** Everything that passed the prefilter, in catalog order. */
+  private readonly passed: number[] = [];
+  private scanned = 0;
+  private readonly rankedFirst = new Set<number>();
+  /** After the walk: the candidates not ranked yet, in tier order (the unsure ones first: they decide the count). */
+  private queue: number[] | null = null;
+  private queued = 0;
+  private expression: Expression | null = null;
+  /** Candidates fuse.js will keep whatever it scores (see matchTier), and the unsure ones, by slot. */
+  private sure = 0;
+  private readonly unsure = new Set<number>();
+  /** Unsure candidates scored so far, and how many of them fuse.js kept. */
+  private unsureScored = 0;
+  private unsureKept = 0;
+  /** Every slot handed to fuse.js so far. */
+  private readonly scored = new Set<number>();
+  private readonly hitOf = new WeakMap<FuseResult<SearchDoc>, SearchHit>();
+
+  constructor(
+    readonly query: string,
+    private readonly parts: RunParts,
+  ) {}
+
+  /** Walk until a page of title matches is found (or briefly), and rank a first page. */
+  start(): void {
+    if (this.parts.query.groups.length === 0 && this.parts.query.excluded.length === 0) return;
+    this.scan(this.parts.now() + FIRST_SCAN_MS, FIRST_PAGE);
+    const first = this.tiers.flat().slice(0, FIRST_PAGE);
+    for (const slot of first) this.rankedFirst.add(slot);
+    this.rank(first);
+  }
+
+  get done(): boolean {
+    return this.scanned >= this.parts.pool.length && this.remaining().length <= this.queued;
+  }
+
+  /** Walk and rank more for about `budgetMs`; true when every candidate has been scored. */
+  step(budgetMs: number): boolean {
+    const until = this.parts.now() + budgetMs;
+    while (!this.done && this.parts.now() < until) {
+      if (this.scanned < this.parts.pool.length) {
+        this.scan(until, Number.POSITIVE_INFINITY);
+      } else {
+        this.rank(this.remaining().slice(this.queued, this.queued + STEP_SLICE));
+        this.queued += STEP_SLICE;
+      }
+    }
+    return this.done;
+  }
+
+  /**
+   * How many sessions match, once known: after the walk, when every unsure candidate has been scored (usually
+   * long before the ranking of the rest is done). Null until then.
+   */
+  get count(): number | null {
+    if (this.scanned < this.parts.pool.length || this.unsureScored < this.unsure.size) return null;
+    return this.sure + this.unsureKept;
+  }
+
+  /**
+   * The sure candidates fuse.js has not scored yet, after the ranked hits, in tier and catalog order and without
+   * match ranges: with hits() they are every match once `count` is known, so a list can show all of them (its
+   * visible top is ranked: the first page is) before the ranking of the rest is over.
+   */
+  unrankedHits(): SearchHit[] {
+    const out: SearchHit[] = [];
+    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
+    return out;
+  }
+
+  /** Candidates not scored yet (those still to be walked count as one each). */
+  get pending(): number {
+    const unwalked = this.parts.pool.length - this.scanned;
+    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirst.size);
+  }
+
+  /** The hits ranked so far, best first (the same hit objects from call to call: a list re-renders only what moved). */
+  hits(): SearchHit[] {
+    return this.ranked.map((result) => {
+      let hit = this.hitOf.get(result);
+      if (hit === undefined) {
+        hit = toHit(result);
+        this.hitOf.set(result, hit);
+      }
+      return hit;
+    });
+  }
+
+  private scan(until: number, titleTarget: number): void {
+    const { pool, docs, query } = this.parts;
+    let i = this.scanned;
+    const { broad } = this.parts;
+    while (i < pool.length) {
+      const slot = pool[i++]!;
+      let tier = matchTier(docs[slot]!, query, broad);
+      if (tier >= NEVER) {
+        this.passed.push(slot);
+      } else if (tier >= 0) {
+        if (tier >= UNSURE) {
+          tier -= UNSURE;
+          this.unsure.add(slot);
+        } else {
+          this.sure++;
+        }
+        this.tiers[tier]!.push(slot);
+        this.passed.push(slot);
+      }
+      if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || this.parts.now() >= until)) break;
+    }
+    this.scanned = i;
+    if (i >= pool.length) this.parts.onScanned(this.passed);
+  }
+
+  /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
+  private remaining(): number[] {
+    if (this.queue === null) {
+      const left = this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
+      this.queue = [...left.filter((slot) => this.unsure.has(slot)), ...left.filter((slot) => !this.unsure.has(slot))];
+    }
+    return this.queue;
+  }
+
+  /** Let fuse.js score these candidates and merge them into the ranking. */
+  private rank(slots: readonly number[]): void {
+    if (slots.length === 0) return;
+    const { docs, options, keys, recordOf, query } = this.parts;
+    for (const slot of slots) {
+      this.scored.add(slot);
+      if (this.unsure.has(slot)) this.unsureScored++;
+    }
+    let results: FuseResult<SearchDoc>[];
+    if (query.groups.length === 0) {
+      // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
+      results = slots.map((slot) => ({ item: docs[slot]!, refIndex: slot, score: 0, matches: [] }));
+    } else {
+      this.expression ??= toExpression(query);
+      const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
+      results = new Fuse(docs as SearchDoc[], options, index).search(this.expression);
+      // A sure candidate is a match whatever fuse.js scored (its word is in a prompt fuse.js does not read):
+      // ranked after every scored hit, showing the first prompt that has the word.
+      if (results.length < slots.length) {
+        const kept = new Set(results.map((result) => result.refIndex));
+        for (const slot of slots) if (!kept.has(slot) && !this.unsure.has(slot)) results.push(exactPromptMatch(docs[slot]!, slot, query));
+      }
+      results.sort(byScore);
+    }
+    for (const result of results) if (this.unsure.has(result.refIndex)) this.unsureKept++;
+    this.ranked = mergeSorted(this.ranked, results);
+  }
+}
+
+/** A document's hit before it is ranked, made once: a count of 80k matches hands over 80k of them per keystroke. */
+function unrankedHit(doc: SearchDoc): SearchHit {
+  return (doc.unranked ??= { key: doc.key, session: doc.session, score: 1 });
+}
+
+/** The score of a match fuse.js did not score (see exactPromptMatch): after every hit it scored (1 is its worst). */
+const UNSCORED = 1;
+
+/** A sure candidate fuse.js did not keep, as a result: its first prompt holding a word of the query, exactly. */
+function exactPromptMatch(doc: SearchDoc, slot: number, query: ParsedQuery): FuseResult<SearchDoc> {
+  const { prompts } = doc.session;
+  const words = query.groups.flat().map((term) => term.text);
+  for (let i = 0; i < prompts.length; i++) {
+    const folded = fold(prompts[i]!);
+    const ranges: [number, number][] = [];
+    for (const word of words) {
+      const at = folded.indexOf(word);
+      if (at !== -1) ranges.push([at, at + word.length - 1]);
+    }
+    if (ranges.length > 0) return { item: doc, refIndex: slot, score: UNSCORED, matches: [{ key: 'prompts', refIndex: i, indices: ranges, value: folded }] };
+  }
+  return { item: doc, refIndex: slot, score: UNSCORED, matches: [] };
+}
+
+/** How long the first walk may take before the first page is ranked from what it found. */
+const FIRST_SCAN_MS = 6;
+
+const STEP_SLICE = 100;
+
+/** fuse.js score first (0 is best), then catalog order (newest first). */
+function byScore(a: FuseResult<SearchDoc>, b: FuseResult<SearchDoc>): number {
+  return (a.score ?? 0) - (b.score ?? 0) || a.item.order - b.item.order;
+}
+
+function mergeSorted(a: readonly FuseResult<SearchDoc>[], b: readonly FuseResult<SearchDoc>[]): FuseResult<SearchDoc>[] {
+  const out: FuseResult<SearchDoc>[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(byScore(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+function toHit(result: FuseResult<SearchDoc>): SearchHit {
+  const hit: { -readonly [K in keyof SearchHit]: SearchHit[K] } = { key: result.item.key, session: result.item.session, score: result.score ?? 0 };
+  // Each word of a query is its own leaf: one field can be matched by several (`request server` in one prompt).
+  const prompts = new Map<number, { text: string; ranges: [number, number][] }>();
+  for (const match of result.matches ?? []) {
+    const ranges = match.indices as MatchRanges;
+    const field = match.key as SearchField;
+    if (field === 'prompts') {
+      const which = match.refIndex ?? -1;
+      const prompt = prompts.get(which);
+      // The prompt as written (fuse.js saw it folded, of the same length).
+      if (prompt) prompt.ranges.push(...ranges.map(([a, b]): [number, number] => [a, b]));
+      else prompts.set(which, { text: result.item.session.prompts[which] ?? match.value ?? '', ranges: ranges.map(([a, b]): [number, number] => [a, b]) });
+    } else if (field === 'title' || field === 'name' || field === 'cwd' || field === 'gitBranch' || field === 'id') {
+      hit[field] = hit[field] ? mergeRanges([...hit[field], ...ranges]) : ranges;
+    }
+  }
+  let bestPrompt: { text: string; ranges: MatchRanges; length: number } | null = null;
+  for (const { text, ranges } of prompts.values()) {
+    const merged = mergeRanges(ranges);
+    const length = matchedLength(merged);
+    if (!bestPrompt || length > bestPrompt.length) bestPrompt = { text, ranges: merged, length };
+  }
+  if (bestPrompt) hit.prompt = { text: bestPrompt.text, ranges: bestPrompt.ranges };
+  return hit;
+}
+
+/** Sorted, overlapping or touching ranges joined. */
+function mergeRanges(ranges: MatchRanges): MatchRanges {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const [start, end] of sorted) {
+    const last = out[out.length - 1];
+    if (last && start <= last[1] + 1) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
+function matchedLength(ranges: MatchRanges): number {
+  let total = 0;
+  for (const [start, end] of ranges) total += end - start + 1;
+  return total;
+}
