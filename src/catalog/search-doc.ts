@@ -6,7 +6,7 @@ import type { CatalogSession } from './scan.js';
 /** Inclusive [start, end] character ranges, as fuse.js reports them. */
 export type MatchRanges = readonly (readonly [number, number])[];
 
-export type SearchField = 'title' | 'name' | 'prompts' | 'cwd' | 'gitBranch' | 'id';
+export type SearchField = 'title' | 'name' | 'prompts' | 'cwd' | 'gitBranch' | 'id' | 'agent' | 'model';
 
 export interface SearchHit {
   readonly key: string;
@@ -19,6 +19,8 @@ export interface SearchHit {
   readonly name?: MatchRanges;
   readonly cwd?: MatchRanges;
   readonly gitBranch?: MatchRanges;
+  readonly agent?: MatchRanges;
+  readonly model?: MatchRanges;
   readonly id?: MatchRanges;
   readonly prompt?: { readonly text: string; readonly ranges: MatchRanges };
 }
@@ -40,6 +42,9 @@ export interface SearchDoc {
   readonly name: string;
   readonly cwd: string;
   readonly gitBranch: string;
+  /** The agent's name (`qwen`) and the model, so `qwen`, `!codex`, `^claude` or `sonnet` find rows by them. */
+  readonly agent: string;
+  readonly model: string;
   readonly id: string;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
@@ -64,6 +69,8 @@ export const SHORT_KEYS = [
   fuseKey('cwd', 1, (doc) => doc.cwd),
   fuseKey('gitBranch', 1, (doc) => doc.gitBranch),
   fuseKey('id', 1, (doc) => doc.id),
+  fuseKey('agent', 1, (doc) => doc.agent),
+  fuseKey('model', 1, (doc) => doc.model),
 ];
 
 export const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
@@ -136,6 +143,8 @@ export function toDoc(session: CatalogSession, key: string, order: number, share
     // Another machine's rows are found by its name too (`devbox`), as the row shows it: host:cwd.
     cwd: foldShared(session.host === undefined ? session.cwd : `${session.host}:${session.cwd ?? ''}`),
     gitBranch: foldShared(session.gitBranch),
+    agent: foldShared(session.agent),
+    model: foldShared(session.model),
     id: foldOrSame(session.id),
     order,
     generation: 0,

@@ -108,7 +108,7 @@ function withinOneDeletion(doc: SearchDoc, token: string): boolean {
   for (let i = 0; i < token.length; i++) {
     if (i > 0 && token[i] === token[i - 1]) continue; // the same variant as the one before
     const variant = token.slice(0, i) + token.slice(i + 1);
-    if (doc.folded.includes(variant) || doc.name.includes(variant) || doc.cwd.includes(variant) || doc.gitBranch.includes(variant) || doc.id.includes(variant)) return true;
+    if (doc.folded.includes(variant) || doc.name.includes(variant) || doc.cwd.includes(variant) || doc.gitBranch.includes(variant) || doc.id.includes(variant) || doc.agent.includes(variant) || doc.model.includes(variant)) return true;
   }
   return false;
 }
@@ -124,7 +124,7 @@ function termTier(doc: SearchDoc, term: QueryTerm): number {
     const at = doc.folded.indexOf(token);
     if (at !== -1 && at < doc.titleEnd) return 0;
     if (doc.name.includes(token)) return 0;
-    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token)) return 1;
+    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) return 1;
     if (at !== -1) return 2;
     // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
     if (term.kind === 'fuzzy' && token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) return 3;
@@ -132,7 +132,7 @@ function termTier(doc: SearchDoc, term: QueryTerm): number {
   }
   const short = (field: string): boolean => field !== '' && fieldMatches(term, field);
   if (titleMatches(doc, term) || short(doc.name)) return 0;
-  if (short(doc.cwd) || short(doc.gitBranch) || short(doc.id)) return 1;
+  if (short(doc.cwd) || short(doc.gitBranch) || short(doc.id) || short(doc.agent) || short(doc.model)) return 1;
   return promptsMatch(doc, term) ? 2 : -1;
 }
 
@@ -175,5 +175,5 @@ function promptsMatch(doc: SearchDoc, term: QueryTerm): boolean {
 
 /** The short fields, folded, for the subsequence test (the title is cut from `folded` only when needed). */
 function shortFields(doc: SearchDoc): string[] {
-  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id];
+  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id, doc.agent, doc.model];
 }

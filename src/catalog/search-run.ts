@@ -234,7 +234,7 @@ function toHit(result: FuseResult<SearchDoc>): SearchHit {
       // The prompt as written (fuse.js saw it folded, of the same length).
       if (prompt) prompt.ranges.push(...ranges.map(([a, b]): [number, number] => [a, b]));
       else prompts.set(which, { text: result.item.session.prompts[which] ?? match.value ?? '', ranges: ranges.map(([a, b]): [number, number] => [a, b]) });
-    } else if (field === 'title' || field === 'name' || field === 'cwd' || field === 'gitBranch' || field === 'id') {
+    } else if (field === 'title' || field === 'name' || field === 'cwd' || field === 'gitBranch' || field === 'id' || field === 'agent' || field === 'model') {
       hit[field] = hit[field] ? mergeRanges([...hit[field], ...ranges]) : ranges;
     }
   }

@@ -219,7 +219,7 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
 
   push(cell([{ text: fit(selected ? '›' : ' ', columns.marker).text, color: theme.accent, bold: true }], 1, columns.marker));
   const badge = fit(safeLine(session.agent), columns.badge);
-  push(cell([{ text: badge.text, color: theme.agents[session.agent], inverse: selected }], badge.width, columns.badge));
+  push(cell(highlight(badge, hit?.agent, { color: theme.agents[session.agent], inverse: selected }, match), badge.width, columns.badge));
   const age = fit(relativeTime(sort === 'created' ? session.createdAt : session.updatedAt, now), columns.age);
   push(cell([{ text: age.text, color: theme.dim }], age.width, columns.age));
 

@@ -25,6 +25,11 @@ describe('list row cells', () => {
     expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {4}4w /);
   });
 
+  it("marks the agent's name where a query matched it", () => {
+    const segments = sessionRowSegments({ session: { ...session, agent: 'qwen' }, hit: { key: 'qwen:a', score: 0, agent: [[0, 3]] }, selected: false, columns: rowColumns(100), now: NOW, homeDir: '/home/dev', theme, sort: 'updated' });
+    expect(segments.filter((segment) => segment.underline).map((segment) => segment.text)).toEqual(['qwen']);
+  });
+
   it('keeps a space between every agent name and the age, the longest name included', () => {
     for (const agent of AGENTS) expect(row({ session: { ...session, agent } })).toMatch(new RegExp(`^ {2}${agent} +3h `));
     // "copilot" (7 letters) once filled the 7-column badge and ran into the age: "copilot3h"; "opencode" is 8.

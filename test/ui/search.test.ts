@@ -2,6 +2,7 @@ import Fuse from 'fuse.js';
 import { describe, expect, it } from 'vitest';
 import { FIRST_PAGE, fold, isCompactSubsequence, isSubsequence, SearchIndex, type MatchRanges } from '../../src/catalog/search.js';
 import { catalogSession } from './helpers.js';
+import { sessionKey } from '../../src/core/model.js';
 
 const sessions = [
   catalogSession({ id: '01a200ed-aaaa', title: 'api-health', name: 'api-health', prompts: ['Add a health check endpoint', 'now run the tests'], cwd: '/home/dev/src/api-server', gitBranch: 'main' }),
@@ -123,6 +124,33 @@ describe('words and fzf extended syntax', () => {
   it('a | b matches either', () => {
     expect(keys('sidebar | lifecycle').sort()).toEqual(['claude:5a1999c3-bbbb', 'claude:637c5025-cccc']);
     expect(keys('^/home/dev/src/api ^add | ^explain').sort()).toEqual(['claude:5a1999c3-bbbb', 'codex:01a200ed-aaaa']);
+  });
+
+  it('the agent and the model are fields too: plain words, !not, ^start, word$', () => {
+    const mixed = new SearchIndex([
+      catalogSession({ id: 'q1', agent: 'qwen', title: 'What does the api server do?', model: 'qwen3-coder-plus', cwd: '/w' }),
+      catalogSession({ id: 'c1', agent: 'codex', title: 'api health check', model: 'gpt-5.1-codex-max', cwd: '/w' }),
+      catalogSession({ id: 'k1', agent: 'claude', title: 'api routes', model: 'claude-sonnet-4-5-20250929', cwd: '/w' }),
+      catalogSession({ id: 'o1', agent: 'opencode', title: 'a sidebar', model: 'claude-opus-4-1', cwd: '/w' }),
+    ]);
+    const found = (query: string): string[] => mixed.search(query).map((hit) => hit.key).sort();
+    expect(found('qwen')).toEqual(['qwen:q1']);
+    expect(found('api')).toEqual(['claude:k1', 'codex:c1', 'qwen:q1']);
+    expect(found('api !codex')).toEqual(['claude:k1', 'qwen:q1']);
+    expect(found('^claude')).toEqual(['claude:k1', 'opencode:o1']); // the agent, and opencode's model
+    expect(found('^claude api')).toEqual(['claude:k1']);
+    expect(found('sonnet')).toEqual(['claude:k1']);
+    expect(found("'codex-max")).toEqual(['codex:c1']);
+    expect(found('opus-4-1$')).toEqual(['opencode:o1']);
+    expect(found('!claude').sort()).toEqual(['codex:c1', 'qwen:q1']);
+    const hit = mixed.search('qwen')[0]!;
+    expect(matched('qwen', hit.agent)).toBe('qwen');
+    expect(matched('qwen3-coder-plus', hit.model)).toBe('qwen');
+  });
+
+  it("a host's rows are found by the host's name", () => {
+    const remote = new SearchIndex([catalogSession({ id: 'h1', host: 'devbox', title: 'deploy' }), catalogSession({ id: 'l1', title: 'deploy' })]);
+    expect(remote.search('devbox deploy').map((hit) => hit.key)).toEqual([sessionKey(catalogSession({ id: 'h1', host: 'devbox' }))]);
   });
 
   it('a word that is only an operator is nothing yet', () => {
