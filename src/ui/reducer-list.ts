@@ -1,0 +1,147 @@
+// The list's part of the browser's one reducer (reducer.ts): which sessions are rows, in what order, which one is
+// selected and which window of them is on screen, as the catalog, the query and the scope change.
+import type { CatalogSession } from '../catalog/scan.js';
+import { isUnder } from '../catalog/locations.js';
+import type { Problem } from '../core/formats/types.js';
+import { sessionKey } from '../core/model.js';
+import { oneLine, tildePath } from '../core/text.js';
+import { listGeometry, noticeRows } from './geometry.js';
+import { contentQuery, type BrowserState, type ListRow, type SortKey } from './state.js';
+
+export function hostRows(state: BrowserState): CatalogSession[] {
+  return state.hosts.length === 0 ? [] : state.sessions.filter((session) => session.host !== undefined);
+}
+
+export function sortSessions(sessions: readonly CatalogSession[], sort: SortKey): CatalogSession[] {
+  const field = sort === 'updated' ? 'updatedAt' : 'createdAt';
+  return [...sessions].sort((a, b) => (a[field] < b[field] ? 1 : a[field] > b[field] ? -1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The current directory when it has sessions, else all of them, saying why; a scope the user chose stays. */
+export function initialScope(state: BrowserState, sessions: readonly CatalogSession[]): Pick<BrowserState, 'scope' | 'scopeNote'> {
+  if (state.scopeChosen) return { scope: state.scope, scopeNote: null };
+  const here = sessions.some((session) => isUnder(session.cwd, state.cwd));
+  if (here || sessions.length === 0) return { scope: 'cwd', scopeNote: null };
+  return { scope: 'all', scopeNote: `no sessions in ${tildePath(state.cwd, state.homeDir)}: showing all` };
+}
+
+export function keyed(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
+  return new Map(sessions.map((session) => [sessionKey(session), session]));
+}
+/** Recompute the visible rows; keep the selected session selected ('keep') or select the best match ('top'). */
+export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
+  const inScope = (session: CatalogSession): boolean => state.scope === 'all' || isUnder(session.cwd, state.cwd);
+  const rows: ListRow[] = [];
+  let hiddenMatches = 0;
+  const query = state.query.trim();
+  const content = contentQuery(state.query);
+  if (content !== null) {
+    // What content search found for this text, in the order found, as the catalog's rows (files of one
+    // conversation found apart are one row, their matches added up).
+    if (state.content?.query === content) {
+      const byPath = pathIndex(state.sessions);
+      const seen = new Map<string, number>();
+      for (const found of state.content.hits) {
+        // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
+        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(pathKey(found.host, path))).find((one) => one !== undefined);
+        if (!session) continue;
+        const key = sessionKey(session);
+        const at = seen.get(key);
+        if (at !== undefined) {
+          if (at >= 0) {
+            const row = rows[at]!;
+            rows[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
+          }
+          continue;
+        }
+        if (inScope(session)) {
+          seen.set(key, rows.length);
+          rows.push({ session, hit: null, content: found });
+        } else {
+          seen.set(key, -1);
+          hiddenMatches++;
+        }
+      }
+    }
+  } else if (query && state.search) {
+    // Hits of a search over this very catalog carry their sessions: no look-up per match (80k for one letter).
+    const current = state.search.catalog === state.sessions;
+    for (const hit of state.search.hits) {
+      const session = current && hit.session ? hit.session : state.byKey.get(hit.key);
+      if (!session) continue;
+      if (inScope(session)) rows.push({ session, hit });
+      else hiddenMatches++;
+    }
+  } else {
+    for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
+  }
+  let selected = 0;
+  // A query being typed keeps its best match selected, however the results move, until the user moves.
+  if (query && state.followTop) policy = 'top';
+  if (policy === 'keep') {
+    const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
+    selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
+  }
+  return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
+}
+
+const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();
+
+/** A file on a machine (a host's paths can be this machine's too). */
+function pathKey(host: string | undefined, path: string): string {
+  return host === undefined ? path : `${host}\u0000${path}`;
+}
+
+/** Each session file's session, by machine and path (made once per catalog version: content search looks its hits up here). */
+function pathIndex(sessions: readonly CatalogSession[]): Map<string, CatalogSession> {
+  let index = pathIndexes.get(sessions);
+  if (!index) {
+    index = new Map();
+    for (const session of sessions) for (const path of session.paths) index.set(pathKey(session.host, path), session);
+    pathIndexes.set(sessions, index);
+  }
+  return index;
+}
+
+export function select(state: BrowserState, index: number): BrowserState {
+  if (state.rows.length === 0) return state;
+  return windowed({ ...state, followTop: false }, Math.max(0, Math.min(state.rows.length - 1, index)), state.listTop);
+}
+
+/** Set the selection and move the list window just enough to keep it visible. */
+export function windowed(state: BrowserState, selected: number, top: number): BrowserState {
+  const height = listGeometry(state.size, noticeRows(state.notice, state.size.columns)).listHeight;
+  const count = state.rows.length;
+  let listTop = Math.min(top, Math.max(0, count - height));
+  if (selected < listTop) listTop = selected;
+  if (selected >= listTop + height) listTop = selected - height + 1;
+  listTop = Math.max(0, listTop);
+  const row = state.rows[selected];
+  const selectedKey = row ? sessionKey(row.session) : null;
+  const preview = state.preview && state.preview.key === selectedKey ? state.preview : null;
+  return { ...state, selected: row ? selected : 0, selectedKey, listTop, preview };
+}
+
+export function setQuery(state: BrowserState, query: string): BrowserState {
+  const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false, followTop: false }, 'keep');
+  return { ...state, query: cleaned, openWhenSearched: false, followTop: true };
+}
+
+export function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {
+  const byKey = new Map(state.byKey);
+  for (const key of removed) byKey.delete(key);
+  for (const session of upserted) byKey.set(sessionKey(session), session);
+  const sessions = sortSessions([...byKey.values()], state.sort);
+  let transcript = state.transcript;
+  if (transcript) {
+    const current = byKey.get(transcript.key);
+    if (current && current !== transcript.session) transcript = { ...transcript, session: current };
+  }
+  const next = { ...state, sessions, byKey, transcript, problems: problems ? [...state.problems, ...problems] : state.problems };
+  // The first scan may still be running when the watcher reports: a session found now counts as "here" too.
+  if (state.scopeNote && state.scope === 'all' && upserted.some((session) => isUnder(session.cwd, state.cwd)) && state.rows.length === 0) {
+    return withRows({ ...next, scope: 'cwd', scopeNote: null }, 'keep');
+  }
+  return withRows(next, 'keep');
+}
