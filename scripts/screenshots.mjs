@@ -210,31 +210,31 @@ async function main() {
   try {
     await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'main', '-x', String(COLUMNS), '-y', String(ROWS), '-c', ROOT, `${command}; sleep 600`);
     await see(/sessions · \d+ in /);
-    await keys('Tab');
+    await keys('C-a');
     await see(/\d+ in all directories/);
     // Select the named Codex session: a richer preview (usage, two exchanges). Step down until it is selected (rows
     // may still be arriving, so counting rows on one screen can miss it).
     for (let i = 0; i < 40 && !/› codex .*api-health/.test(await screen()); i++) {
-      await keys('j');
+      await keys('Down');
       await sleep(60);
     }
     await see(/› codex .*api-health/);
     await sleep(400); // the preview reads the first and last exchanges after the selection rests
     await shoot('list', dir);
 
-    await keys('g', '/');
+    await keys('Home');
     await type('health');
     await see(/\d+ matching "health"/);
     await sleep(400);
     await shoot('search', dir);
 
-    await keys('Enter');
+    await keys('Right');
     await see('turn 1/5');
-    await keys('n');
+    await keys(']');
     await see('turn 2/5');
     await shoot('transcript', dir);
 
-    await keys('n');
+    await keys(']');
     await see('turn 3/5');
     await keys('f');
     await see('Fork before turn 3');
@@ -253,7 +253,9 @@ async function main() {
     await see(/sessions?, \d+ match(es)? of "scroll" in transcripts(?! \(searching)/);
     await sleep(400);
     await shoot('content-search', dir);
-    await keys('Escape', 'q');
+    await keys('Escape');
+    await see(/\d+ in all directories/);
+    await keys('Escape');
   } finally {
     await tmux('kill-server').catch(() => undefined);
     await rm(dir, { recursive: true, force: true });

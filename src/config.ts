@@ -6,7 +6,7 @@ import { isRecord } from './core/json.js';
 
 /** User configuration: `$XDG_CONFIG_HOME/sessions/config.json` (or the file named by SESSIONS_CONFIG). */
 export interface Config {
-  /** Interactive resume commands (the `r` key, `sessions resume ID`). */
+  /** Interactive resume commands (Enter in the browser, `sessions resume ID`). */
   readonly resume: ResumeTemplates;
   /** Non-interactive resume with a prompt (`sessions resume ID --prompt TEXT`). */
   readonly exec: ResumeTemplates;

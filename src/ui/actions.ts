@@ -42,11 +42,21 @@ export type Action =
   | { readonly type: 'moveFirst' }
   | { readonly type: 'moveLast' }
   | { readonly type: 'open' }
-  | { readonly type: 'startSearch' }
   | { readonly type: 'queryInput'; readonly text: string }
   | { readonly type: 'queryBackspace' }
+  /** Ctrl-W: the last word of the query (and the spaces after it). */
+  | { readonly type: 'queryDeleteWord' }
   | { readonly type: 'queryKill' }
-  | { readonly type: 'clearQuery' }
+  /** Esc in the list: clears the query; with none, quits. */
+  | { readonly type: 'clearOrQuit' }
+  /** Tab: the action menu of the selected row (or of the open transcript). */
+  | { readonly type: 'openMenu' }
+  | { readonly type: 'menuMove'; readonly delta: 1 | -1 }
+  /** Enter in the menu: its highlighted item. */
+  | { readonly type: 'menuChoose' }
+  /** A key typed in the menu: the item it names (see menu.ts), if any. */
+  | { readonly type: 'menuKey'; readonly key: string }
+  | { readonly type: 'closeMenu' }
   | { readonly type: 'toggleScope' }
   | { readonly type: 'toggleSort' }
   | { readonly type: 'showHelp' }
@@ -71,6 +81,7 @@ export type Action =
   | { readonly type: 'startFind' }
   | { readonly type: 'findInput'; readonly text: string }
   | { readonly type: 'findBackspace' }
+  | { readonly type: 'findDeleteWord' }
   | { readonly type: 'findKill' }
   | { readonly type: 'findSubmit' }
   | { readonly type: 'findCancel' }

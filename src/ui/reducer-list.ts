@@ -76,8 +76,8 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
     for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
   }
   let selected = 0;
-  // A query being typed keeps its best match selected, however the results move, until the user moves.
-  if (query && state.followTop) policy = 'top';
+  // Until the user moves, the top row is selected however rows arrive and move (at start, while a query is typed).
+  if (state.followTop) policy = 'top';
   if (policy === 'keep') {
     const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
@@ -124,8 +124,9 @@ export function windowed(state: BrowserState, selected: number, top: number): Br
 
 export function setQuery(state: BrowserState, query: string): BrowserState {
   const cleaned = oneLine(query) === '' ? '' : query.replace(/[\r\n\t]/g, ' ');
-  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, openWhenSearched: false, followTop: false }, 'keep');
-  return { ...state, query: cleaned, openWhenSearched: false, followTop: true };
+  // A changed query selects its best match again (the top row), until the user moves.
+  if (cleaned.trim() === '') return withRows({ ...state, query: cleaned, search: null, whenSearched: null, followTop: true }, 'keep');
+  return { ...state, query: cleaned, whenSearched: null, followTop: true };
 }
 
 export function catalogChanged(state: BrowserState, upserted: readonly CatalogSession[], removed: readonly string[], problems?: readonly Problem[]): BrowserState {

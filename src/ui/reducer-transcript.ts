@@ -140,7 +140,7 @@ export function jumpTurn(state: BrowserState, direction: 1 | -1): BrowserState {
   let turn = t.turn;
   const currentStart = layout.turnStarts[turn - 1] ?? 0;
   if (direction === -1 && t.top > currentStart && clampTop(currentStart, layout, state) !== t.top) {
-    // Inside a turn, `p` first goes back to its own start.
+    // Inside a turn, `[` first goes back to its own start.
   } else {
     turn = Math.max(1, Math.min(layout.turnStarts.length, turn + direction));
   }
@@ -180,7 +180,7 @@ export function startFork(state: BrowserState): BrowserState {
   // Turn numbers are final only once every line is read (a later line can roll turns back).
   if (t.partial) return { ...state, notice: { text: 'still reading the transcript: f works once it is read', tone: 'info' } };
   if (turns < 2) return notice('this session has fewer than 2 user turns: a fork before a turn would keep nothing');
-  if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (n/p) and press f');
+  if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (] [) and press f');
   const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);
   const turnText = item && item.kind === 'turn' ? oneLine(item.text) : '';
   return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null } };

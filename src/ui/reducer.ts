@@ -5,6 +5,7 @@ import { tildePath } from '../core/text.js';
 import type { Action } from './actions.js';
 import { listGeometry, noticeRows } from './geometry.js';
 import { resolveAction, splitKeys } from './keymap.js';
+import { menuItemForKey, menuItems, type MenuItem } from './menu.js';
 import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSessions, withRows } from './reducer-list.js';
 import { findStep, jumpTurn, nextAgent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type InitialOptions, type Mode, type Notice, type SortKey } from './state.js';
@@ -61,8 +62,8 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       if (action.query !== state.query.trim()) return state;
       // The same query ranked further (more candidates scored): keep what the user has selected.
       const refined = state.search?.query === action.query;
-      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending, counted: action.counted ?? action.pending === 0, catalog: action.catalog }, openWhenSearched: false }, refined ? 'keep' : 'top');
-      return state.openWhenSearched ? open(next) : next;
+      const next = withRows({ ...state, search: { query: action.query, hits: action.hits, pending: action.pending, counted: action.counted ?? action.pending === 0, catalog: action.catalog }, whenSearched: null }, refined ? 'keep' : 'top');
+      return state.whenSearched ? browserReducer(next, { type: state.whenSearched }) : next;
     }
     case 'contentResults': {
       if (action.query !== contentQuery(state.query)) return state;
@@ -74,7 +75,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       // `>` in front of the query searches inside the transcripts; Ctrl-G puts it there or takes it away.
       const trimmed = state.query.trimStart();
       const query = trimmed.startsWith('>') ? trimmed.slice(1).trimStart() : `>${trimmed}`;
-      return setQuery({ ...state, mode: 'search', notice: null }, query);
+      return setQuery({ ...state, mode: 'list', menu: null, notice: null }, query);
     }
     case 'move':
       return select(state, state.selected + action.delta);
@@ -85,19 +86,32 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'moveLast':
       return select(state, state.rows.length - 1);
     case 'open':
-      if (state.mode === 'search' && !searchSettled(state)) return { ...state, openWhenSearched: true };
+      // The rows on screen are for an older query: open the best match for the typed one when it arrives.
+      if (state.mode === 'list' && !searchSettled(state)) return { ...state, whenSearched: 'open' };
       return open(state);
-    case 'startSearch':
-      return { ...state, mode: 'search', notice: null };
     case 'queryInput':
       return setQuery(state, state.query + action.text);
     case 'queryBackspace':
       return setQuery(state, [...state.query].slice(0, -1).join(''));
+    case 'queryDeleteWord':
+      return setQuery(state, withoutLastWord(state.query));
     case 'queryKill':
       return setQuery(state, '');
-    case 'clearQuery':
-      if (state.query === '') return { ...state, mode: 'list', notice: null, openWhenSearched: false };
-      return withRows({ ...state, query: '', search: null, mode: 'list', notice: null, openWhenSearched: false }, 'keep');
+    case 'clearOrQuit':
+      if (state.query === '') return { ...state, decision: { kind: 'quit' } };
+      return withRows({ ...state, query: '', search: null, notice: null, whenSearched: null }, 'keep');
+    case 'openMenu':
+      return { ...state, mode: 'menu', menu: { selected: 0, returnTo: state.mode === 'transcript' ? 'transcript' : 'list' }, notice: null };
+    case 'menuMove': {
+      const count = menuItems(state).length;
+      return state.menu ? { ...state, menu: { ...state.menu, selected: (state.menu.selected + action.delta + count) % count } } : state;
+    }
+    case 'menuChoose':
+      return runMenuItem(state, menuItems(state)[state.menu?.selected ?? -1]);
+    case 'menuKey':
+      return runMenuItem(state, menuItemForKey(menuItems(state), action.key));
+    case 'closeMenu':
+      return { ...state, mode: state.menu?.returnTo ?? 'list', menu: null };
     case 'toggleScope':
       return withRows({ ...state, scope: state.scope === 'cwd' ? 'all' : 'cwd', scopeChosen: true, scopeNote: null, notice: null }, 'keep');
     case 'toggleSort': {
@@ -114,6 +128,9 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'quit':
       return { ...state, decision: { kind: 'quit' } };
     case 'resume': {
+      // Enter right after typing: the rows on screen may be for the query a key ago. Resume the best match for
+      // what is typed, once it is known, never the row that happened to be first before.
+      if (state.mode === 'list' && !searchSettled(state)) return { ...state, whenSearched: 'resume' };
       const session = state.mode === 'transcript' || state.mode === 'find' ? state.transcript?.session : state.rows[state.selected]?.session;
       return session ? { ...state, resumeRequest: session } : state;
     }
@@ -155,10 +172,12 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'toggleReasoning':
       return retoggle(state, (t) => ({ ...t, showReasoning: !t.showReasoning }));
     case 'startFind':
-      // A new find starts empty (the last one is still what N and P look for until Enter).
+      // A new find starts empty (the last one is still what n and N look for until Enter).
       return state.transcript?.status === 'ready' ? { ...state, mode: 'find', transcript: { ...state.transcript, findDraft: '' } } : state;
     case 'findInput':
       return updateTranscript(state, (t) => ({ ...t, findDraft: t.findDraft + action.text }));
+    case 'findDeleteWord':
+      return updateTranscript(state, (t) => ({ ...t, findDraft: withoutLastWord(t.findDraft) }));
     case 'findBackspace':
       return updateTranscript(state, (t) => ({ ...t, findDraft: [...t.findDraft].slice(0, -1).join('') }));
     case 'findKill':
@@ -221,6 +240,16 @@ function overlayBase(state: BrowserState): Mode {
   return state.mode === 'help' || state.mode === 'problems' ? state.overlayReturn : state.mode;
 }
 
+/** The menu closes, and its item's action runs on the screen the menu was opened on (nothing when there is no item). */
+function runMenuItem(state: BrowserState, item: MenuItem | undefined): BrowserState {
+  if (!item) return state;
+  return browserReducer({ ...state, mode: state.menu?.returnTo ?? 'list', menu: null }, item.action);
+}
+
+/** A shell's Ctrl-W: the spaces at the end, then the word before them. */
+export function withoutLastWord(text: string): string {
+  return text.replace(/\S*\s*$/u, '');
+}
 
 function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: string): BrowserState {
   const key = sessionKey(session);
@@ -234,11 +263,12 @@ function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: s
   const handedOff = state.fork !== null && state.fork.target !== state.fork.session.agent;
   const notice: Notice = {
     text: `${handedOff ? `handed off to ${session.agent}` : 'forked'} before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}) → ${tildePath(session.path, state.homeDir)}`,
-    detail: `resume it: ${resumeCommand}   (or press r)`,
+    detail: `resume it: ${resumeCommand}   (or press Enter)`,
     tone: 'success',
   };
   const next = withRows(
-    { ...state, sessions, byKey, scope, query: '', search: null, mode: 'list', transcript: null, fork: null, notice, selectedKey: key },
+    // The new session stays selected (not the top row) however rows move: the user is shown it.
+    { ...state, sessions, byKey, scope, query: '', search: null, mode: 'list', transcript: null, fork: null, notice, selectedKey: key, followTop: false },
     'keep',
   );
   return next;

@@ -13,7 +13,8 @@ export type TuiDecision =
   /** `remote`: the session is on another machine; the CLI runs this ssh argv (`ssh -t HOST …`) with the terminal. */
   | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean; readonly remote?: { readonly argv: readonly string[] } };
 
-export type Mode = 'list' | 'search' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
+/** `list`: the rows and the query (printable keys always type into it); `menu`: the actions of the selected row (Tab). */
+export type Mode = 'list' | 'menu' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
 
 export type Scope = 'cwd' | 'all';
 export type SortKey = 'updated' | 'created';
@@ -85,7 +86,7 @@ export interface TranscriptState {
   readonly findDraft: string;
   /** Every occurrence of `find` in the layout, top to bottom (the header counts them). */
   readonly findMatches: readonly FindMatch[];
-  /** The occurrence N/P last landed on (highlighted apart from the others); -1 before the first. */
+  /** The occurrence n/N last landed on (highlighted apart from the others); -1 before the first. */
   readonly findCurrent: number;
   /** Opened from content search: land on the first match once the transcript is read. */
   readonly findOnLoad: boolean;
@@ -100,6 +101,12 @@ export interface ForkState {
   readonly target: Agent;
   readonly status: 'editing' | 'working' | 'error';
   readonly error: string | null;
+}
+
+/** The action menu (Tab): which of its items is highlighted, and the screen it was opened on. */
+export interface MenuState {
+  readonly selected: number;
+  readonly returnTo: 'list' | 'transcript';
 }
 
 /** The recorded cwd cannot be used: ask before resuming in the current directory. */
@@ -152,15 +159,15 @@ export interface BrowserState {
   /** `counted`: `hits` holds every match (the count is final) while `pending` of them are still being ranked. */
   readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean; readonly catalog?: readonly CatalogSession[] } | null;
   readonly rows: readonly ListRow[];
-  /** Enter was pressed before the results for the typed query arrived: open the best match when they do. */
-  readonly openWhenSearched: boolean;
+  /** Enter (resume) or → (open) was pressed before the results for the typed query arrived: done to the best match when they are. */
+  readonly whenSearched: 'open' | 'resume' | null;
   /** Matches of the current query outside the scope (the header offers Tab to see them). */
   readonly hiddenMatches: number;
   readonly selected: number;
   readonly selectedKey: string | null;
   /**
-   * While a query is typed the selection stays on the top row as results arrive and are ranked further (Enter
-   * opens what is first on screen); once the user moves it, it stays on what they chose.
+   * Until the user moves it, the selection stays on the top row as rows stream in at start and as a query's results
+   * arrive and are ranked further (Enter resumes what is first on screen); once moved, it stays on what they chose.
    */
   readonly followTop: boolean;
   readonly listTop: number;
@@ -170,6 +177,7 @@ export interface BrowserState {
   readonly preview: PreviewData | null;
   readonly transcript: TranscriptState | null;
   readonly fork: ForkState | null;
+  readonly menu: MenuState | null;
   readonly confirm: ConfirmState | null;
   /** A resume asked for and not yet checked (the container checks the agent and cwd). */
   readonly resumeRequest: CatalogSession | null;
@@ -209,17 +217,18 @@ export function initialState(options: InitialOptions): BrowserState {
     content: null,
     search: null,
     rows: [],
-    openWhenSearched: false,
+    whenSearched: null,
     hiddenMatches: 0,
     selected: 0,
     selectedKey: null,
-    followTop: false,
+    followTop: true,
     listTop: 0,
     mode: 'list',
     overlayReturn: 'list',
     preview: null,
     transcript: null,
     fork: null,
+    menu: null,
     confirm: null,
     resumeRequest: null,
     notice: null,

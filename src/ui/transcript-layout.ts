@@ -239,7 +239,7 @@ export interface FindMatch {
 
 /**
  * Every occurrence of `query` in the laid-out lines, case-insensitively, top to bottom (what `/` counts and
- * N/P step through). A line is compared folded only when its lower case keeps its length, so positions hold.
+ * n/N step through). A line is compared folded only when its lower case keeps its length, so positions hold.
  */
 export function findMatches(layout: TranscriptLayout, query: string): FindMatch[] {
   const needle = query.toLowerCase();

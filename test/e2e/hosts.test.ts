@@ -100,22 +100,21 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     expect(screen).toContain(`with-sessions:…`);
     expect(screen).toContain(`${AWKWARD_DIR}  `);
     expect(screen).toMatch(/mirror-only:\S*a-api-server/);
-    await t.key('/');
     await t.type('mirror-only 0.89');
     const found = await t.see(/2 matching "mirror-only 0.89"/);
     const rows = found.split('\n').filter((line) => / codex .*codex 0\.89\.0/.test(line));
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row).toContain('mirror-only:');
     await t.key('Escape');
-    await t.see(/sessions · \d+ in all directories/); // out of search mode (a q sent with the Escape would be Alt-q)
-    await t.key('q');
+    // The query cleared; a second Escape (quit) sent with the first would be read as one Alt-Escape.
+    await t.see(/sessions · \d+ in all directories/);
+    await t.key('Escape');
     expect(await exitCode(t)).toBe(0);
   }, 60_000);
 
   it('content search (Ctrl-G) finds text inside the hosts\' transcripts: the host\'s own grep, and the mirror', async () => {
     const t = await open();
     await t.waitFor((shown) => /with-sessions: \d+ sessions.*mirror-only: \d+ sessions/.test(shown), 30_000);
-    await t.key('/');
     await t.key('C-g');
     await t.type('Wall time: 0.27');
     // One Codex session of each host holds it; this machine's only session does not.
@@ -124,7 +123,7 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     expect(rows).toHaveLength(2);
     expect(rows.some((row) => row.includes('with-sessions:'))).toBe(true);
     expect(rows.some((row) => row.includes('mirror-only:'))).toBe(true);
-    await t.key('Enter');
+    await t.key('Right');
     await t.see(/"Wall time: 0\.27" 1\/\d+/, 30_000);
   }, 60_000);
 
@@ -144,22 +143,20 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       const forksBefore = await forksOf();
       const t = await open();
       await t.see(new RegExp(`${name}: 10 sessions`), 30_000);
-      await t.key('/');
-      await t.type(`${name} api-health`);
+        await t.type(`${name} api-health`);
       await t.see(new RegExp(`1 matching "${name} api-health"`));
-      await t.key('Enter');
+      await t.key('Right');
       await t.see('turn 1/5', 20_000);
-      await t.key('n');
+      await t.key(']');
       await t.see('turn 2/5');
-      await t.key('n');
+      await t.key(']');
       await t.see('turn 3/5');
       await t.key('f');
       await t.see('Fork before turn 3');
       await t.key('Enter');
       const done = await t.see(/resume it: ssh .* -t .*-- \S+ ('?)cd \/home\/dev\/src\/a-api-server && exec/, 20_000);
       expect(done).toContain('forked before turn 3 (kept 2 turns)');
-      await t.key('q');
-      await t.key('q');
+      await t.key('Escape'); // nothing typed: quit
       expect(await exitCode(t)).toBe(0);
       // One new file on the host, forked from api-health (the fixture holds an older fork of it).
       const forks = await forksOf();
@@ -176,13 +173,12 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       const filesBefore = await claudeFiles();
       const t = await open();
       await t.see(new RegExp(`${name}: 1\\d sessions`), 30_000);
-      await t.key('/');
-      await t.type(`${name} api-health`);
+        await t.type(`${name} api-health`);
       await t.see(new RegExp(`1 matching "${name} api-health"`));
-      await t.key('Enter');
+      await t.key('Right');
       await t.see('turn 1/5', 20_000);
-      await t.key('n');
-      await t.key('n');
+      await t.key(']');
+      await t.key(']');
       await t.see('turn 3/5');
       await t.key('f');
       await t.see('Fork before turn 3');
@@ -191,8 +187,7 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       await t.key('Enter');
       const done = await t.see(/resume it: ssh .* -t .*-- \S+ .*claude .*--resume/, 20_000);
       expect(done).toContain('handed off to claude before turn 3 (kept 2 turns)');
-      await t.key('q');
-      await t.key('q');
+      await t.key('Escape'); // nothing typed: quit
       expect(await exitCode(t)).toBe(0);
       const added = (await claudeFiles()).filter((file) => !filesBefore.includes(file));
       expect(added).toHaveLength(1);
@@ -206,21 +201,18 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       await rm(join(home, 'codex-called.json'), { force: true });
       const t = await open();
       await t.see(new RegExp(`${name}: 1\\d sessions`), 30_000);
-      await t.key('/');
-      // The id's whole last group: a short one ('bbbb') is found in other rows too with one letter missing (a fork's
+        // The id's whole last group: a short one ('bbbb') is found in other rows too with one letter missing (a fork's
       // random id can hold 'bbb').
       await t.type(`${name} 72d29106bbbb`);
       await t.see(new RegExp(`1 matching "${name} 72d29106bbbb"`));
       await t.key('Enter');
-      await t.see('turn 1/2', 20_000);
-      await t.key('r');
       expect(await exitCode(t)).toBe(0);
       const called = JSON.parse(await readFile(join(home, 'codex-called.json'), 'utf8')) as { argv: string[]; cwd: string; tty: boolean };
       expect(called).toEqual({ argv: ['resume', '01a200fa-3a58-7971-88f2-72d29106bbbb'], cwd: join(home, AWKWARD_DIR), tty: true });
     }, 60_000);
   }
 
-  it('live: a host with sessions streams a new session in; a mirrored host shows one after R re-syncs it', async () => {
+  it('live: a host with sessions streams a new session in; a mirrored host shows one after the menu\'s h re-syncs it', async () => {
     const t = await open();
     const first = await t.see(/with-sessions: (\d+) sessions.*mirror-only: (\d+) sessions/, 30_000);
     const [, streamed, mirrored] = /with-sessions: (\d+) sessions.*mirror-only: (\d+) sessions/.exec(first)!;
@@ -229,9 +221,11 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     await writeFile(join(sshd.host('with-sessions').home, '.codex/sessions/2026/11/22/rollout-2026-11-22T02-00-00-01a200fa-3a58-7971-88f2-72d29106dddd.jsonl'), await copy('01a200fa-3a58-7971-88f2-72d29106dddd'));
     await t.see(`with-sessions: ${Number(streamed) + 1} sessions`, 20_000);
     await writeFile(join(sshd.host('mirror-only').home, '.codex/sessions/2026/11/22/rollout-2026-11-22T02-00-00-01a200fa-3a58-7971-88f2-72d29106eeee.jsonl'), await copy('01a200fa-3a58-7971-88f2-72d29106eeee'));
-    await t.key('R');
+    await t.key('Tab');
+    await t.see('read the hosts again');
+    await t.key('h');
     await t.see(`mirror-only: ${Number(mirrored) + 1} sessions`, 20_000);
-    await t.key('q');
+    await t.key('Escape');
     expect(await exitCode(t)).toBe(0);
   }, 60_000);
 });

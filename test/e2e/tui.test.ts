@@ -1,5 +1,6 @@
 // The built `sessions` browser in a real terminal (tmux) on a copy of the fixture home, driven as a user would.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,9 @@ import { Terminal } from './tmux.js';
 
 const exec = promisify(execFile);
 const BIN = join(ROOT, 'bin', 'sessions.js');
+/** The sample home (`npm run sample`): every agent's sessions. */
+const SAMPLE_HOME = join(ROOT, 'examples', 'home');
+const AGENT_NAMES = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode'];
 
 let sandbox: string;
 let home: string;
@@ -35,12 +39,12 @@ function environment(): Record<string, string> {
   };
 }
 
-async function open(columns = 100, rows = 30): Promise<Terminal> {
+async function open(columns = 100, rows = 30, at = home): Promise<Terminal> {
   terminal = await Terminal.start({
     dir: sandbox,
     cwd: work,
     env: environment(),
-    argv: [process.execPath, BIN, '--home', home, '--claw-dir', join(home, 'src')],
+    argv: [process.execPath, BIN, '--home', at, '--claw-dir', join(at, 'src')],
     columns,
     rows,
   });
@@ -68,6 +72,25 @@ async function writtenAnHourAgo(dir: string): Promise<void> {
   const hourAgo = new Date(Date.now() - 3600_000);
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), hourAgo, hourAgo);
+  }
+}
+
+/** Every file under `dir` and a hash of its bytes. */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(path, createHash('sha256').update(await readFile(path)).digest('hex'));
+  }
+  return files;
+}
+
+/** A stand-in for every agent, first on PATH: run, it records its name and argv in `ran` (so a test can see it never ran). */
+async function standInAgents(ran: string): Promise<void> {
+  for (const name of AGENT_NAMES) {
+    await writeFile(join(agents, name), `#!/bin/sh\nprintf '%s\\n' ${name} "$@" >> ${JSON.stringify(ran)}\necho "stand-in ${name} ran"\n`);
+    await chmod(join(agents, name), 0o755);
   }
 }
 
@@ -119,17 +142,15 @@ describe('sessions (the browser) in a terminal', () => {
   it('search, open, fork before turn 3, quit: the fork holds exactly the first two turns and their answers', async () => {
     const t = await open();
     await t.see('19 in all directories');
-    await t.key('/');
-    await t.see('/ ');
     await t.type('api-health');
     const listed = await t.see(/\d+ matching "api-health" in all directories/);
     expect(listed.split('\n')[1]).toMatch(/^› codex .*api-health/);
 
-    await t.key('Enter');
+    await t.key('Right');
     await t.see('turn 1/5');
-    await t.key('n');
+    await t.key(']');
     await t.see('turn 2/5');
-    await t.key('n');
+    await t.key(']');
     await t.see('turn 3/5');
     await t.key('f');
     await t.see('Fork before turn 3: [a] why did the auth test fail?');
@@ -141,7 +162,7 @@ describe('sessions (the browser) in a terminal', () => {
     const id = /codex\s+resume\s+([0-9a-f-]{36})/.exec(done)![1]!;
     await t.see(`id     ${id}`); // the fork is the selected row
 
-    await t.key('q');
+    await t.key('Escape'); // nothing typed: quit
     expect(await exitCode(t)).toBe(0);
 
     const parent = conversation(await show('api-health'));
@@ -152,10 +173,9 @@ describe('sessions (the browser) in a terminal', () => {
     expect(fork.filter((line) => line.startsWith('user:'))).toHaveLength(2);
   });
 
-  it('words match on their own: `request server` lists the request-lifecycle sessions first, and Enter at once opens the top row', async () => {
+  it('words match on their own: `request server` lists the request-lifecycle sessions first, and → at once opens the top row', async () => {
     const t = await open(140, 30);
     await t.see('19 in all directories');
-    await t.key('/');
     await t.type('request server');
     const listed = await t.see(/\d+ matching "request server"/);
     const rows = listed.split('\n');
@@ -177,14 +197,13 @@ describe('sessions (the browser) in a terminal', () => {
     );
     const moved = await t.see(/^› claude .*request server/m);
     expect(moved.split('\n')[2]).toMatch(/^ {2}claude .*Explain the request lifecycle/);
-    await t.key('Enter');
+    await t.key('Right');
     await t.see('the freshest answer');
   });
 
   it('fzf syntax in the browser: an excluded word and an OR', async () => {
     const t = await open();
     await t.see('19 in all directories');
-    await t.key('/');
     await t.type("'lifecycle !fork");
     const one = await t.see(/1 matching "'lifecycle !fork"/);
     // the fork's title says [fork]: only its parent is left
@@ -199,10 +218,9 @@ describe('sessions (the browser) in a terminal', () => {
   it('find in a transcript: each / starts empty, Ctrl-U clears, a 2/5 counter, the current match marked apart', async () => {
     const t = await open(100, 40);
     await t.see('19 in all directories');
-    await t.key('/');
     await t.type('api-health');
     await t.see(/\d+ matching "api-health"/);
-    await t.key('Enter');
+    await t.key('Right');
     await t.see('turn 1/5');
     await t.key('/');
     await t.see('find: ');
@@ -211,7 +229,7 @@ describe('sessions (the browser) in a terminal', () => {
     const first = await t.see(/"test" 1\/\d+/);
     const total = Number(/"test" 1\/(\d+)/.exec(first)![1]);
     expect(total).toBeGreaterThan(2);
-    await t.key('N');
+    await t.key('n');
     await t.see(`"test" 2/${total}`);
     // the current match has a background of its own (cyan), the others the match color (yellow)
     const styled = await t.styledScreen();
@@ -230,14 +248,13 @@ describe('sessions (the browser) in a terminal', () => {
     expect(auth).not.toContain('not found');
   });
 
-  it('content search: Ctrl-G searches inside every transcript, rows show the match and its count, Enter opens the transcript at it', async () => {
+  it('content search: Ctrl-G searches inside every transcript, rows show the match and its count, → opens the transcript at it', async () => {
     const t = await open(140, 30);
     await t.see('19 in all directories');
-    await t.key('/');
     await t.key('C-g');
     // One frame can reach tmux in more than one write: wait for the whole of it, not just its header.
     const empty = await t.waitFor((screen) => screen.includes('type 2+ characters after >') && screen.includes('Ctrl-G titles'));
-    expect(empty).toContain('/ >');
+    expect(empty).toContain('search: >');
     await t.type('Wall time: 0.27');
     const found = await t.see(/1 session, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
     const row = found.split('\n')[1]!;
@@ -246,7 +263,7 @@ describe('sessions (the browser) in a terminal', () => {
     // the matched text is highlighted in the row
     const styled = (await t.styledScreen()).split('\n')[1]!;
     expect(styled).toMatch(new RegExp(`\u001b\\[[0-9;]*33[0-9;]*m[^\u001b]*Wall time: 0\\.27`));
-    await t.key('Enter');
+    await t.key('Right');
     const opened = await t.see(/"Wall time: 0\.27" 1\/\d+/);
     expect(opened).toContain('turn 2/5');
     expect(opened).toContain('Wall time: 0.2771 seconds');
@@ -255,7 +272,7 @@ describe('sessions (the browser) in a terminal', () => {
     await t.see(/1 session, \d+ match/);
   });
 
-  it('r hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
+  it('Enter hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {
     // A Claude Code session recorded in a directory that exists, and a stand-in `claude` on PATH.
     const project = join(sandbox, 'project');
     await mkdir(project);
@@ -279,16 +296,15 @@ describe('sessions (the browser) in a terminal', () => {
 
     const t = await open();
     await t.see('20 in all directories');
-    await t.key('/');
     await t.type('resume me');
     const listed = await t.see(/1 matching/);
     expect(listed.split('\n')[1]).toMatch(/^› claude .*resume me please/);
-    // Enter opens it; Esc comes back to the list, still filtered, where `r` is a key again (not typed text)
-    await t.key('Enter');
+    // → opens it; Esc comes back to the list, still filtered, where Enter resumes it
+    await t.key('Right');
     await t.see('turn 1/1');
     await t.key('Escape');
-    await t.see('matching "resume me" (Esc clears)');
-    await t.key('r');
+    await t.see('1 matching "resume me"');
+    await t.key('Enter');
     await t.see('stand-in agent ran');
     expect(await exitCode(t)).toBe(7);
     const ran = JSON.parse(await readFile(record, 'utf8')) as { argv: string[]; cwd: string; home: string | null };
@@ -308,12 +324,9 @@ describe('sessions (the browser) in a terminal', () => {
     // wide enough for the question to hold the temp dir's path whole
     const t = await open(200, 24);
     await t.see('19 in all directories');
-    await t.key('/');
     await t.type('api-health');
     await t.see(/\d+ matching/);
     await t.key('Enter');
-    await t.see('turn 1/5');
-    await t.key('r');
     await t.see('no longer exists');
     await t.key('y');
     expect(await exitCode(t)).toBe(0);
@@ -323,3 +336,72 @@ describe('sessions (the browser) in a terminal', () => {
     expect(argv).toEqual(['resume', '01a200ed-500e-74e1-88bc-7c2f05604fd8']);
   });
 });
+
+describe('type to search (the sample home, every agent)', () => {
+  let sample: string;
+  beforeEach(async () => {
+    sample = join(sandbox, 'sample');
+    await cp(SAMPLE_HOME, sample, { recursive: true });
+  });
+
+  const listJson = async (): Promise<{ agent: string; model: string | null; gitBranch: string | null; title: string }[]> => {
+    const { stdout } = await exec(process.execPath, [BIN, 'list', '--json', '--all', '--home', sample, '--claw-dir', join(sample, 'src')], { cwd: work, env: environment(), maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout) as { agent: string; model: string | null; gitBranch: string | null; title: string }[];
+  };
+
+  it('`grep health r` typed into the list is the query: no agent ran, no file changed, the browser still open', async () => {
+    const ran = join(sandbox, 'agents-ran.txt');
+    await standInAgents(ran);
+    const before = new Map([...(await snapshot(sample)), ...(await snapshot(work))]);
+    const t = await open(100, 30, sample);
+    const count = (await listJson()).length;
+    await t.see(`${count} in all directories`);
+    // One key at a time, as typed (g, r and G moved, jumped and resumed before), then as one burst (a paste).
+    await t.type('grep health r');
+    const typed = await t.see('search: grep health r');
+    expect(typed).toMatch(/matching "grep health r"/);
+    await t.key('C-u');
+    await t.see(`${count} in all directories`);
+    await t.key('grep health r');
+    await t.see('search: grep health r');
+    // Erased again: the browser still reads keys, so none of them handed the terminal to an agent.
+    await t.key('C-u');
+    await t.see(`${count} in all directories`);
+    await expect(access(t.exitFile)).rejects.toThrow();
+    await expect(access(ran)).rejects.toThrow();
+    expect(new Map([...(await snapshot(sample)), ...(await snapshot(work))])).toEqual(before);
+  });
+
+  const fields = [
+    ['agent', 'qwen', (row: { agent: string }) => row.agent === 'qwen'],
+    ['model', 'gpt-5.4', (row: { model: string | null }) => row.model === 'gpt-5.4'],
+    ['branch', 'zebra-login', (row: { gitBranch: string | null }) => row.gitBranch === 'feature/zebra-login'],
+  ] as const;
+  for (const [field, word, picks] of fields) {
+    it(`finds \`sessions list --json\` rows by their ${field}: typing "${word}" lists exactly them`, async () => {
+      // The sample has no branch but HEAD: one Claude Code session on a feature branch.
+      const id = '7e57e57e-3333-4222-8333-944455556666';
+      const dir = join(sample, '.claude', 'projects', '-tmp-zebra');
+      await mkdir(dir, { recursive: true });
+      const at = '2026-11-20T10:00:00.000Z';
+      const line = (value: object): string => `${JSON.stringify(value)}\n`;
+      await writeFile(
+        join(dir, `${id}.jsonl`),
+        line({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'fix the login form' }, uuid: 'u-1', timestamp: at, cwd: '/tmp/zebra', sessionId: id, version: '2.1.197', gitBranch: 'feature/zebra-login' }) +
+          line({ parentUuid: 'u-1', isSidechain: false, type: 'assistant', message: { id: 'm-1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'fixed' }] }, uuid: 'a-1', timestamp: at, cwd: '/tmp/zebra', sessionId: id, gitBranch: 'feature/zebra-login' }),
+      );
+      const rows = await listJson();
+      const expected = rows.filter((row) => picks(row as never));
+      expect(expected.length).toBeGreaterThan(0);
+      const t = await open(140, 40, sample);
+      await t.see(`${rows.length} in all directories`);
+      await t.type(word);
+      const screen = await t.see(new RegExp(`\\d+ matching "${word.replaceAll('.', '\\.')}"`));
+      expect(screen).toContain(`${expected.length} matching "${word}"`);
+      const listed = screen.split('\n').slice(1, 1 + expected.length).map((text) => /^[› ] (\S+)/.exec(text)?.[1]);
+      expect(listed.sort()).toEqual(expected.map((row) => row.agent).sort());
+      for (const row of expected) expect(screen).toContain(row.title.slice(0, 24));
+    });
+  }
+});
+

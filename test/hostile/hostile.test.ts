@@ -168,6 +168,8 @@ describe('a hostile home', () => {
     const cwdColumn = (needle: RegExp): number => lines.find((line) => needle.test(line))!.search(/\/tmp\//);
     expect(cwdColumn(/codex .*fix the \ufffdgnp\.exe bug/)).toBe(cwdColumn(/ambiguous A/));
     expect(cwdColumn(/claw .*fix the \ufffdgnp\.exe bug/)).toBe(cwdColumn(/ambiguous B/));
+    await terminal.key('Tab');
+    await terminal.see(/scan problems \(\d+\)/);
     await terminal.key('!');
     await terminal.see(/problems? while scanning/);
     const styled = await terminal.styledScreen();
@@ -176,9 +178,9 @@ describe('a hostile home', () => {
     expect(await terminal.title()).not.toContain('PWNED');
     expect(await terminal.buffers()).toBe('');
     await terminal.key('Escape');
-    // Escape and q read together are one Meta-q, not a quit: send q once the list is back on screen.
+    // Two Escapes read together are one Meta-Escape: send the second (quit, nothing typed) once the list is back.
     await terminal.waitFor((text) => !/problems? while scanning/.test(text) && text.includes('ambiguous B'), HANG_MS);
-    await terminal.key('q');
+    await terminal.key('Escape');
     expect(await waitForExit(terminal.exitFile)).toBe('0');
     await terminal.stop();
 
@@ -196,7 +198,7 @@ describe('a hostile home', () => {
     await terminal.waitFor((screen) => /^sessions · /.test(screen) && screen.includes('ambiguous B'), HANG_MS);
     expect(await terminal.title()).not.toContain('PWNED');
     expect(await terminal.buffers()).toBe('');
-    await terminal.key('q');
+    await terminal.key('Escape');
     expect(await waitForExit(terminal.exitFile)).toBe('0');
     await stopChurning();
     stopChurning = null;

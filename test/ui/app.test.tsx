@@ -8,6 +8,7 @@ import { ADAPTERS } from '../../src/core/formats/index.js';
 import { AGENTS, countUserTurns } from '../../src/core/model.js';
 import { ScanContext } from '../../src/catalog/scan.js';
 import { App } from '../../src/ui/App.js';
+import { KEY_HELP } from '../../src/ui/keymap.js';
 import type { TuiDecision } from '../../src/ui/state.js';
 import { themeFor } from '../../src/ui/theme.js';
 import { moveRecordedCwd } from '../helpers/gone-cwd.js';
@@ -16,6 +17,10 @@ import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 const API_CWD = '/home/dev/src/a-api-server';
 const ENTER = '\r';
 const ESC = '\u001b';
+/** → opens the transcript (Enter resumes). */
+const RIGHT = '\u001b[C';
+const TAB = '\t';
+const CTRL_A = '\u0001';
 
 let home: string;
 let dispose: () => Promise<void>;
@@ -81,14 +86,14 @@ describe('session list', () => {
     expect(frame).toMatch(/⋔/); // forks are marked
   });
 
-  it('defaults to the current directory and below; Tab shows all', async () => {
+  it('defaults to the current directory and below; Ctrl-A shows all', async () => {
     const ui = start({ cwd: API_CWD });
     await ui.see(/\d+ in \/home\/dev\/src\/a-api-server/);
     const header = ui.lines()[0]!;
     const here = Number(/(\d+) in \/home/.exec(header)![1]);
     expect(here).toBe(4); // codex api-health and its fork, the claude session and its fork
     expect(ui.frame()).not.toContain('review MCP tool');
-    await ui.press(['\t'], '19 in all directories');
+    await ui.press([CTRL_A], '19 in all directories');
     expect(ui.frame()).toContain('review MCP tool');
   });
 
@@ -96,22 +101,33 @@ describe('session list', () => {
     const ui = start({ rows: 24 });
     await ui.see('19 in all directories');
     expect(ui.lines().length).toBeLessThanOrEqual(23);
-    await ui.press([ENTER], 'turn 1/');
+    await ui.press([RIGHT], 'turn 1/');
     expect(ui.lines().length).toBeLessThanOrEqual(23);
     await ui.press(['?'], 'Transcript');
+    expect(ui.lines().length).toBeLessThanOrEqual(23);
+    await ui.press([ESC, ESC], '19 in all directories');
+    await ui.press([TAB], 'Actions');
     expect(ui.lines().length).toBeLessThanOrEqual(23);
   });
 });
 
 describe('help', () => {
-  it('? lists the search syntax and content search with the other keys', async () => {
-    const ui = start();
+  it('Tab then ? lists every key, the search syntax and content search among them, whole at 80×24', async () => {
+    const ui = start({ columns: 80, rows: 24 });
     await ui.see('19 in all directories');
+    await ui.press([TAB], 'help: every key');
     await ui.press(['?'], 'Transcript');
-    expect(ui.frame()).toContain('Ctrl-G >');
-    expect(ui.frame()).toContain('search inside every transcript');
-    expect(ui.frame()).toContain("'x ^x x$ !x a|b");
-    expect(ui.frame()).toContain('Ctrl-U clears');
+    const frame = ui.frame();
+    expect(ui.lines().length).toBeLessThanOrEqual(23);
+    for (const group of KEY_HELP) {
+      expect(frame).toContain(group.title);
+      // each key and what it does on one line, neither cut
+      for (const entry of group.keys) expect(ui.lines().some((line) => line.includes(`${entry.keys.padEnd(16)}${entry.what}`))).toBe(true);
+    }
+    expect(frame).toContain('Ctrl-G  >x');
+    expect(frame).toContain("'x ^x x$");
+    await ui.press([ESC], '19 in all directories');
+    expect(ui.decisions).toEqual([]);
   });
 });
 
@@ -119,7 +135,6 @@ describe('search', () => {
   it('narrows as each letter is typed, puts the best match first and highlights it', async () => {
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['/'], '/ ');
     await ui.type('health', '2 matching');
     const rows = ui.lines().slice(1, 3);
     expect(rows[0]).toMatch(/^›.*api-health/);
@@ -131,7 +146,6 @@ describe('search', () => {
   it('finds a session by a later prompt, its cwd or its id', async () => {
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['/']);
     await ui.type('which name', /1 matching/);
     expect(ui.lines()[1]).toContain('api-health');
     await ui.press(['\u0015'], '19 in all directories'); // Ctrl-U clears the typed text
@@ -153,23 +167,22 @@ describe('transcript', () => {
   async function openApiHealth() {
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['/']);
     await ui.type('api-health');
-    await ui.press([ENTER], 'turn 1/5');
+    await ui.press([RIGHT], 'turn 1/5');
     return ui;
   }
 
-  it('numbers user turns, shows tool calls collapsed, and n/p/G/g move between turns', async () => {
+  it('numbers user turns, shows tool calls collapsed, and ] [ G g move between turns', async () => {
     const ui = await openApiHealth();
     expect(ui.frame()).toContain('▶ turn 1');
     expect(ui.frame()).toContain('[a] Add a health check endpoint');
-    await ui.press(['n'], 'turn 2/5');
+    await ui.press([']'], 'turn 2/5');
     expect(ui.frame()).toContain('» exec_command');
     expect(ui.frame()).toMatch(/… \d+ more lines \(e expands\)/);
     await ui.press(['e'], 'outputs expanded');
     expect(ui.frame()).not.toMatch(/more lines \(e expands\)/);
     await ui.press(['G'], 'turn 5/5');
-    await ui.press(['p'], /turn [45]\/5/);
+    await ui.press(['['], /turn [45]\/5/);
     await ui.press(['g'], 'turn 1/5');
     await ui.press([ESC], 'in all directories');
   });
@@ -188,9 +201,8 @@ describe('transcript', () => {
     await writeFile(join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T09-00-00-${id}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const ui = start();
     await ui.see('20 in all directories');
-    await ui.press(['/']);
     await ui.type('huge build', /1 matching/);
-    await ui.press([ENTER], 'turn 1/1');
+    await ui.press([RIGHT], 'turn 1/1');
     await ui.see('↳ build step ok');
     expect(ui.frame()).toMatch(/… \d+ more lines \(e expands\)/);
     // 1.5 MB of JSON string written, 4 KiB of it read: the rest is announced, not shown
@@ -213,9 +225,8 @@ describe('transcript', () => {
     await writeFile(join(home, '.codex', 'sessions', '2026', '11', '22', `rollout-2026-11-22T09-00-00-${id}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     const ui = start();
     await ui.see('20 in all directories');
-    await ui.press(['/']);
     await ui.type('please read this log', /1 matching/);
-    await ui.press([ENTER], 'turn 1/1');
+    await ui.press([RIGHT], 'turn 1/1');
     expect(ui.frame()).not.toContain('more not read');
     await ui.press(['/'], 'find:');
     await ui.type('final zebra');
@@ -233,7 +244,7 @@ describe('transcript', () => {
   it('forks before turn 3: the prompt shows that turn, Enter writes a new session and selects it', async () => {
     const ui = await openApiHealth();
     await ui.press(['f'], 'select turn 2 or later'); // turn 1 cannot be forked
-    await ui.press(['n', 'n'], 'turn 3/5');
+    await ui.press([']', ']'], 'turn 3/5');
     await ui.press(['f'], 'Fork before turn 3: [a] why did the auth test fail?');
     expect(ui.frame()).toContain('keeps turns 1–2');
     await ui.type('b1');
@@ -255,7 +266,7 @@ describe('transcript', () => {
 
   it('Tab in the fork prompt hands the Codex session off to Claude Code: a new Claude session in the cwd\'s project folder, selected', async () => {
     const ui = await openApiHealth();
-    await ui.press(['n', 'n'], 'turn 3/5');
+    await ui.press([']', ']'], 'turn 3/5');
     await ui.press(['f'], 'Fork before turn 3');
     // at 100 columns every agent and every key the prompt takes are on screen, none cut off
     expect(ui.frame()).toMatch(new RegExp(`Continue in: +${AGENTS.join(' +')} +\\(Tab\\) +│`));
@@ -278,10 +289,9 @@ describe('transcript', () => {
   it('a Claude fork shows as a fork at once (⋔, "from" in the preview) and sorts as new', async () => {
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['/']);
     await ui.type('b0304532');
-    await ui.press([ENTER], 'turn 1/3');
-    await ui.press(['n', 'n'], 'turn 3/3');
+    await ui.press([RIGHT], 'turn 1/3');
+    await ui.press([']', ']'], 'turn 3/3');
     await ui.press(['f'], 'Fork before turn 3');
     await ui.press([ENTER], 'forked before turn 3 (kept 2 turns)');
     const id = /claude --resume ([0-9a-f-]{36})/.exec(ui.frame())![1]!;
@@ -295,33 +305,47 @@ describe('transcript', () => {
   it('Esc cancels the fork prompt and writes nothing', async () => {
     const ui = await openApiHealth();
     const before = await sessionFiles();
-    await ui.press(['n'], 'turn 2/5');
+    await ui.press([']'], 'turn 2/5');
     await ui.press(['f'], 'Fork before turn 2');
-    await ui.press([ESC], 'n/p turn');
+    await ui.press([ESC], '] [ turn');
     expect(ui.frame()).not.toContain('Fork before');
     expect(await sessionFiles()).toEqual(before);
   });
 });
 
 describe('resume', () => {
-  it('r on a session whose directory is gone asks, and y resumes it here', async () => {
+  it('Enter on a session whose directory is gone asks, and y resumes it here', async () => {
     await moveRecordedCwd(home, API_CWD, join(home, '..', 'gone', 'a-api-server'));
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['/']);
-    await ui.type('api-health');
-    await ui.press([ENTER], 'turn 1/5');
-    await ui.press(['r'], 'no longer exists');
+    await ui.type('api-health', /\d+ matching/);
+    await ui.press([ENTER], 'no longer exists');
     expect(ui.frame()).toContain('Resume it in the current directory (/nowhere/in/particular) instead?');
     await ui.press(['y']);
     await waitFor(() => expect(ui.decisions).toHaveLength(1));
     expect(ui.decisions[0]).toMatchObject({ kind: 'resume', here: true, session: { title: 'api-health', agent: 'codex' } });
   });
 
-  it('q quits with no decision to resume', async () => {
+  it('from a transcript, Tab and Enter resume the session read', async () => {
+    await moveRecordedCwd(home, API_CWD, join(home, '..', 'gone', 'a-api-server'));
     const ui = start();
     await ui.see('19 in all directories');
-    await ui.press(['q']);
+    await ui.type('api-health', /\d+ matching/);
+    await ui.press([RIGHT], 'turn 1/5');
+    await ui.press([TAB], 'resume in codex');
+    await ui.press([ENTER], 'no longer exists');
+    await ui.press([ENTER]);
+    await waitFor(() => expect(ui.decisions).toHaveLength(1));
+    expect(ui.decisions[0]).toMatchObject({ kind: 'resume', here: true, session: { title: 'api-health', agent: 'codex' } });
+  });
+
+  it('q is typed; Esc clears the query, then quits with no decision to resume', async () => {
+    const ui = start();
+    await ui.see('19 in all directories');
+    await ui.type('q', 'search: q');
+    await ui.press([ESC], '19 in all directories');
+    expect(ui.decisions).toEqual([]);
+    await ui.press([ESC]);
     await waitFor(() => expect(ui.decisions).toEqual([{ kind: 'quit' }]));
   });
 });
@@ -346,7 +370,6 @@ describe('live updates', () => {
     expect(ui.lines()[1]).toMatch(/claude .*watch me appear.*live/);
 
     // with a query typed, a session gaining a turn still updates and the query stays
-    await ui.press(['/']);
     await ui.type('sidebar', /1 matching/);
     const web = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
     const later = new Date().toISOString();
@@ -361,7 +384,7 @@ describe('live updates', () => {
         line({ type: 'last-prompt', lastPrompt: prompt, leafUuid: 'a-2', sessionId: session }),
     );
     await ui.see(/claude .*Make the sidebar collapsible.*\s2\s+live/);
-    expect(ui.frame()).toContain('/ sidebar');
+    expect(ui.frame()).toContain('search: sidebar');
   });
 });
 
@@ -369,9 +392,8 @@ describe('an open transcript', () => {
   it('shows a turn appended to its Claude file while it is open, and forks before it', async () => {
     const ui = start();
     await ui.see('· live');
-    await ui.press(['/']);
     await ui.type('sidebar', /1 matching/);
-    await ui.press([ENTER], 'turn 1/1');
+    await ui.press([RIGHT], 'turn 1/1');
     const session = '637c5025-a11d-4fce-bb60-2cbeb9eb07a4';
     const web = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', `${session}.jsonl`);
     const leaf = '56cde33e-1035-4f69-a36c-5586fc9fb2fa'; // the fixture's active leaf

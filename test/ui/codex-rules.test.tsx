@@ -49,9 +49,9 @@ describe('Codex reading rules in the browser', () => {
     expect(ui.frame()).not.toContain('find every caller of parseHeader');
     expect(ui.frame()).toContain('write a haiku about rollouts'); // the TypeScript-era rollout is a row
     // Newest first: the review session, the empty one, then the IDE session.
-    await ui.press('j', /›.*\(no prompt\)/);
-    await ui.press('j', /›.*Explain what parseHeader does/);
-    await ui.press('\r', 'turn 1/3');
+    await ui.press('\u001b[B', /›.*\(no prompt\)/);
+    await ui.press('\u001b[B', /›.*Explain what parseHeader does/);
+    await ui.press('\u001b[C', 'turn 1/3');
     const screen = await ui.see('Explain what parseHeader does with an empty line');
     expect(screen).not.toContain('Context from my IDE setup');
     expect(screen).not.toContain('<image name=');
@@ -61,7 +61,7 @@ describe('Codex reading rules in the browser', () => {
   it('counts the turns of a reviewed session as the user typed them', async () => {
     const ui = start();
     await ui.see('4 in all directories');
-    await ui.press('\r', /turn 1\/2/);
+    await ui.press('\u001b[C', /turn 1\/2/);
     expect(ui.frame()).toContain('add input validation to the signup form');
   });
 });

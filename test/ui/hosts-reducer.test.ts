@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogSession } from '../../src/catalog/scan.js';
 import { SearchIndex } from '../../src/catalog/search.js';
-import { keyOf, resolveAction } from '../../src/ui/keymap.js';
+import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
 import { initialState, type BrowserState } from '../../src/ui/state.js';
 import { catalogSession } from './helpers.js';
@@ -44,13 +44,17 @@ describe('hosts in the browser', () => {
     expect(rows(state)).toEqual(['devbox/d1', 'local/l1', 'local/l2']);
   });
 
-  it('R reads the hosts again (and says so when there are none)', () => {
-    const key = resolveAction('R', keyOf({}), 'list');
-    expect(key).toEqual({ type: 'refreshHosts' });
-    expect(run([key!]).hostsRefresh).toBe(1);
-    const none = browserReducer(initialState({ size, cwd: '/', homeDir: '/h', now: 0 }), key!);
+  it('the menu (Tab, then h) reads the hosts again; without hosts the menu does not offer it', () => {
+    const tab: Action = { type: 'key', input: '', key: keyOf({ tab: true }) };
+    const h: Action = { type: 'key', input: 'h', key: keyOf({}) };
+    const state = run([tab, h]);
+    expect(state.hostsRefresh).toBe(1);
+    expect(state.mode).toBe('list');
+    const none = [tab, h].reduce(browserReducer, initialState({ size, cwd: '/', homeDir: '/h', now: 0 }));
     expect(none.hostsRefresh).toBe(0);
-    expect(none.notice?.text).toMatch(/no hosts/);
+    expect(none.query).toBe('');
+    // the action itself, without hosts: it says why nothing happens
+    expect(browserReducer(initialState({ size, cwd: '/', homeDir: '/h', now: 0 }), { type: 'refreshHosts' }).notice?.text).toMatch(/no hosts/);
   });
 
   it('search finds a host\'s rows by its name', () => {

@@ -7,73 +7,81 @@ import type { Mode } from '../../src/ui/state.js';
 const plain = keyOf({});
 const k = (partial: Partial<KeyInfo>): KeyInfo => keyOf(partial);
 
+const ctrl = (letter: string): [string, KeyInfo] => [letter, k({ ctrl: true })];
+
 const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action | null][] = [
-  // list
+  // list: every printable key types into the query, whatever it did before (j k g G / a s r R ? ! q > space)
+  ...[...'jkgG/asrRq?!> xyzN1'].map((char): [Mode, string, KeyInfo, Action] => ['list', char, char === char.toUpperCase() && char !== char.toLowerCase() ? k({ shift: true }) : plain, { type: 'queryInput', text: char }]),
+  ['list', 'api server', plain, { type: 'queryInput', text: 'api server' }],
   ['list', '', k({ downArrow: true }), { type: 'move', delta: 1 }],
-  ['list', 'j', plain, { type: 'move', delta: 1 }],
-  ['list', 'k', plain, { type: 'move', delta: -1 }],
+  ['list', '', k({ upArrow: true }), { type: 'move', delta: -1 }],
+  ['list', ...ctrl('n'), { type: 'move', delta: 1 }],
+  ['list', ...ctrl('p'), { type: 'move', delta: -1 }],
+  ['list', '\n', plain, { type: 'move', delta: 1 }], // Ctrl-J: a line feed, as a terminal sends it
+  ['list', ...ctrl('k'), { type: 'move', delta: -1 }],
   ['list', '', k({ pageDown: true }), { type: 'movePage', direction: 1 }],
   ['list', '', k({ pageUp: true }), { type: 'movePage', direction: -1 }],
-  ['list', 'g', plain, { type: 'moveFirst' }],
-  ['list', 'G', k({ shift: true }), { type: 'moveLast' }],
   ['list', '', k({ home: true }), { type: 'moveFirst' }],
   ['list', '', k({ end: true }), { type: 'moveLast' }],
-  ['list', '', k({ return: true }), { type: 'open' }],
-  ['list', '/', plain, { type: 'startSearch' }],
-  ['list', '', k({ tab: true }), { type: 'toggleScope' }],
-  ['list', 'a', plain, { type: 'toggleScope' }],
-  ['list', 's', plain, { type: 'toggleSort' }],
-  ['list', 'r', plain, { type: 'resume' }],
-  ['list', '?', plain, { type: 'showHelp' }],
-  ['list', '!', plain, { type: 'showProblems' }],
-  ['list', 'q', plain, { type: 'quit' }],
-  ['list', 'c', k({ ctrl: true }), { type: 'quit' }],
-  ['list', '', k({ escape: true, meta: true }), { type: 'clearQuery' }],
-  ['list', 'x', plain, null],
-  // search: letters are typed, arrows still move
-  ['search', 'j', plain, { type: 'queryInput', text: 'j' }],
-  ['search', 'q', plain, { type: 'queryInput', text: 'q' }],
-  ['search', 'api server', plain, { type: 'queryInput', text: 'api server' }],
-  ['search', '', k({ downArrow: true }), { type: 'move', delta: 1 }],
-  ['search', '', k({ upArrow: true }), { type: 'move', delta: -1 }],
-  ['search', '', k({ backspace: true }), { type: 'queryBackspace' }],
-  ['search', '', k({ delete: true }), { type: 'queryBackspace' }],
-  ['search', 'u', k({ ctrl: true }), { type: 'queryKill' }],
-  ['search', '', k({ return: true }), { type: 'open' }],
-  ['search', '', k({ escape: true, meta: true }), { type: 'clearQuery' }],
-  ['search', '', k({ tab: true }), { type: 'toggleScope' }],
-  ['search', 'c', k({ ctrl: true }), { type: 'quit' }],
-  // transcript
+  ['list', '\r', k({ return: true }), { type: 'resume' }],
+  ['list', '', k({ rightArrow: true }), { type: 'open' }],
+  ['list', ...ctrl('o'), { type: 'open' }],
+  ['list', '', k({ tab: true }), { type: 'openMenu' }],
+  ['list', '', k({ escape: true, meta: true }), { type: 'clearOrQuit' }],
+  ['list', '', k({ backspace: true }), { type: 'queryBackspace' }],
+  ['list', '', k({ delete: true }), { type: 'queryBackspace' }],
+  ['list', ...ctrl('w'), { type: 'queryDeleteWord' }],
+  ['list', '', k({ delete: true, meta: true }), { type: 'queryDeleteWord' }],
+  ['list', ...ctrl('u'), { type: 'queryKill' }],
+  ['list', ...ctrl('g'), { type: 'toggleContent' }],
+  ['list', ...ctrl('a'), { type: 'toggleScope' }],
+  ['list', ...ctrl('c'), { type: 'quit' }],
+  ['list', ...ctrl('z'), null],
+  ['list', 'r', k({ meta: true }), null],
+  ['list', '\u0007', plain, null],
+  // menu: letters name items (the reducer looks them up), arrows and j/k choose, Enter runs, Esc/Tab close
+  ['menu', 's', plain, { type: 'menuKey', key: 's' }],
+  ['menu', '?', plain, { type: 'menuKey', key: '?' }],
+  ['menu', 'j', plain, { type: 'menuMove', delta: 1 }],
+  ['menu', '', k({ upArrow: true }), { type: 'menuMove', delta: -1 }],
+  ['menu', ...ctrl('n'), { type: 'menuMove', delta: 1 }],
+  ['menu', '\r', k({ return: true }), { type: 'menuChoose' }],
+  ['menu', '', k({ escape: true, meta: true }), { type: 'closeMenu' }],
+  ['menu', '', k({ tab: true }), { type: 'closeMenu' }],
+  ['menu', 'ab', plain, null],
+  // transcript: less and vim keys
   ['transcript', 'j', plain, { type: 'scroll', delta: 1 }],
   ['transcript', '', k({ upArrow: true }), { type: 'scroll', delta: -1 }],
+  ['transcript', '\r', k({ return: true }), { type: 'scroll', delta: 1 }],
   ['transcript', ' ', plain, { type: 'scrollPage', direction: 1 }],
   ['transcript', '', k({ pageUp: true }), { type: 'scrollPage', direction: -1 }],
   ['transcript', 'g', plain, { type: 'scrollHome' }],
   ['transcript', '', k({ end: true }), { type: 'scrollEnd' }],
-  ['transcript', 'n', plain, { type: 'nextTurn' }],
-  ['transcript', 'p', plain, { type: 'prevTurn' }],
+  ['transcript', 'n', plain, { type: 'findNext', direction: 1 }],
+  ['transcript', 'N', k({ shift: true }), { type: 'findNext', direction: -1 }],
+  ['transcript', ']', plain, { type: 'nextTurn' }],
+  ['transcript', '[', plain, { type: 'prevTurn' }],
+  ['transcript', 'p', plain, null],
+  ['transcript', 'P', k({ shift: true }), null],
   ['transcript', '/', plain, { type: 'startFind' }],
-  ['transcript', 'N', k({ shift: true }), { type: 'findNext', direction: 1 }],
-  ['transcript', 'P', k({ shift: true }), { type: 'findNext', direction: -1 }],
   ['transcript', 'e', plain, { type: 'toggleExpand' }],
   ['transcript', 't', plain, { type: 'toggleReasoning' }],
   ['transcript', 'f', plain, { type: 'startFork' }],
-  ['transcript', 'r', plain, { type: 'resume' }],
+  ['transcript', 'r', plain, null],
+  ['transcript', '', k({ tab: true }), { type: 'openMenu' }],
   ['transcript', '?', plain, { type: 'showHelp' }],
   ['transcript', 'q', plain, { type: 'back' }],
   ['transcript', '', k({ escape: true, meta: true }), { type: 'back' }],
   ['transcript', '', k({ leftArrow: true }), { type: 'back' }],
   // find, fork: text prompts
   ['find', 'n', plain, { type: 'findInput', text: 'n' }],
-  ['find', '', k({ return: true }), { type: 'findSubmit' }],
+  ['find', '\r', k({ return: true }), { type: 'findSubmit' }],
   ['find', '', k({ escape: true, meta: true }), { type: 'findCancel' }],
   ['find', '', k({ backspace: true }), { type: 'findBackspace' }],
-  ['find', 'u', k({ ctrl: true }), { type: 'findKill' }],
-  ['list', '>', plain, { type: 'toggleContent' }],
-  ['list', 'g', k({ ctrl: true }), { type: 'toggleContent' }],
-  ['search', 'g', k({ ctrl: true }), { type: 'toggleContent' }],
+  ['find', ...ctrl('u'), { type: 'findKill' }],
+  ['find', ...ctrl('w'), { type: 'findDeleteWord' }],
   ['fork', 'x', plain, { type: 'forkInput', text: 'x' }],
-  ['fork', '', k({ return: true }), { type: 'forkSubmit' }],
+  ['fork', '\r', k({ return: true }), { type: 'forkSubmit' }],
   ['fork', '', k({ escape: true, meta: true }), { type: 'forkCancel' }],
   ['fork', '', k({ delete: true }), { type: 'forkBackspace' }],
   ['fork', '', k({ tab: true }), { type: 'forkTarget', step: 1 }],
@@ -81,7 +89,7 @@ const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action
   ['fork', '\u0007', plain, null],
   // confirm, overlays
   ['confirm', 'y', plain, { type: 'confirmYes' }],
-  ['confirm', '', k({ return: true }), { type: 'confirmYes' }],
+  ['confirm', '\r', k({ return: true }), { type: 'confirmYes' }],
   ['confirm', 'n', plain, { type: 'confirmNo' }],
   ['confirm', '', k({ escape: true, meta: true }), { type: 'confirmNo' }],
   ['confirm', 'x', plain, null],
@@ -94,6 +102,16 @@ const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action
 describe('resolveAction', () => {
   it.each(table)('%s: %j %j', (mode, input, key, expected) => {
     expect(resolveAction(input, key, mode)).toEqual(expected);
+  });
+});
+
+describe('the list: a typed word never acts', () => {
+  it('types every printable character (and a few from other scripts) into the query', () => {
+    const printable = [...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)), 'é', 'ß', '日', '☕'];
+    for (const char of printable) {
+      const key = /[A-Z]/.test(char) ? k({ shift: true }) : plain;
+      expect(resolveAction(char, key, 'list')).toEqual({ type: 'queryInput', text: char });
+    }
   });
 });
 
@@ -120,17 +138,31 @@ describe('splitKeys', () => {
       { input: 'G', key: k({ shift: true }) },
     ]);
   });
+
+  it('reads a line feed inside a burst as Ctrl-J (a move), not as Enter (a resume)', () => {
+    const keys = splitKeys('ab\n', plain);
+    expect(keys[2]).toEqual({ input: '\n', key: plain });
+    expect(resolveAction(keys[2]!.input, keys[2]!.key, 'list')).toEqual({ type: 'move', delta: 1 });
+  });
 });
 
 describe("README's key table", () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const rows = readme.split('\n').filter((line) => /^\| `/.test(line));
 
-  it('says what Esc does in the list: it clears the search, it does not quit', () => {
-    expect(resolveAction('', k({ escape: true }), 'list')).toEqual({ type: 'clearQuery' });
+  it('says what Esc does in the list: it clears the search, then quits', () => {
+    expect(resolveAction('', k({ escape: true }), 'list')).toEqual({ type: 'clearOrQuit' });
     const esc = rows.filter((line) => line.split('|')[1]!.includes('`Esc`'));
     expect(esc.length).toBeGreaterThan(0);
-    for (const row of esc) expect(row.split('|')[2]).not.toMatch(/quit/);
-    expect(esc.some((row) => /`Esc` clears/.test(row.split('|')[2]!))).toBe(true);
+    expect(esc.some((row) => /`Esc` clears the search, then quits/.test(row.split('|')[2]!))).toBe(true);
+  });
+
+  it('says Enter resumes and → reads the transcript in the list, and no printable key acts there', () => {
+    expect(resolveAction('\r', k({ return: true }), 'list')).toEqual({ type: 'resume' });
+    expect(resolveAction('', k({ rightArrow: true }), 'list')).toEqual({ type: 'open' });
+    const list = (keys: string): string => rows.find((line) => line.split('|')[1]!.trim().startsWith(keys))!.split('|')[2]!;
+    expect(list('`Enter`')).toMatch(/^ resume the selected session/);
+    expect(list('`→`')).toMatch(/^ read the transcript/);
+    for (const keys of ['`/`', '`n N`', '`] [`', '`e` `t`', '`f`', '`?`']) expect(list(keys)).toMatch(/^ \(typed/);
   });
 });

@@ -31,12 +31,17 @@ const ids = (state: BrowserState): string[] => state.rows.map((row) => row.sessi
 const selectedId = (state: BrowserState): string | undefined => state.rows[state.selected]?.session.id;
 const hit = (id: string, score = 0): SearchHit => ({ key: `codex:${id}`, score });
 const key = (input: string, partial: Parameters<typeof keyOf>[0] = {}): Action => ({ type: 'key', input, key: keyOf(partial) });
+const enter = key('', { return: true });
+/** → opens the transcript (Enter resumes). */
+const right = key('', { rightArrow: true });
 
 describe('list scope, sort and selection', () => {
   const cases: readonly [name: string, actions: readonly Action[], rows: string[], selected: string | undefined][] = [
     ['the current directory and below, newest first', [loaded], ['a', 'b', 'c'], 'a'],
     ['Tab shows every directory', [loaded, { type: 'toggleScope' }], ['a', 'b', 'd', 'c', 'e'], 'a'],
-    ['sort by created', [loaded, { type: 'toggleScope' }, { type: 'toggleSort' }], ['e', 'b', 'c', 'd', 'a'], 'a'],
+    // not moved by the user: the top row stays selected as the order changes
+    ['sort by created', [loaded, { type: 'toggleScope' }, { type: 'toggleSort' }], ['e', 'b', 'c', 'd', 'a'], 'e'],
+    ['sort by created, the selection moved by the user kept', [loaded, { type: 'move', delta: 1 }, { type: 'toggleScope' }, { type: 'toggleSort' }], ['e', 'b', 'c', 'd', 'a'], 'b'],
     ['moves clamp at both ends', [loaded, { type: 'move', delta: 1 }, { type: 'move', delta: 5 }], ['a', 'b', 'c'], 'c'],
     ['up from the top stays', [loaded, { type: 'move', delta: -1 }], ['a', 'b', 'c'], 'a'],
     ['last and first', [loaded, { type: 'moveLast' }], ['a', 'b', 'c'], 'c'],
@@ -75,9 +80,9 @@ describe('list scope, sort and selection', () => {
 });
 
 describe('search', () => {
-  it('types after /, shows fuse results in their order and selects the best', () => {
-    const state = run([loaded, key('/'), key('c'), { type: 'searchResults', query: 'c', hits: [hit('c'), hit('a', 0.3), hit('d', 0.4)], pending: 0 }]);
-    expect(state.mode).toBe('search');
+  it('types at once (no key first), shows fuse results in their order and selects the best', () => {
+    const state = run([loaded, key('c'), { type: 'searchResults', query: 'c', hits: [hit('c'), hit('a', 0.3), hit('d', 0.4)], pending: 0 }]);
+    expect(state.mode).toBe('list');
     expect(state.query).toBe('c');
     expect(ids(state)).toEqual(['c', 'a']);
     expect(state.hiddenMatches).toBe(1);
@@ -85,7 +90,7 @@ describe('search', () => {
   });
 
   it("takes each hit's session from the hit when the search ran over the list's catalog, from the catalog when it changed since", () => {
-    const state = run([loaded, key('/'), key('c')]);
+    const state = run([loaded, key('c')]);
     const withSession = (session: CatalogSession): SearchHit => ({ key: sessionKey(session), session, score: 0 });
     // Over this very catalog: the hit's session is the row's (no look-up).
     const current = run([{ type: 'searchResults', query: 'c', hits: [withSession(state.sessions.find((one) => one.id === 'c')!)], pending: 0, catalog: state.sessions }], state);
@@ -98,7 +103,7 @@ describe('search', () => {
   });
 
   it('ignores results for a query that is no longer typed', () => {
-    const state = run([loaded, key('/'), key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')], pending: 0 }]);
+    const state = run([loaded, key('c'), key('x'), { type: 'searchResults', query: 'c', hits: [hit('c')], pending: 0 }]);
     expect(state.query).toBe('cx');
     expect(state.search).toBeNull();
   });
@@ -106,7 +111,6 @@ describe('search', () => {
   it('keeps the selected row when the same query comes back ranked further, jumps to the best for a new one', () => {
     const state = run([
       loaded,
-      key('/'),
       key('c'),
       { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 5 },
       { type: 'move', delta: 1 },
@@ -122,15 +126,16 @@ describe('search', () => {
   it('the selection follows the top while results arrive and are ranked further, until the user moves it', () => {
     const typed = run([
       loaded,
-      key('/'),
       key('c'),
       { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 5 },
       // a better match arrives above the selected one: Enter must open what is first on screen
       { type: 'searchResults', query: 'c', hits: [hit('b'), hit('a', 0.2), hit('c', 0.3)], pending: 0 },
     ]);
     expect(selectedId(typed)).toBe('b');
-    const opened = run([key('', { return: true })], typed);
+    const opened = run([right], typed);
     expect(opened.transcript?.session.id).toBe('b');
+    const resumed = run([enter], typed);
+    expect(resumed.resumeRequest?.id).toBe('b');
     // a session arriving live (watcher) above the top while the query is typed: still the top
     const fresh = catalogSession({ id: 'f', updatedAt: '2026-11-09T00:00:00Z' });
     const live = run([{ type: 'catalogChanged', upserted: [fresh], removed: [] }, { type: 'searchResults', query: 'c', hits: [hit('f'), hit('b', 0.1)], pending: 0 }], typed);
@@ -142,16 +147,50 @@ describe('search', () => {
     expect(selectedId(retyped)).toBe('a');
   });
 
-  it('a burst "/ab" starts a search and types the rest', () => {
-    const state = run([loaded, key('/ab')]);
-    expect(state.mode).toBe('search');
-    expect(state.query).toBe('ab');
+  it('a burst "grep health r" is typed whole: no key of it moves, opens or resumes', () => {
+    const state = run([loaded, key('grep health r')]);
+    expect(state.mode).toBe('list');
+    expect(state.query).toBe('grep health r');
+    expect(state.resumeRequest).toBeNull();
+    expect(state.decision).toBeNull();
+    expect(state.transcript).toBeNull();
+    const oneByOne = run([loaded, ...[...'grep health r'].map((char) => key(char))]);
+    expect(oneByOne.query).toBe('grep health r');
+    expect(oneByOne.resumeRequest).toBeNull();
+    expect(oneByOne.decision).toBeNull();
+  });
+
+  it('Enter before the results for the typed query: the best match for it is resumed once they arrive, not the row on screen', () => {
+    const typed = run([loaded, key('c'), { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 0 }, key('x'), enter]);
+    expect(typed.resumeRequest).toBeNull();
+    expect(typed.whenSearched).toBe('resume');
+    const arrived = run([{ type: 'searchResults', query: 'cx', hits: [hit('c'), hit('a')], pending: 0 }], typed);
+    expect(arrived.resumeRequest?.id).toBe('c');
+    expect(arrived.whenSearched).toBeNull();
+    // → waits the same way, and opens
+    const opened = run([key('y'), right, { type: 'searchResults', query: 'cxy', hits: [hit('b')], pending: 0 }], arrived);
+    expect(opened.transcript?.session.id).toBe('b');
+  });
+
+  it('Ctrl-W erases the last word (and the spaces after it), Ctrl-U the whole query', () => {
+    expect(run([loaded, key('grep health  '), key('w', { ctrl: true })]).query).toBe('grep ');
+    expect(run([loaded, key('grep health'), key('w', { ctrl: true }), key('w', { ctrl: true })]).query).toBe('');
+    expect(run([loaded, key('grep health'), key('u', { ctrl: true })]).query).toBe('');
+  });
+
+  it('Ctrl-N, Ctrl-P, Ctrl-J and Ctrl-K move while a query is typed, and type nothing', () => {
+    const typed = run([loaded, key('c'), { type: 'searchResults', query: 'c', hits: [hit('a'), hit('b'), hit('c')], pending: 0 }]);
+    const down = run([key('n', { ctrl: true }), key('\n')], typed);
+    expect(selectedId(down)).toBe('c');
+    expect(down.query).toBe('c');
+    const up = run([key('p', { ctrl: true }), key('k', { ctrl: true })], down);
+    expect(selectedId(up)).toBe('a');
+    expect(up.query).toBe('c');
   });
 
   it('Esc clears the query and shows the whole scope again, keeping the selection', () => {
     const state = run([
       loaded,
-      key('/'),
       key('c'),
       { type: 'searchResults', query: 'c', hits: [hit('a'), hit('c')], pending: 0 },
       { type: 'move', delta: 1 },
@@ -161,10 +200,13 @@ describe('search', () => {
     expect(state.query).toBe('');
     expect(ids(state)).toEqual(['a', 'b', 'c']);
     expect(selectedId(state)).toBe('c');
+    expect(state.decision).toBeNull();
+    // Esc again, with nothing typed: quit
+    expect(run([key('', { escape: true })], state).decision).toEqual({ kind: 'quit' });
   });
 
   it('backspace to empty restores the list without a search', () => {
-    const state = run([loaded, key('/'), key('z'), { type: 'searchResults', query: 'z', hits: [], pending: 0 }, key('', { backspace: true })]);
+    const state = run([loaded, key('z'), { type: 'searchResults', query: 'z', hits: [], pending: 0 }, key('', { backspace: true })]);
     expect(state.query).toBe('');
     expect(ids(state)).toEqual(['a', 'b', 'c']);
   });
@@ -178,10 +220,10 @@ describe('content search', () => {
   });
 
   it('Ctrl-G (or >) puts > in front of the query and back; results stream in, in scope, in the order found', () => {
-    const started = run([loaded, key('/'), key('answer'), key('g', { ctrl: true })]);
+    const started = run([loaded, key('answer'), key('g', { ctrl: true })]);
     expect(started.query).toBe('>answer');
     expect(run([key('g', { ctrl: true })], started).query).toBe('answer');
-    expect(run([loaded, key('>')]).mode).toBe('search');
+    expect(run([loaded, key('>')]).query).toBe('>');
     const typed = run([key(' 2'), { type: 'contentResults', query: 'answer 2', hits: [found('c', 3)], done: false }], started);
     expect(ids(typed)).toEqual(['c']);
     expect(typed.rows[0]!.content?.matches).toBe(3);
@@ -209,9 +251,9 @@ describe('content search', () => {
     expect(both.rows.map((row) => [row.session.host ?? null, row.session.id])).toEqual([['devbox', 'r'], [null, 'a']]);
   });
 
-  it('Enter opens the transcript at the first match once it is read', () => {
+  it('→ opens the transcript at the first match once it is read', () => {
     const listed = run([loaded, key('>'), key('answer 2'), { type: 'contentResults', query: 'answer 2', hits: [found('a', 11)], done: true }]);
-    const opened = run([key('', { return: true })], listed);
+    const opened = run([right], listed);
     expect(opened.transcript?.find).toBe('answer 2');
     const read = run([{ type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 30)) }], opened);
     const t = read.transcript!;
@@ -233,12 +275,23 @@ describe('live catalog changes', () => {
     expect(selectedId(state)).toBe('b');
   });
 
-  it('a session gaining turns moves to the top with its new count', () => {
+  it('a session gaining turns moves to the top with its new count; the selection stays on the top row until the user moves it', () => {
     const grown = { ...sessions[3]!, userTurns: 7, updatedAt: '2026-11-09T00:00:00Z' };
     const state = run([loaded, { type: 'catalogChanged', upserted: [grown], removed: [] }]);
     expect(ids(state)).toEqual(['c', 'a', 'b']);
     expect(state.rows[0]!.session.userTurns).toBe(7);
-    expect(selectedId(state)).toBe('a');
+    expect(selectedId(state)).toBe('c');
+    const moved = run([loaded, { type: 'move', delta: 1 }, { type: 'move', delta: -1 }, { type: 'catalogChanged', upserted: [grown], removed: [] }]);
+    expect(selectedId(moved)).toBe('a');
+  });
+
+  it('rows streaming in at start (cache, then the scan, then the watcher) keep the top row selected: Enter resumes what is first on screen', () => {
+    const cached: Action = { type: 'cachedCatalog', sessions: [sessions[1]!, sessions[3]!] };
+    const newer = catalogSession({ id: 'f', updatedAt: '2026-11-09T00:00:00Z' });
+    const state = run([cached, loaded, { type: 'catalogChanged', upserted: [newer], removed: [] }]);
+    expect(ids(state)).toEqual(['f', 'a', 'b', 'c']);
+    expect(selectedId(state)).toBe('f');
+    expect(run([enter], state).resumeRequest?.id).toBe('f');
   });
 
   it('removing the selected session selects its neighbour', () => {
@@ -249,11 +302,11 @@ describe('live catalog changes', () => {
 });
 
 describe('transcript', () => {
-  const opened = [loaded, { type: 'moveFirst' } as Action, key('', { return: true })];
+  const opened = [loaded, { type: 'moveFirst' } as Action, right];
   const full = transcriptOf(sessions[0]!, 30);
   const ready = [...opened, { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(full) } as Action];
 
-  it('Enter opens the selected session and waits for its transcript', () => {
+  it('→ opens the selected session and waits for its transcript', () => {
     const state = run(opened);
     expect(state.mode).toBe('transcript');
     expect(state.transcript?.status).toBe('loading');
@@ -268,11 +321,11 @@ describe('transcript', () => {
     expect(state.transcript?.top).toBe(0);
   });
 
-  it('n and p jump between user turns', () => {
-    const state = run([...ready, key('n'), key('n')]);
+  it('] and [ jump between user turns', () => {
+    const state = run([...ready, key(']'), key(']')]);
     expect(state.transcript?.turn).toBe(3);
     expect(state.transcript?.top).toBe(state.transcript?.layout?.turnStarts[2]);
-    expect(run([...ready, key('n'), key('n'), key('p')]).transcript?.turn).toBe(2);
+    expect(run([...ready, key(']'), key(']'), key('[')]).transcript?.turn).toBe(2);
   });
 
   it('scrolling clamps to the layout and follows the turn at the top', () => {
@@ -290,33 +343,36 @@ describe('transcript', () => {
   });
 
   it('/ finds text and moves to it', () => {
-    const state = run([...ready, key('/'), key('answer 5'), key('', { return: true })]);
+    const state = run([...ready, key('/'), key('answer 5'), enter]);
     expect(state.mode).toBe('transcript');
     const t = state.transcript!;
     expect(t.layout!.lineAt(t.findMatches[t.findCurrent]!.line)!.text).toBe('answer 5');
     expect(t.turn).toBe(5);
   });
 
-  it('each / starts an empty query, Ctrl-U clears it, matches are counted and N/P step through them', () => {
-    const first = run([...ready, key('/'), key('answer 1'), key('', { return: true })]);
+  it('each / starts an empty query, Ctrl-U and Ctrl-W erase, matches are counted and n/N step through them (less, vim)', () => {
+    const first = run([...ready, key('/'), key('answer 1'), enter]);
     // answer 1, answer 10..19: eleven matches, the current one counted from the top of the screen
     expect(first.transcript!.findMatches).toHaveLength(11);
     expect(first.transcript!.findCurrent).toBe(0);
-    const next = run([key('N', { shift: true }), key('N', { shift: true })], first);
+    const next = run([key('n'), key('n')], first);
     expect(next.transcript!.findCurrent).toBe(2);
     expect(next.transcript!.layout!.lineAt(next.transcript!.findMatches[2]!.line)!.text).toBe('answer 11');
-    expect(run([key('P', { shift: true }), key('P', { shift: true })], first).transcript!.findCurrent).toBe(9); // wraps around
+    expect(run([key('N', { shift: true }), key('N', { shift: true })], first).transcript!.findCurrent).toBe(9); // wraps around
+    expect(run([key('n'), key('n')], first).transcript!.turn, 'n moves to a match, not a turn').toBe(11);
     // a new / starts empty: typing "answer 2" finds answer 2, not "answer 1answer 2"
     const again = run([key('/')], next);
     expect(again.transcript!.findDraft).toBe('');
-    const typed = run([key('answer 2'), key('', { return: true })], again);
+    const typed = run([key('answer 2'), enter], again);
     expect(typed.notice).toBeNull();
     expect(typed.transcript!.find).toBe('answer 2');
     expect(typed.transcript!.findMatches).toHaveLength(11);
     // Ctrl-U erases what is typed
     const killed = run([key('/'), key('xyz'), key('u', { ctrl: true })], typed);
     expect(killed.transcript!.findDraft).toBe('');
-    expect(run([key('answer 30'), key('', { return: true })], killed).transcript!.findMatches).toHaveLength(1);
+    expect(run([key('answer 30'), enter], killed).transcript!.findMatches).toHaveLength(1);
+    // Ctrl-W erases the last word
+    expect(run([key('answer 30'), key('w', { ctrl: true })], killed).transcript!.findDraft).toBe('answer ');
   });
 
   it('Esc goes back to the list with the same selection', () => {
@@ -329,7 +385,7 @@ describe('transcript', () => {
   it('shows the start of a big transcript, then the whole one without moving the reader', () => {
     const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
     const start: Action = { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems({ ...full, messages: full.messages.slice(0, 20) }), partial: true };
-    const partial = run([{ type: 'scanDone', sessions: [big], problems: [] }, key('', { return: true }), start, key('n'), key('n')]);
+    const partial = run([{ type: 'scanDone', sessions: [big], problems: [] }, right, start, key(']'), key(']')]);
     expect(partial.transcript?.partial).toBe(true);
     expect(partial.transcript?.layout?.turnStarts).toHaveLength(10);
     expect(partial.transcript?.turn).toBe(3);
@@ -352,7 +408,7 @@ describe('transcript', () => {
     const big: CatalogSession = { ...sessions[0]!, userTurns: 2, userTurnsExact: false };
     const state = run([
       { type: 'scanDone', sessions: [big], problems: [] },
-      key('', { return: true }),
+      right,
       { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(big, 6)) },
     ]);
     expect(state.byKey.get('codex:a')?.userTurns).toBe(6);
@@ -363,7 +419,7 @@ describe('transcript', () => {
 describe('fork prompt', () => {
   const ready = [
     loaded,
-    key('', { return: true }),
+    right,
     { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 4)) } as Action,
   ];
 
@@ -375,21 +431,21 @@ describe('fork prompt', () => {
   });
 
   it('asks before turn 3 with that turn\'s text, takes a branch name, Esc cancels', () => {
-    const state = run([...ready, key('n'), key('n'), key('f'), key('w'), key('i'), key('p'), key('', { backspace: true })]);
+    const state = run([...ready, key(']'), key(']'), key('f'), key('w'), key('i'), key('p'), key('', { backspace: true })]);
     expect(state.mode).toBe('fork');
     expect(state.fork).toMatchObject({ atTurn: 3, turnText: 'question 3', branchName: 'wi', status: 'editing' });
-    expect(run([...ready, key('n'), key('n'), key('f'), key('', { escape: true })]).mode).toBe('transcript');
+    expect(run([...ready, key(']'), key(']'), key('f'), key('', { escape: true })]).mode).toBe('transcript');
   });
 
   it('Tab picks the agent to continue in (the session\'s own first), Shift-Tab goes back; done says it was handed off', () => {
-    const prompt = [...ready, key('n'), key('n'), key('f')];
+    const prompt = [...ready, key(']'), key(']'), key('f')];
     // The session's own agent, then every other the registry can hand off to, in the registry's order, and round.
     const choices = continueChoices('codex');
     expect(choices.slice(0, 3)).toEqual(['codex', 'claude', 'claw']);
     const tabs = (n: number) => Array.from({ length: n }, () => key('', { tab: true }));
     for (let n = 0; n <= choices.length; n++) expect(run([...prompt, ...tabs(n)]).fork?.target, `${n} tabs`).toBe(choices[n % choices.length]);
     expect(run([...prompt, key('', { tab: true, shift: true })]).fork?.target).toBe(choices.at(-1));
-    const working = run([...prompt, key('', { tab: true }), key('', { return: true })]);
+    const working = run([...prompt, key('', { tab: true }), enter]);
     expect(working.fork).toMatchObject({ target: 'claude', status: 'working' });
     expect(browserReducer(working, key('', { tab: true })).fork?.target, 'no change while it runs').toBe('claude');
     const handed = catalogSession({ id: 'hand1', agent: 'claude', updatedAt: '2026-11-10T00:00:00Z', path: '/claude/hand1.jsonl' });
@@ -399,7 +455,7 @@ describe('fork prompt', () => {
   });
 
   it('Enter starts the fork; it cannot be cancelled while it runs; done selects the fork in the list', () => {
-    const working = run([...ready, key('n'), key('n'), key('f'), key('', { return: true })]);
+    const working = run([...ready, key(']'), key(']'), key('f'), enter]);
     expect(working.fork?.status).toBe('working');
     expect(browserReducer(working, key('', { escape: true })).fork?.status).toBe('working');
     const forked = catalogSession({ id: 'fork1', updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', path: '/sessions/fork1.jsonl' });
@@ -412,7 +468,7 @@ describe('fork prompt', () => {
   });
 
   it('done: the fork\'s own row wins over the one the watcher listed before it knew it was a fork', () => {
-    const working = run([...ready, key('n'), key('n'), key('f'), key('', { return: true })]);
+    const working = run([...ready, key(']'), key(']'), key('f'), enter]);
     const unlinked = catalogSession({ id: 'fork1', updatedAt: '2026-11-01T00:00:00Z', path: '/sessions/fork1.jsonl' });
     const listed = browserReducer(working, { type: 'catalogChanged', upserted: [unlinked], removed: [] });
     const forked = { ...unlinked, updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', fork: { id: 'a', atTurn: 3 } };
@@ -422,7 +478,7 @@ describe('fork prompt', () => {
   });
 
   it('a failed fork shows the error and stays in the prompt', () => {
-    const working = run([...ready, key('n'), key('f'), key('', { return: true })]);
+    const working = run([...ready, key(']'), key('f'), enter]);
     const failed = browserReducer(working, { type: 'forkFailed', message: 'disk full' });
     expect(failed.mode).toBe('fork');
     expect(failed.fork).toMatchObject({ status: 'error', error: 'disk full' });
@@ -431,15 +487,15 @@ describe('fork prompt', () => {
 });
 
 describe('resume and quit', () => {
-  it('r asks the container to check, then decides', () => {
-    const requested = run([loaded, key('j'), key('r')]);
+  it('Enter asks the container to check, then decides', () => {
+    const requested = run([loaded, key('', { downArrow: true }), enter]);
     expect(requested.resumeRequest && sessionKey(requested.resumeRequest)).toBe('codex:b');
     const decided = browserReducer(requested, { type: 'resumeChecked', session: requested.resumeRequest!, outcome: { kind: 'go' } });
     expect(decided.decision).toEqual({ kind: 'resume', session: sessions[1] });
   });
 
   it('a missing directory asks first; y resumes here, n goes back', () => {
-    const requested = run([loaded, key('r')]);
+    const requested = run([loaded, enter]);
     const asked = browserReducer(requested, { type: 'resumeChecked', session: sessions[0]!, outcome: { kind: 'ask', message: 'gone' } });
     expect(asked.mode).toBe('confirm');
     expect(browserReducer(asked, key('y')).decision).toEqual({ kind: 'resume', session: sessions[0], here: true });
@@ -448,8 +504,52 @@ describe('resume and quit', () => {
     expect(declined.decision).toBeNull();
   });
 
-  it('q and Ctrl-C quit', () => {
-    expect(run([loaded, key('q')]).decision).toEqual({ kind: 'quit' });
-    expect(run([loaded, key('/'), key('c', { ctrl: true })]).decision).toEqual({ kind: 'quit' });
+  it('Esc with nothing typed and Ctrl-C quit; q is typed', () => {
+    expect(run([loaded, key('', { escape: true })]).decision).toEqual({ kind: 'quit' });
+    expect(run([loaded, key('c'), key('c', { ctrl: true })]).decision).toEqual({ kind: 'quit' });
+    const typed = run([loaded, key('q')]);
+    expect(typed.decision).toBeNull();
+    expect(typed.query).toBe('q');
+  });
+});
+
+describe('the action menu (Tab)', () => {
+  const tab = key('', { tab: true });
+
+  it("opens on the selected row with resume first: Enter there resumes it, Esc closes it", () => {
+    const menu = run([loaded, key('', { downArrow: true }), tab]);
+    expect(menu.mode).toBe('menu');
+    expect(menu.menu).toEqual({ selected: 0, returnTo: 'list' });
+    expect(run([enter], menu).resumeRequest?.id).toBe('b');
+    const closed = run([key('', { escape: true })], menu);
+    expect(closed.mode).toBe('list');
+    expect(closed.decision).toBeNull();
+  });
+
+  it('a letter runs its item (s sorts, a shows every directory, o opens, ? helps); ↓ then Enter runs the next one', () => {
+    expect(run([loaded, tab, key('s')])).toMatchObject({ mode: 'list', sort: 'created', menu: null });
+    expect(run([loaded, tab, key('a')]).scope).toBe('all');
+    expect(run([loaded, tab, key('o')]).mode).toBe('transcript');
+    const help = run([loaded, tab, key('?')]);
+    expect(help.mode).toBe('help');
+    expect(run([key('', { escape: true })], help).mode).toBe('list');
+    expect(run([loaded, tab, key('', { downArrow: true }), enter]).mode).toBe('transcript');
+  });
+
+  it('no letter resumes: a pasted Tab and r opens the menu and does nothing else', () => {
+    const pasted = run([loaded, key('\tr')]);
+    expect(pasted.mode).toBe('menu');
+    expect(pasted.resumeRequest).toBeNull();
+    expect(pasted.decision).toBeNull();
+  });
+
+  it('in a transcript: resume this session, or fork before the selected turn', () => {
+    const reading = run([loaded, right, { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 4)) }, key(']'), tab]);
+    expect(reading.menu).toEqual({ selected: 0, returnTo: 'transcript' });
+    expect(run([enter], reading).resumeRequest?.id).toBe('a');
+    const fork = run([key('f')], reading);
+    expect(fork.mode).toBe('fork');
+    expect(fork.fork?.atTurn).toBe(2);
+    expect(run([key('', { escape: true })], reading).mode).toBe('transcript');
   });
 });

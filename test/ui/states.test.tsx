@@ -59,7 +59,9 @@ describe('states', () => {
     ];
     const ui = mount(services({ scan: () => Promise.resolve({ sessions: [catalogSession({ id: 'a' })], problems }) }));
     await ui.see('session a');
-    await ui.see('⚠ /home/dev/.claude/projects/-locked: permission denied (+1 more) · ! shows all');
+    await ui.see('⚠ /home/dev/.claude/projects/-locked: permission denied (+1 more) · Tab ! shows all');
+    ui.app.stdin.write('\t');
+    await ui.see('scan problems (2)');
     ui.app.stdin.write('!');
     const frame = await ui.see('2 problems while scanning:');
     expect(frame).toContain('malformed line 3');
@@ -70,6 +72,8 @@ describe('states', () => {
     const problems: Problem[] = [{ path: deep, message: 'not a session file (1 malformed line, no session_meta)' }];
     const ui = mount(services({ scan: () => Promise.resolve({ sessions: [catalogSession({ id: 'a' })], problems }) }), { columns: 120, rows: 30 });
     await ui.see('session a');
+    ui.app.stdin.write('\t');
+    await ui.see('scan problems (1)');
     ui.app.stdin.write('!');
     const frame = await ui.see('1 problem while scanning:');
     const line = frame.split('\n').find((one) => one.includes('malformed'))!;
@@ -95,7 +99,7 @@ describe('states', () => {
       }),
     );
     await ui.see('session big');
-    ui.app.stdin.write('\r');
+    ui.app.stdin.write('\u001b[C'); // → opens the transcript
     const start = await ui.see('turn 1/2+ · reading…');
     expect(start).toContain('question 2');
     ui.app.stdin.write('f');
@@ -117,7 +121,7 @@ describe('states', () => {
     ui.resize(100, 12);
     await waitFor(() => expect((ui.app.lastFrame() ?? '').split('\n').length).toBeLessThanOrEqual(11));
     expect(ui.app.lastFrame()).not.toContain('─'.repeat(20)); // no room for a preview
-    ui.app.stdin.write('G');
+    ui.app.stdin.write('\u001b[F'); // End: the last row
     await ui.see(/› codex .*session s39/);
     expect((ui.app.lastFrame() ?? '').split('\n').length).toBeLessThanOrEqual(11);
   });

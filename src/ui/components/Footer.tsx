@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { contentQuery, type BrowserState } from '../state.js';
+import { contentQuery, type BrowserState, type Mode } from '../state.js';
 import { useTheme } from '../theme.js';
 
 export interface FooterProps {
@@ -7,23 +7,32 @@ export interface FooterProps {
   readonly width: number;
 }
 
-const HINTS: Readonly<Record<string, string>> = {
-  list: '/ search · Enter open · Tab all/here · s sort · r resume · ? help · q quit',
-  search: '↑↓ move · Enter open · Tab all/here · Ctrl-G in transcripts · Esc clear',
-  transcript: 'n/p turn · / find · e output · t reasoning · f fork · r resume · Esc back · ? help',
-  find: 'Enter find · Ctrl-U clear · Esc cancel',
+/** Each mode's main keys, each line short enough for 80 columns beside an empty query (the help has the rest). */
+export const FOOTER_HINTS: Readonly<Record<Mode, string>> = {
+  list: '↑↓ move · Enter resume · → read · Tab more · Ctrl-A all · Esc quit',
+  menu: '↑↓ choose · Enter runs it · or its key · Esc close',
+  transcript: '] [ turn · / find · n N match · e outputs · f fork · Tab resume… · Esc back',
+  find: 'Enter find · Ctrl-W Ctrl-U erase · Esc cancel',
   fork: 'Enter fork · Esc cancel',
   confirm: 'y yes · n no',
   help: 'Esc close',
   problems: 'Esc close',
 };
 
-/** The bottom line: the main keys of the current mode, or the text being typed. */
+/** The list's hints once a query is typed (Esc clears it before it quits). */
+export const QUERY_HINTS = '↑↓ move · Enter resume · → read · Tab more · Esc clear';
+/** The hints of a content search (`>text`): → opens the transcript at the match. */
+export const CONTENT_HINTS = '↑↓ move · Enter resume · → at the match · Ctrl-G titles · Esc clear';
+
+/** What the footer's input shows before the text: the list's query (always typed into) or the transcript's find. */
+export const QUERY_PROMPT = 'search: ';
+
+/** The bottom line: the text being typed (the query in the list, the find in a transcript), then the mode's main keys. */
 export function Footer({ state, width }: FooterProps) {
   const theme = useTheme();
-  const content = state.mode === 'search' && contentQuery(state.query) !== null;
-  const hints = content ? '↑↓ move · Enter open at the match · Tab all/here · Ctrl-G titles · Esc clear' : (HINTS[state.mode] ?? '');
-  const input = state.mode === 'search' ? `/ ${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
+  const list = state.mode === 'list';
+  const hints = !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
+  const input = list ? `${QUERY_PROMPT}${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
   return (
     <Box width={width} height={1} flexShrink={0}>
       <Text wrap="truncate-end">

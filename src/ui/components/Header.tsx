@@ -15,7 +15,7 @@ export interface HeaderProps {
 export function Header({ state, width }: HeaderProps) {
   const theme = useTheme();
   const transcript = state.transcript;
-  if (transcript && (state.mode === 'transcript' || state.mode === 'find' || state.mode === 'fork' || state.overlayReturn === 'transcript' || state.confirm?.returnTo === 'transcript')) {
+  if (transcript && (state.mode === 'transcript' || state.mode === 'find' || state.mode === 'fork' || state.overlayReturn === 'transcript' || state.confirm?.returnTo === 'transcript' || state.menu?.returnTo === 'transcript')) {
     const layout = transcript.layout;
     const turns = layout ? layout.turnStarts.length : transcript.session.userTurns;
     // How far down the bottom of the screen is (100% once the last line shows).
@@ -60,14 +60,10 @@ export function Header({ state, width }: HeaderProps) {
           <Text>
             {' · '}
             {contentQuery(state.query) !== null ? (
-              <Text color={theme.match}>
-                {contentStatus(state)}
-                {state.mode === 'search' ? '' : ' (Esc clears)'}
-              </Text>
+              <Text color={theme.match}>{contentStatus(state)}</Text>
             ) : query ? (
               <Text color={theme.match}>
                 {searchSettled(state) ? `${state.rows.length}${state.search?.counted === false ? '+' : ''} matching "${query}"${state.search?.pending ? ' (ranking…)' : ''}` : `searching "${query}"…`}
-                {state.mode === 'search' ? '' : ' (Esc clears)'}
               </Text>
             ) : (
               `${state.rows.length}`
@@ -75,7 +71,7 @@ export function Header({ state, width }: HeaderProps) {
             {' in '}
             <Text bold>{place}</Text>
             <Text color={theme.dim}>
-              {state.scope === 'cwd' ? ` (Tab: all ${state.sessions.length})` : ' (Tab: this directory)'}
+              {state.scope === 'cwd' ? ` (Ctrl-A: all ${state.sessions.length})` : ' (Ctrl-A: this directory)'}
               {query && state.hiddenMatches > 0 ? ` · ${state.hiddenMatches} more in all` : ''}
               {` · sort: ${state.sort}`}
             </Text>

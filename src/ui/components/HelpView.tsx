@@ -7,8 +7,10 @@ export interface HelpViewProps {
   readonly height: number;
 }
 
-/** Columns a key group needs to read well side by side with the other. */
+/** Columns a key group needs to read well side by side with the other: its keys, then what they do. */
 const GROUP_WIDTH = 38;
+/** The keys' column: the longest keys (`PgUp PgDn Space`) and a space. */
+const KEYS_WIDTH = 16;
 
 /** Every key, grouped by screen; side by side when there is room. */
 export function HelpView({ width, height }: HelpViewProps) {
@@ -26,7 +28,7 @@ export function HelpView({ width, height }: HelpViewProps) {
           </Box>
           {group.keys.map((entry) => (
             <Box key={entry.keys} height={1} flexShrink={0}>
-              <Box width={17} flexShrink={0}>
+              <Box width={KEYS_WIDTH} flexShrink={0}>
                 <Text bold wrap="truncate-end">
                   {entry.keys}
                 </Text>

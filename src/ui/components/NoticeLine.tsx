@@ -22,7 +22,7 @@ export function NoticeLine({ state, width }: NoticeLineProps) {
   } else if (state.problems.length > 0 && !state.loading) {
     const first = state.problems[0]!;
     const more = state.problems.length > 1 ? ` (+${state.problems.length - 1} more)` : '';
-    text = `⚠ ${first.path}: ${first.message}${more} · ! shows all`;
+    text = `⚠ ${first.path}: ${first.message}${more} · Tab ! shows all`;
     color = theme.error;
   }
   return (

@@ -70,7 +70,7 @@ function LineView({ line, selectedTurn, forkable, currentAt, find, theme }: Line
   );
 }
 
-/** Every match of the find marked; the current one (N/P) stands out from the others. */
+/** Every match of the find marked; the current one (n/N) stands out from the others. */
 function FindMarks({ text, find, currentAt, theme }: { readonly text: string; readonly find: string; readonly currentAt: number; readonly theme: Theme }) {
   const lower = text.toLowerCase();
   // The positions findMatches counted: folded only when folding keeps the length.

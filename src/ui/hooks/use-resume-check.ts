@@ -3,7 +3,7 @@ import type { CatalogSession } from '../../catalog/scan.js';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 
-/** `r` asks; this checks the agent's cwd before the TUI exits with a resume decision (or asks the user). */
+/** Enter (or the menu) asks; this checks the agent's cwd before the TUI exits with a resume decision (or asks the user). */
 export function useResumeCheck(services: TuiServices, request: CatalogSession | null, dispatch: Dispatch<Action>): void {
   useEffect(() => {
     if (!request) return;
