@@ -269,9 +269,18 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
  */
 function snippetText(content: ContentHit, width: number): { readonly text: string; readonly ranges: MatchRanges } {
   if (!content.snippet) return { text: '', ranges: [] };
-  const { match, after } = content.snippet;
+  const match = shownBreaks(content.snippet.match);
+  const after = shownBreaks(content.snippet.after);
   const room = Math.max(4, Math.floor(width / 3));
-  const chars = [...content.snippet.before];
-  const before = chars.length > room ? ELLIPSIS + chars.slice(chars.length - room + 1).join('') : content.snippet.before;
+  const chars = [...shownBreaks(content.snippet.before)];
+  const before = chars.length > room ? ELLIPSIS + chars.slice(chars.length - room + 1).join('') : chars.join('');
   return { text: before + match + after, ranges: match ? [[before.length, before.length + match.length - 1]] : [] };
+}
+
+/**
+ * Text that was itself JSON inside the session's JSON (a tool's input, a command's captured output) still holds its
+ * own escapes once the snippet is read: its line breaks show as ⏎ and its tabs as spaces, never as `\n` or `\t`.
+ */
+export function shownBreaks(text: string): string {
+  return text.replace(/\\r\\n|\\n|\\r/g, '⏎').replace(/\\t/g, ' ');
 }

@@ -25,6 +25,17 @@ describe('list row cells', () => {
     expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {4}4w /);
   });
 
+  it('shows the line breaks of text that was JSON inside the JSON (a tool\'s output) as ⏎, never as \\n', () => {
+    const content = { paths: [session.path], matches: 16, snippet: { before: 'rust/crates/compat-harness/src/', match: 'lib.rs', after: '\\n/home/dev/crates/main.rs\\r\\n\\tdone' } };
+    const text = row({ session, content, columns: rowColumns(160) });
+    expect(text).toContain('lib.rs⏎/home/dev/crates/main.rs⏎ done');
+    expect(text).not.toContain('\\n');
+    expect(text).not.toContain('\\t');
+    // the match is still the part marked
+    const segments = sessionRowSegments({ session, hit: null, content, selected: false, columns: rowColumns(160), now: NOW, homeDir: '/home/dev', theme, sort: 'updated' });
+    expect(segments.filter((segment) => segment.underline).map((segment) => segment.text)).toEqual(['lib.rs']);
+  });
+
   it("marks the agent's name where a query matched it", () => {
     const segments = sessionRowSegments({ session: { ...session, agent: 'qwen' }, hit: { key: 'qwen:a', score: 0, agent: [[0, 3]] }, selected: false, columns: rowColumns(100), now: NOW, homeDir: '/home/dev', theme, sort: 'updated' });
     expect(segments.filter((segment) => segment.underline).map((segment) => segment.text)).toEqual(['qwen']);
