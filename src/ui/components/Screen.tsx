@@ -1,7 +1,7 @@
 import { Box } from 'ink';
 import type { ReactNode } from 'react';
 import { bodyHeight, listGeometry, noticeRows } from '../geometry.js';
-import { CONTENT_MIN_CHARS, contentQuery, type BrowserState } from '../state.js';
+import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
 import { CONFIRM_PROMPT_ROWS, ConfirmPrompt } from './ConfirmPrompt.js';
 import { Footer } from './Footer.js';
 import { FORK_PROMPT_ROWS, ForkPrompt } from './ForkPrompt.js';
@@ -80,6 +80,8 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
       : state.content?.query === content && state.content.done
         ? `No transcript contains "${content}"${state.hiddenMatches > 0 ? ` here; ${state.hiddenMatches} in other directories (Ctrl-A shows all)` : ''}.`
         : `Searching every transcript for "${content}"…`
+    : query && !searchSettled(state)
+    ? `Searching "${query}"…`
     : query
     ? `Nothing matches "${query}"${state.hiddenMatches > 0 ? ` here; ${state.hiddenMatches} in other directories (Ctrl-A shows all)` : ''}.`
     : 'No sessions in this directory. Ctrl-A shows all.';
