@@ -146,8 +146,8 @@ describe('splitKeys', () => {
   });
 });
 
-describe("README's key table", () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+describe('the key table (docs/keys.md)', () => {
+  const readme = readFileSync(new URL('../../docs/keys.md', import.meta.url), 'utf8');
   const rows = readme.split('\n').filter((line) => /^\| `/.test(line));
 
   it('says what Esc does in the list: it clears the search, then quits', () => {
