@@ -10,7 +10,7 @@ export interface MenuItem {
    */
   readonly key: string;
   readonly label: string;
-  /** The key that does the same outside the menu, shown beside it. */
+  /** The key that does the same outside the menu, shown beside it (when it is not the menu's own key). */
   readonly shortcut?: string;
   readonly action: Action;
 }

@@ -44,7 +44,7 @@ export function MenuView({ items, selected, title, width }: MenuViewProps) {
             </Text>
           </Box>
           <Text wrap="truncate-end" color={theme.dim}>
-            {item.shortcut ?? ''}
+            {item.shortcut !== undefined && item.shortcut !== item.key ? item.shortcut : ''}
           </Text>
         </Box>
       ))}
