@@ -45,8 +45,9 @@ export async function sessionInUse(session: Pick<CatalogSession, 'agent' | 'path
     const stats = await stat(path).catch(() => null);
     if (stats === null || !stats.isFile()) continue;
     wanted.add(await realpath(path).catch(() => path));
-    const ageMs = Math.max(0, now - stats.mtimeMs);
-    if (ageMs < RECENT_WRITE_MS && (recentWrite === null || ageMs < recentWrite.ageMs)) recentWrite = { path, ageMs };
+    // A time in the future is another clock's (a mount, a copy), not a writer's: no evidence either way.
+    const ageMs = now - stats.mtimeMs;
+    if (ageMs >= 0 && ageMs < RECENT_WRITE_MS && (recentWrite === null || ageMs < recentWrite.ageMs)) recentWrite = { path, ageMs };
   }
   const heldBy = options.procDir ? await processesHolding(wanted, options.procDir, options.selfPid ?? process.pid) : [];
   return recentWrite === null && heldBy.length === 0 ? null : { recentWrite, heldBy };
