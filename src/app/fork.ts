@@ -40,6 +40,8 @@ export interface Forked {
   readonly row: CatalogSession;
   /** How to resume it. */
   readonly resume: ResumePlan;
+  /** Something the user should hear though the fork was written (the link was cut after the host wrote it). */
+  readonly warning?: string;
 }
 
 /**
@@ -60,8 +62,9 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
     case 'host': {
       checkHostTurn(atTurn, session.userTurns);
       // The host's own end: its file may hold turns its row here does not show yet.
-      const { result, resume } = await forkWithHostSessions(place.host, place.settings, session, { atTurn: request.atTurn === 'end' ? 'end' : atTurn, ...(branchName ? { branchName } : {}), to });
-      return { result, host: place.host, row: hostRow(session, result, wanted, result.path), resume: { kind: 'remote', host: place.host, launch: resume } };
+      const { result, resume, cut } = await forkWithHostSessions(place.host, place.settings, session, { atTurn: request.atTurn === 'end' ? 'end' : atTurn, ...(branchName ? { branchName } : {}), to });
+      const warning = cut === undefined ? {} : { warning: `the link to ${place.host} was cut (${cut}) after sessions there wrote the new session; its answer was read again` };
+      return { result, host: place.host, row: hostRow(session, result, wanted, result.path), resume: { kind: 'remote', host: place.host, launch: resume }, ...warning };
     }
     case 'mirror':
       checkHostTurn(atTurn, session.userTurns);

@@ -67,6 +67,7 @@ Examples:
       }
       const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}) });
       const { result, host } = forked;
+      if (forked.warning !== undefined) warn(`sessions: warning: ${safeLine(forked.warning)}\n`);
       const resume = planCommand(forked.resume);
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...result, parentAgent: session.agent, ...(host === null ? {} : { host }), resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);

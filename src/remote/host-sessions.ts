@@ -1,5 +1,6 @@
 // What is asked of a host's own `sessions` over ssh, and how its answers are read back: the wire, no choices. Which
 // host, and whether its `sessions` or a mirror here does the work, is decided once by the app layer (src/app/).
+import { randomBytes } from 'node:crypto';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { ForkResult } from '../core/formats/types.js';
 import { AGENTS, type Agent, type Session } from '../core/model.js';
@@ -31,21 +32,50 @@ export function hostSessionsResumeLine(id: string, options: { readonly prompt?: 
   return remoteArgv(['sessions', 'resume', id, ...(options.prompt === undefined ? [] : ['--prompt', options.prompt]), ...(extra.length > 0 ? ['--', ...extra] : [])]);
 }
 
-/** `sessions fork --json` on a host: the new session (paths as the host has them) and how to resume it there. */
-export async function forkWithHostSessions(
-  host: string,
-  settings: SshSettings,
-  session: Pick<CatalogSession, 'id' | 'agent'>,
-  request: { readonly atTurn: number | 'end'; readonly branchName?: string; readonly to: Agent | null },
-): Promise<{ readonly result: ForkResult; readonly resume: RemoteLaunch }> {
-  const { to } = request;
-  const line = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), ...(to === null ? [] : ['--to', to]), '--json']);
+/** The last line of a host's answer kept in a file (below): the answer before it arrived whole. */
+const ANSWER_END = 'sessions-answer-end';
+
+/**
+ * The host's side of a command whose answer must not be lost with the link (`sessions fork` writes a session whatever
+ * happens to the connection): its output goes to a file on the host first (`set -C`: never an existing one), then
+ * to this side, and the file is removed only when this side says it read it (a line on stdin). A link cut before
+ * that leaves the file, which `readKeptAnswer` fetches over a new connection.
+ */
+export function keptAnswerLine(command: string, token: string): string {
+  return [
+    'umask 077',
+    `f="\${TMPDIR:-/tmp}/sessions-answer-${token}.json"`,
+    `set -C`,
+    `${command} > "$f.part"`,
+    `s=$?`,
+    `mv "$f.part" "$f"`,
+    `cat "$f"`,
+    `echo; echo ${ANSWER_END} $s`,
+    `read ack && rm -f "$f"`,
+    `exit $s`,
+  ].join('; ');
+}
+
+/**
+ * A kept answer fetched after the link was cut (and removed): null when there is none. It waits a little while the
+ * host's command is still writing it.
+ */
+async function readKeptAnswer(host: string, settings: SshSettings, token: string): Promise<string | null> {
+  const line = [
+    `f="\${TMPDIR:-/tmp}/sessions-answer-${token}.json"`,
+    `i=0; while [ -e "$f.part" ] && [ $i -lt ${Math.max(5, 3 * settings.connectTimeout)} ]; do sleep 1; i=$((i+1)); done`,
+    `cat "$f" && rm -f "$f"`,
+  ].join('; ');
   const run = await runCommand(sshArgv(settings, host, line, 'batch'));
-  if (run.code !== 0) throw new HostActionError(`${host}: ${failureReason(run, 'sessions fork failed')}`);
-  const value = parseJson(run.stdout);
+  return run.code === 0 ? run.stdout : null;
+}
+
+/** What a host's `sessions fork --json` printed, as a fork of `session`; throws when it is not one. */
+function forkOf(host: string, settings: SshSettings, session: Pick<CatalogSession, 'id' | 'agent'>, to: Agent | null, stdout: string): { readonly result: ForkResult; readonly resume: RemoteLaunch } {
+  const value = parseJson(stdout);
   const resume = isRecord(value) && isRecord(value.resume) ? value.resume : null;
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.path !== 'string' || resume === null || !isStringArray(resume.argv)) {
-    throw new HostActionError(`${host}: sessions fork printed no fork: ${run.stdout.slice(0, 200)}`);
+    throw new HostActionError(`${host}: sessions fork printed no fork: ${safeLine(stdout.slice(0, 200))}`);
   }
   const agent = typeof value.agent === 'string' && (AGENTS as readonly string[]).includes(value.agent) ? (value.agent as Agent) : null;
   if (agent !== (to ?? session.agent)) throw new HostActionError(`${host}: sessions fork wrote a ${String(agent)} session, not ${to ?? session.agent}`);
@@ -59,6 +89,49 @@ export async function forkWithHostSessions(
   const env = isRecord(resume.env) ? Object.fromEntries(Object.entries(resume.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string')) : {};
   const remoteLine = remoteLaunchLine({ argv: resume.argv, cwd: typeof resume.cwd === 'string' ? resume.cwd : null, env });
   return { result, resume: remoteLaunch(settings, host, remoteLine) };
+}
+
+/**
+ * `sessions fork --json` on a host: the new session (paths as the host has them) and how to resume it there. A link
+ * cut after the host wrote the fork does not lose it: its answer is fetched again (`cut` says what happened).
+ */
+export async function forkWithHostSessions(
+  host: string,
+  settings: SshSettings,
+  session: Pick<CatalogSession, 'id' | 'agent'>,
+  request: { readonly atTurn: number | 'end'; readonly branchName?: string; readonly to: Agent | null },
+): Promise<{ readonly result: ForkResult; readonly resume: RemoteLaunch; readonly cut?: string }> {
+  const { to } = request;
+  const command = remoteArgv(['sessions', 'fork', session.id, '--at', String(request.atTurn), ...(request.branchName ? ['--name', request.branchName] : []), ...(to === null ? [] : ['--to', to]), '--json']);
+  const token = randomBytes(8).toString('hex');
+  const answer: string[] = [];
+  let status: number | null = null;
+  const run = runCommand(sshArgv(settings, host, keptAnswerLine(command, token), 'batch'), {
+    keepStdinOpen: true,
+    onLine: (line) => {
+      const end = new RegExp(`^${ANSWER_END} (\\d+)$`).exec(line);
+      if (end === null) return void answer.push(line);
+      status = Number(end[1]);
+      // Read whole: the host may remove its copy.
+      run.child.stdin!.end('ok\n');
+    },
+  });
+  const done = await run;
+  if (status !== null) {
+    if (status !== 0) throw new HostActionError(`${host}: ${failureReason({ ...done, code: status }, 'sessions fork failed')}`);
+    return forkOf(host, settings, session, to, answer.join('\n'));
+  }
+  const why = failureReason(done, 'ssh failed');
+  const kept = await readKeptAnswer(host, settings, token);
+  const forked = kept === null ? null : (() => {
+    try {
+      return forkOf(host, settings, session, to, kept);
+    } catch {
+      return null;
+    }
+  })();
+  if (forked === null) throw new HostActionError(`${host}: ${why} (the link was cut while sessions forked there: it may have written the fork; \`sessions list --host ${host}\` shows it)`);
+  return { ...forked, cut: why };
 }
 
 /** `sessions show ID --format F` on a host, as it printed it (untrusted: the caller sanitises what it shows). */
