@@ -1,12 +1,16 @@
 // Is a session still open in an agent? Resuming one that is gives two agents appending to one file (issue 27): before
 // a resume, the CLI and the browser ask first when the session's file was written within the last minute or a
 // running process holds it open.
+import { existsSync } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogSession } from '../catalog/scan.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import { readRegularFile } from '../core/io/regular.js';
 import { stripControl } from '../core/text.js';
+
+/** Linux's process table, where open files are seen (macOS has none: only the write time is checked there). */
+export const PROC_DIR = existsSync('/proc/self/fd') ? '/proc' : null;
 
 /** Written this recently, a session is taken to be open in its agent. */
 export const RECENT_WRITE_MS = 60_000;

@@ -50,13 +50,18 @@ export async function browse(_options: unknown, command: Command): Promise<void>
     const remote = decision.remote;
     process.exitCode = remote
       ? await runRemote(remote.argv)
-      : await resumeLocal(decision.session, hereOf({ locations }, config), decision.here ? { here: cwd } : {});
+      : await resumeLocal(decision.session, hereOf({ locations }, config), decision.here ? { here: cwd } : {}, decision.inUseAnswered === true);
   }
 }
 
-/** The browser's Enter on this machine's row: checked as `sessions resume` is (asked now, the terminal given back). */
-async function resumeLocal(session: CatalogSession, here: Here, request: ResumeRequest): Promise<number> {
+/**
+ * The browser's Enter on this machine's row. The browser asked already when the session looked open in an agent
+ * (`answered`: resume it anyway, or it is the fork chosen instead); when it did not (it asked about the directory),
+ * the check runs now, as `sessions resume`'s.
+ */
+async function resumeLocal(session: CatalogSession, here: Here, request: ResumeRequest, answered: boolean): Promise<number> {
   const place = { kind: 'local' } as const;
   const plan = planResume(session, place, here, request);
-  return resumeChecked({ session, place }, here, plan, request, await sessionInUse(session, { procDir: PROC_DIR }));
+  const inUse = answered ? null : await sessionInUse(session, { procDir: PROC_DIR });
+  return resumeChecked({ session, place }, here, plan, request, inUse);
 }

@@ -1,9 +1,9 @@
 // Resume, checked first: a session that looks open in an agent is not resumed without asking (issue 27). Used by
 // `sessions resume` and by the browser's Enter (asked once the browser has given the terminal back).
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { forkSession } from '../app/fork.js';
 import { describeInUse, type SessionInUse } from '../app/in-use.js';
+export { PROC_DIR } from '../app/in-use.js';
 import type { Here, Place } from '../app/place.js';
 import { planResume, type ResumePlan, type ResumeRequest } from '../app/resume.js';
 import type { CatalogSession } from '../catalog/scan.js';
@@ -11,8 +11,6 @@ import { safeLine } from '../core/text.js';
 import { CliError, warn } from './common.js';
 import { runPlan } from './run-plan.js';
 
-/** Linux's process table, where open files are seen (macOS has none: only the write time is checked there). */
-export const PROC_DIR = existsSync('/proc/self/fd') ? '/proc' : null;
 
 /**
  * Run `plan` for `found.session`; when `inUse` says the session looks open, ask first in a terminal (resume anyway,

@@ -8,7 +8,7 @@ import { useContentSearch } from './hooks/use-content-search.js';
 import { useForkRunner } from './hooks/use-fork-runner.js';
 import { useHosts } from './hooks/use-hosts.js';
 import { usePreviewLoader } from './hooks/use-preview-loader.js';
-import { useResumeCheck } from './hooks/use-resume-check.js';
+import { useForkThenResume, useResumeCheck } from './hooks/use-resume-check.js';
 import { useSearch } from './hooks/use-search.js';
 import { useTranscriptLoader } from './hooks/use-transcript-loader.js';
 import { browserReducer, firstState } from './reducer.js';
@@ -58,6 +58,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   usePreviewLoader(services, selected, previewShown, dispatch);
   useForkRunner(services, state.fork, dispatch);
   useResumeCheck(services, state.resumeRequest, dispatch);
+  useForkThenResume(services, state.forkThenResume, dispatch);
   useClock(now, CLOCK_INTERVAL_MS, dispatch);
 
   useEffect(() => {

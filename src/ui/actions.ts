@@ -19,6 +19,8 @@ export type ResumeOutcome =
   /** `remote`: run on the session's host with this ssh argv. */
   | { readonly kind: 'go'; readonly remote?: { readonly argv: readonly string[] } }
   | { readonly kind: 'ask'; readonly message: string }
+  /** The session looks open in an agent (written a moment ago, or a process holds its file): resume anyway, fork, or cancel. */
+  | { readonly kind: 'inUse'; readonly message: string }
   | { readonly kind: 'refuse'; readonly message: string };
 
 export type Action =
@@ -66,6 +68,11 @@ export type Action =
   | { readonly type: 'resume' }
   | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
   | { readonly type: 'confirmYes' }
+  /** The in-use question's answers (cancel is `confirmNo`). */
+  | { readonly type: 'confirmInUse'; readonly answer: 'resume' | 'fork' }
+  /** The fork the in-use question asked for is written: resume it. */
+  | { readonly type: 'forkThenResumeDone'; readonly session: CatalogSession }
+  | { readonly type: 'forkThenResumeFailed'; readonly message: string }
   | { readonly type: 'confirmNo' }
   /** `partial`: only the start of the transcript, shown while the rest is read. */
   | { readonly type: 'transcriptLoaded'; readonly key: string; readonly items: readonly TranscriptItem[]; readonly partial?: boolean }

@@ -97,7 +97,7 @@ function isDeleteWord(input: string, key: KeyInfo): boolean {
  * type starts an agent or writes a file. Moving and acting take keys a word cannot type (arrows, Ctrl-keys, Enter,
  * Tab); the rest of the actions are in the menu Tab opens.
  */
-export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action | null {
+export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKind: 'cwd' | 'inUse' = 'cwd'): Action | null {
   if (key.ctrl && input === 'c') return { type: 'quit' };
   const backspace = key.backspace || key.delete;
   switch (mode) {
@@ -163,6 +163,13 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode): Action |
       return text === null ? null : { type: 'forkInput', text };
     }
     case 'confirm': {
+      if (confirmKind === 'inUse') {
+        // Enter answers nothing here: it is the key that asked, and a second press must not start a second agent.
+        if (input === 'r' || input === 'R') return { type: 'confirmInUse', answer: 'resume' };
+        if (input === 'f' || input === 'F') return { type: 'confirmInUse', answer: 'fork' };
+        if (input === 'c' || input === 'C' || input === 'n' || input === 'N' || key.escape || input === 'q') return { type: 'confirmNo' };
+        return null;
+      }
       if (input === 'y' || input === 'Y' || key.return) return { type: 'confirmYes' };
       if (input === 'n' || input === 'N' || key.escape || input === 'q') return { type: 'confirmNo' };
       return null;

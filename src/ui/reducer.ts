@@ -28,7 +28,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'key': {
       let next = state;
       for (const one of splitKeys(action.input, action.key)) {
-        const resolved = resolveAction(one.input, one.key, next.mode);
+        const resolved = resolveAction(one.input, one.key, next.mode, next.confirm?.kind);
         if (resolved) next = browserReducer(next, resolved);
       }
       return next;
@@ -144,10 +144,26 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
         ...state,
         resumeRequest: null,
         mode: 'confirm',
-        confirm: { session: action.session, message: action.outcome.message, returnTo: state.mode === 'confirm' ? 'list' : state.mode },
+        confirm: {
+          kind: action.outcome.kind === 'inUse' ? 'inUse' : 'cwd',
+          session: action.session,
+          message: action.outcome.message,
+          returnTo: state.mode === 'confirm' ? 'list' : state.mode,
+        },
       };
     case 'confirmYes':
-      return state.confirm ? { ...state, decision: { kind: 'resume', session: state.confirm.session, here: true } } : state;
+      return state.confirm?.kind === 'cwd' ? { ...state, decision: { kind: 'resume', session: state.confirm.session, here: true } } : state;
+    case 'confirmInUse': {
+      const asked = state.confirm;
+      if (asked?.kind !== 'inUse') return state;
+      if (action.answer === 'resume') return { ...state, decision: { kind: 'resume', session: asked.session, inUseAnswered: true } };
+      // The fork is written here, where the catalog is known; the agent then starts on it, a new file no one holds.
+      return { ...state, mode: asked.returnTo, confirm: null, forkThenResume: asked.session, notice: { text: `forking ${asked.session.agent} session ${asked.session.id} to resume the fork…`, tone: 'info' } };
+    }
+    case 'forkThenResumeDone':
+      return { ...state, forkThenResume: null, decision: { kind: 'resume', session: action.session, inUseAnswered: true } };
+    case 'forkThenResumeFailed':
+      return { ...state, forkThenResume: null, notice: { text: `cannot fork it: ${action.message}`, tone: 'error' } };
     case 'confirmNo':
       return { ...state, mode: state.confirm?.returnTo ?? 'list', confirm: null };
     case 'transcriptLoaded':

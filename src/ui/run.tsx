@@ -4,6 +4,7 @@ import { render, useStdout } from 'ink';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Locations } from '../catalog/locations.js';
 import type { Config } from '../config.js';
+import { PROC_DIR } from '../app/in-use.js';
 import type { HostContext } from '../remote/host-source.js';
 import { App } from './App.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
@@ -90,6 +91,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     cacheHead: options.cacheHead ?? null,
     ...(collectGarbage ? { collectGarbage } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),
+    procDir: PROC_DIR,
   });
   let decision: TuiDecision = { kind: 'quit' };
   if (!options.screenEntered) stdout.write(ENTER_ALT_SCREEN + CURSOR_HOME);

@@ -17,10 +17,11 @@ import { TranscriptCache, transcriptBytes, transcriptItemsBytes } from './transc
 import { buildTranscriptItems, transcriptHeader, TranscriptItemsBuilder, type TranscriptItem } from './transcript-layout.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
-import { tildePath } from '../core/text.js';
+import { safeLine, tildePath } from '../core/text.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 import { DEFAULT_SSH_SETTINGS } from '../remote/ssh.js';
 import { forkSession } from '../app/fork.js';
+import { describeInUse, sessionInUse } from '../app/in-use.js';
 import { grepPlace, type GrepRequest } from '../app/grep.js';
 import { placeOf, placeOfHost, type Here, type Place } from '../app/place.js';
 import { readForDisplay, readsForDisplay, readTranscript } from '../app/read.js';
@@ -65,8 +66,11 @@ export interface TuiServices {
    * `end` every turn (the whole conversation).
    */
   fork(session: CatalogSession, atTurn: number | 'end', branchName: string, target?: Agent): Promise<ForkOutcome>;
-  /** Can `r` run as is, or must the user be asked first (the recorded cwd is gone or unknown)? */
-  checkResume(session: CatalogSession): ResumeOutcome;
+  /**
+   * Can Enter resume as is, or must the user be asked first (the recorded cwd is gone or unknown, or the session looks
+   * open in an agent on this machine)?
+   */
+  checkResume(session: CatalogSession): Promise<ResumeOutcome>;
   /**
    * Search inside every transcript (`sessions grep`'s engine, ASCII case ignored): each matching session as it is
    * found, then `onDone` (with an error message if the search failed). Returns a function that stops it.
@@ -115,6 +119,8 @@ export interface ServiceOptions {
   readonly collectGarbage?: () => void;
   /** Other machines to read over ssh, and how. */
   readonly hosts?: { readonly names: readonly string[]; readonly context: HostContext; readonly refreshMs: number };
+  /** The process table whose open files say a session is open in an agent (`/proc`; null: only write times are checked). */
+  readonly procDir?: string | null;
 }
 
 /** No key for this long before the settled catalog's one full collection runs (it pauses the process briefly). */
@@ -349,13 +355,16 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return () => controller.abort();
     },
 
-    checkResume(session) {
+    async checkResume(session) {
       const problem = sessionIdProblem(session);
       if (problem !== null) return { kind: 'refuse', message: `cannot resume: ${problem}` };
       const plan = planResume(session, placeFor(session), here);
       // A host checks its own directories and agents when the command runs there.
       const check = checkPlan(plan, env);
       if (check === null) return { kind: 'go', remote: { argv: planCommand(plan).argv } };
+      // Asked here, in the browser, so that "cancel" goes back to the list (the CLI asks again only when it was not).
+      const inUse = await sessionInUse(session, { procDir: options.procDir ?? null });
+      if (inUse !== null) return { kind: 'inUse', message: `${session.agent} session ${safeLine(session.id)} looks open in an agent (${describeInUse(inUse)}).` };
       if (check.ok || check.reason === 'not-found') return { kind: 'go' }; // the CLI prints the command when the agent is missing
       if (check.reason === 'no-cwd') return { kind: 'ask', message: 'This session recorded no working directory.' };
       return { kind: 'ask', message: `The session's directory ${session.cwd ?? ''} no longer exists.` };

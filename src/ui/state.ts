@@ -11,7 +11,14 @@ import type { FindMatch, TranscriptItem, TranscriptLayout } from './transcript-l
 export type TuiDecision =
   | { readonly kind: 'quit' }
   /** `remote`: the session is on another machine; the CLI runs this ssh argv (`ssh -t HOST …`) with the terminal. */
-  | { readonly kind: 'resume'; readonly session: CatalogSession; readonly here?: boolean; readonly remote?: { readonly argv: readonly string[] } };
+  | {
+      readonly kind: 'resume';
+      readonly session: CatalogSession;
+      readonly here?: boolean;
+      readonly remote?: { readonly argv: readonly string[] };
+      /** The session looked open in an agent and the user chose, in the browser, to resume it anyway (or it is the fork they chose instead). */
+      readonly inUseAnswered?: true;
+    };
 
 /** `list`: the rows and the query (printable keys always type into it); `menu`: the actions of the selected row (Tab). */
 export type Mode = 'list' | 'menu' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
@@ -111,6 +118,8 @@ export interface MenuState {
 
 /** The recorded cwd cannot be used: ask before resuming in the current directory. */
 export interface ConfirmState {
+  /** `cwd`: the recorded directory is gone (resume in the current one?); `inUse`: the session looks open in an agent. */
+  readonly kind: 'cwd' | 'inUse';
   readonly session: CatalogSession;
   readonly message: string;
   readonly returnTo: Mode;
@@ -181,6 +190,8 @@ export interface BrowserState {
   readonly confirm: ConfirmState | null;
   /** A resume asked for and not yet checked (the container checks the agent and cwd). */
   readonly resumeRequest: CatalogSession | null;
+  /** A session open in an agent that the user chose to fork (every turn) and resume the fork of: being forked. */
+  readonly forkThenResume: CatalogSession | null;
   readonly notice: Notice | null;
   readonly decision: TuiDecision | null;
 }
@@ -231,6 +242,7 @@ export function initialState(options: InitialOptions): BrowserState {
     menu: null,
     confirm: null,
     resumeRequest: null,
+    forkThenResume: null,
     notice: null,
     decision: null,
   };

@@ -1,10 +1,10 @@
 // The browser over this machine and two "other machines" (a real sshd on 127.0.0.1, test/remote/sshd.ts): one
 // with `sessions` on its PATH, one read through an rsync mirror, and one that refuses the key. Driven in tmux.
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sha256File } from '../helpers/files.js';
+import { sha256File, writtenAnHourAgo } from '../helpers/files.js';
 import { LOGIN_AS, quote, sshAvailable, TestSshd } from '../remote/sshd.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 import { Terminal } from './tmux.js';
@@ -200,10 +200,7 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
       const home = sshd.host(name).home;
       await rm(join(home, 'codex-called.json'), { force: true });
       // Written an hour ago, as a session no agent has open is: one written in the last minute is asked about first.
-      const hourAgo = new Date(Date.now() - 3600_000);
-      for (const entry of await readdir(join(home, '.codex'), { recursive: true, withFileTypes: true })) {
-        if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), hourAgo, hourAgo);
-      }
+      await writtenAnHourAgo(join(home, '.codex'));
       const t = await open();
       await t.see(new RegExp(`${name}: 1\\d sessions`), 30_000);
         // The id's whole last group: a short one ('bbbb') is found in other rows too with one letter missing (a fork's

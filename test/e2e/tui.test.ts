@@ -1,11 +1,13 @@
 // The built `sessions` browser in a real terminal (tmux) on a copy of the fixture home, driven as a user would.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { writtenAnHourAgo } from '../helpers/files.js';
 import { moveRecordedCwd } from '../helpers/gone-cwd.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 import { Terminal } from './tmux.js';
@@ -68,13 +70,6 @@ function conversation(messages: readonly ShownMessage[]): string[] {
 }
 
 /** Every file under `dir` dated an hour back: a session written in the last minute is taken to be open in an agent. */
-async function writtenAnHourAgo(dir: string): Promise<void> {
-  const hourAgo = new Date(Date.now() - 3600_000);
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), hourAgo, hourAgo);
-  }
-}
-
 /** Every file under `dir` and a hash of its bytes. */
 async function snapshot(dir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
@@ -334,6 +329,53 @@ describe('sessions (the browser) in a terminal', () => {
     expect(cwd).toBe(work);
     expect(codexHome).toBe(join(home, '.codex'));
     expect(argv).toEqual(['resume', '01a200ed-500e-74e1-88bc-7c2f05604fd8']);
+  });
+});
+
+describe.skipIf(!existsSync('/proc/self/fd'))('a session another process holds open (issue 27)', () => {
+  it('Enter asks in the browser: Esc goes back to the list with no agent run, f forks it and resumes the fork', async () => {
+    const record = join(sandbox, 'agent-run.txt');
+    await writeFile(join(agents, 'codex'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${JSON.stringify(record)}\nexit 0\n`);
+    await chmod(join(agents, 'codex'), 0o755);
+    // the recorded directory exists (made here), so the fork resumes in it without a second question
+    const project = join(sandbox, 'src', 'a-api-server');
+    await moveRecordedCwd(home, '/home/dev/src/a-api-server', project);
+    await mkdir(project, { recursive: true });
+    await writtenAnHourAgo(home); // only the open descriptor says it is in use
+    const rollout = join(home, '.codex', 'sessions', '2026', '11', '22', 'rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl');
+    const before = await readFile(rollout);
+    const holder = spawn(process.execPath, ['-e', `require('node:fs').openSync(${JSON.stringify(rollout)}, 'r'); process.stdout.write('open\\n'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.once('data', () => resolve());
+        holder.once('exit', () => reject(new Error('the holder exited')));
+      });
+      const t = await open(100, 24);
+      await t.see('19 in all directories');
+      await t.type('api-health');
+      await t.see(/\d+ matching/);
+      await t.key('Enter');
+      await t.see('looks open in an agent');
+      await t.see(/open in node \(pid \d+/);
+      // Enter again answers nothing; Esc is back in the list, the query kept, no agent run
+      await t.key('Enter');
+      await t.key('Escape');
+      await t.see('search: api-health');
+      expect(existsSync(record)).toBe(false);
+      await t.key('Enter');
+      await t.see('looks open in an agent');
+      await t.key('f');
+      const code = await exitCode(t);
+      expect(code, await t.screen()).toBe(0);
+      const argv = (await readFile(record, 'utf8')).trim().split('\n');
+      // the fork was resumed, not the held session, which is as it was
+      expect(argv[0]).toBe('resume');
+      expect(argv[1]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(argv[1]).not.toBe('01a200ed-500e-74e1-88bc-7c2f05604fd8');
+      expect(await readFile(rollout)).toEqual(before);
+    } finally {
+      holder.kill();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** A file's SHA-256 (to prove an original was not touched). */
 export async function sha256File(path: string): Promise<string> {
@@ -17,4 +18,14 @@ export async function rawLines(path: string): Promise<Buffer[]> {
   }
   if (from < data.length) lines.push(data.subarray(from));
   return lines;
+}
+/**
+ * Date every file under `dir` an hour back: a session written in the last minute looks open in an agent and its
+ * resume asks first (issue 27), so a test of something else resumes files that are not fresh copies.
+ */
+export async function writtenAnHourAgo(dir: string, now = Date.now()): Promise<void> {
+  const hourAgo = new Date(now - 3600_000);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), hourAgo, hourAgo);
+  }
 }

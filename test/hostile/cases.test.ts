@@ -231,7 +231,7 @@ describe('the browser with a session whose id is an option', () => {
     try {
       const services = fixtureServices(home);
       const bad = catalogSession({ id: '--dangerously-skip-permissions', agent: 'claude', cwd: sandbox });
-      const outcome = services.checkResume(bad);
+      const outcome = await services.checkResume(bad);
       expect(outcome).toEqual({ kind: 'refuse', message: expect.stringContaining('its id is not a UUID') as string });
       let state = firstState({ size: { columns: 100, rows: 30 }, cwd: sandbox, homeDir: home, now: 0, scope: 'all' }, [bad]);
       state = browserReducer(state, { type: 'resume' });

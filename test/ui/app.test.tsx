@@ -11,6 +11,7 @@ import { App } from '../../src/ui/App.js';
 import { KEY_HELP } from '../../src/ui/keymap.js';
 import type { TuiDecision } from '../../src/ui/state.js';
 import { themeFor } from '../../src/ui/theme.js';
+import { writtenAnHourAgo } from '../helpers/files.js';
 import { moveRecordedCwd } from '../helpers/gone-cwd.js';
 import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
@@ -316,6 +317,7 @@ describe('transcript', () => {
 describe('resume', () => {
   it('Enter on a session whose directory is gone asks, and y resumes it here', async () => {
     await moveRecordedCwd(home, API_CWD, join(home, '..', 'gone', 'a-api-server'));
+    await writtenAnHourAgo(home); // rewritten just now, yet not open in an agent
     const ui = start();
     await ui.see('19 in all directories');
     await ui.type('api-health', /\d+ matching/);
@@ -328,6 +330,7 @@ describe('resume', () => {
 
   it('from a transcript, Tab and Enter resume the session read', async () => {
     await moveRecordedCwd(home, API_CWD, join(home, '..', 'gone', 'a-api-server'));
+    await writtenAnHourAgo(home); // rewritten just now, yet not open in an agent
     const ui = start();
     await ui.see('19 in all directories');
     await ui.type('api-health', /\d+ matching/);

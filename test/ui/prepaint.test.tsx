@@ -24,7 +24,7 @@ const stand: TuiServices = {
   watch: () => () => undefined,
   loadSession: () => new Promise(() => undefined),
   fork: () => Promise.reject(new Error('not in this test')),
-  checkResume: () => ({ kind: 'go' }),
+  checkResume: () => Promise.resolve({ kind: 'go' }),
 };
 
 /** The screen lines the escape sequences draw (cursor moves to `row;1`, then text). */

@@ -504,6 +504,32 @@ describe('resume and quit', () => {
     expect(declined.decision).toBeNull();
   });
 
+  it('a session open in an agent asks in the browser: r resumes anyway, f forks, Esc and c go back, Enter answers nothing', () => {
+    const requested = run([loaded, enter]);
+    const asked = browserReducer(requested, { type: 'resumeChecked', session: sessions[0]!, outcome: { kind: 'inUse', message: 'open in codex' } });
+    expect(asked.mode).toBe('confirm');
+    expect(asked.confirm).toMatchObject({ kind: 'inUse', message: 'open in codex' });
+    expect(browserReducer(asked, key('r')).decision).toEqual({ kind: 'resume', session: sessions[0], inUseAnswered: true });
+    // f: back to the list while the whole session is forked, then the fork is resumed
+    const forking = browserReducer(asked, key('f'));
+    expect(forking).toMatchObject({ mode: 'list', confirm: null, decision: null, forkThenResume: sessions[0] });
+    expect(browserReducer(forking, { type: 'forkThenResumeDone', session: sessions[1]! }).decision).toEqual({ kind: 'resume', session: sessions[1], inUseAnswered: true });
+    const failed = browserReducer(forking, { type: 'forkThenResumeFailed', message: 'disk full' });
+    expect(failed).toMatchObject({ decision: null, forkThenResume: null, notice: { tone: 'error', text: 'cannot fork it: disk full' } });
+    // y is the other question's answer, and Enter the key that asked: neither starts an agent here
+    for (const pressed of [key('y'), enter]) {
+      const same = browserReducer(asked, pressed);
+      expect(same.decision).toBeNull();
+      expect(same.mode).toBe('confirm');
+    }
+    for (const cancel of [key('', { escape: true }), key('c')]) {
+      const back = browserReducer(asked, cancel);
+      expect(back.mode).toBe('list');
+      expect(back.confirm).toBeNull();
+      expect(back.decision).toBeNull();
+    }
+  });
+
   it('Esc with nothing typed and Ctrl-C quit; q is typed', () => {
     expect(run([loaded, key('', { escape: true })]).decision).toEqual({ kind: 'quit' });
     expect(run([loaded, key('c'), key('c', { ctrl: true })]).decision).toEqual({ kind: 'quit' });

@@ -2,7 +2,7 @@
 // prompts that cover what is behind them (the side preview's divider does not run on through them).
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { Footer, FOOTER_HINTS, QUERY_HINTS, CONTENT_HINTS } from '../../src/ui/components/Footer.js';
+import { Footer, FOOTER_HINTS, IN_USE_HINTS, QUERY_HINTS, CONTENT_HINTS } from '../../src/ui/components/Footer.js';
 import { Screen } from '../../src/ui/components/Screen.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
 import { initialState, type BrowserState, type Mode } from '../../src/ui/state.js';
@@ -54,6 +54,18 @@ describe('prompts over the side preview', () => {
     expect(inside.length).toBe(2);
     for (const line of inside) expect(line.trimEnd().slice(1, -1)).not.toContain('│');
     expect(inside[0]).toContain('no longer exists');
+  });
+
+  it('the in-use question fits 80 columns: its three answers on screen, and the footer says them', () => {
+    const asked = stateAt(80, 24, [{ type: 'resumeChecked', session: sessions[0]!, outcome: { kind: 'inUse', message: 'codex session 01a2 looks open in an agent (held open by codex, pid 4242).' } }]);
+    const app = render(<Screen state={asked} lookedIn={[]} />);
+    const lines = (app.lastFrame() ?? '').split('\n');
+    app.unmount();
+    expect(lines.length).toBeLessThanOrEqual(24);
+    const top = lines.findIndex((line) => line.startsWith('╭'));
+    const inside = lines.slice(top + 1, lines.findIndex((line) => line.startsWith('╰')));
+    expect(inside[0]).toContain('looks open in an agent');
+    expect(lines.at(-1)).toContain(IN_USE_HINTS);
   });
 
   it('so does the action menu', () => {

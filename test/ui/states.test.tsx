@@ -18,7 +18,7 @@ function services(overrides: Partial<TuiServices>): TuiServices {
     watch: () => () => undefined,
     loadSession: (session) => Promise.resolve(transcriptOf(session, 3)),
     fork: () => Promise.reject(new Error('not in this test')),
-    checkResume: () => ({ kind: 'go' }),
+    checkResume: () => Promise.resolve({ kind: 'go' }),
     ...overrides,
   };
 }

@@ -11,16 +11,27 @@ export interface ConfirmPromptProps {
 
 export const CONFIRM_PROMPT_ROWS = 4;
 
-/** The recorded directory cannot be used: offer to resume in the current one. */
+/** The question of a resume that cannot go as is: the recorded directory is gone, or the session looks open in an agent. */
 export function ConfirmPrompt({ confirm, cwd, width }: ConfirmPromptProps) {
   const theme = useTheme();
   return (
     <Box width={width} height={CONFIRM_PROMPT_ROWS} flexShrink={0} flexDirection="column" borderStyle="round" borderColor={theme.error} paddingX={1} overflow="hidden">
       <Text wrap="truncate-end">{safeLine(confirm.message)}</Text>
-      <Text wrap="truncate-end" bold>
-        {`Resume it in the current directory (${safeLine(cwd)}) instead? `}
-        <Text color={theme.accent}>y/n</Text>
-      </Text>
+      {confirm.kind === 'inUse' ? (
+        <Text wrap="truncate-end" bold>
+          <Text color={theme.accent}>r</Text>
+          {' resume anyway · '}
+          <Text color={theme.accent}>f</Text>
+          {' fork it and resume the fork · '}
+          <Text color={theme.accent}>Esc</Text>
+          {' cancel (two agents would append to one file)'}
+        </Text>
+      ) : (
+        <Text wrap="truncate-end" bold>
+          {`Resume it in the current directory (${safeLine(cwd)}) instead? `}
+          <Text color={theme.accent}>y/n</Text>
+        </Text>
+      )}
     </Box>
   );
 }

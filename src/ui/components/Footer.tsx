@@ -19,6 +19,8 @@ export const FOOTER_HINTS: Readonly<Record<Mode, string>> = {
   problems: 'Esc close',
 };
 
+/** The question asked when the session to resume looks open in an agent. */
+export const IN_USE_HINTS = 'r resume anyway · f fork and resume the fork · Esc cancel';
 /** The list's hints once a query is typed (Esc clears it before it quits). */
 export const QUERY_HINTS = '↑↓ move · Enter resume · → read · Tab more · Esc clear';
 /** The hints of a content search (`>text`): → opens the transcript at the match. */
@@ -31,7 +33,7 @@ export const QUERY_PROMPT = 'search: ';
 export function Footer({ state, width }: FooterProps) {
   const theme = useTheme();
   const list = state.mode === 'list';
-  const hints = !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
+  const hints = state.mode === 'confirm' && state.confirm?.kind === 'inUse' ? IN_USE_HINTS : !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
   const input = list ? `${QUERY_PROMPT}${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
   return (
     <Box width={width} height={1} flexShrink={0}>
