@@ -76,7 +76,8 @@ try {
   // loaded once, then synced again with nothing changed on the host. Files read are counted (the index's bytes).
   // Its peer, run in turn with it: the same rsync alone (the product's argv: sources, filter, options, the mirror as
   // its target), one round trip that copies nothing.
-  const { HostSource, mirrorRsyncArgv, mirrorTransfer } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
+  const { HostSource } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'host-source.js')).href);
+  const { mirrorRsyncArgv, mirrorTransfer } = await import(pathToFileURL(join(PRODUCT, 'dist', 'remote', 'mirror-layout.js')).href);
   const { defaultCachePath } = await import(pathToFileURL(join(PRODUCT, 'dist', 'catalog', 'cache.js')).href);
   const { indexReads } = await import(pathToFileURL(join(PRODUCT, 'dist', 'core', 'io', 'lines.js')).href);
   const settings = { ssh: ['ssh', '-F', sshConfig], connectTimeout: 10 };

@@ -6,7 +6,7 @@ import { ADAPTERS } from '../core/formats/index.js';
 import type { DisplaySink, MessageStream, ReadSessionOptions } from '../core/formats/types.js';
 import type { ClipLimits } from '../core/io/clip.js';
 import type { Session } from '../core/model.js';
-import { onHost } from '../remote/host-source.js';
+import { onHost } from '../remote/mirror-layout.js';
 import { HostActionError, readWithHostSessions, showWithHostSessions } from '../remote/host-sessions.js';
 import type { Here, Place } from './place.js';
 

@@ -5,7 +5,7 @@ import { resumeCommand, type AgentHomes, type ResumeCommand } from '../core/resu
 import { assertSessionId } from '../core/session-id.js';
 import { safeLine } from '../core/text.js';
 import { checkLaunch, type LaunchCheck } from '../launch.js';
-import { hostPath } from '../remote/host-source.js';
+import { hostPath } from '../remote/mirror-layout.js';
 import { HostActionError, hostSessionsResumeLine, remoteLaunch, type RemoteLaunch } from '../remote/host-sessions.js';
 import { remoteLaunchLine } from '../remote/remote-shell.js';
 import type { Here, Place } from './place.js';

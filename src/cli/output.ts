@@ -6,7 +6,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import { ADAPTER_LIST } from '../core/formats/index.js';
 import { AGENT_NAME_WIDTH } from '../core/model.js';
 import { oneLine, safeLine, tildePath } from '../core/text.js';
-import { onHost } from '../remote/host-source.js';
+import { onHost } from '../remote/mirror-layout.js';
 import { fit } from '../ui/row-cells.js';
 import { isDirectory } from './common.js';
 

@@ -13,7 +13,7 @@ import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import { HANDOFF_TARGETS } from '../../src/core/handoff/index.js';
 import type { Message, Session } from '../../src/core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES } from '../../src/core/resume.js';
-import { mirrorLocations, mirrorVariables, remoteHomes } from '../../src/remote/host-source.js';
+import { mirrorLocations, mirrorVariables, remoteHomes } from '../../src/remote/mirror-layout.js';
 import { fillEveryAgentHome } from '../remote/every-agent-home.js';
 
 let dir: string;

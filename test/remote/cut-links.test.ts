@@ -1,8 +1,8 @@
 // Links cut mid-command, over a real OpenSSH server (test/remote/sshd.ts) reached through a stand-in `ssh` (the
 // config's ssh command) that passes everything to the real one but cuts what the test asks: an upload after 50 KB
-// (the host's `cat` then sees its input end, as when the connection closes), or every byte of an answer (the client
-// dies of a broken pipe while the host goes on). A fork from a mirror whose upload is cut leaves no file on the host;
-// a host's `sessions fork` whose answer is lost still reports the fork it wrote.
+// (the host's `cat` then sees its input end, as when the connection closes), or the answer (the client is killed as
+// the host's answer starts to arrive, while the host goes on). A fork from a mirror whose upload is cut leaves no
+// file on the host; a host's `sessions fork` whose answer is lost still reports the fork it wrote.
 import { execFile } from 'node:child_process';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -75,7 +75,10 @@ mode=$(cat ${JSON.stringify(join(sandbox, 'cut-mode'))} 2>/dev/null)
 for last; do :; done
 case "$mode:$last" in
   upload:*'cat > "$t"'*) head -c ${CUT_AT} | ssh "$@"; exit $? ;;
-  answer:*'sessions fork'*) ssh "$@" | head -c 0; echo 'client_loop: send disconnect: Broken pipe' >&2; exit 255 ;;
+  answer:*'sessions fork'*)
+    out=$(mktemp); ssh "$@" > "$out" & pid=$!
+    while [ ! -s "$out" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+    kill -9 $pid 2>/dev/null; rm -f "$out"; echo 'client_loop: send disconnect: Broken pipe' >&2; exit 255 ;;
 esac
 exec ssh "$@"
 `;

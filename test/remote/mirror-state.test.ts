@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mirrorTransfer, mirrorVariables, remoteHomes, workspacesOf } from '../../src/remote/host-source.js';
+import { mirrorTransfer, mirrorVariables, remoteHomes, workspacesOf } from '../../src/remote/mirror-layout.js';
 import { clearMirrorState, copiedFiles, lockPath, readMirrorState, withMirrorLock, writeMirrorState } from '../../src/remote/mirror-state.js';
 
 let dir: string;

@@ -11,7 +11,8 @@ import type { Locations } from '../../src/catalog/locations.js';
 import { scanCatalog } from '../../src/catalog/scan.js';
 import { ADAPTER_LIST } from '../../src/core/formats/index.js';
 import { AGENTS } from '../../src/core/model.js';
-import { mirrorLocations, mirrorRow, mirrorTransfer, mirrorVariables, PROBE_LINE, remoteHomes } from '../../src/remote/host-source.js';
+import { PROBE_LINE } from '../../src/remote/host-source.js';
+import { mirrorLocations, mirrorRow, mirrorTransfer, mirrorVariables, remoteHomes } from '../../src/remote/mirror-layout.js';
 import { fillEveryAgentHome, NOT_SESSIONS, OPENCODE_IN_WAL } from './every-agent-home.js';
 
 const exec = promisify(execFile);
