@@ -3,16 +3,27 @@ import { defaultCachePath } from '../catalog/cache.js';
 import { noRoots, type Locations } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Config } from '../config.js';
+import { safeLine } from '../core/text.js';
+import { HostActionError } from './host-sessions.js';
 import { HostSource, type HostContext } from './host-source.js';
 import type { SshSettings } from './ssh.js';
 
 /** The name `--host` gives this machine (`--host local --host devbox`: both). */
 export const LOCAL_HOST = 'local';
 
-/** Which machines a command reads: `--host` names them (`local` is this one); without it, this one and the config's hosts. */
+/**
+ * Which machines a command reads: `--host` names them (`local` is this one); without it, this one and the config's
+ * hosts. A destination that begins with `-` is refused: ssh is given one after `--`, but rsync runs ssh with the
+ * host before any `--`, where `-oProxyCommand=…` would be an option that runs a command here.
+ */
 export function chosenHosts(named: readonly string[] | undefined, config: Pick<Config, 'hosts'>): { readonly local: boolean; readonly hosts: readonly string[] } {
-  if (named === undefined || named.length === 0) return { local: true, hosts: unique(config.hosts) };
-  return { local: named.includes(LOCAL_HOST), hosts: unique(named.filter((name) => name !== LOCAL_HOST)) };
+  const chosen = named === undefined || named.length === 0 ? { local: true, hosts: unique(config.hosts) } : { local: named.includes(LOCAL_HOST), hosts: unique(named.filter((name) => name !== LOCAL_HOST)) };
+  for (const host of chosen.hosts) {
+    if (host === '' || host.startsWith('-') || safeLine(host) !== host) {
+      throw new HostActionError(`not an ssh destination: ${JSON.stringify(host)} (a host cannot be empty, begin with "-" or hold control characters)`);
+    }
+  }
+  return chosen;
 }
 
 export function sshSettings(config: Pick<Config, 'ssh' | 'connectTimeout'>): SshSettings {

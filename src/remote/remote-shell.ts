@@ -10,6 +10,23 @@ export function remoteQuote(arg: string): string {
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * A POSIX shell line as the command ssh hands to the remote user's login shell, whatever that shell is: `sh -c '…'`.
+ * The login shell only has to pass one single-quoted word to sh. Fish reads `\\` and `\'` inside single quotes as
+ * escapes, so a quote or a backslash is written outside them (`'\''`, `'\\'`), which sh, bash, zsh and fish all read
+ * the same way (csh too, but for a newline, which it does not take inside quotes). A line those shells all read as
+ * sh does (plain words, `&&`, single quotes with no backslash or quote in them: `cd '/srv/my app' && exec codex
+ * resume ID`) is sent as it is, so the command printed to resume by hand stays readable.
+ */
+export function viaPosixShell(line: string): string {
+  if (PORTABLE.test(line)) return line;
+  const quoted = `'${line.replace(/['\\]/g, (char) => `'\\${char}'`)}'`;
+  return `sh -c ${quoted}`;
+}
+
+// One character or one quoted string at a time (no nested repetition: linear on any line).
+const PORTABLE = /^(?:[\w@%+=:,./-]|'[^'\\\n]*'| |&&)*$/;
+
 /** An argv as one remote shell line. */
 export function remoteArgv(argv: readonly string[]): string {
   return argv.map(remoteQuote).join(' ');

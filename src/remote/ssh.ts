@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { safeLine } from '../core/text.js';
+import { viaPosixShell } from './remote-shell.js';
 
 /** How `sessions` reaches hosts: the ssh command (argv prefix) and its timeouts. */
 export interface SshSettings {
@@ -14,13 +15,14 @@ export const DEFAULT_SSH_SETTINGS: SshSettings = { ssh: ['ssh'], connectTimeout:
 /**
  * The argv of one ssh call. Background calls run in batch mode (a password prompt would hang under the
  * browser); `-t` gives an agent its terminal. `--` ends ssh's options, so a destination is never read as one.
+ * `remoteLine` is POSIX shell: it runs in `sh -c`, whatever the user's login shell (fish, csh, …).
  */
 export function sshArgv(settings: SshSettings, host: string, remoteLine: string, mode: 'batch' | 'terminal'): string[] {
   const options =
     mode === 'batch'
       ? ['-T', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${settings.connectTimeout}`, '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=2']
       : ['-t', '-o', `ConnectTimeout=${settings.connectTimeout}`];
-  return [...settings.ssh, ...options, '--', host, remoteLine];
+  return [...settings.ssh, ...options, '--', host, viaPosixShell(remoteLine)];
 }
 
 /** The `-e` value rsync runs ssh with (rsync splits it on spaces and honours quotes). */

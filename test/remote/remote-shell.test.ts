@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { remoteArgv, remoteLaunchLine, remoteQuote } from '../../src/remote/remote-shell.js';
+import { remoteArgv, remoteLaunchLine, remoteQuote, viaPosixShell } from '../../src/remote/remote-shell.js';
 import { failureReason, sshArgv } from '../../src/remote/ssh.js';
 import { chosenHosts } from '../../src/remote/hosts.js';
 import { rowFromListJson } from '../../src/remote/remote-row.js';
@@ -24,6 +24,23 @@ describe('remote shell quoting', () => {
       const { stdout } = await exec(shell, ['-c', line]);
       expect(JSON.parse(stdout)).toEqual(AWKWARD);
     }
+  });
+
+  it('a POSIX line reaches sh whole from any login shell: sh, bash, dash, zsh, fish', async () => {
+    const shells = ['/bin/sh', '/bin/bash', '/bin/dash', '/usr/bin/zsh', '/bin/zsh', '/usr/bin/fish'].filter((path) => existsSync(path));
+    // POSIX syntax a fish login shell cannot run by itself: if/then, ${VAR-}, and arguments quoted for sh.
+    const line = `if true; then x=\${NOPE-}; ${remoteArgv([process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.argv.slice(1)))', ...AWKWARD, 'a\\\\b'])}; fi`;
+    for (const shell of shells) {
+      const { stdout } = await exec(shell, ['-c', viaPosixShell(line)]);
+      expect(JSON.parse(stdout), shell).toEqual([...AWKWARD, 'a\\\\b']);
+    }
+  });
+
+  it('a line every shell reads as sh does is sent as it is (the resume command printed stays readable)', () => {
+    expect(viaPosixShell("cd '/srv/my app' && exec codex resume ID")).toBe("cd '/srv/my app' && exec codex resume ID");
+    expect(viaPosixShell("cd '/a\\b' && exec x")).toBe("sh -c 'cd '\\''/a'\\\\'b'\\'' && exec x'");
+    expect(viaPosixShell('x; y')).toBe("sh -c 'x; y'");
+    expect(viaPosixShell(`${'a'.repeat(5000)}$`)).toBe(`sh -c '${'a'.repeat(5000)}$'`);
   });
 
   it('plain words stay plain; the rest is single-quoted once', () => {
@@ -74,6 +91,12 @@ describe('which machines', () => {
     expect(chosenHosts(undefined, { hosts: ['a', 'b', 'a'] })).toEqual({ local: true, hosts: ['a', 'b'] });
     expect(chosenHosts(['c'], { hosts: ['a'] })).toEqual({ local: false, hosts: ['c'] });
     expect(chosenHosts(['local', 'c'], { hosts: ['a'] })).toEqual({ local: true, hosts: ['c'] });
+  });
+
+  it('a destination rsync would read as an option is refused, named on the command line or in the config', () => {
+    expect(() => chosenHosts(['-oProxyCommand=touch x'], { hosts: [] })).toThrow('not an ssh destination: "-oProxyCommand=touch x"');
+    expect(() => chosenHosts(undefined, { hosts: ['ok', '-F/tmp/x'] })).toThrow('begin with "-"');
+    expect(() => chosenHosts(['a\nb'], { hosts: [] })).toThrow('control characters');
   });
 });
 

@@ -31,6 +31,11 @@ export interface HostSpec {
   readonly name: string;
   /** Put a `sessions` (this checkout's bin/sessions.js) on the host's PATH. */
   readonly withSessions: boolean;
+  /**
+   * The shell that runs what ssh asks (default /bin/sh): the account's login shell when the tests make one (root);
+   * otherwise sshd's ForceCommand hands the command to it, as a login shell would be handed it.
+   */
+  readonly loginShell?: string;
 }
 
 export interface TestHost extends HostSpec {
@@ -119,7 +124,7 @@ export class TestSshd {
         if (secondUser) {
           // A locked account ('!') may not log in even with a key; '*' has no password and is not locked.
           user = `st${process.pid.toString(36)}${randomBytes(3).toString('hex')}${hosts.length}`;
-          await exec('useradd', ['--no-create-home', '--home-dir', home, '--shell', '/bin/sh', '--user-group', '--no-log-init', '--password', '*', user]);
+          await exec('useradd', ['--no-create-home', '--home-dir', home, '--shell', spec.loginShell ?? '/bin/sh', '--user-group', '--no-log-init', '--password', '*', user]);
           users.push(user);
         }
         if (spec.withSessions) {
@@ -153,6 +158,7 @@ export class TestSshd {
             // user, its own HOME too (another user's comes from its account).
             `SetEnv ${secondUser ? '' : `HOME=${home} `}PATH=${bin}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8`,
             'LogLevel ERROR',
+            ...(spec.loginShell && !secondUser ? [`ForceCommand exec ${spec.loginShell} -c "$SSH_ORIGINAL_COMMAND"`] : []),
             '',
           ].join('\n'),
         );
