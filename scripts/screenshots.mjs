@@ -212,45 +212,57 @@ async function main() {
     await see(/sessions · \d+ in /);
     await keys('C-a');
     await see(/\d+ in all directories/);
-    // Select the named Codex session: a richer preview (usage, two exchanges). Step down until it is selected (rows
-    // may still be arriving, so counting rows on one screen can miss it).
-    for (let i = 0; i < 40 && !/› codex .*api-health/.test(await screen()); i++) {
+    // Select the Claude Code session about the checkout bug: its preview shows the first and last exchanges. Step
+    // down until it is selected (rows may still be arriving, so counting rows on one screen can miss it).
+    const checkout = /› claude .*Checkout returns a 500/;
+    for (let i = 0; i < 40 && !checkout.test(await screen()); i++) {
       await keys('Down');
       await sleep(60);
     }
-    await see(/› codex .*api-health/);
+    await see(checkout);
     await sleep(400); // the preview reads the first and last exchanges after the selection rests
     await shoot('list', dir);
 
-    await keys('Home');
-    await type('health');
-    await see(/\d+ matching "health"/);
+    // Typing searches every column: the agent's name and a word of the prompts.
+    await type('checkout codex');
+    await see(/\d+ matching "checkout codex"/);
     await sleep(400);
     await shoot('search', dir);
 
+    // The Codex session holding the whole Claude Code conversation, handed off, and the turn Codex added.
     await keys('Right');
-    await see('turn 1/5');
-    await keys(']');
-    await see('turn 2/5');
+    await see('turn 1/4');
+    await keys('End');
+    await sleep(200);
     await shoot('transcript', dir);
 
-    await keys(']');
-    await see('turn 3/5');
+    // Hand the Claude Code session off to another agent before its third turn: f, then Tab picks the agent.
+    await keys('Escape');
+    await see(/matching "checkout codex"/);
+    await keys('C-u');
+    await type('checkout claude');
+    await see(/› claude .*Checkout returns a 500/);
+    await keys('Right');
+    await see('turn 1/3');
+    await keys(']', ']');
+    await see('turn 3/3');
     await keys('f');
     await see('Fork before turn 3');
-    await type('retry-auth');
-    await see('Branch name (optional): retry-auth');
+    await keys('BTab'); // from claude back to codex
+    await see('Hand off to codex before turn 3');
+    await type('expired-code');
+    await sleep(200);
     await shoot('fork', dir);
 
-    // Back to the list, the query cleared; Ctrl-G searches inside every transcript.
+    // Back to the list, the query cleared; Ctrl-G searches inside every transcript, tool output too.
     await keys('Escape');
-    await see('turn 3/5');
+    await see('turn 3/3');
     await keys('Escape');
-    await see(/matching "health"/);
+    await see(/matching "checkout claude"/);
     await keys('Escape', 'C-g');
     await see('type 2+ characters after >');
-    await type('scroll');
-    await see(/sessions?, \d+ match(es)? of "scroll" in transcripts(?! \(searching)/);
+    await type('expired');
+    await see(/sessions?, \d+ match(es)? of "expired" in transcripts(?! \(searching)/);
     await sleep(400);
     await shoot('content-search', dir);
     await keys('Escape');

@@ -67,10 +67,19 @@ export interface ModelStandIn {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-export async function startModelStandIn(): Promise<ModelStandIn> {
+/**
+ * Scripted turns, for the sample home's showcase sessions (test/interop/record-showcase.ts), so that what a reader
+ * sees there reads like real work: a prompt the script knows is answered with its text (after running its shell
+ * command, when it has one) instead of the marker answer. Codex (Responses) and Claude Code (Messages) only.
+ */
+export interface StandInScript {
+  turn(prompt: string): { readonly answer: string; readonly reasoning?: string; readonly command?: string } | undefined;
+}
+
+export async function startModelStandIn(options: { readonly script?: StandInScript } = {}): Promise<ModelStandIn> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
-    handle(req, res, requests).catch((error: unknown) => {
+    handle(req, res, requests, options.script).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: String(error) } }));
     });
@@ -95,7 +104,7 @@ export async function startModelStandIn(): Promise<ModelStandIn> {
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[]): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, requests: RecordedRequest[], script: StandInScript | undefined): Promise<void> {
   const raw = await readBody(req);
   let body: unknown = null;
   try {
@@ -107,12 +116,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
   const record: RecordedRequest = { seq: requests.length + 1, method: req.method ?? 'GET', path, headers: req.headers, body, raw, reply: '' };
   requests.push(record);
 
-  if (req.method === 'POST' && path.endsWith('/responses')) return answerResponses(record, res);
+  if (req.method === 'POST' && path.endsWith('/responses')) return answerResponses(record, res, script);
   if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
     record.reply = 'count_tokens';
     return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
   }
-  if (req.method === 'POST' && path.endsWith('/messages')) return answerMessages(record, res);
+  if (req.method === 'POST' && path.endsWith('/messages')) return answerMessages(record, res, script);
   if (req.method === 'POST' && path.endsWith('/chat/completions')) return answerChatCompletions(record, res);
   const gemini = /\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
   if (req.method === 'POST' && gemini) {
@@ -180,18 +189,24 @@ interface ResponsesItem {
   readonly name?: string;
 }
 
-function answerResponses(record: RecordedRequest, res: ServerResponse): void {
+function answerResponses(record: RecordedRequest, res: ServerResponse, script: StandInScript | undefined): void {
   const body = (record.body ?? {}) as { input?: ResponsesItem[]; tools?: { name?: string; type?: string }[] };
   const input = Array.isArray(body.input) ? body.input : [];
   const last = input.at(-1);
   const n = record.seq;
+  // Copilot CLI puts `<current_datetime>…</current_datetime>` before every prompt it sends; it is no part of the prompt.
+  const prompt = withoutCopilotDatetime(lastCodexUserText(input));
+  const scripted = script?.turn(prompt);
   let items: unknown[];
   if (last && (last.type === 'function_call_output' || last.type === 'custom_tool_call_output')) {
     record.reply = 'tool-final';
-    items = [assistantMessage(n, TOOL_FINAL_TEXT)];
+    items = [assistantMessage(n, scripted?.answer ?? TOOL_FINAL_TEXT)];
+  } else if (scripted) {
+    record.reply = scripted.command ? 'tool' : 'text';
+    items = scripted.command
+      ? [codexToolCall(n, body.tools ?? [], scripted.command)]
+      : [{ ...(reasoningItem(n, prompt) as object), summary: [{ type: 'summary_text', text: scripted.reasoning ?? `${REASONING_PREFIX}${prompt}` }] }, assistantMessage(n, scripted.answer)];
   } else {
-    // Copilot CLI puts `<current_datetime>…</current_datetime>` before every prompt it sends; it is no part of the prompt.
-    const prompt = withoutCopilotDatetime(lastCodexUserText(input));
     if (prompt.includes(TOOL_KEYWORD)) {
       record.reply = 'tool';
       items = [isCopilotRequest(body.tools ?? []) ? copilotToolCall(n) : codexToolCall(n, body.tools ?? [])];
@@ -243,12 +258,12 @@ function assistantMessage(n: number, text: string): unknown {
   return { type: 'message', role: 'assistant', id: `msg_${n}`, status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
 }
 
-function codexToolCall(n: number, tools: readonly { name?: string; type?: string }[]): unknown {
+function codexToolCall(n: number, tools: readonly { name?: string; type?: string }[], command = TOOL_COMMAND): unknown {
   const names = new Set(tools.map((tool) => tool.name));
   // 0.16x offers `exec_command` ({cmd}); older releases `shell` ({command: argv}).
   const call = names.has('exec_command') || !names.has('shell')
-    ? { name: 'exec_command', arguments: JSON.stringify({ cmd: TOOL_COMMAND }) }
-    : { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', TOOL_COMMAND] }) };
+    ? { name: 'exec_command', arguments: JSON.stringify({ cmd: command }) }
+    : { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command] }) };
   return { type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', ...call };
 }
 
@@ -303,7 +318,7 @@ type AnthropicBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-function answerMessages(record: RecordedRequest, res: ServerResponse): void {
+function answerMessages(record: RecordedRequest, res: ServerResponse, script: StandInScript | undefined): void {
   const body = (record.body ?? {}) as { messages?: AnthropicMessage[]; model?: string; stream?: boolean; tools?: { name?: string }[] };
   const messages = Array.isArray(body.messages) ? body.messages : [];
   // 2.1.x may end `messages` with role-`system` notes (agent lists, …) after the user's message.
@@ -311,10 +326,22 @@ function answerMessages(record: RecordedRequest, res: ServerResponse): void {
   const model = body.model ?? 'stand-in';
   const n = record.seq;
   const tools = body.tools ?? [];
+  // The prompt the turn answers: after a tool's result, the user's message before it.
+  const asked = messages.findLast((message) => message.role === 'user' && !hasToolResult(message.content));
+  const scripted = asked ? script?.turn(claudePromptText(asked.content)) : undefined;
   let blocks: AnthropicBlock[];
   if (last && last.role === 'user' && hasToolResult(last.content)) {
     record.reply = 'tool-final';
-    blocks = [{ type: 'text', text: TOOL_FINAL_TEXT }];
+    blocks = [{ type: 'text', text: scripted?.answer ?? TOOL_FINAL_TEXT }];
+  } else if (scripted && last?.role === 'user' && tools.length > 0) {
+    const prompt = claudePromptText(last.content);
+    record.reply = scripted.command ? 'tool' : 'text';
+    blocks = scripted.command
+      ? [{ type: 'tool_use', id: `toolu_standin_${n}`, name: 'Bash', input: { command: scripted.command, description: 'Look at the code' } }]
+      : [
+          { type: 'thinking', thinking: scripted.reasoning ?? REASONING_PREFIX + prompt, signature: encryptedBlob(prompt) },
+          { type: 'text', text: scripted.answer },
+        ];
   } else {
     const prompt = last && last.role === 'user' ? claudePromptText(last.content) : '';
     if (prompt.includes(TOOL_KEYWORD) && tools.some((tool) => tool.name === 'Bash')) {
