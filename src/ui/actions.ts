@@ -68,6 +68,10 @@ export type Action =
   | { readonly type: 'resume' }
   | { readonly type: 'resumeChecked'; readonly session: CatalogSession; readonly outcome: ResumeOutcome }
   | { readonly type: 'confirmYes' }
+  /** The fork prompt for the selected row's whole session (the list's menu). */
+  | { readonly type: 'startForkWhole' }
+  /** In the fork prompt: all turns ↔ the turns before the selected one. */
+  | { readonly type: 'forkExtent' }
   /** The in-use question's answers (cancel is `confirmNo`). */
   | { readonly type: 'confirmInUse'; readonly answer: 'resume' | 'fork' }
   /** The fork the in-use question asked for is written: resume it. */

@@ -32,6 +32,8 @@ export function menuItems(state: BrowserState): MenuItem[] {
   if (row) {
     items.push({ key: '', label: `resume in ${row.session.agent}`, shortcut: 'Enter', action: { type: 'resume' } });
     items.push({ key: 'o', label: 'read the transcript', shortcut: '→', action: { type: 'open' } });
+    // The most common hand-off: all of it, to another agent, without reading it first (it asks before writing).
+    items.push({ key: 'f', label: 'fork or hand off the whole session…', action: { type: 'startForkWhole' } });
   }
   items.push({ key: 'a', label: state.scope === 'cwd' ? 'show every directory' : 'show this directory only', shortcut: 'Ctrl-A', action: { type: 'toggleScope' } });
   items.push({ key: 's', label: `sort by ${state.sort === 'updated' ? 'created' : 'updated'}`, action: { type: 'toggleSort' } });

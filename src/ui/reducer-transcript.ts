@@ -179,11 +179,21 @@ export function startFork(state: BrowserState): BrowserState {
   const notice = (text: string): BrowserState => ({ ...state, notice: { text, tone: 'error' } satisfies Notice });
   // Turn numbers are final only once every line is read (a later line can roll turns back).
   if (t.partial) return { ...state, notice: { text: 'still reading the transcript: f works once it is read', tone: 'info' } };
-  if (turns < 2) return notice('this session has fewer than 2 user turns: a fork before a turn would keep nothing');
-  if (t.turn < 2) return notice('a fork keeps the turns before the selected one: select turn 2 or later (] [) and press f');
+  if (turns < 1) return notice('this session has no user turn: there is nothing to fork');
   const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);
   const turnText = item && item.kind === 'turn' ? oneLine(item.text) : '';
-  return { ...state, mode: 'fork', fork: { session: t.session, atTurn: t.turn, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null } };
+  // On turn 1 nothing comes before it: the whole session is what a fork can carry.
+  const fork: ForkState = { session: t.session, atTurn: t.turn, whole: t.turn < 2, turns, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null };
+  return { ...state, mode: 'fork', fork };
+}
+
+/** The list's menu: fork or hand off the selected row's whole session, without reading it first. */
+export function startForkWhole(state: BrowserState): BrowserState {
+  const session = state.rows[state.selected]?.session;
+  if (!session) return state;
+  if (session.userTurns < 1) return { ...state, notice: { text: 'this session has no user turn: there is nothing to fork', tone: 'error' } };
+  const fork: ForkState = { session, atTurn: 0, whole: true, turns: session.userTurns, turnText: '', branchName: '', target: session.agent, status: 'editing', error: null };
+  return { ...state, mode: 'fork', fork };
 }
 
 /** The next agent to continue in: the session's own (a fork) or one a conversation can be handed off to. */

@@ -7,7 +7,7 @@ import { listGeometry, noticeRows } from './geometry.js';
 import { resolveAction, splitKeys } from './keymap.js';
 import { menuItemForKey, menuItems, type MenuItem } from './menu.js';
 import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSessions, withRows } from './reducer-list.js';
-import { findStep, jumpTurn, nextAgent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
+import { findStep, jumpTurn, nextAgent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, startForkWhole, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type InitialOptions, type Mode, type Notice, type SortKey } from './state.js';
 import { findMatches, firstMatchFrom } from './transcript-layout.js';
 
@@ -215,6 +215,10 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     }
     case 'startFork':
       return startFork(state);
+    case 'startForkWhole':
+      return startForkWhole(state);
+    case 'forkExtent':
+      return state.fork?.status === 'editing' && state.fork.atTurn >= 2 ? { ...state, fork: { ...state.fork, whole: !state.fork.whole } } : state;
     case 'forkInput':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: state.fork.branchName + action.text } } : state;
     case 'forkBackspace':
@@ -275,10 +279,12 @@ function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: s
   byKey.set(key, listed?.forkedFrom ? listed : session);
   const sessions = sortSessions([...byKey.values()], state.sort);
   const scope = state.scope === 'cwd' && !isUnder(session.cwd, state.cwd) ? 'all' : state.scope;
-  const kept = state.fork?.atTurn ? state.fork.atTurn - 1 : 0;
-  const handedOff = state.fork !== null && state.fork.target !== state.fork.session.agent;
+  const fork = state.fork;
+  const handedOff = fork !== null && fork.target !== fork.session.agent;
+  const kept = fork?.whole ? fork.turns : fork?.atTurn ? fork.atTurn - 1 : 0;
+  const extent = fork?.whole ? `with all ${kept} turn${kept === 1 ? '' : 's'}` : `before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'})`;
   const notice: Notice = {
-    text: `${handedOff ? `handed off to ${session.agent}` : 'forked'} before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}) → ${tildePath(session.path, state.homeDir)}`,
+    text: `${handedOff ? `handed off to ${session.agent}` : 'forked'} ${extent} → ${tildePath(session.path, state.homeDir)}`,
     detail: `resume it: ${resumeCommand}   (or press Enter)`,
     tone: 'success',
   };

@@ -101,7 +101,12 @@ export interface TranscriptState {
 
 export interface ForkState {
   readonly session: CatalogSession;
+  /** The selected turn: the fork keeps the turns before it, unless `whole`. */
   readonly atTurn: number;
+  /** Every turn (the whole conversation): ↑↓ choose between this and "before turn atTurn" when atTurn ≥ 2. */
+  readonly whole: boolean;
+  /** The session's user turns. */
+  readonly turns: number;
   readonly turnText: string;
   readonly branchName: string;
   /** The agent the new session is for: the session's own (a fork), or another one (a hand-off); Tab picks it. */

@@ -244,9 +244,11 @@ describe('transcript', () => {
 
   it('forks before turn 3: the prompt shows that turn, Enter writes a new session and selects it', async () => {
     const ui = await openApiHealth();
-    await ui.press(['f'], 'select turn 2 or later'); // turn 1 cannot be forked
+    await ui.press(['f'], 'Fork: all 5 turns, the whole conversation'); // turn 1: nothing before it, so all of it
+    await ui.press([ESC], 'turn 1/5');
     await ui.press([']', ']'], 'turn 3/5');
     await ui.press(['f'], 'Fork before turn 3: [a] why did the auth test fail?');
+    expect(ui.frame()).toContain('(↑↓: all 5 turns)');
     expect(ui.frame()).toContain('keeps turns 1–2');
     await ui.type('b1');
     await ui.see('Branch name (optional): b1');

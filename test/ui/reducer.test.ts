@@ -423,11 +423,34 @@ describe('fork prompt', () => {
     { type: 'transcriptLoaded', key: 'codex:a', items: buildTranscriptItems(transcriptOf(sessions[0]!, 4)) } as Action,
   ];
 
-  it('refuses turn 1: nothing before it', () => {
+  it('on turn 1 (nothing before it) offers the whole session; Enter forks every turn', () => {
     const state = run([...ready, key('f')]);
-    expect(state.mode).toBe('transcript');
-    expect(state.fork).toBeNull();
-    expect(state.notice?.tone).toBe('error');
+    expect(state.mode).toBe('fork');
+    expect(state.fork).toMatchObject({ whole: true, turns: 4, status: 'editing' });
+    // no other extent to choose there
+    expect(browserReducer(state, key('', { upArrow: true })).fork?.whole).toBe(true);
+    const working = browserReducer(state, enter);
+    const forked = catalogSession({ id: 'all1', updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', path: '/sessions/all1.jsonl' });
+    expect(browserReducer(working, { type: 'forkDone', session: forked, resumeCommand: 'codex resume all1' }).notice?.text).toMatch(/^forked with all 4 turns → /);
+  });
+
+  it('↑↓ choose between the turns before the selected one and all of them', () => {
+    const before = run([...ready, key(']'), key(']'), key('f')]);
+    expect(before.fork).toMatchObject({ atTurn: 3, whole: false, turns: 4 });
+    const all = browserReducer(before, key('', { downArrow: true }));
+    expect(all.fork).toMatchObject({ atTurn: 3, whole: true });
+    expect(browserReducer(all, key('', { upArrow: true })).fork?.whole).toBe(false);
+  });
+
+  it("the list's menu hands the selected row's whole session off without reading it first", () => {
+    const menu = run([loaded, key('', { tab: true })]);
+    const prompt = browserReducer(menu, key('f'));
+    expect(prompt.mode).toBe('fork');
+    expect(prompt.fork).toMatchObject({ session: sessions[0], whole: true, turns: sessions[0]!.userTurns });
+    const handed = browserReducer(browserReducer(prompt, key('', { tab: true })), enter);
+    expect(handed.fork).toMatchObject({ target: 'claude', whole: true, status: 'working' });
+    // Esc goes back to the list it came from
+    expect(browserReducer(prompt, key('', { escape: true })).mode).toBe('list');
   });
 
   it('asks before turn 3 with that turn\'s text, takes a branch name, Esc cancels', () => {

@@ -13,12 +13,14 @@ export const FOOTER_HINTS: Readonly<Record<Mode, string>> = {
   menu: '↑↓ choose · Enter runs it · or its key · Esc close',
   transcript: '] [ turn · / find · n N match · e outputs · f fork · Tab resume… · Esc back',
   find: 'Enter find · Ctrl-W Ctrl-U erase · Esc cancel',
-  fork: 'Enter fork · Esc cancel',
+  fork: 'Enter fork · Tab agent · ↑↓ all turns or before this one · Esc cancel',
   confirm: 'y yes · n no',
   help: 'Esc close',
   problems: 'Esc close',
 };
 
+/** The fork prompt with no turn selected to fork before: the whole session is the only extent. */
+export const WHOLE_FORK_HINTS = 'Enter fork · Tab agent · Esc cancel';
 /** The question asked when the session to resume looks open in an agent. */
 export const IN_USE_HINTS = 'r resume anyway · f fork and resume the fork · Esc cancel';
 /** The list's hints once a query is typed (Esc clears it before it quits). */
@@ -33,7 +35,7 @@ export const QUERY_PROMPT = 'search: ';
 export function Footer({ state, width }: FooterProps) {
   const theme = useTheme();
   const list = state.mode === 'list';
-  const hints = state.mode === 'confirm' && state.confirm?.kind === 'inUse' ? IN_USE_HINTS : !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
+  const hints = state.mode === 'confirm' && state.confirm?.kind === 'inUse' ? IN_USE_HINTS : state.mode === 'fork' && (state.fork?.atTurn ?? 0) < 2 ? WHOLE_FORK_HINTS : !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
   const input = list ? `${QUERY_PROMPT}${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
   return (
     <Box width={width} height={1} flexShrink={0}>

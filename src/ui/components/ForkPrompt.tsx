@@ -19,16 +19,21 @@ export const FORK_PROMPT_ROWS = 6;
  */
 export function ForkPrompt({ fork, width }: ForkPromptProps) {
   const theme = useTheme();
-  const kept = fork.atTurn - 1;
+  const kept = fork.whole ? fork.turns : fork.atTurn - 1;
   const handOff = fork.target !== fork.session.agent;
+  const keeps = fork.whole ? `every turn (${fork.turns})` : keptTurns(kept);
   const what = handOff
-    ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
-    : `A new ${fork.session.agent} session keeps ${keptTurns(kept)} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
+    ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
+    : `A new ${fork.session.agent} session keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
+  const verb = handOff ? `Hand off to ${fork.target}` : 'Fork';
+  // ↑↓ choose the extent only where there is a choice (a turn ≥ 2 selected in the transcript).
+  const other = fork.atTurn < 2 ? '' : fork.whole ? `  (↑↓: before turn ${fork.atTurn})` : `  (↑↓: all ${fork.turns} turns)`;
   return (
     <Box width={width} height={FORK_PROMPT_ROWS} flexShrink={0} flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1} overflow="hidden">
       <Text wrap="truncate-end" bold>
-        {`${handOff ? `Hand off to ${fork.target}` : 'Fork'} before turn ${fork.atTurn}: `}
-        <Text color={theme.user}>{fork.turnText || '(empty prompt)'}</Text>
+        {fork.whole ? `${verb}: all ${fork.turns} turn${fork.turns === 1 ? '' : 's'}, the whole conversation` : `${verb} before turn ${fork.atTurn}: `}
+        {fork.whole ? '' : <Text color={theme.user}>{fork.turnText || '(empty prompt)'}</Text>}
+        <Text color={theme.dim}>{other}</Text>
       </Text>
       <Text wrap="truncate-end" color={theme.dim}>
         {what}
