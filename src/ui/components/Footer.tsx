@@ -35,7 +35,7 @@ export const QUERY_PROMPT = 'search: ';
 export function Footer({ state, width }: FooterProps) {
   const theme = useTheme();
   const list = state.mode === 'list';
-  const hints = state.mode === 'confirm' && state.confirm?.kind === 'inUse' ? IN_USE_HINTS : state.mode === 'fork' && (state.fork?.atTurn ?? 0) < 2 ? WHOLE_FORK_HINTS : !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
+  const hints = state.mode === 'confirm' && state.confirm?.kind === 'inUse' ? IN_USE_HINTS : state.mode === 'fork' && state.fork && state.fork.atTurn < 2 ? WHOLE_FORK_HINTS : !list ? FOOTER_HINTS[state.mode] : contentQuery(state.query) !== null ? CONTENT_HINTS : state.query === '' ? FOOTER_HINTS.list : QUERY_HINTS;
   const input = list ? `${QUERY_PROMPT}${state.query}` : state.mode === 'find' ? `find: ${state.transcript?.findDraft ?? ''}` : null;
   return (
     <Box width={width} height={1} flexShrink={0}>
