@@ -6,6 +6,7 @@ import { browse } from './cli/browse.js';
 import { CliError, env, reportProblems, warn, withLocations } from './cli/common.js';
 import { forkCommand } from './cli/fork.js';
 import { grepCommand } from './cli/grep.js';
+import { hostsCommand } from './cli/hosts.js';
 import { listCommand } from './cli/list.js';
 import { resumeCommand } from './cli/resume.js';
 import { showCommand } from './cli/show.js';
@@ -15,11 +16,12 @@ import { ADAPTER_LIST } from './core/formats/index.js';
 import { HandoffError } from './core/handoff/index.js';
 import { UnsafeSessionIdError } from './core/session-id.js';
 import { HostActionError } from './remote/host-sessions.js';
+import { SESSIONS_VERSION } from './version.js';
 
 export function buildProgram(): Command {
   const program = withLocations(new Command('sessions'))
     .description(`Find, replay, fork and resume your coding-agent conversations (${ADAPTER_LIST.map((adapter) => adapter.label).join(', ')}).`)
-    .version('0.1.0')
+    .version(SESSIONS_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',
@@ -44,6 +46,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
   showCommand(program);
   forkCommand(program);
   resumeCommand(program);
+  hostsCommand(program);
   // `sessions help list`, as gh and npm take it (commander leaves it out of a program with an action of its own).
   program.helpCommand('help [command]', 'show the help of a command');
   // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.

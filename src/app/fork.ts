@@ -15,7 +15,7 @@ import { writingIntoMirror } from '../remote/host-source.js';
 import { hostPath } from '../remote/mirror-layout.js';
 import { forkWithHostSessions, HostActionError } from '../remote/host-sessions.js';
 import { newFilesBeside, placeOnHost } from '../remote/mirror-place.js';
-import type { Here, Place } from './place.js';
+import { staleRefusal, type Here, type Place } from './place.js';
 import { planResume, type ResumePlan } from './resume.js';
 
 export interface ForkRequest {
@@ -52,6 +52,7 @@ export interface Forked {
  */
 export async function forkSession(session: CatalogSession, place: Place, here: Here, request: ForkRequest): Promise<Forked> {
   assertSessionId(session);
+  if (session.stale !== undefined) throw new HostActionError(staleRefusal(session));
   const to = request.to !== undefined && request.to !== session.agent ? request.to : null;
   const branchName = request.branchName ? request.branchName : undefined;
   // The end is the turn after the row's last (rows are exact: the adapter counts the same turns).

@@ -110,11 +110,11 @@ export async function grepHosts(hosts: readonly string[], context: HostContext, 
   const counts = await Promise.all(
     hosts.map(async (host) => {
       const [source] = await loadHosts([host], context);
-      const place = source!.status.kind === 'unreachable' ? null : placeOfHost(source!, context.settings);
-      if (place === null) {
-        request.onWarning(`host ${safeLine(host)} unreachable: ${source!.status.kind === 'unreachable' ? source!.status.reason : 'not read'}`);
-        return 0;
-      }
+      // A host that is down is searched in its mirror, when one is listed (stale), as list shows it.
+      const down = source!.status.kind === 'unreachable';
+      const place = down && !source!.stale ? null : placeOfHost(source!, context.settings);
+      if (down) request.onWarning(`host ${safeLine(host)} unreachable: ${source!.status.kind === 'unreachable' ? source!.status.reason : 'not read'}${place === null ? '' : `; searching its mirror as of ${source!.syncedAt || 'an unknown time'} (stale)`}`);
+      if (place === null) return 0;
       const done = await grepPlace(place, text, request);
       if (done.error !== null) request.onWarning(`host ${done.error}`);
       return done.matched;

@@ -55,7 +55,9 @@ export async function scanHere(setup: Pick<ListSetup, 'locations' | 'cachePath' 
 export async function listSessions(setup: ListSetup, scanOptions: Omit<ScanOptions, 'cache' | 'onProgress'> = {}): Promise<Listed> {
   const [local, sources] = await Promise.all([setup.local ? scanHere(setup, scanOptions) : null, loadHosts(setup.hosts, setup.hostContext)]);
   for (const source of sources) {
-    if (source.status.kind === 'unreachable') setup.onWarning?.(`host ${source.host} unreachable: ${source.status.reason}`);
+    if (source.status.kind !== 'unreachable') continue;
+    const stale = source.stale ? `; listing its ${source.sessions().length} mirrored sessions as of ${source.syncedAt || 'an unknown time'} (stale: show and grep read them)` : '';
+    setup.onWarning?.(`host ${source.host} unreachable: ${source.status.reason}${stale}`);
   }
   const agents = scanOptions.agents;
   const remote = sources.flatMap((source) => source.sessions()).filter((s) => agents === undefined || agents.includes(s.agent));

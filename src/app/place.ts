@@ -53,3 +53,8 @@ export function placeOfHost(link: HostLink, settings: SshSettings): HostPlace | 
   if (link.via === 'mirror') return link.mirror ? { kind: 'mirror', host: link.host, settings, mirror: link.mirror } : null;
   return link.via === 'sessions' ? { kind: 'host', host: link.host, settings } : null;
 }
+
+/** Why a row listed from a mirror while its host is down cannot be resumed or forked (show and grep read it). */
+export function staleRefusal(session: Pick<CatalogSession, 'host' | 'stale'>): string {
+  return `${session.host ?? ''} cannot be reached now: its rows are its mirror's${session.stale ? ` as of ${session.stale}` : ''} (stale); show and grep read them, resume and fork need the host`;
+}

@@ -8,7 +8,7 @@ import { checkLaunch, type LaunchCheck } from '../launch.js';
 import { hostPath } from '../remote/mirror-layout.js';
 import { HostActionError, hostSessionsResumeLine, remoteLaunch, type RemoteLaunch } from '../remote/host-sessions.js';
 import { remoteLaunchLine } from '../remote/remote-shell.js';
-import type { Here, Place } from './place.js';
+import { staleRefusal, type Here, type Place } from './place.js';
 
 export type ResumePlan =
   /** The agent, run here with the terminal: its argv, recorded cwd and home variables. */
@@ -34,6 +34,7 @@ export function planResume(session: CatalogSession, place: Place, here: Pick<Her
   assertSessionId(session);
   const templates = request.prompt === undefined ? here.templates.resume : here.templates.exec;
   const options = { ...(request.prompt === undefined ? {} : { prompt: request.prompt }), extraArgs: request.extraArgs ?? [] };
+  if (session.stale !== undefined) throw new HostActionError(staleRefusal(session));
   if (place.kind !== 'local' && request.here !== undefined) {
     throw new HostActionError(`--here runs in this machine's current directory; ${safeLine(session.id)} is on ${safeLine(place.host)}`);
   }

@@ -14,4 +14,9 @@ export interface CatalogSession extends SessionSummary {
    * this prefix removed). Absent for this machine's sessions and for rows a host's own `sessions` sent.
    */
   readonly mirror?: string;
+  /**
+   * A mirrored host's row listed while the host cannot be read: when the mirror was last synced whole (ISO 8601;
+   * empty when unknown). Absent on a row read now.
+   */
+  readonly stale?: string;
 }

@@ -2,16 +2,17 @@
 // `--watch --json`, rows then changes as NDJSON (what another machine's browser reads over ssh).
 import { fstatSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { listSessions, scanHere } from '../app/list.js';
 import { isUnder } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import { watchCatalog } from '../catalog/watch.js';
 import type { Agent } from '../core/model.js';
 import { agentOption, cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
+import { SESSIONS_VERSION } from '../version.js';
 import { describeLocations, listHeader, listLine, listWidths, toListJson } from './output.js';
 
-type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number };
+type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number; hello?: boolean };
 
 export function listCommand(program: Command): void {
   withLocations(program.command('list'))
@@ -23,6 +24,8 @@ export function listCommand(program: Command): void {
     .option('--limit <n>', 'only the newest n sessions', rowCount)
     .option('--exact-turns', 'no effect: every row is exact (kept so that scripts that pass it still work)')
     .option('--watch', 'with --json: one row per line (NDJSON), then {"synced":true}, then a line per changed row ({"removed":"agent:id"} when one is gone) until stopped')
+    // The hosts' handshake: another machine's sessions asks for this line first (an older one does not know it).
+    .addOption(new Option('--hello', 'with --watch: first a line {"hello":{"sessions":VERSION,"protocol":1}}').hideHelp())
     .addHelpText(
       'after',
       `
@@ -52,7 +55,8 @@ Examples:
       if (setup.local) warnMissingLocations(options);
       const { sessions, problems, sources } = await listSessions(setup, { agents: options.agent });
       // Nothing asked for could be read (each host's reason was just said): not an empty list.
-      if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable')) {
+      // (A host down whose mirror is listed, stale, was read: from the mirror.)
+      if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable' && !source.stale)) {
         throw new CliError(`no host could be read (tried ${sources.map((source) => source.host).join(', ')})`);
       }
       let shown: readonly CatalogSession[] = sessions;
@@ -88,6 +92,7 @@ function lookedIn(setup: { readonly local: boolean; readonly locations: Paramete
  * connection. Ends when its reader goes away (stdout closed, or the stdin of an ssh channel ended).
  */
 async function watchList(options: ListOptions): Promise<void> {
+  if (options.hello) process.stdout.write(`${JSON.stringify({ hello: { sessions: SESSIONS_VERSION, protocol: 1 } })}\n`);
   const locations = locationsFrom(options);
   const result = await scanHere({ locations, cachePath: cachePathOf(options, locations) }, options.agent ? { agents: options.agent } : {});
   const cache = result.cache;

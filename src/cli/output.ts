@@ -8,6 +8,7 @@ import { AGENT_NAME_WIDTH } from '../core/model.js';
 import { oneLine, safeLine, tildePath } from '../core/text.js';
 import { onHost } from '../remote/mirror-layout.js';
 import { fit } from '../ui/row-cells.js';
+import { relativeTime } from '../ui/time.js';
 import { isDirectory } from './common.js';
 
 /** `2026-11-22 01:58`: the updated time in list rows (scripts read the full ISO time from --json). */
@@ -85,10 +86,16 @@ function titleCell(s: CatalogSession): { readonly text: string; readonly width: 
 export function listLine(s: CatalogSession, widths: ListWidths = STREAM_WIDTHS): string {
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;
   // Another machine's directory is written host:path (its home is not ours: no ~).
-  const where = s.host === undefined ? shortenHome(s.cwd) : `${safeLine(s.host)}:${s.cwd === null ? '-' : safeLine(s.cwd)}`;
+  const where = s.host === undefined ? shortenHome(s.cwd) : `${safeLine(s.host)}:${s.cwd === null ? '-' : safeLine(s.cwd)}${staleMark(s)}`;
   const title = titleCell(s);
   const titlePad = ' '.repeat(Math.max(0, widths.title - title.width));
   return `${s.agent.padEnd(AGENT_NAME_WIDTH)}  ${shortDate(s.updatedAt)}  ${turns.padStart(5)}  ${safeLine(s.id).padEnd(widths.id)}  ${title.text}${titlePad}  ${where}\n`;
+}
+
+/** ` [stale 3h]`: a host's row listed from its mirror while the host is down, with the age of the mirror's last sync. */
+export function staleMark(s: Pick<CatalogSession, 'stale'>, now: number = Date.now()): string {
+  if (s.stale === undefined) return '';
+  return s.stale === '' ? ' [stale]' : ` [stale ${relativeTime(s.stale, now)}]`;
 }
 
 /** The names of listLine's columns, for a person reading a terminal (scripts reading a pipe get rows only). */
@@ -131,5 +138,6 @@ export function toListJson(row: CatalogSession) {
     usage: s.usage,
     subagents: s.subagents ?? [],
     subagent: s.subagent ?? null,
+    stale: s.stale === undefined ? null : { syncedAt: s.stale === '' ? null : s.stale, ageSeconds: s.stale === '' ? null : Math.max(0, Math.round((Date.now() - Date.parse(s.stale)) / 1000)) },
   };
 }

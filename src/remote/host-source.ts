@@ -1,5 +1,5 @@
 import { mkdir, stat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { CatalogCache } from '../catalog/cache.js';
 import type { Locations } from '../catalog/locations.js';
 import { catalogFromCache, scanCatalog, type CatalogSession, type ScanContext, type ScanResult } from '../catalog/scan.js';
@@ -23,18 +23,18 @@ import {
   type RemoteHomes,
 } from './mirror-layout.js';
 import { clearMirrorState, copiedFiles, newToken, readMirrorState, withMirrorLock, writeMirrorState } from './mirror-state.js';
+import { readHostRecord, writeHostRecord, type HostVia } from './host-record.js';
 import { rowFromListJson } from './remote-row.js';
 import { rsyncCannotProtectArgs, rsyncOutcome } from './rsync.js';
 import { failureReason, hostLimits, runCommand, sshArgv, type RunningCommand, type SshSettings } from './ssh.js';
 
-/** How a host is read: its own `sessions` (only rows travel), or a local rsync mirror of its session folders. */
-export type HostVia = 'sessions' | 'mirror';
+export type { HostVia } from './host-record.js';
 
 export type HostStatus =
   | { readonly kind: 'connecting' }
   | { readonly kind: 'syncing' }
   | { readonly kind: 'ready'; readonly via: HostVia; readonly sessions: number }
-  | { readonly kind: 'unreachable'; readonly reason: string };
+  | { readonly kind: 'unreachable'; readonly reason: string; /** Its mirror's rows are listed, stale: synced then (ISO 8601; empty: unknown). */ readonly stale?: string };
 
 export interface HostContext {
   readonly settings: SshSettings;
@@ -67,17 +67,20 @@ const MAX_BAD_LINES = 100;
 /** What a host's login shell prints before anything else: which way it is read. */
 const MARK = 'sessions-host-v1';
 
+/** The mirror's half of the probe: where the host's agents keep their sessions ($HOME, then each variable). */
+const MIRROR_PROBE = [`echo ${MARK} mirror`, `printf '%s\\n' "$HOME"${mirrorVariables().map((name) => ` "\${${name}-}"`).join('')}`].join('; ');
+
 /**
  * One round trip: a host with `sessions` on its PATH starts streaming its rows at once (`list --watch --json`:
- * NDJSON, the rows, a `synced` line, then one line per change); one without says where its agents keep their
- * sessions ($HOME, then each variable the agents' roots depend on), for rsync. POSIX shell syntax: the remote
- * user's login shell runs it.
+ * NDJSON, a `hello` line with its version — the handshake: a `sessions` too old to know `--hello` ends with "unknown
+ * option" and the host is read through a mirror instead —, the rows, a `synced` line, then one line per change); one
+ * without says where its agents keep their sessions ($HOME, then each variable the agents' roots depend on), for
+ * rsync. POSIX shell syntax (ssh runs it in `sh -c`).
  */
-export const PROBE_LINE = [
-  `if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all; fi`,
-  `echo ${MARK} mirror`,
-  `printf '%s\\n' "$HOME"${mirrorVariables().map((name) => ` "\${${name}-}"`).join('')}`,
-].join('; ');
+export const PROBE_LINE = [`if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all --hello; fi`, MIRROR_PROBE].join('; ');
+
+/** What a `sessions` that cannot take part in the handshake (older than `--hello`) says when it ends. */
+const TOO_OLD = /unknown option|too many arguments/;
 
 /**
  * A host's sessions, read with ssh: its rows (`host` set on each), its status, and for a mirrored host the
@@ -89,6 +92,14 @@ export class HostSource {
   status: HostStatus = { kind: 'connecting' };
   via: HostVia | null = null;
   mirror: Mirror | null = null;
+  /** The version the host's `sessions` said in its `hello` (null: none yet, or a mirror). */
+  version: string | null = null;
+  /** When the rows were last read whole (ISO 8601; a mirror's last whole sync), as far as this machine knows. */
+  syncedAt: string | null = null;
+  /** Why a host with `sessions` is read through a mirror (too old for the handshake), or null. */
+  note: string | null = null;
+  /** The rows are a mirror's from its last whole sync (`syncedAt`), shown while the host cannot be read. */
+  stale = false;
   readonly problems: Problem[] = [];
   private rows = new Map<string, CatalogSession>();
   private subagentRows: CatalogSession[] = [];
@@ -149,7 +160,7 @@ export class HostSource {
     this.setStatus({ kind: 'unreachable', reason: safeLine(reason) });
   }
 
-  private async connect(live: boolean): Promise<void> {
+  private async connect(live: boolean, probe: string = PROBE_LINE, note: string | null = null): Promise<void> {
     this.setStatus({ kind: 'connecting' });
     let mode: HostVia | null = null;
     const homeLines: string[] = [];
@@ -172,13 +183,17 @@ export class HostSource {
         this.rows = fresh!;
         fresh = null;
         this.via = 'sessions';
+        this.stale = false;
+        this.note = null;
+        this.syncedAt = new Date().toISOString();
         // The rows are in: from here on the stream only says what changed, whenever it does.
         run.complete();
         this.setStatus({ kind: 'ready', via: 'sessions', sessions: this.rows.size });
         synced();
+        void this.saveRecord(null);
       });
     };
-    const run = runCommand(sshArgv(this.context.settings, this.host, PROBE_LINE, 'batch'), { onLine, keepStdinOpen: true, limits: hostLimits(this.context.settings) });
+    const run = runCommand(sshArgv(this.context.settings, this.host, probe, 'batch'), { onLine, keepStdinOpen: true, limits: hostLimits(this.context.settings) });
     this.stream = run;
     this.badLines = 0;
     const ended = run.then((result) => {
@@ -195,23 +210,60 @@ export class HostSource {
     const result = first;
     if (this.closed) return;
     if (mode === 'sessions') {
-      this.fail(failureReason(result, `${this.host}: sessions ended before sending its rows`));
-      return;
+      const reason = failureReason(result, `${this.host}: sessions ended before sending its rows`);
+      // The handshake: a `sessions` there that does not know this one's options is read around, through a mirror.
+      if (!result.stopped && TOO_OLD.test(result.stderr)) return this.connect(live, MIRROR_PROBE, `the sessions there is too old for this one (${reason}): read through a mirror`);
+      return this.unreachable(reason);
     }
-    if (mode === null || result.code !== 0) {
-      this.fail(failureReason(result, 'ssh failed'));
-      return;
-    }
+    if (mode === null || result.code !== 0) return this.unreachable(failureReason(result, 'ssh failed'));
     const remote = remoteHomes(homeLines);
-    if (remote === null) {
-      this.fail(`the host did not say where its home is (got ${JSON.stringify(homeLines.slice(0, 1))})`);
-      return;
-    }
+    if (remote === null) return this.unreachable(`the host did not say where its home is (got ${JSON.stringify(homeLines.slice(0, 1))})`);
     this.via = 'mirror';
+    this.note = note;
     const dir = mirrorDir(this.context.cacheDir, this.host);
     const locations = mirrorLocations(dir, remote);
     this.mirror = { dir, remote, locations, context: null, workspaces: {}, indexed: null };
     await this.syncMirror(this.mirror);
+  }
+
+  /**
+   * The host cannot be read now: said in its status, and a mirror synced before (by this process, or one whose record
+   * says where the host keeps its sessions) is listed as it was, its rows marked stale, for reading (show, grep).
+   */
+  private async unreachable(reason: string): Promise<void> {
+    this.fail(reason);
+    const record = this.mirror === null ? await readHostRecord(mirrorDir(this.context.cacheDir, this.host)) : null;
+    if (this.mirror === null && (record?.via !== 'mirror' || record.remote === null)) return;
+    this.stale = true;
+    if (record !== null) this.syncedAt = record.syncedAt;
+    if (this.mirror === null && record?.remote) {
+      const dir = mirrorDir(this.context.cacheDir, this.host);
+      this.via = 'mirror';
+      this.mirror = { dir, remote: record.remote, locations: mirrorLocations(dir, record.remote), context: null, workspaces: {}, indexed: null };
+    }
+    const mirror = this.mirror!;
+    if (this.status.kind === 'unreachable') this.status = { ...this.status, stale: this.syncedAt ?? '' };
+    if (mirror.context !== null) {
+      // Indexed by this process already: the same rows, marked.
+      this.rows = new Map([...this.rows].map(([key, row]) => [key, { ...row, stale: this.syncedAt ?? '' }]));
+      this.onUpdate(this);
+      return;
+    }
+    const state = await readMirrorState(mirror.dir);
+    const cachePath = this.context.cachePathFor?.(mirrorLocations(mirror.dir, mirror.remote)) ?? null;
+    await this.indexMirror(mirror, state?.workspaces ?? {}, await CatalogCache.load(cachePath), null);
+  }
+
+  /** What this read learnt, for `sessions hosts` and for listing the mirror while the host is down. */
+  private async saveRecord(remote: RemoteHomes | null): Promise<void> {
+    if (this.via === null || this.syncedAt === null) return;
+    const dir = mirrorDir(this.context.cacheDir, this.host);
+    try {
+      await mkdir(dirname(dir), { recursive: true, mode: 0o700 });
+      await writeHostRecord(dir, { via: this.via, version: this.version, syncedAt: this.syncedAt, remote, note: this.note });
+    } catch {
+      // Not kept: `sessions hosts` then says only what it reads now.
+    }
   }
 
   /** One NDJSON line of a host's `sessions list --watch --json`. */
@@ -226,6 +278,11 @@ export class HostSource {
       return;
     }
     const target = fresh ?? this.rows;
+    if (typeof value === 'object' && value !== null && 'hello' in value) {
+      const hello = value.hello;
+      if (typeof hello === 'object' && hello !== null && 'sessions' in hello && typeof hello.sessions === 'string') this.version = safeLine(hello.sessions).slice(0, 40);
+      return;
+    }
     if (typeof value === 'object' && value !== null && 'synced' in value) {
       onSynced();
       return;
@@ -278,12 +335,16 @@ export class HostSource {
     const cache = await loading;
     if (this.closed) return;
     if (!synced.ok) {
-      // What did arrive stays (additive), and is listed: a dropped sync shows what the last one brought. No state is
-      // written: the next sync looks at every file.
-      this.fail(synced.reason);
-      if (mirror.context === null) await this.indexMirror(mirror, workspaces, cache, null);
-      return;
+      // What did arrive stays (additive), and is listed, stale: a dropped sync shows what the last one brought. No
+      // state is written: the next sync looks at every file.
+      this.syncedAt ??= (await readHostRecord(mirror.dir))?.syncedAt ?? null;
+      if (mirror.context === null) {
+        this.stale = true;
+        await this.indexMirror(mirror, workspaces, cache, null);
+      }
+      return this.unreachable(synced.reason);
     }
+    this.stale = false;
     if (own !== null && synced.copied !== null && synced.copied.length === 0) {
       // Nothing copied, and the rows this process holds are the mirror's: nothing to read.
       await this.finishSync(mirror, workspaces, own.cache, cachePath);
@@ -306,10 +367,7 @@ export class HostSource {
       const next = unionWorkspaces(workspaces, more);
       const extra = await this.rsync(mirror, more);
       if (this.closed) return;
-      if (!extra.ok) {
-        this.fail(extra.reason);
-        return;
-      }
+      if (!extra.ok) return this.unreachable(extra.reason);
       // Indexed even when rsync copied nothing: the mirror may hold a workspace's files from before its state was lost.
       if (!(await this.indexMirror(mirror, next, cache, extra.copied === null ? null : new Set(extra.copied)))) return;
       await this.finishSync(mirror, next, cache, cachePath);
@@ -344,6 +402,10 @@ export class HostSource {
     } catch {
       // No state: the next sync looks at every file again.
     }
+    this.stale = false;
+    this.syncedAt = new Date().toISOString();
+    this.rows = new Map([...this.rows].map(([key, { stale: _, ...row }]) => [key, row]));
+    await this.saveRecord(mirror.remote);
   }
 
   /** Index the mirror (with `changed`: only those files may differ from what `cache` holds); false when it failed. */
@@ -362,7 +424,8 @@ export class HostSource {
 
   private showIndexed(mirror: Mirror, result: ScanResult & { context: ScanContext }): void {
     mirror.context = result.context;
-    const tag = (row: CatalogSession): CatalogSession => mirrorRow(row, this.host, mirror.dir);
+    const stale = this.stale ? { stale: this.syncedAt ?? '' } : {};
+    const tag = (row: CatalogSession): CatalogSession => ({ ...mirrorRow(row, this.host, mirror.dir), ...stale });
     this.rows = new Map(result.sessions.map((row) => {
       const tagged = tag(row);
       return [sessionKey(tagged), tagged];

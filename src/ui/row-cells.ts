@@ -258,7 +258,9 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
     const forked = session.forkedFrom !== null || session.fork !== null;
     const live = isLive(session.updatedAt, now);
     push([{ text: forked ? '⋔' : ' ', color: theme.accent }, { text: ' ' }]);
-    if (live) push([{ text: 'live', color: theme.live, bold: true }]);
+    // A host's row listed from its mirror while the host is down (the header says as of when).
+    if (session.stale !== undefined) push([{ text: 'stale', color: theme.dim }]);
+    else if (live) push([{ text: 'live', color: theme.live, bold: true }]);
   }
   return out;
 }

@@ -21,6 +21,7 @@ import { safeLine, tildePath } from '../core/text.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 import { DEFAULT_SSH_SETTINGS } from '../remote/ssh.js';
 import { forkSession } from '../app/fork.js';
+import { staleRefusal } from '../app/place.js';
 import { describeInUse, sessionInUse } from '../app/in-use.js';
 import { grepPlace, type GrepRequest } from '../app/grep.js';
 import { placeOf, placeOfHost, type Here, type Place } from '../app/place.js';
@@ -358,6 +359,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     async checkResume(session) {
       const problem = sessionIdProblem(session);
       if (problem !== null) return { kind: 'refuse', message: `cannot resume: ${problem}` };
+      if (session.stale !== undefined) return { kind: 'refuse', message: `cannot resume: ${staleRefusal(session)}` };
       const plan = planResume(session, placeFor(session), here);
       // A host checks its own directories and agents when the command runs there.
       const check = checkPlan(plan, env);

@@ -5,6 +5,7 @@ import { AGENTS } from '../../src/core/model.js';
 import { listGeometry, rowColumns } from '../../src/ui/geometry.js';
 import { fit, ONE_CLUSTER_RUNS, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
 import { themeFor } from '../../src/ui/theme.js';
+import { hostStatusText } from '../../src/ui/components/Header.js';
 import { catalogSession } from './helpers.js';
 
 const NOW = Date.parse('2030-06-15T12:00:00.000Z');
@@ -23,6 +24,14 @@ describe('list row cells', () => {
   it('shows the age of the time the list is sorted by', () => {
     expect(row({ session, sort: 'updated' })).toMatch(/^ {2}codex {4}3h /);
     expect(row({ session, sort: 'created' })).toMatch(/^ {2}codex {4}4w /);
+  });
+
+  it("marks a host's row listed from its mirror while the host is down as stale (the header says as of when)", () => {
+    const remote = { ...session, host: 'devbox', cwd: '/srv/app' };
+    expect(row({ session: remote, columns: rowColumns(160) })).not.toContain('stale');
+    expect(row({ session: { ...remote, stale: '2030-06-15T10:00:00.000Z' }, columns: rowColumns(160) })).toMatch(/devbox:\/srv\/app .* stale$/);
+    expect(hostStatusText({ kind: 'unreachable', reason: 'Connection refused', stale: '2030-06-15T10:00:00.000Z' })).toMatch(/^unreachable: Connection refused · mirror as of 2030-06-1\d \d\d:00, stale$/);
+    expect(hostStatusText({ kind: 'unreachable', reason: 'Connection refused' })).toBe('unreachable: Connection refused');
   });
 
   it('shows the line breaks of text that was JSON inside the JSON (a tool\'s output) as ⏎, never as \\n', () => {

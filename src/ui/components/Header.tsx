@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ScanProgress } from '../../catalog/scan.js';
 import type { HostStatus } from '../../remote/host-source.js';
+import { localTimestamp } from '../time.js';
 import { oneLine, safeLine, tildePath } from '../../core/text.js';
 import { noticeRows, transcriptHeight } from '../geometry.js';
 import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } from '../state.js';
@@ -98,7 +99,8 @@ export function hostStatusText(status: HostStatus): string {
     case 'ready':
       return `${status.sessions} session${status.sessions === 1 ? '' : 's'}`;
     case 'unreachable':
-      return `unreachable: ${status.reason}`;
+      // A mirror listed while its host is down: its rows are marked stale; the header says as of when.
+      return `unreachable: ${status.reason}${status.stale === undefined ? '' : ` · mirror as of ${status.stale === '' ? 'an unknown time' : localTimestamp(status.stale)}, stale`}`;
   }
 }
 
