@@ -56,7 +56,7 @@ export async function listSessions(setup: ListSetup, scanOptions: Omit<ScanOptio
   const [local, sources] = await Promise.all([setup.local ? scanHere(setup, scanOptions) : null, loadHosts(setup.hosts, setup.hostContext)]);
   for (const source of sources) {
     if (source.status.kind !== 'unreachable') continue;
-    const stale = source.stale ? `; listing its ${source.sessions().length} mirrored sessions as of ${source.syncedAt || 'an unknown time'} (stale: show and grep read them)` : '';
+    const stale = source.stale && source.sessions().length > 0 ? `; listing its ${source.sessions().length} mirrored sessions as of ${source.syncedAt || 'an unknown time'} (stale: show and grep read them)` : '';
     setup.onWarning?.(`host ${source.host} unreachable: ${source.status.reason}${stale}`);
   }
   const agents = scanOptions.agents;

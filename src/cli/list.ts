@@ -55,8 +55,8 @@ Examples:
       if (setup.local) warnMissingLocations(options);
       const { sessions, problems, sources } = await listSessions(setup, { agents: options.agent });
       // Nothing asked for could be read (each host's reason was just said): not an empty list.
-      // (A host down whose mirror is listed, stale, was read: from the mirror.)
-      if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable' && !source.stale)) {
+      // (A host down whose mirror a whole sync left is listed, stale, was read: from the mirror.)
+      if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable' && !(source.stale && source.syncedAt))) {
         throw new CliError(`no host could be read (tried ${sources.map((source) => source.host).join(', ')})`);
       }
       let shown: readonly CatalogSession[] = sessions;
