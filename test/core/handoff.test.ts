@@ -185,6 +185,23 @@ describe('hand-off between every pair of agents, read back by the target adapter
     expect((await handOffAndRead(codex, 'opencode', 3)).back).toMatchObject({ forkedFrom: codex.id, fork: { id: codex.id, atTurn: 3 } });
   });
 
+  it('a source whose id is not a UUID (opencode ses_…, claw session-…) goes to Codex in handed_off_from, never in forked_from_id (Codex 0.169 refuses the rollout)', async () => {
+    for (const from of ['opencode', 'claw'] as const) {
+      const source = await ADAPTERS[from].readSession(SOURCES[from], context);
+      expect(source.id).not.toMatch(/^[0-9a-f]{8}-/);
+      const { back, path } = await handOffAndRead(source, 'codex', 2);
+      const meta = (JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as { type: string; payload: Record<string, unknown> }).payload;
+      expect(meta).not.toHaveProperty('forked_from_id');
+      expect(meta.handed_off_from).toEqual({ agent: from, id: source.id });
+      expect(back.forkedFrom, 'sessions still reads the source').toBe(source.id);
+    }
+    // A UUID source keeps Codex's own field.
+    const claude = await ADAPTERS.claude.readSession(SOURCES.claude, context);
+    const meta = (JSON.parse((await readFile((await handOffAndRead(claude, 'codex', 2)).path, 'utf8')).split('\n')[0]!) as { payload: Record<string, unknown> }).payload;
+    expect(meta).toMatchObject({ forked_from_id: claude.id });
+    expect(meta).not.toHaveProperty('handed_off_from');
+  });
+
   it('writes a Gemini CLI session in the project folder Gemini CLI 0.61 finds for the cwd, claiming one with its marker when none exists', async () => {
     const codex = await ADAPTERS.codex.readSession(SOURCES.codex, context);
     const { back, path, id, cwd } = await handOffAndRead(codex, 'gemini', 3);

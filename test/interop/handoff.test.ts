@@ -215,6 +215,45 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
       expect(turnTexts(afterShown)).toEqual([...prompts.slice(0, 2), newPrompt]);
     });
   }
+
+  // Issue 27, 3 and issue 28, 5: `sessions fork ID --to AGENT` with no --at hands off every turn.
+  for (const [from, to] of [
+    ['claude', 'codex'],
+    ['codex', 'claude'],
+  ] as const) {
+    test.skipIf(!bins[from] || !bins[to])(`${from} → ${to}: sessions fork --to ${to} with no --at, resumed by the real ${to} with every turn`, async () => {
+      const tag = `zqwhole-${from}-to-${to}`;
+      const prompts = [`${tag}-t1 What does the alpha project do?`, `${tag}-t2 ${TOOL_KEYWORD}: show me what the tool prints.`, `${tag}-t3 Now write a test for it.`];
+      const cwd = join(sandbox.projects, `whole ${from}-to-${to}`);
+      await mkdir(cwd, { recursive: true });
+      const source = await generate(from, cwd, prompts);
+      const fork = await sessionsJson<ForkJson>(['fork', source.id, '--to', to, '--json', '--home', sandbox.home]);
+      expect(fork).toMatchObject({ agent: to, parentId: source.id, parentAgent: from, keptUserTurns: 3 });
+      const newPrompt = `${tag}-new-t4 And what is left to do?`;
+      const mark = standIn.requests.length;
+      const targetDriver = DRIVERS[to];
+      const resumed = await runAgent(to, targetDriver.resumeArgs(fork.id, newPrompt), fork.resume.cwd ?? cwd, `resume of the whole hand-off ${fork.id}`);
+      expect(targetDriver.reportedSessionId(resumed.stdout)).toBe(fork.id);
+      const requests = targetDriver.turnRequests(standIn.since(mark));
+      const sent = targetDriver.conversation(requests[0]!.body);
+      const opening: ConversationItem[] =
+        to === 'codex'
+          ? [{ kind: 'user', text: prompts[0]! }]
+          : [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(prompts[0]!)}$`)) as unknown as string }];
+      expect(sent, `every turn of the ${from} session, then the new prompt`).toEqual([
+        ...opening,
+        { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
+        { kind: 'user', text: prompts[1]! },
+        { kind: 'tool_call', name: DRIVERS[from].toolName },
+        { kind: 'tool_result', text: expect.stringContaining('interop-tool-ran') as unknown as string },
+        { kind: 'assistant', text: TOOL_FINAL_TEXT },
+        { kind: 'user', text: prompts[2]! },
+        { kind: 'assistant', text: ANSWER_PREFIX + prompts[2] },
+        { kind: 'user', text: newPrompt },
+      ]);
+      expect(requests[0]!.raw).toContain(`${NOTE_OPENING} ${ADAPTERS[to].label} from ${ADAPTERS[from].label} session ${source.id}`);
+    });
+  }
 });
 
 function escape(text: string): string {

@@ -1,6 +1,6 @@
 import { codexIndexPath, codexRolloutPath, nameCodexThread } from './fork.js';
 import { checkAppendable, createFileAtomic } from '../../io/atomic.js';
-import { uuidv7 } from '../../ids.js';
+import { UUID_EXACT, uuidv7 } from '../../ids.js';
 import type { ImageBlock } from '../../model.js';
 import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conversation.js';
 import { safeToolName } from '../../handoff/ids.js';
@@ -8,8 +8,8 @@ import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff
 import { isRecord } from '../../json.js';
 
 /**
- * A Codex rollout holding the conversation, under today's date in `codexHome`: a `session_meta` whose
- * `forked_from_id` names the source, the note as a developer message, then the response items Codex replays to the
+ * A Codex rollout holding the conversation, under today's date in `codexHome`: a `session_meta` naming the source
+ * (`forked_from_id` when its id is a UUID, else `handed_off_from`, see below), the note as a developer message, then the response items Codex replays to the
  * model on resume (user and assistant messages, `function_call` / `function_call_output` with their `call_id`s)
  * and the `user_message` / `agent_message` events its own screen shows a resumed session from.
  */
@@ -30,7 +30,7 @@ export async function writeCodexHandoff(conversation: HandoffConversation, write
     originator: 'sessions',
     cli_version: '0.0.0',
     source: 'cli',
-    forked_from_id: write.source.id,
+    ...sourceFields(write.source.agent, write.source.id),
     ...(write.gitBranch ? { git: { branch: write.gitBranch } } : {}),
   });
   push('response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: write.note }] });
@@ -56,6 +56,14 @@ export async function writeCodexHandoff(conversation: HandoffConversation, write
   await createFileAtomic(path, jsonLines(lines));
   if (name) await nameCodexThread(codexHome, id, name, write.now);
   return { id, path };
+}
+
+/**
+ * Codex parses `forked_from_id` as a thread id (a UUID) and refuses the whole rollout when it is not one (opencode's
+ * `ses_…`, claw's `session-…`): such a source goes in `handed_off_from`, a field Codex ignores and this reader reads.
+ */
+function sourceFields(agent: string, id: string): Record<string, unknown> {
+  return UUID_EXACT.test(id) ? { forked_from_id: id } : { handed_off_from: { agent, id } };
 }
 
 function userContent(block: HandoffUserBlock): Record<string, unknown> {

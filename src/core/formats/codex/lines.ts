@@ -139,7 +139,7 @@ export function headerOf(line: CodexLine): Header {
     id: stringField(p, 'id'),
     timestamp: stringField(p, 'timestamp') ?? line.timestamp,
     cwd: stringField(p, 'cwd'),
-    forkedFromId: stringField(p, 'forked_from_id'),
+    forkedFromId: stringField(p, 'forked_from_id') ?? (isRecord(p.handed_off_from) ? stringField(p.handed_off_from, 'id') : null),
     historyBase:
       base && baseThread
         ? {
