@@ -12,6 +12,7 @@ import type { FormatAdapter, SessionFileGroup } from '../../src/core/formats/typ
 import { HANDOFF_TARGETS, handOff } from '../../src/core/handoff/index.js';
 import type { Agent, Message, SessionSummary } from '../../src/core/model.js';
 import { DEFAULT_EXEC_TEMPLATES, DEFAULT_RESUME_TEMPLATES, resumeCommand } from '../../src/core/resume.js';
+import { withReadOnly } from '../../src/core/io/sqlite.js';
 import { sha256File } from '../helpers/files.js';
 import {
   contextFor,
@@ -175,10 +176,36 @@ for (const adapter of ADAPTER_LIST) {
       }
     });
 
-    // Rename and delete are not adapter capabilities yet (issue 26). Their helper fills this place: where the adapter
-    // supports them, rename the fixture's session and re-read the row's title; delete it and discover no group of it.
     describe('rename and delete, where the agent supports them', () => {
-      it.todo('renames the session: the row is titled by the new name');
+      it("renames the session where the agent reads names: the row is titled by the new name, the conversation unchanged", async () => {
+        const writes = expectation.rename;
+        if ('none' in writes) {
+          expect(adapter.rename, `${adapter.agent} declares no name field (${writes.none})`).toBeUndefined();
+          return;
+        }
+        expect(adapter.rename, `${adapter.agent} has a rename (its fixture says where the name goes)`).toBeDefined();
+        const { root, group } = await setUp(adapter, expectation);
+        const { session } = expectation;
+        const before = said((await adapter.readSession(group, await contextFor(adapter, root))).messages);
+        // Twice: the newest name wins (names are appended or replaced, never merged), whatever its characters.
+        for (const name of ['first name', 'Checkout: "fix" the 500 – café ☕']) {
+          await adapter.rename!.write(group, session.id, name, NOW);
+          const again = await sessionGroup(adapter, root, expectation);
+          expect(await rowOf(adapter, again, root)).toMatchObject({ id: session.id, title: name, userTurns: session.userTurns, firstPrompt: session.firstPrompt, lastPrompt: session.lastPrompt });
+          const indexed = await adapter.indexSession(again, await contextFor(adapter, root));
+          expect(indexed.summary?.title).toBe(name);
+          if ('file' in writes) {
+            const text = await readFile(join(root, writes.file), 'utf8');
+            expect(text).toContain(writes.holds.replaceAll('{name}', JSON.stringify(name).slice(1, -1)));
+          } else {
+            const title = withReadOnly(join(root, writes.sqlite), (db) => db.prepare(writes.query).pluck().get(session.id));
+            expect(title).toBe(name);
+          }
+        }
+        const after = await adapter.readSession(await sessionGroup(adapter, root, expectation), await contextFor(adapter, root));
+        expect(promptsOf(after.messages)).toEqual(session.prompts);
+        expect(said(after.messages)).toEqual(before);
+      });
       it.todo('deletes the session: its files are no longer discovered');
     });
   });

@@ -48,7 +48,15 @@ export interface ContractExpectation {
     readonly env: Readonly<Record<string, string>>;
   };
   readonly fork: ForkKeeps;
+  /** Where a rename writes the name as the agent reads it, or why the agent keeps none (then it is refused). */
+  readonly rename: RenameWrites;
 }
+
+/** The agent's own name field after a rename: a file that holds `holds` (`{name}` the name as JSON escapes it), or a query. */
+export type RenameWrites =
+  | { readonly file: string; readonly holds: string }
+  | { readonly sqlite: string; readonly query: string }
+  | { readonly none: string };
 
 /** The agents that have a contract fixture folder. */
 export async function contractFixtureAgents(): Promise<string[]> {

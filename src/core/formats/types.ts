@@ -324,6 +324,8 @@ export interface FormatAdapter {
   readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /** How the agent names a session, where the agent itself reads the name (its own picker shows it); absent: it keeps no name. */
+  readonly rename?: AgentRename;
   /** How a conversation of another agent is continued in this one (`fork --to`); absent: it cannot take one (yet). */
   readonly handoff?: HandoffWriter;
   /**
@@ -353,3 +355,15 @@ export interface HandoffWriter {
   readonly where: string;
 }
 
+
+/**
+ * Naming a session the agent's own way: the name written where the agent reads it (Codex's session index, Claude
+ * Code's `custom-title` line, Copilot's workspace.yaml, …), so its picker and `sessions list` both show it. The
+ * conversation's lines are never rewritten: a name is appended, or kept in a file of its own.
+ */
+export interface AgentRename {
+  /** Where the name goes, in the agent's terms (docs/agents.md, `rename --help`). */
+  readonly where: string;
+  /** Write `name` (trimmed, one line) as the name of the conversation `id` of `group`. */
+  write(group: SessionFileGroup, id: string, name: string, now: Date): Promise<void>;
+}

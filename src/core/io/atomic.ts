@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, link, lstat, mkdir, open, readdir, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeError, errorCode } from '../errors.js';
 import { NotRegularFileError } from './regular.js';
@@ -190,5 +190,44 @@ export async function checkAppendable(path: string, options: { readonly mayCreat
     if (!stats.isFile()) throw new WriteCheckError(path, new NotRegularFileError(path, stats).message);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Replace a small file the agent rewrites whole itself (Copilot's workspace.yaml, Claude Code's title sidecar) the way
+ * it does: a temp file beside it, fsynced, renamed over it, so a reader sees the old bytes or the new ones, never a
+ * part. The file keeps its mode; a FIFO or device at `path` is refused (never opened blocking).
+ */
+export async function replaceFileAtomic(path: string, data: string | Buffer): Promise<void> {
+  let mode = 0o600;
+  try {
+    const existing = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const stats = await existing.stat();
+      if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+      mode = stats.mode & 0o777;
+    } finally {
+      await existing.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const temp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    await handle.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    await handle.chmod(mode);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
   }
 }

@@ -21,6 +21,7 @@ import { streamClaudeMessages } from './stream.js';
 import { livePath, readTitleSidecar, summarize } from './summary.js';
 import { writeClaudeHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { claudeRename } from './rename.js';
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
@@ -95,6 +96,7 @@ export const claudeAdapter: FormatAdapter = {
 
 
   fork: forkClaude,
+  rename: claudeRename,
   handoff: {
     write: (conversation, write, home) => writeClaudeHandoff(conversation, write, requireHome(home, 'claude')),
     where: '<Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl (the note names the source)',

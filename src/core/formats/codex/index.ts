@@ -8,6 +8,7 @@ import { CODEX_NON_CONVERSATION_NEEDLES, isCodexNonConversationLine } from './pr
 import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } from './session.js';
 import { writeCodexHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { codexRename } from './rename.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -58,6 +59,7 @@ export const codexAdapter: FormatAdapter = {
   readSession: readCodexSession,
   streamMessages: streamCodexMessages,
   fork: forkCodex,
+  rename: codexRename,
   handoff: {
     write: (conversation, write, home) => writeCodexHandoff(conversation, write, requireHome(home, 'codex')),
     where: '<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)',

@@ -24,6 +24,7 @@ import { forkCopilot } from './fork.js';
 import { indexCopilot, readCopilotSession, readCopilotSummary } from './read.js';
 import { writeCopilotHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { copilotRename } from './rename.js';
 
 export const copilotAdapter: FormatAdapter = {
   agent: 'copilot',
@@ -66,6 +67,7 @@ export const copilotAdapter: FormatAdapter = {
   readSession: readCopilotSession,
   fork: forkCopilot,
   isNonConversationLine: isCopilotNonConversationLine,
+  rename: copilotRename,
   handoff: {
     write: (conversation, write, home) => writeCopilotHandoff(conversation, write, requireHome(home, 'copilot')),
     where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',

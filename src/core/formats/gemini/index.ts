@@ -27,6 +27,7 @@ import { geminiSessionFileName, readGeminiFile, SESSION_FILE, SUBAGENT_FILE, SUB
 import { digestRecord, indexGemini, livePath, projectRootOf, sha256, subagentParentOf, summarize } from './summary.js';
 import { writeGeminiHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { geminiRename } from './rename.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
@@ -167,6 +168,7 @@ export const geminiAdapter: FormatAdapter = {
     await createFileAtomic(target, lines.join(''));
     return { agent: 'gemini', id, path: target, parentId: record.sessionId, keptUserTurns: request.atTurn - 1 };
   },
+  rename: geminiRename,
   handoff: {
     write: (conversation, write, home) => writeGeminiHandoff(conversation, write, requireHome(home, 'gemini')),
     where: '<gemini dir>/tmp/<project>/chats/session-<minute>-<id8>.jsonl (forkedFrom names the source)',

@@ -5,6 +5,7 @@ import type { FormatAdapter } from '../types.js';
 import { DATA_FOLDER, DB_NAME, discoverOpencode, forkOpencode, groupOpencodeFiles, ID_PATTERN, indexOpencode, opencodeTexts, readOpencodeRows, readOpencodeSession, readOpencodeSummary, storeOf, WAL_SUFFIX } from './store.js';
 import { writeOpencodeHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { opencodeRename } from './rename.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // The adapter
@@ -58,6 +59,7 @@ export const opencodeAdapter: FormatAdapter = {
   indexSession: indexOpencode,
   readSession: readOpencodeSession,
   fork: forkOpencode,
+  rename: opencodeRename,
   handoff: {
     write: (conversation, write, home) => writeOpencodeHandoff(conversation, write, requireHome(home, 'opencode')),
     where: '<opencode data dir>/opencode.db, which opencode must have made: a new session for the cwd, on the model\n            opencode last used there (metadata.sessionsFork names the source)',

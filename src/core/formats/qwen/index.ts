@@ -21,6 +21,7 @@ import { listDir } from '../roots.js';
 import { fileStem, group, indexQwen, isConversationRecord, isQwenNonConversationLine, isQwenUserTurn, livePath, QWEN_NON_CONVERSATION_NEEDLES, qwenChain, qwenMessages, type QwenRecord, QwenScan, readQwenFile, SESSION_FILE, stringOrNull, summarize } from './session.js';
 import { writeQwenHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
+import { qwenRename } from './rename.js';
 
 export const qwenAdapter: FormatAdapter = {
   agent: 'qwen',
@@ -142,6 +143,7 @@ export const qwenAdapter: FormatAdapter = {
     await createFileAtomic(target, lines.join(''));
     return { agent: 'qwen', id, path: target, parentId, keptUserTurns: request.atTurn - 1 };
   },
+  rename: qwenRename,
   handoff: {
     write: (conversation, write, home) => writeQwenHandoff(conversation, write, requireHome(home, 'qwen')),
     where: '<qwen dir>/projects/<cwd with non-alphanumerics as ->/chats/<new id>.jsonl (forkedFrom names the source)',
