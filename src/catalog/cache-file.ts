@@ -8,7 +8,8 @@ import type { CatalogSession } from './row.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
 // 5: a Claude fold records whether the file is one chain in file order (`show` prints such a file in one pass).
-export const CACHE_VERSION = 6;
+// 7: Qwen Code prompts without the reminders it adds to them; Gemini /compress, Copilot sub-agents, plugin slash commands.
+export const CACHE_VERSION = 7;
 
 // The cache file's format: how its entries are encoded, written, read and decoded, and which files beside it
 // belong to older versions.

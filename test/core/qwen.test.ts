@@ -151,6 +151,61 @@ describe('sessions the real Qwen Code 0.24.4 wrote (test/fixtures/qwen-0.24.4)',
   });
 });
 
+describe('reminders Qwen Code puts in the typed prompt\'s record (issue 28, 3)', () => {
+  // Written by the real Qwen Code 0.24.4 (test/interop/record-qwen-reminders.ts, HOME=/home/dev): started with
+  // --worktree, resumed twice; each prompt record holds a `<system-reminder>` part ([Startup] / [Resumed] Active
+  // worktree…) before the typed part, as a resume with restored background agents does.
+  const REMINDERS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'qwen-0.24.4-reminders', '.qwen');
+  const CHATS = 'projects/-home-dev-src-q-reminders--qwen-worktrees-try-it/chats';
+  const ID = 'ebb54b52-a7bf-4ffd-b460-a55a05cda48c';
+  const TYPED = ['[q] What is in this worktree?', '[q] And after the resume?', '[q] Third and last.'];
+  let here: string;
+  const chat = (): SessionFileGroup => ({ agent: 'qwen', paths: [join(here, CHATS, `${ID}.jsonl`)], idHint: ID, root: here, archived: false });
+
+  beforeAll(async () => {
+    here = join(temp, 'reminders', '.qwen');
+    await cp(REMINDERS, here, { recursive: true });
+  });
+
+  it('the row, show and a fork give the typed text only', async () => {
+    expect(await readFile(chat().paths[0]!, 'utf8')).toContain('<system-reminder>\\n[Resumed] Active worktree');
+    const row = await qwenAdapter.readSummary(chat(), context);
+    expect(row).toMatchObject({ userTurns: 3, firstPrompt: TYPED[0], lastPrompt: TYPED[2], title: TYPED[0], prompts: TYPED });
+    const session = await qwenAdapter.readSession(chat(), context);
+    expect(session.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED);
+    expect(JSON.stringify(session.messages)).not.toContain('system-reminder');
+    const fork = await qwenAdapter.fork(chat(), { atTurn: 3 }, context);
+    const forked = await qwenAdapter.readSession({ ...chat(), paths: [fork.path], idHint: fork.id }, context);
+    expect(forked.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED.slice(0, 2));
+  });
+
+  it('a reminder around typed text in one part goes; text between two reminders was typed and stays; a record of reminders only is no turn', async () => {
+    const dir = join(temp, 'reminders-inline', 'projects', '-home-dev-src-q-inline', 'chats');
+    await mkdir(dir, { recursive: true });
+    const sid = '99999999-0000-4000-8000-000000000002';
+    // The text Qwen Code 0.24.4 gives the model when it restores a paused background agent on resume.
+    const reminder = '<system-reminder>\n1 background agent was restored from this session. Use list_agents to inspect it and send_message with a task_id to continue one.\n</system-reminder>\n\n';
+    const rec = (uuid: string, parentUuid: string | null, type: string, parts: readonly Record<string, unknown>[]): string =>
+      `${JSON.stringify({ uuid, parentUuid, sessionId: sid, timestamp: '2026-11-25T02:15:10.891Z', type, ...(type === 'user' ? { provenance: 'real_user' } : {}), cwd: '/home/dev/src/q-inline', version: '0.24.4', message: { role: type === 'user' ? 'user' : 'model', parts } })}\n`;
+    const path = join(dir, `${sid}.jsonl`);
+    await writeFile(
+      path,
+      [
+        rec('u1', null, 'user', [{ text: `${reminder}[q] One.` }]),
+        rec('a1', 'u1', 'assistant', [{ text: 'Done one.' }]),
+        rec('u2', 'a1', 'user', [{ text: `${reminder}[q] Typed <system-reminder>x</system-reminder> inside.\n${reminder}` }]),
+        rec('a2', 'u2', 'assistant', [{ text: 'Done two.' }]),
+        rec('u3', 'a2', 'user', [{ text: reminder }]),
+        rec('a3', 'u3', 'assistant', [{ text: 'Nothing.' }]),
+      ].join(''),
+    );
+    const typed = ['[q] One.', '[q] Typed <system-reminder>x</system-reminder> inside.'];
+    const inline: SessionFileGroup = { agent: 'qwen', paths: [path], idHint: sid, root: join(temp, 'reminders-inline'), archived: false };
+    expect(await qwenAdapter.readSummary(inline, context)).toMatchObject({ userTurns: 2, firstPrompt: typed[0], lastPrompt: typed[1], prompts: typed });
+    expect((await qwenAdapter.readSession(inline, context)).messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(typed);
+  });
+});
+
 describe('the record tree, as Qwen Code 0.24.4 resumes it (prepareTranscriptRecords)', () => {
   const sid = '99999999-0000-4000-8000-000000000001';
   const rec = (uuid: string, parentUuid: string | null, type: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({

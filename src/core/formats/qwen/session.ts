@@ -42,6 +42,18 @@ export function isQwenNonConversationLine(opening: string): boolean {
 
 /** The hook context Qwen Code appends to a prompt's parts: not the user's words. */
 const HOOK_CONTEXT = /^\s*<qwen:user-prompt-submit-context>/;
+/**
+ * Reminders Qwen Code 0.24 puts in the typed prompt's own record, as a part before the typed one (a `--worktree`
+ * start, a resume: "[Resumed] Active worktree…", "background agent was restored…"): what the model was told, not what
+ * the user typed. A run of them at either end of a text part goes; text between two of them was typed and stays.
+ */
+const LEADING_REMINDERS = /^\s*(?:<system-reminder>[\s\S]*?<\/system-reminder>\s*)+/;
+const TRAILING_REMINDERS = /(?:\s*<system-reminder>(?:(?!<system-reminder>)[\s\S])*?<\/system-reminder>)+\s*$/;
+
+function withoutReminders(text: string): string {
+  if (!text.includes('<system-reminder>')) return text;
+  return text.replace(LEADING_REMINDERS, '').replace(TRAILING_REMINDERS, '');
+}
 
 export interface QwenRecord {
   readonly uuid: string;
@@ -134,11 +146,11 @@ function parts(record: QwenRecord): unknown[] {
   return isRecord(message) && Array.isArray(message.parts) ? (message.parts as unknown[]) : [];
 }
 
-/** The prompt as typed: the text parts, without the hook context Qwen Code appends. */
+/** The prompt as typed: the text parts, without the hook context and the reminders Qwen Code adds. */
 function promptText(record: QwenRecord): string {
   return partList(parts(record))
     .filter((part) => typeof part.text === 'string' && part.thought !== true && !HOOK_CONTEXT.test(part.text))
-    .map((part) => part.text as string)
+    .map((part) => withoutReminders(part.text as string))
     .join('');
 }
 
