@@ -305,3 +305,64 @@ describe('sub-agent chats (Gemini CLI 0.61.0)', () => {
     expect(session.messages.flatMap((m) => m.blocks).find((b) => b.type === 'tool_use')).toMatchObject({ name: 'complete_task' });
   });
 });
+
+describe('/compress (issue 28, 2): written by the real Gemini CLI 0.61.0 (test/fixtures/gemini-0.61.0-compress)', () => {
+  // test/interop/record-gemini-compress.ts: two prompts (the second runs a tool), `/compress` typed into the
+  // interactive CLI (its `$set.messages` then holds only the summary and the model's "Got it"), a third prompt.
+  const COMPRESS = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'gemini-0.61.0-compress', '.gemini');
+  const FILE = 'tmp/g-compress/chats/session-2026-11-28T20-18-beecbfea.jsonl';
+  const TYPED = ['[g] What does the api server do?', '[g] RUN-THE-TOOL: show me what the tool prints.', '[g] Add a health check endpoint.'];
+  let here: string;
+
+  beforeAll(async () => {
+    here = join(temp, 'compress', '.gemini');
+    await cp(COMPRESS, here, { recursive: true });
+  });
+
+  it('the prompts typed before it stay the user\'s: counted, first prompt and title, shown; the summary is a compaction', async () => {
+    expect(await readFile(join(here, FILE), 'utf8')).toContain('Got it. Thanks for the additional context!');
+    const row = await geminiAdapter.readSummary(group(FILE, here), context);
+    expect(row).toMatchObject({ userTurns: 3, firstPrompt: TYPED[0], lastPrompt: TYPED[2], title: TYPED[0], prompts: TYPED });
+    const session = await geminiAdapter.readSession(group(FILE, here), context);
+    expect(session.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED);
+    const blocks = session.messages.flatMap((m) => m.blocks);
+    expect(blocks.filter((b) => b.type === 'compaction')).toEqual([{ type: 'compaction', summary: expect.stringContaining('<state_snapshot>') as unknown as string }]);
+    expect(blocks.filter((b) => b.type === 'tool_use')).toHaveLength(1);
+    expect(JSON.stringify(session.messages)).not.toContain('Got it. Thanks');
+    // The compaction comes after what it summarized and before the prompt typed after it.
+    const kinds = session.messages.map((m) => (m.userTurn ? `turn:${messageText(m)}` : m.blocks[0]?.type));
+    expect(kinds.indexOf('compaction')).toBeGreaterThan(kinds.indexOf(`turn:${TYPED[1]}`));
+    expect(kinds.indexOf('compaction')).toBeLessThan(kinds.indexOf(`turn:${TYPED[2]}`));
+  });
+
+  it('a fork before turn 2 or 3 keeps the prompts typed before /compress, and no record Gemini CLI would not load', async () => {
+    for (const atTurn of [2, 3]) {
+      const fork = await geminiAdapter.fork(group(FILE, here), { atTurn }, context);
+      const forked = await geminiAdapter.readSession({ ...group(FILE, here), paths: [fork.path] }, context);
+      expect(forked.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED.slice(0, atTurn - 1));
+      const types = (await readFile(fork.path, 'utf8')).trim().split('\n').slice(1).map((line) => (JSON.parse(line) as { type: string }).type);
+      expect(types.every((type) => type === 'user' || type === 'gemini')).toBe(true);
+      await rm(fork.path);
+    }
+  });
+
+  it('a saved fold from before the compression, resumed over the lines appended since, gives the whole read\'s row', async () => {
+    const path = join(here, FILE);
+    const whole = await readFile(path, 'utf8');
+    const lines = whole.split('\n');
+    const cut = lines.findIndex((line) => line.includes('Got it. Thanks'));
+    const grow = join(temp, 'compress-grow', '.gemini');
+    await mkdir(join(grow, 'tmp', 'g-compress', 'chats'), { recursive: true });
+    await cp(join(here, 'tmp', 'g-compress', '.project_root'), join(grow, 'tmp', 'g-compress', '.project_root'));
+    await writeFile(join(grow, FILE), `${lines.slice(0, cut).join('\n')}\n`);
+    const first = await geminiAdapter.indexSession!(group(FILE, grow), { ...context, saveFoldFrom: 0 });
+    expect(first.summary).toMatchObject({ userTurns: 2 });
+    await writeFile(join(grow, FILE), whole);
+    const state = JSON.parse(JSON.stringify(first.resume!.state)) as unknown;
+    const again = await geminiAdapter.indexSession!(group(FILE, grow), { ...context, saveFoldFrom: 0 }, { ...first.resume!, state, row: first.summary! });
+    expect(again.summary).toMatchObject({ userTurns: 3, firstPrompt: TYPED[0], lastPrompt: TYPED[2], prompts: TYPED });
+    // And a fold saved after the compression carries it on.
+    const third = await geminiAdapter.indexSession!(group(FILE, grow), { ...context, saveFoldFrom: 0 }, { ...again.resume!, state: JSON.parse(JSON.stringify(again.resume!.state)) as unknown, row: again.summary! });
+    expect(third.summary).toMatchObject({ userTurns: 3, prompts: TYPED });
+  });
+});

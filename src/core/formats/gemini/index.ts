@@ -8,7 +8,8 @@
  *   later run started in the same minute appended to it);
  * - message records `{id, timestamp, type: user|gemini|info|error|warning, content, thoughts?, toolCalls?,
  *   tokens?, model?}`; a record whose id was seen replaces that message in place (tool calls, token counts);
- * - `{$set: {...}}` updates the metadata; `$set.messages` replaces every message;
+ * - `{$set: {...}}` updates the metadata; `$set.messages` replaces every message (a compression's keeps the
+ *   history it replaced, read as the user's: records.ts);
  * - `{$rewindTo: id}` drops that message and everything after it.
  * Releases before the JSONL log wrote one JSON object `{sessionId, projectHash, startTime, lastUpdated, messages}`
  * as `session-*.json`; resuming one makes a `.jsonl` copy next to it (one conversation, two files).
@@ -149,7 +150,9 @@ export const geminiAdapter: FormatAdapter = {
     if (record.sessionId === null) throw new Error(`${path} is not a Gemini CLI session (no sessionId)`);
     const turns = record.messages.filter((message) => isGeminiUserTurn(message)).length;
     checkForkTurn(request.atTurn, turns);
-    const kept = record.messages.slice(0, cutBeforeTurn(record.messages, isGeminiUserTurn, request.atTurn));
+    // A compression's summary is this reader's (records.ts), not a record Gemini CLI loads: the fork holds the history it replaced.
+    const messages = record.messages.filter((message) => message.type !== 'compression');
+    const kept = messages.slice(0, cutBeforeTurn(messages, isGeminiUserTurn, request.atTurn));
     const now = request.now ?? new Date();
     const id = uuidv4();
     const projectHash = record.projectHash || sha256((await projectRootOf(path, digestRecord(record))) ?? '');

@@ -97,6 +97,9 @@ export function geminiMessages(record: GeminiRecord): Message[] {
       if (blocks.length > 0) out.push({ role: 'assistant', blocks, userTurn: false, ...stamp, ...(usage ? { usage } : {}) });
       const shown = newResults(results);
       if (shown.length > 0) out.push({ role: 'tool', blocks: shown, userTurn: false, ...stamp });
+    } else if (message.type === 'compression') {
+      // A `/compress` summary (records.ts): what the model was told instead of the history before it.
+      out.push({ role: 'system', blocks: [{ type: 'compaction', summary: userText(message) }], userTurn: false, ...stamp });
     }
     // info / error / warning records are the CLI's own notices, not conversation.
   }

@@ -48,6 +48,13 @@ export class RecordFold<M> {
   kind: string | null = null;
   forkedFrom: GeminiRecord['forkedFrom'] = null;
   readonly messages = new Map<string, M>();
+  /**
+   * What `/compress` took out of the history Gemini CLI keeps (its `$set.messages` then holds only the summary):
+   * the messages before each compression, then a `compression` message holding its summary, in order.
+   */
+  readonly compressed: [string, M][] = [];
+  /** Ids of a compression's own messages in the kept history (the summary, the model's "Got it", copies of the kept tail). */
+  readonly hidden = new Set<string>();
 
   constructor(private readonly take: (message: JsonObject) => M) {}
 
@@ -67,6 +74,7 @@ export class RecordFold<M> {
       this.messages.set(record.id, this.take(record));
     } else if (isRecord(record.$set)) {
       if (Array.isArray(record.$set.messages)) {
+        this.retireCompressed(record.$set.messages);
         this.messages.clear();
         this.addMessages(record.$set.messages);
       }
@@ -75,6 +83,25 @@ export class RecordFold<M> {
       this.merge(record);
       if (Array.isArray(record.messages)) this.addMessages(record.messages);
     }
+  }
+
+  /**
+   * A `$set.messages` that a compression wrote (Gemini CLI 0.61's `/compress`, or its automatic one): a user message
+   * new to the history followed by the model's fixed "Got it. Thanks for the additional context!", then the kept
+   * tail re-recorded under new ids. What was typed before stays the user's: the messages held until now are kept
+   * as history, the summary becomes a `compression` message (context, as Codex and Claude compaction are), and the
+   * compression's own messages are hidden from the transcript.
+   */
+  private retireCompressed(list: readonly unknown[]): void {
+    const at = list.findIndex(
+      (message, index) =>
+        isRecord(message) && message.type === 'user' && typeof message.id === 'string' && !this.messages.has(message.id) && !this.hidden.has(message.id) && isCompressionAck(list[index + 1]),
+    );
+    if (at < 0) return;
+    const summary = list[at] as JsonObject;
+    for (const [id, message] of this.messages) if (!this.hidden.has(id)) this.compressed.push([id, message]);
+    this.compressed.push([summary.id as string, this.take({ ...summary, type: 'compression' })]);
+    for (const message of list.slice(at)) if (isRecord(message) && typeof message.id === 'string' && !this.messages.has(message.id)) this.hidden.add(message.id);
   }
 
   private addMessages(list: readonly unknown[]): void {
@@ -105,9 +132,19 @@ export class RecordFold<M> {
       summary: this.summary,
       kind: this.kind,
       forkedFrom: this.forkedFrom,
-      messages: [...this.messages.values()],
+      messages: [...this.compressed.map(([, message]) => message), ...[...this.messages].flatMap(([id, message]) => (this.hidden.has(id) ? [] : [message]))],
     };
   }
+}
+
+/** The answer Gemini CLI records for the model after a compression's summary (`chatCompressionService`). */
+const COMPRESSION_ACK = 'Got it. Thanks for the additional context!';
+
+function isCompressionAck(message: unknown): boolean {
+  if (!isRecord(message) || message.type !== 'gemini') return false;
+  const content = message.content;
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('') : '';
+  return text.trim() === COMPRESSION_ACK;
 }
 
 interface FoldedRecords {

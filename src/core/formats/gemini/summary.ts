@@ -171,7 +171,7 @@ export async function indexGemini(group: SessionFileGroup, context: AdapterConte
 /** A digest fold as plain JSON (the index saves it beside the row; `messages` as `[id, digest]` in order). */
 export function exportFold(fold: RecordFold<MessageDigest>): JsonObject {
   const { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom } = fold;
-  return { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom, messages: [...fold.messages.entries()] };
+  return { sessionId, projectHash, startTime, lastUpdated, summary, kind, forkedFrom, messages: [...fold.messages.entries()], compressed: fold.compressed, hidden: [...fold.hidden] };
 }
 
 export const stringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
@@ -187,6 +187,15 @@ export function importFold(state: unknown): RecordFold<MessageDigest> | null {
   for (const entry of state.messages as unknown[]) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isDigest(entry[1])) return null;
     fold.messages.set(entry[0], entry[1]);
+  }
+  // Folds saved before compressions were read have neither list: none happened then.
+  for (const entry of Array.isArray(state.compressed) ? (state.compressed as unknown[]) : []) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isDigest(entry[1])) return null;
+    fold.compressed.push([entry[0], entry[1]]);
+  }
+  for (const id of Array.isArray(state.hidden) ? (state.hidden as unknown[]) : []) {
+    if (typeof id !== 'string') return null;
+    fold.hidden.add(id);
   }
   return fold;
 }
