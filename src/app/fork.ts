@@ -3,7 +3,8 @@
 // and placed on the host.
 import { unlink } from 'node:fs/promises';
 import { handoffHomes } from '../catalog/handoff-homes.js';
-import { asLineageFork, groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
+import { groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
+import { asLineageFork } from '../catalog/lineage.js';
 import { ForkRangeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';

@@ -8,7 +8,8 @@ import type { CachedEntry } from './cache-file.js';
 import { CacheFileIndex } from './cache-file-index.js';
 import type { Locations } from './locations.js';
 import { resolveSession } from './resolve.js';
-import { applyNames, FOLD_SAVE_MIN_BYTES, groupOf, mergeRows, ScanContext, type CatalogSession } from './scan.js';
+import { applyNames, FOLD_SAVE_MIN_BYTES, groupOf, ScanContext, type CatalogSession } from './scan.js';
+import { mergeRows } from './merge-rows.js';
 
 /** A session found in the catalog cache, as a scan would have found it (see findInCache). */
 export interface CachedFind {

@@ -1,15 +1,16 @@
 import { walkFs, whileWalkingSynchronously } from '../core/io/walk-fs.js';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
-import { type Agent, localSessionKey, sessionKey } from '../core/model.js';
+import { type Agent, sessionKey } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
-import type { FileStamp } from './cache-entry.js';
-import type { GrepItem, GrepMessage, GrepRequest, GrepStamp, GrepWorkerData } from './grep-worker.js';
+import { GrepPool } from './grep-pool.js';
+import { MatchRows } from './grep-rows.js';
+import type { GrepItem, GrepStamp, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
-import { candidateRoots, conversations, discoverRoot, isStoreGroup, lineageLinker, newestFirst, ScanContext, selectedAdapters, toRow, type CatalogSession } from './scan.js';
+import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
+import { newestFirst } from './merge-rows.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
@@ -17,6 +18,7 @@ import { stripControl } from '../core/text.js';
 import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 
 export type { GrepFound } from './grep-pool-events.js';
+export { GrepPool } from './grep-pool.js';
 
 export interface GrepOptions {
   /** Fold ASCII letters (the text and the files). */
@@ -164,64 +166,13 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     memo?.spoil();
     context.report(problem);
   };
-  const threads = Math.max(1, options.workers ?? availableParallelism());
-  // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
-  const stamps = options.cache !== undefined && options.onFiles === undefined;
-  const native = searchEngine(options) === 'native' ? nativeSearchAddon() : null;
-  // The workers boot (tens of ms) while the folders are walked; the native engine's threads start at once.
-  const workerData: GrepWorkerData = {
-    text,
-    ignoreCase: options.ignoreCase ?? false,
-    count: options.count ?? false,
-    context: options.context ?? null,
-    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
-    stamps,
-  };
-  // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
-  const counts = workerData.count || workerData.context !== null;
-  const trigrams = native !== null && options.trigrams !== undefined && trigramDirReady(options.trigrams.dir) ? options.trigrams : undefined;
-  const pool =
-    native !== null
-      ? new NativeGrepPool(native, threads, trigrams === undefined ? workerData : { ...workerData, trigrams }, counts ? () => new GrepPool(threads, workerData) : null)
-      : new GrepPool(threads, workerData);
-  // Checked once the memo's files were handed to the search (setImmediate runs after the microtasks that queue them;
-  // what the pool holds back for a later hand-over goes first: the threads search while this one checks).
+  const { pool, native, trigrams } = startEngine(text, options);
+  // A memo's answers are checked while its files are searched: a stale one stops the search.
   let stale = false;
-  const verified =
-    verify === null
-      ? Promise.resolve(true)
-      : new Promise<boolean>((resolve) =>
-          setImmediate(() => {
-            pool.handOver();
-            resolve(verify());
-          }),
-        );
-  void verified.then((ok) => {
-    if (ok) return;
-    stale = true;
-    pool.abort();
-  });
+  const verified = verifyWhileSearching(pool, verify, () => (stale = true));
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
   const groups: SessionFileGroup[] = [];
-  /** What rows look up among the groups: made when a row first needs it, not while the files are being handed over. */
-  const lookups: GroupLookups = { sameId: new Map(), discoveryIndex: new Map() };
-  let lookedUp = 0;
-  const lookupsNow = (): GroupLookups => {
-    for (; lookedUp < groups.length; lookedUp++) {
-      const group = groups[lookedUp]!;
-      lookups.discoveryIndex.set(group, lookedUp);
-      // A store's conversations (opencode's) are one row each.
-      if (ADAPTERS[group.agent].store !== undefined) continue;
-      const hint = idHintOf(group);
-      if (hint === null) continue;
-      const key = localSessionKey(group.agent, hint);
-      const same = lookups.sameId.get(key);
-      if (same === undefined) lookups.sameId.set(key, [group]);
-      else same.push(group);
-    }
-    return lookups;
-  };
   // Some agents keep sessions in project folders (claw): those other agents' sessions ran in are searched too (like `list`).
   const fromCwds = adapters.filter((adapter) => adapter.discovery?.rootsFromCwds);
   const sniffCwds = fromCwds.length > 0 && locations.rootsFromCwds !== false;
@@ -232,6 +183,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // every such file's head was seen.
   /** The lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it). */
   const lineages = new Map<number, SniffedLineage>();
+  const rows = new MatchRows(groups, lineages, context, options.cache);
   let lineageUnseen = 0;
   const lineageSeen = new Latch();
 
@@ -324,69 +276,6 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (lineageUnseen === 0) lineageSeen.open();
   });
 
-  const summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
-  /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
-  const stampsOf = new Map<SessionFileGroup, SniffedStamps>();
-  const noteStamps = (index: number, stamps: SniffedStamps): void => {
-    const group = groups[index];
-    if (stamps !== null && group !== undefined) stampsOf.set(group, stamps);
-  };
-  /** A group's stamps as the cache takes them (taken from the workers' when a row needs them). */
-  const fileStamps = (group: SessionFileGroup): readonly FileStamp[] | undefined => {
-    const taken = stampsOf.get(group);
-    const stamps = typeof taken === 'function' ? taken() : taken;
-    if (stamps === null || stamps === undefined || stamps.length !== group.paths.length) return undefined;
-    return stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]);
-  };
-  let cache: Promise<CatalogCache | undefined> | null = null;
-  const summarise = (group: SessionFileGroup): Promise<CatalogSession | null> => {
-    let summary = summaries.get(group);
-    if (summary === undefined) {
-      cache ??= options.cache ? options.cache().catch(() => undefined) : Promise.resolve(undefined);
-      summaries.set(group, (summary = cache.then((loaded) => summaryOf(group, context, loaded, fileStamps(group)))));
-    }
-    return summary;
-  };
-  let indexesByLineage: Map<string | null, number[]> | null = null;
-  /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
-  let unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
-  const families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
-  /**
-   * Every session of a lineage (the root uuid their heads share, or found by summarising those whose head did
-   * not show it), as a linker (`lineageLinker`): made once per lineage, so linking is linear in the number of
-   * sessions whatever the family sizes and however many match.
-   */
-  const familyOf = (lineage: string): Promise<(row: CatalogSession) => CatalogSession> => {
-    let family = families.get(lineage);
-    if (family !== undefined) return family;
-    if (indexesByLineage === null) {
-      indexesByLineage = new Map();
-      for (const [index, lazy] of lineages) {
-        const sniffed = typeof lazy === 'function' ? lazy() : lazy;
-        const same = indexesByLineage.get(sniffed);
-        if (same === undefined) indexesByLineage.set(sniffed, [index]);
-        else same.push(index);
-      }
-    }
-    const known = indexesByLineage;
-    unsniffed ??= Promise.all((known.get(null) ?? []).map((index) => summarise(groups[index]!))).then((rows) => {
-      const byReal = new Map<string | undefined, CatalogSession[]>();
-      for (const row of rows) {
-        if (row === null) continue;
-        const same = byReal.get(row.lineage);
-        if (same === undefined) byReal.set(row.lineage, [row]);
-        else same.push(row);
-      }
-      return byReal;
-    });
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map((index) => summarise(groups[index]!))), unsniffed]).then(([sniffed, byReal]) =>
-      lineageLinker([...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage), ...(byReal.get(lineage) ?? [])]),
-    );
-    families.set(lineage, family);
-    return family;
-  };
-  const withLineage = async (row: CatalogSession): Promise<CatalogSession> => (row.lineage === undefined ? row : (await familyOf(row.lineage))(row));
-
   let matched = 0;
   const emitted = new Set<string>();
   const found = new Map<CatalogSession, GrepFound>();
@@ -415,7 +304,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const lineageRows: Promise<CatalogSession | null>[] = [];
   const onMatch = (index: number, what: GrepFound, stamps: readonly GrepStamp[] | null = null): void => {
     if (signal?.aborted) return;
-    noteStamps(index, stamps);
+    rows.noteStamps(index, stamps);
     const group = groups[index]!;
     if (options.onFiles) {
       matched++;
@@ -427,7 +316,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       if (r !== null) found.set(r, what);
       return r;
     };
-    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rowFor(group, summarise, lookupsNow));
+    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rows.row(group));
     if (!byLineage.has(group.agent)) {
       rowJobs.push(() => row().then((r) => (r === null ? undefined : emit(noted(r)!))));
       rowsRunning ??= runRows();
@@ -436,12 +325,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     // A row that waits for every lineage is made only then: made now, thousands of them (a common word's Claude rows,
     // whose files are searched first) would keep the rows that can go out at once (Codex's, claw's) waiting behind them.
     const ready = lineageSeen.wait.then(() => walked).then(namesRead);
-    lineageRows.push(ready.then(row).then((r) => (r === null || signal?.aborted ? null : withLineage(r))).then(noted));
+    lineageRows.push(ready.then(row).then((r) => (r === null || signal?.aborted ? null : rows.withLineage(r))).then(noted));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
       lineages.set(index, lineage);
-      noteStamps(index, stamps);
+      rows.noteStamps(index, stamps);
     }
     lineageUnseen -= seen.length;
     if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
@@ -455,27 +344,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     for (const row of found.sort(newestFirst)) emit(row);
   });
   // A store's conversations are searched in the text their adapter reads out of it, not in the file's bytes.
-  const search = textSearch(text, options.ignoreCase ?? false);
-  const storesDone = walked.then(async () => {
-    for (const store of stores) {
-      if (signal?.aborted) return;
-      let texts: readonly ConversationText[];
-      try {
-        texts = await ADAPTERS[store.agent].store!.texts(store, context);
-      } catch (error) {
-        options.onProblem?.({ path: store.paths[0]!, message: describeError(error) });
-        continue;
-      }
-      for (const conversation of texts) {
-        const what = search(conversation.text, options.count ?? false, options.context ?? null);
-        if (what === null) continue;
-        const group: SessionFileGroup = { ...store, idHint: conversation.id };
-        context.register(group, conversation.id);
-        groups.push(group);
-        onMatch(groups.length - 1, what);
-      }
-    }
-  });
+  const storesDone = walked.then(() =>
+    searchStores(stores, text, options, context, (group, what) => {
+      groups.push(group);
+      onMatch(groups.length - 1, what);
+    }),
+  );
   try {
     const events: PoolEvents = { onMatch, onBatch, onProblem: (problem) => options.onProblem?.(problem) };
     await pool.run(verify === null ? events : gatedEvents(verified, events));
@@ -490,47 +364,85 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
 }
 
-async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
-  try {
-    // The same row pipeline as `list` (every line folded, or the cached row of unchanged files): grep rows and
-    // list rows never disagree.
-    return await toRow(group, context, cache, stamps);
-  } catch (error) {
-    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
-    return null;
+/** Step 1: the search engine, started while the folders are walked (the native engine's threads, or JS workers). */
+function startEngine(text: string, options: GrepOptions): { pool: GrepPool | NativeGrepPool; native: ReturnType<typeof nativeSearchAddon>; trigrams: TrigramMaps | undefined } {
+  const threads = Math.max(1, options.workers ?? availableParallelism());
+  // A cache lookup needs each file's stamp: the workers take it as they open the file, not the main thread again.
+  const stamps = options.cache !== undefined && options.onFiles === undefined;
+  const native = searchEngine(options) === 'native' ? nativeSearchAddon() : null;
+  // The workers boot (tens of ms) while the folders are walked; the native engine's threads start at once.
+  const workerData: GrepWorkerData = {
+    text,
+    ignoreCase: options.ignoreCase ?? false,
+    count: options.count ?? false,
+    context: options.context ?? null,
+    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    stamps,
+  };
+  // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
+  const counts = workerData.count || workerData.context !== null;
+  const trigrams = native !== null && options.trigrams !== undefined && trigramDirReady(options.trigrams.dir) ? options.trigrams : undefined;
+  const pool =
+    native !== null
+      ? new NativeGrepPool(native, threads, trigrams === undefined ? workerData : { ...workerData, trigrams }, counts ? () => new GrepPool(threads, workerData) : null)
+      : new GrepPool(threads, workerData);
+  return { pool, native, trigrams };
+}
+
+/**
+ * With `verify` (a walk memo read but not checked): checked once the memo's files were handed to the search
+ * (setImmediate runs after the microtasks that queue them; what the pool holds back for a later hand-over goes first:
+ * the threads search while this one checks). A stale memo aborts the search and calls `onStale`.
+ */
+function verifyWhileSearching(pool: GrepPool | NativeGrepPool, verify: (() => boolean) | null, onStale: () => void): Promise<boolean> {
+  const verified =
+    verify === null
+      ? Promise.resolve(true)
+      : new Promise<boolean>((resolve) =>
+          setImmediate(() => {
+            pool.handOver();
+            resolve(verify());
+          }),
+        );
+  void verified.then((ok) => {
+    if (ok) return;
+    onStale();
+    pool.abort();
+  });
+  return verified;
+}
+
+/** The conversations of stores of many (opencode's database) searched in the text their adapter reads out of each. */
+async function searchStores(
+  stores: readonly SessionFileGroup[],
+  text: string,
+  options: GrepOptions,
+  context: ScanContext,
+  onMatch: (group: SessionFileGroup, what: GrepFound) => void,
+): Promise<void> {
+  const search = textSearch(text, options.ignoreCase ?? false);
+  for (const store of stores) {
+    if (options.signal?.aborted) return;
+    let texts: readonly ConversationText[];
+    try {
+      texts = await ADAPTERS[store.agent].store!.texts(store, context);
+    } catch (error) {
+      options.onProblem?.({ path: store.paths[0]!, message: describeError(error) });
+      continue;
+    }
+    for (const conversation of texts) {
+      const what = search(conversation.text, options.count ?? false, options.context ?? null);
+      if (what === null) continue;
+      const group: SessionFileGroup = { ...store, idHint: conversation.id };
+      context.register(group, conversation.id);
+      onMatch(group, what);
+    }
   }
 }
 
 /** The engine a search takes (see GrepOptions.engine). */
 function searchEngine(options: GrepOptions): 'native' | 'js' {
   return options.engine ?? 'native';
-}
-
-/** The listed row of a matching session: its summary, merged with other files of the same conversation. */
-async function rowFor(
-  group: SessionFileGroup,
-  summarise: (group: SessionFileGroup) => Promise<CatalogSession | null>,
-  lookups: () => GroupLookups,
-): Promise<CatalogSession | null> {
-  const own = await summarise(group);
-  if (own === null) return null;
-  const { sameId, discoveryIndex } = lookups();
-  // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
-  const hint = idHintOf(group);
-  const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
-  // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them).
-  if (related.size === 1) return own;
-  const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
-  const summaries = (await Promise.all(family.map(summarise))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
-  const rows = conversations(summaries);
-  return rows.find((row) => row.id === own.id) ?? null;
-}
-
-/** Every group by the id its file names suggest (other files of a conversation), and each group's place in discovery order. */
-interface GroupLookups {
-  readonly sameId: Map<string, SessionFileGroup[]>;
-  /** A family is handed to `conversations` in this order (the merge itself does not depend on it). */
-  readonly discoveryIndex: Map<SessionFileGroup, number>;
 }
 
 /**
@@ -560,11 +472,6 @@ function textSearch(needle: string, ignoreCase: boolean): (text: string, count: 
   };
 }
 
-/** The id a group's file names suggest (see FormatAdapter.nameIdHint). */
-function idHintOf(group: SessionFileGroup): string | null {
-  return group.idHint ?? ADAPTERS[group.agent].nameIdHint?.(group) ?? null;
-}
-
 /** Whether the trigram maps' folder is there (made when missing); a search without it reads big files whole. */
 function trigramDirReady(dir: string): boolean {
   try {
@@ -589,120 +496,5 @@ class Latch {
   readonly wait = new Promise<void>((resolve) => (this.release = resolve));
   open(): void {
     this.release();
-  }
-}
-
-/** Worker threads that pull batches of files from one queue (a worker that finishes early takes more). */
-export class GrepPool {
-  private readonly workers: Worker[];
-  /** Batches sent and not yet done, per worker: two in flight, so a worker never waits for the next one. */
-  private readonly inFlight = new Map<Worker, number>();
-  /**
-   * Work not handed out yet, taken from the end: Claude files first (their rows wait for all of them), then the
-   * others, newest first (the walks list them oldest first). No sort: 100,000 items would cost more than the search.
-   */
-  private readonly lineageQueue: GrepItem[] = [];
-  private readonly queue: GrepItem[] = [];
-  private busy = 0;
-  /** Work that is still being found (folder walks): the pool is not done while any is pending. */
-  private pending = 0;
-  private running = false;
-  private aborted = false;
-  private failure: unknown = undefined;
-  private done: ((error?: unknown) => void) | null = null;
-
-  constructor(count: number, data: GrepWorkerData) {
-    this.workers = Array.from({ length: count }, () => new Worker(new URL('./grep-worker.js', import.meta.url), { workerData: data }));
-    for (const worker of this.workers) this.inFlight.set(worker, 0);
-  }
-
-  /** Queue the items `work` resolves to when it resolves. */
-  expect(work: Promise<readonly GrepItem[]>): void {
-    this.pending++;
-    work
-      .then((items) => {
-        if (this.aborted) return;
-        for (const item of items) (item.sniffLineage ? this.lineageQueue : this.queue).push(item);
-      })
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      })
-      .finally(() => {
-        this.pending--;
-        this.pump();
-      });
-  }
-
-  /** Hand out what is queued now (it is: work goes out as it is found). */
-  handOver(): void {
-    this.pump();
-  }
-
-  stop(): void {
-    for (const worker of this.workers) worker.postMessage({ kind: 'stop' } satisfies GrepRequest);
-  }
-
-  /** End the search now: what is queued is dropped, and the workers are ended mid-batch (a batch can be seconds of reading). */
-  abort(): void {
-    this.aborted = true;
-    this.lineageQueue.length = 0;
-    this.queue.length = 0;
-    for (const worker of this.workers) void worker.terminate();
-    this.done?.();
-  }
-
-  /** Search until the queue is empty, every worker idle and nothing more is expected. */
-  run(events: PoolEvents): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.done = (error?: unknown): void => {
-        if (this.done === null) return;
-        this.done = null;
-        this.stop();
-        if (error === undefined) resolve();
-        else reject(error instanceof Error ? error : new Error(String(error)));
-      };
-      for (const worker of this.workers) {
-        worker.on('message', (message: GrepMessage) => {
-          if (message.kind === 'match') events.onMatch(message.index, { matches: message.matches, snippet: message.snippet }, message.stamps);
-          else if (message.kind === 'problem') events.onProblem({ path: message.path, message: message.message });
-          else {
-            this.busy--;
-            this.inFlight.set(worker, this.inFlight.get(worker)! - 1);
-            if (message.cwds.length > 0 || message.lineages.length > 0) this.expect(events.onBatch(message.cwds, message.lineages));
-            this.pump();
-          }
-        });
-        worker.on('error', (error) => this.done?.(error));
-        worker.on('exit', (code) => this.done?.(new Error(`full-text search worker exited with code ${code}`)));
-      }
-      this.running = true;
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    if (!this.running || this.done === null) return;
-    if (this.aborted) {
-      this.done();
-      return;
-    }
-    if (this.failure !== undefined) {
-      this.done(this.failure);
-      return;
-    }
-    for (let depth = 1; depth <= 2; depth++) {
-      for (const worker of this.workers) {
-        const queue = this.lineageQueue.length > 0 ? this.lineageQueue : this.queue;
-        if (queue.length === 0 || this.inFlight.get(worker)! >= depth) continue;
-        // Big batches while there is plenty left, single sessions at the end so no worker waits on another.
-        const left = this.lineageQueue.length + this.queue.length;
-        const size = Math.max(1, Math.min(256, Math.ceil(left / (this.workers.length * 4))));
-        const items = queue.splice(Math.max(0, queue.length - size)).reverse();
-        worker.postMessage({ kind: 'work', items } satisfies GrepRequest);
-        this.inFlight.set(worker, this.inFlight.get(worker)! + 1);
-        this.busy++;
-      }
-    }
-    if (this.lineageQueue.length === 0 && this.queue.length === 0 && this.busy === 0 && this.pending === 0) this.done?.();
   }
 }

@@ -216,7 +216,7 @@ function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[
   return out;
 }
 
-/** A pool of JS workers (GrepPool in grep.ts), as the native pool uses it for counts and snippets. */
+/** A pool of JS workers (GrepPool in grep-pool.ts), as the native pool uses it for counts and snippets. */
 export interface WorkerPool {
   expect(work: Promise<readonly GrepItem[]>): void;
   abort(): void;

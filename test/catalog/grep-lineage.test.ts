@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as Grep from '../../src/catalog/grep.js';
 import type { Locations } from '../../src/catalog/locations.js';
 import { noRoots } from '../../src/catalog/locations.js';
+import type * as MergeRows from '../../src/catalog/merge-rows.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let grep: typeof Grep;
 let scan: typeof Scan;
+let mergeRows: typeof MergeRows;
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/home/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl', import.meta.url));
 const FAMILY = 150;
@@ -29,6 +31,7 @@ describe('grep over a big lineage family', () => {
     });
     grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
     scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
+    mergeRows = (await import(join(ROOT, 'dist', 'catalog', 'merge-rows.js'))) as typeof MergeRows;
     home = await mkdtemp(join(tmpdir(), 'sessions-grep-lineage-'));
     const project = join(home, '.claude', 'projects', '-home-dev-src-a-api-server');
     await mkdir(project, { recursive: true });
@@ -49,7 +52,7 @@ describe('grep over a big lineage family', () => {
     const { sessions } = await scan.scanCatalog(locations());
     expect(sessions).toHaveLength(FAMILY);
     expect(sessions.filter((row) => row.forkedFrom !== null)).toHaveLength(FAMILY - 1);
-    const merged = vi.spyOn(scan, 'conversations');
+    const merged = vi.spyOn(mergeRows, 'conversations');
     try {
       const rows: Scan.CatalogSession[] = [];
       const { matched } = await grep.grepLocations(locations(), 'request lifecycle', { ...grepEngineOption(), ignoreCase: true, workers: 1, onMatch: (row) => rows.push(row) });

@@ -1,6 +1,8 @@
 // Claude forks found by their shared message uuids: which one is the parent, and when a fork was made.
 import { describe, expect, it } from 'vitest';
-import { conversations, lineageLink, lineageLinker, type CatalogSession } from '../../src/catalog/scan.js';
+import { type CatalogSession } from '../../src/catalog/scan.js';
+import { conversations, lineageLinker } from '../../src/catalog/merge-rows.js';
+import { lineageLink } from '../../src/catalog/lineage.js';
 import { catalogSession } from '../ui/helpers.js';
 
 const start = '2026-03-01T10:00:00.000Z';

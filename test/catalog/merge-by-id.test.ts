@@ -1,7 +1,8 @@
 // Files of one conversation (resumed copies, a workspace copied whole with its .claw/) are one row, whatever order
 // discovery found them in: roots found through cwds are found in the order files' heads were read, which varies.
 import { describe, expect, it } from 'vitest';
-import { mergeById, type CatalogSession } from '../../src/catalog/scan.js';
+import { type CatalogSession } from '../../src/catalog/scan.js';
+import { mergeById } from '../../src/catalog/merge-rows.js';
 import { catalogSession } from '../ui/helpers.js';
 
 const claw = (path: string, partial: Partial<CatalogSession> = {}): CatalogSession =>

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isClaudeNonConversationLine } from '../../src/core/formats/claude/rules.js';
 import { compileTextSearch, fileContainsSync } from '../../src/core/io/contains.js';
-import { lineageParent } from '../../src/catalog/scan.js';
+import { lineageParent } from '../../src/catalog/lineage.js';
 import { grepEngineEnv } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,6 +1,6 @@
 /** A session's row from a scan: the live file, the `/rename` sidecar, titles, prompts, usage. */
 import { statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readRegularFile } from '../../io/regular.js';
 import { takeClipMarks } from '../../io/clip.js';
 import { promptOpening, type SessionSummary } from '../../model.js';
@@ -9,16 +9,10 @@ import type { SessionFileGroup } from '../types.js';
 import { type ClaudeNode } from './lines.js';
 import { userTurnText } from './messages.js';
 import { ClaudeScan } from './scan.js';
+import { livePath, fileStem } from '../group-files.js';
+export { livePath, fileStem };
 
-export function livePath(group: SessionFileGroup): string {
-  const path = group.paths.at(-1);
-  if (path === undefined) throw new Error('a Claude session group has no file');
-  return path;
-}
 
-export function fileStem(path: string): string {
-  return basename(path).replace(/\.jsonl$/, '');
-}
 
 /** The `/rename` sidecar Claude Code 2.1.330 writes beside a session file, when there is one. */
 interface TitleSidecar {

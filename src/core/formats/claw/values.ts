@@ -1,17 +1,13 @@
 /** Small readers of claw's values: paths, times, strings, numbers. */
 import { walkFs } from '../../io/walk-fs.js';
 import { basename } from 'node:path';
-import type { SessionFileGroup } from '../types.js';
 import { isRecord, type JsonObject } from '../../json.js';
+import { livePath } from '../group-files.js';
+export { livePath };
 
 // ---------------------------------------------------------------------------------------------------------
 // Small helpers
 
-export function livePath(group: SessionFileGroup): string {
-  const path = group.paths.at(-1);
-  if (path === undefined) throw new Error('a claw session group has no file');
-  return path;
-}
 
 export function fileStem(path: string): string {
   return basename(path).replace(/\.jsonl?$/, '');

@@ -10,6 +10,8 @@ import type { AdapterContext, FoldResume, IndexedSession, SessionFileGroup } fro
 import { isRecord, type JsonObject } from '../../json.js';
 import { INJECTED_CONTEXT, isGeminiUserTurn, tokensUsage, userText } from './messages.js';
 import { addPartial, foldLegacy, foldRecords, type GeminiRecord, type MessageDigest, RecordFold } from './records.js';
+import { livePath } from '../group-files.js';
+export { livePath };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
@@ -74,11 +76,6 @@ export async function projectRootOf(path: string, record: GeminiRecord<MessageDi
   return null;
 }
 
-export function livePath(group: SessionFileGroup): string {
-  const path = group.paths.at(-1);
-  if (path === undefined) throw new Error('a Gemini CLI session group has no file');
-  return path;
-}
 
 function hasConversation(record: GeminiRecord<MessageDigest>): boolean {
   return record.sessionId !== null && record.messages.some((message) => message.prompt !== undefined);

@@ -1,5 +1,4 @@
 /** A Qwen Code chat file: its records folded into a row, read as a transcript, forked. */
-import { basename } from 'node:path';
 import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type SessionSummary, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
@@ -7,6 +6,8 @@ import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBloc
 import { reportSkippedLines } from '../problems.js';
 import type { AdapterContext, FoldResume, IndexedSession, SessionFileGroup } from '../types.js';
 import { isRecord, type JsonObject } from '../../json.js';
+import { livePath, fileStem } from '../group-files.js';
+export { livePath, fileStem };
 
 /** The session file names Qwen Code lists (`SESSION_FILE_PATTERN`): `<uuid>.jsonl`. */
 export const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
@@ -217,15 +218,7 @@ export function qwenMessages(chain: readonly QwenRecord[]): Message[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Rows
 
-export function livePath(group: SessionFileGroup): string {
-  const path = group.paths.at(-1);
-  if (path === undefined) throw new Error('a Qwen Code session group has no file');
-  return path;
-}
 
-export function fileStem(path: string): string {
-  return basename(path).replace(/\.jsonl$/, '');
-}
 
 export function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 ? value : null;

@@ -1,0 +1,155 @@
+// grep's rows: a matching file group becomes the row `list` gives it (the same fold, or the cached row of unchanged
+// files), merged with the other files of its conversation and linked to its lineage family, each made once.
+import { describeError } from '../core/errors.js';
+import { ADAPTERS } from '../core/formats/index.js';
+import type { SessionFileGroup } from '../core/formats/types.js';
+import { localSessionKey, sessionKey } from '../core/model.js';
+import type { CatalogCache } from './cache.js';
+import type { FileStamp } from './cache-entry.js';
+import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+import { conversations, lineageLinker } from './merge-rows.js';
+import { toRow, type CatalogSession, type ScanContext } from './scan.js';
+
+/** Every group by the id its file names suggest (other files of a conversation), and each group's place in discovery order. */
+interface GroupLookups {
+  readonly sameId: Map<string, SessionFileGroup[]>;
+  /** A family is handed to `conversations` in this order (the merge itself does not depend on it). */
+  readonly discoveryIndex: Map<SessionFileGroup, number>;
+}
+
+/**
+ * The rows of one search's matching groups. `groups` is the search's list of every group found, in discovery order
+ * (a match names its group by index there); `lineages` what the workers read of each lineage-linked file's head.
+ */
+export class MatchRows {
+  /** What rows look up among the groups: made when a row first needs it, not while the files are being handed over. */
+  private readonly lookups: GroupLookups = { sameId: new Map(), discoveryIndex: new Map() };
+  private lookedUp = 0;
+  private readonly summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
+  private readonly stampsOf = new Map<SessionFileGroup, SniffedStamps>();
+  private cache: Promise<CatalogCache | undefined> | null = null;
+  private indexesByLineage: Map<string | null, number[]> | null = null;
+  /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
+  private unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
+  private readonly families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
+
+  constructor(
+    private readonly groups: readonly SessionFileGroup[],
+    private readonly lineages: ReadonlyMap<number, SniffedLineage>,
+    private readonly context: ScanContext,
+    private readonly loadCache: (() => Promise<CatalogCache | undefined>) | undefined,
+  ) {}
+
+  noteStamps(index: number, stamps: SniffedStamps): void {
+    const group = this.groups[index];
+    if (stamps !== null && group !== undefined) this.stampsOf.set(group, stamps);
+  }
+
+  /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
+  async row(group: SessionFileGroup): Promise<CatalogSession | null> {
+    const own = await this.summarise(group);
+    if (own === null) return null;
+    const { sameId, discoveryIndex } = this.lookupsNow();
+    // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
+    const hint = idHintOf(group);
+    const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
+    // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them).
+    if (related.size === 1) return own;
+    const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
+    const summaries = (await Promise.all(family.map((one) => this.summarise(one)))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
+    return conversations(summaries).find((row) => row.id === own.id) ?? null;
+  }
+
+  /** The row linked to its lineage family, as `list` links it (Claude Code's --fork-session copies record no parent). */
+  async withLineage(row: CatalogSession): Promise<CatalogSession> {
+    return row.lineage === undefined ? row : (await this.familyOf(row.lineage))(row);
+  }
+
+  private lookupsNow(): GroupLookups {
+    for (; this.lookedUp < this.groups.length; this.lookedUp++) {
+      const group = this.groups[this.lookedUp]!;
+      this.lookups.discoveryIndex.set(group, this.lookedUp);
+      // A store's conversations (opencode's) are one row each.
+      if (ADAPTERS[group.agent].store !== undefined) continue;
+      const hint = idHintOf(group);
+      if (hint === null) continue;
+      const key = localSessionKey(group.agent, hint);
+      const same = this.lookups.sameId.get(key);
+      if (same === undefined) this.lookups.sameId.set(key, [group]);
+      else same.push(group);
+    }
+    return this.lookups;
+  }
+
+  /** A group's stamps as the cache takes them (taken from the workers' when a row needs them). */
+  private fileStamps(group: SessionFileGroup): readonly FileStamp[] | undefined {
+    const taken = this.stampsOf.get(group);
+    const stamps = typeof taken === 'function' ? taken() : taken;
+    if (stamps === null || stamps === undefined || stamps.length !== group.paths.length) return undefined;
+    return stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]);
+  }
+
+  private summarise(group: SessionFileGroup): Promise<CatalogSession | null> {
+    let summary = this.summaries.get(group);
+    if (summary === undefined) {
+      const load = this.loadCache;
+      this.cache ??= load ? load().catch(() => undefined) : Promise.resolve(undefined);
+      summary = this.cache.then((loaded) => summaryOf(group, this.context, loaded, this.fileStamps(group)));
+      this.summaries.set(group, summary);
+    }
+    return summary;
+  }
+
+  /**
+   * Every session of a lineage (the root uuid their heads share, or found by summarising those whose head did
+   * not show it), as a linker (`lineageLinker`): made once per lineage, so linking is linear in the number of
+   * sessions whatever the family sizes and however many match.
+   */
+  private familyOf(lineage: string): Promise<(row: CatalogSession) => CatalogSession> {
+    let family = this.families.get(lineage);
+    if (family !== undefined) return family;
+    if (this.indexesByLineage === null) {
+      this.indexesByLineage = new Map();
+      for (const [index, lazy] of this.lineages) {
+        const sniffed = typeof lazy === 'function' ? lazy() : lazy;
+        const same = this.indexesByLineage.get(sniffed);
+        if (same === undefined) this.indexesByLineage.set(sniffed, [index]);
+        else same.push(index);
+      }
+    }
+    const known = this.indexesByLineage;
+    const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(this.groups[index]!);
+    this.unsniffed ??= Promise.all((known.get(null) ?? []).map(summariseAt)).then((rows) => {
+      const byReal = new Map<string | undefined, CatalogSession[]>();
+      for (const row of rows) {
+        if (row === null) continue;
+        const same = byReal.get(row.lineage);
+        if (same === undefined) byReal.set(row.lineage, [row]);
+        else same.push(row);
+      }
+      return byReal;
+    });
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), this.unsniffed]).then(([sniffed, byReal]) =>
+      lineageLinker([...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage), ...(byReal.get(lineage) ?? [])]),
+    );
+    this.families.set(lineage, family);
+    return family;
+  }
+}
+
+async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
+  try {
+    // The same row pipeline as `list` (every line folded, or the cached row of unchanged files): grep rows and
+    // list rows never disagree.
+    return await toRow(group, context, cache, stamps);
+  } catch (error) {
+    context.report({ path: group.paths[group.paths.length - 1] ?? group.root, message: describeError(error) });
+    return null;
+  }
+}
+
+/** The id a group's file names suggest (see FormatAdapter.nameIdHint). */
+export function idHintOf(group: SessionFileGroup): string | null {
+  return group.idHint ?? ADAPTERS[group.agent].nameIdHint?.(group) ?? null;
+}
