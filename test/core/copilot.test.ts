@@ -8,6 +8,7 @@ import { copilotAdapter, groupCopilotFiles, isCopilotNonConversationLine, parseW
 import type { AdapterContext, SessionFileGroup } from '../../src/core/formats/types.js';
 import { FINGERPRINT_BYTES } from '../../src/core/io/lines.js';
 import { messageText, type SessionSummary } from '../../src/core/model.js';
+import { handoffConversation } from '../../src/core/handoff/conversation.js';
 import { rawLines, sha256File } from '../helpers/files.js';
 
 /*
@@ -416,5 +417,44 @@ describe('workspace.yaml', () => {
     });
     // Not YAML (a tab-indented key, an unclosed quote): no values, rather than wrong ones.
     expect(parseWorkspaceYaml('cwd: "/open\nname: x\n')).toEqual({});
+  });
+});
+
+describe('a sub-agent run by the main agent (issue 28, 4): written by the real Copilot CLI 1.0.102 (test/fixtures/copilot-1.0.102-subagent)', () => {
+  // test/interop/record-copilot-subagent.ts: the stand-in answers the first prompt with a `task` call; the sub-agent's
+  // events (its prompt, its answer, its model) carry `agentId` and `parentToolCallId`; then a resumed second prompt.
+  const SUB = fileURLToPath(new URL('../fixtures/copilot-1.0.102-subagent/.copilot', import.meta.url));
+  const ID = 'f1712f8f-586f-47de-a3b6-33773719d482';
+  const TYPED = ['[c] RUN-THE-SUBAGENT: have a helper look at the api server.', '[c] Thanks. Now add a health check.'];
+  const subGroup = async (): Promise<SessionFileGroup> => {
+    const here = join(tmp, 'subagent', '.copilot');
+    await cp(SUB, here, { recursive: true });
+    return (await copilotAdapter.discover(here, () => undefined)).find((g) => g.idHint === ID)!;
+  };
+
+  it('its prompt, answer and model are not the main agent\'s: between the task call and its result there is nothing', async () => {
+    const group = await subGroup();
+    expect(await readFile(group.paths.find((p) => p.endsWith('events.jsonl'))!, 'utf8')).toContain('"parentToolCallId":"call_1"');
+    expect(await copilotAdapter.readSummary(group, context())).toMatchObject({ userTurns: 2, prompts: TYPED, model: 'gpt-5.4' });
+    const session = await copilotAdapter.readSession(group, context());
+    const text = JSON.stringify(session.messages);
+    expect(text).not.toContain('"text":"Sub-task: list');
+    expect(text).not.toContain('"text":"Answer to: Sub-task');
+    const call = session.messages.findIndex((m) => m.blocks.some((b) => b.type === 'tool_use' && b.name === 'task'));
+    expect(session.messages[call + 1]).toMatchObject({ role: 'tool', blocks: [{ type: 'tool_result', toolUseId: 'call_1', output: expect.stringContaining('Answer to: Sub-task') as unknown as string }] });
+    expect(session.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED);
+    // A hand-off gives the target model what Copilot's own request holds: the task's result, not the sub-agent's words.
+    const items = handoffConversation(session, 3).items;
+    expect(items.map((item) => item.kind)).toEqual(['user', 'assistant', 'results', 'assistant', 'user', 'assistant']);
+    expect(JSON.stringify(items.filter((item) => item.kind !== 'results'))).not.toContain('Answer to: Sub-task');
+  });
+
+  it('a fork before turn 2 reads back with the main agent\'s turn only', async () => {
+    const group = await subGroup();
+    const fork = await copilotAdapter.fork(group, { atTurn: 2 }, context());
+    const forked = (await copilotAdapter.discover(group.root, () => undefined)).find((g) => g.idHint === fork.id)!;
+    const session = await copilotAdapter.readSession(forked, context());
+    expect(session.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TYPED.slice(0, 1));
+    expect(JSON.stringify(session.messages)).not.toContain('"text":"Answer to: Sub-task');
   });
 });

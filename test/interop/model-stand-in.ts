@@ -207,7 +207,13 @@ function answerResponses(record: RecordedRequest, res: ServerResponse, script: S
       ? [codexToolCall(n, body.tools ?? [], scripted.command)]
       : [{ ...(reasoningItem(n, prompt) as object), summary: [{ type: 'summary_text', text: scripted.reasoning ?? `${REASONING_PREFIX}${prompt}` }] }, assistantMessage(n, scripted.answer)];
   } else {
-    if (prompt.includes(TOOL_KEYWORD)) {
+    const task = (body.tools ?? []).find((tool) => tool.name === COPILOT_SUBAGENT_TOOL);
+    if (prompt.includes(SUBAGENT_KEYWORD) && task && isCopilotRequest(body.tools ?? [])) {
+      // Copilot CLI's sub-agent: its own requests get the sub-task (no keyword in it: it answers in text).
+      record.reply = 'subagent';
+      const args = { ...(valueForSchema((task as { parameters?: JsonSchema }).parameters) as Record<string, unknown>), description: 'Look around', prompt: `Sub-task: list what the api server holds (${prompt.slice(0, 40).replace(SUBAGENT_KEYWORD, 'sub-agent')})` };
+      items = [{ type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', name: task.name, arguments: JSON.stringify(args) }];
+    } else if (prompt.includes(TOOL_KEYWORD)) {
       record.reply = 'tool';
       items = [isCopilotRequest(body.tools ?? []) ? copilotToolCall(n) : codexToolCall(n, body.tools ?? [])];
     } else {
@@ -288,6 +294,9 @@ function contentText(content: unknown): string {
 // ---------------------------------------------------------------------------------------------------------------
 // GitHub Copilot CLI over OpenAI Responses (`COPILOT_PROVIDER_WIRE_API=responses`): the route above, with Copilot's
 // own tool and the datetime it puts before each prompt.
+
+/** Copilot CLI's tool that runs a sub-agent (its `task` events carry `parentToolCallId`). */
+export const COPILOT_SUBAGENT_TOOL = 'task';
 
 /** Copilot offers `bash` (and `read_bash`, `apply_patch`, …); Codex offers `exec_command` or `shell`. */
 function isCopilotRequest(tools: readonly { name?: string }[]): boolean {

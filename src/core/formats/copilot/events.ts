@@ -39,6 +39,17 @@ export function isCopilotNonConversationLine(opening: string): boolean {
   return !opening.startsWith('{') && !opening.startsWith('name:');
 }
 
+/**
+ * An event of a sub-agent the main agent ran with its `task` tool (Copilot CLI 1.0.102): it carries the sub-agent's
+ * `agentId`, and its turn's events the `parentToolCallId` of that call.
+ */
+function isSubagentEvent(event: JsonObject, data: JsonObject): boolean {
+  return typeof event.agentId === 'string' || typeof data.parentToolCallId === 'string';
+}
+
+/** What a sub-agent's event must not give the main conversation: its messages, tool results, model, compaction. */
+const SUBAGENT_OWN = new Set(['user.message', 'assistant.message', 'tool.execution_complete', 'session.compaction_complete', 'session.model_change']);
+
 /** A `user.message` the user typed: not one a skill, another agent or autopilot's continuation put there. */
 export function isTypedPrompt(data: JsonObject): boolean {
   if (data.isAutopilotContinuation === true) return false;
@@ -70,6 +81,8 @@ function foldEvent(fold: Fold, type: string, event: JsonObject, messages: Messag
   const data = isRecord(event.data) ? event.data : {};
   const time = isoTimestamp(event.timestamp);
   if (time !== null && (fold.lastTime === null || time > fold.lastTime)) fold.lastTime = time;
+  // A sub-agent's events (its `task` run) are its own: Copilot sends the main model only the task's result.
+  if (isSubagentEvent(event, data) && SUBAGENT_OWN.has(type)) return;
   switch (type) {
     case 'session.start': {
       if (fold.sessionId === null && typeof data.sessionId === 'string') fold.sessionId = data.sessionId;
