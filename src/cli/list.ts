@@ -1,18 +1,16 @@
 // `sessions list`: rows of this machine and the hosts, newest first, as text lines or the `--json` contract; with
 // `--watch --json`, rows then changes as NDJSON (what another machine's browser reads over ssh).
-import { fstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { listSessions, scanHere } from '../app/list.js';
+import { listSessions } from '../app/list.js';
 import { isUnder } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
-import { watchCatalog } from '../catalog/watch.js';
 import type { Agent } from '../core/model.js';
-import { agentOption, cachePathOf, CliError, cwd, listSetup, locationsFrom, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { SESSIONS_VERSION } from '../version.js';
+import { agentOption, CliError, cwd, listSetup, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 import { describeLocations, listHeader, listLine, listWidths, toListJson } from './output.js';
+import { watchList } from './watch-list.js';
 
-type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number; hello?: boolean };
+type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number; hello?: boolean; known?: boolean };
 
 export function listCommand(program: Command): void {
   withLocations(program.command('list'))
@@ -26,6 +24,8 @@ export function listCommand(program: Command): void {
     .option('--watch', 'with --json: one row per line (NDJSON), then {"synced":true}, then a line per changed row ({"removed":"agent:id"} when one is gone) until stopped')
     // The hosts' handshake: another machine's sessions asks for this line first (an older one does not know it).
     .addOption(new Option('--hello', 'with --watch: first a line {"hello":{"sessions":VERSION,"protocol":1}}').hideHelp())
+    // And only the rows the reader does not hold: it names those it holds on stdin (remote/row-digest.ts).
+    .addOption(new Option('--known', 'with --watch: read the digests of the rows held from stdin; send only the others, then {"rows":[every digest]}').hideHelp())
     .addHelpText(
       'after',
       `
@@ -86,46 +86,3 @@ function lookedIn(setup: { readonly local: boolean; readonly locations: Paramete
   return [...(setup.local ? [describeLocations(setup.locations)] : []), ...setup.hosts.map((host) => `host ${host}`)].join('; ');
 }
 
-/**
- * `list --watch --json`: this machine's rows as NDJSON, `{"synced":true}`, then each row that changes as the
- * agents write (`{"removed":"agent:id"}` for one that is gone): what another machine's browser reads over one ssh
- * connection. Ends when its reader goes away (stdout closed, or the stdin of an ssh channel ended).
- */
-async function watchList(options: ListOptions): Promise<void> {
-  if (options.hello) process.stdout.write(`${JSON.stringify({ hello: { sessions: SESSIONS_VERSION, protocol: 1 } })}\n`);
-  const locations = locationsFrom(options);
-  const result = await scanHere({ locations, cachePath: cachePathOf(options, locations) }, options.agent ? { agents: options.agent } : {});
-  const cache = result.cache;
-  const scopeDir = options.all ? null : resolve(cwd, options.cwd ?? '.');
-  const shown = (s: CatalogSession): boolean => (scopeDir === null || isUnder(s.cwd, scopeDir)) && (options.agent === undefined || options.agent.includes(s.agent));
-  const write = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
-  for (const s of result.sessions) if (shown(s)) write(toListJson(s));
-  const watcher = watchCatalog(locations, result.sessions, {
-    context: result.context,
-    ...(cache ? { cache } : {}),
-    onChange: (change) => {
-      for (const s of change.upserted) if (shown(s)) write(toListJson(s));
-      for (const key of change.removed) write({ removed: key });
-    },
-  });
-  // Synced once the watcher is armed: a change from then on is reported.
-  await watcher.ready;
-  write({ synced: true });
-  await new Promise<void>((resolveDone) => {
-    const stop = (): void => resolveDone();
-    process.stdout.once('close', stop);
-    process.once('SIGTERM', stop);
-    process.once('SIGHUP', stop);
-    try {
-      const stat = fstatSync(0);
-      // Over ssh, stdin is the channel: when the other side goes, it ends. (A terminal or /dev/null never does.)
-      if (stat.isFIFO() || stat.isSocket()) {
-        process.stdin.on('end', stop).on('error', stop).resume();
-      }
-    } catch {
-      // no stdin
-    }
-  });
-  await watcher.close();
-  await cache?.save().catch(() => undefined);
-}

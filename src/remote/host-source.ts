@@ -25,6 +25,7 @@ import {
 import { clearMirrorState, copiedFiles, newToken, readMirrorState, withMirrorLock, writeMirrorState } from './mirror-state.js';
 import { readHostRecord, writeHostRecord, type HostVia } from './host-record.js';
 import { rowFromListJson } from './remote-row.js';
+import { keepRows, readKeptRows } from './row-digest.js';
 import { rsyncCannotProtectArgs, rsyncOutcome } from './rsync.js';
 import { failureReason, hostLimits, runCommand, sshArgv, type RunningCommand, type SshSettings } from './ssh.js';
 
@@ -77,7 +78,7 @@ const MIRROR_PROBE = [`echo ${MARK} mirror`, `printf '%s\\n' "$HOME"${mirrorVari
  * without says where its agents keep their sessions ($HOME, then each variable the agents' roots depend on), for
  * rsync. POSIX shell syntax (ssh runs it in `sh -c`).
  */
-export const PROBE_LINE = [`if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all --hello; fi`, MIRROR_PROBE].join('; ');
+export const PROBE_LINE = [`if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all --hello --known; fi`, MIRROR_PROBE].join('; ');
 
 /** What a `sessions` that cannot take part in the handshake (older than `--hello`) says when it ends. */
 const TOO_OLD = /unknown option|too many arguments/;
@@ -103,6 +104,8 @@ export class HostSource {
   readonly problems: Problem[] = [];
   private rows = new Map<string, CatalogSession>();
   private subagentRows: CatalogSession[] = [];
+  /** Each row's line as the host's `sessions` sent it (by row key): kept for the next ask, which names their digests. */
+  private lines = new Map<string, string>();
   private stream: RunningCommand | null = null;
   /** Lines of the stream that were not rows: past MAX_BAD_LINES the host is dropped. */
   private badLines = 0;
@@ -179,8 +182,10 @@ export class HostSource {
         homeLines.push(line);
         return;
       }
-      this.streamLine(line, fresh, () => {
+      this.streamLine(line, fresh, known, () => {
         this.rows = fresh!;
+        for (const key of this.lines.keys()) if (!this.rows.has(key)) this.lines.delete(key);
+        if (keep) void keepRows(mirrorDir(this.context.cacheDir, this.host), this.lines.values()).catch(() => undefined);
         fresh = null;
         this.via = 'sessions';
         this.stale = false;
@@ -193,7 +198,10 @@ export class HostSource {
         void this.saveRecord(null);
       });
     };
-    const run = runCommand(sshArgv(this.context.settings, this.host, probe, 'batch'), { onLine, keepStdinOpen: true, limits: hostLimits(this.context.settings) });
+    // The rows kept from the last ask (none with --no-cache): the host's sessions sends only the others.
+    const keep = this.context.cachePathFor !== null;
+    const known = probe === PROBE_LINE && keep ? await readKeptRows(mirrorDir(this.context.cacheDir, this.host), hostLimits(this.context.settings).maxTotalBytes) : new Map<string, string>();
+    const run = runCommand(sshArgv(this.context.settings, this.host, probe, 'batch'), { onLine, keepStdinOpen: true, limits: hostLimits(this.context.settings), input: `${JSON.stringify([...known.keys()])}\n` });
     this.stream = run;
     this.badLines = 0;
     const ended = run.then((result) => {
@@ -267,7 +275,7 @@ export class HostSource {
   }
 
   /** One NDJSON line of a host's `sessions list --watch --json`. */
-  private streamLine(line: string, fresh: Map<string, CatalogSession> | null, onSynced: () => void): void {
+  private streamLine(line: string, fresh: Map<string, CatalogSession> | null, known: ReadonlyMap<string, string>, onSynced: () => void): void {
     if (line.trim() === '') return;
     let value: unknown;
     try {
@@ -287,19 +295,36 @@ export class HostSource {
       onSynced();
       return;
     }
+    if (fresh !== null && typeof value === 'object' && value !== null && 'rows' in value && Array.isArray(value.rows)) {
+      // Every row the host has, by digest: those not sent are the ones kept here from the last ask.
+      for (const digest of value.rows) {
+        const kept = typeof digest === 'string' ? known.get(digest) : undefined;
+        const row = kept === undefined ? null : rowFromJsonLine(kept, this.host);
+        // (A row sent in this answer is the host's newer one.)
+        if (row !== null && !fresh.has(sessionKey(row))) this.addRow(kept!, fresh);
+      }
+      return;
+    }
     if (typeof value === 'object' && value !== null && 'removed' in value && typeof value.removed === 'string') {
       target.delete(`${this.host}\u0000${value.removed}`);
-    } else {
-      const row = rowFromListJson(value, this.host);
-      if (row === null) return;
-      target.set(sessionKey(row), row);
-      const { maxRows } = hostLimits(this.context.settings);
-      if (target.size > maxRows) this.stream?.stop(`sent over ${maxRows} rows`);
-    }
+      this.lines.delete(`${this.host}\u0000${value.removed}`);
+    } else if (!this.addRow(line, target, value)) return;
     if (fresh === null) {
       this.status = { kind: 'ready', via: 'sessions', sessions: this.rows.size };
       this.onUpdate(this);
     }
+  }
+
+  /** A row line into `target` (and its line kept); false when it is not a row. */
+  private addRow(line: string, target: Map<string, CatalogSession>, parsed?: unknown): boolean {
+    const row = parsed === undefined ? rowFromJsonLine(line, this.host) : rowFromListJson(parsed, this.host);
+    if (row === null) return false;
+    const key = sessionKey(row);
+    target.set(key, row);
+    this.lines.set(key, line);
+    const { maxRows } = hostLimits(this.context.settings);
+    if (target.size > maxRows) this.stream?.stop(`sent over ${maxRows} rows`);
+    return true;
   }
 
   /**
@@ -432,6 +457,15 @@ export class HostSource {
     }));
     this.subagentRows = result.subagentSessions.map(tag);
     this.problems.push(...result.problems.map((problem) => ({ ...problem, path: isAbsolute(problem.path) ? hostPath(mirror.dir, problem.path) : problem.path })));
+  }
+}
+
+/** A row line another machine's `sessions` sent (untrusted), as a row of `host`; null when it is not one. */
+function rowFromJsonLine(line: string, host: string): CatalogSession | null {
+  try {
+    return rowFromListJson(JSON.parse(line), host);
+  } catch {
+    return null;
   }
 }
 

@@ -14,8 +14,8 @@ export const DEFAULT_SSH_SETTINGS: SshSettings = { ssh: ['ssh'], connectTimeout:
 
 /**
  * The argv of one ssh call. Background calls run in batch mode (a password prompt would hang under the
- * browser) and compressed (rows and session files are JSON: a host's 2,000 rows are 2.1 MB raw, about a fifth
- * compressed — seconds on a slow link); `-t` gives an agent its terminal. `--` ends ssh's options, so a destination is never read as one.
+ * browser) and compressed (rows and session files are JSON: a host's 2,000 rows are 2.1 MB raw, a fraction of
+ * that compressed — seconds on a slow link); `-t` gives an agent its terminal. `--` ends ssh's options, so a destination is never read as one.
  * `remoteLine` is POSIX shell: it runs in `sh -c`, whatever the user's login shell (fish, csh, …).
  */
 export function sshArgv(settings: SshSettings, host: string, remoteLine: string, mode: 'batch' | 'terminal'): string[] {
