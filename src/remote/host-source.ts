@@ -73,10 +73,11 @@ const MIRROR_PROBE = [`echo ${MARK} mirror`, `printf '%s\\n' "$HOME"${mirrorVari
 
 /**
  * One round trip: a host with `sessions` on its PATH starts streaming its rows at once (`list --watch --json`:
- * NDJSON, a `hello` line with its version — the handshake: a `sessions` too old to know `--hello` ends with "unknown
- * option" and the host is read through a mirror instead —, the rows, a `synced` line, then one line per change); one
- * without says where its agents keep their sessions ($HOME, then each variable the agents' roots depend on), for
- * rsync. POSIX shell syntax (ssh runs it in `sh -c`).
+ * NDJSON, a `hello` line with its version — the handshake: a `sessions` too old to know these options ends with
+ * "unknown option" and the host is read through a mirror instead —, the rows not among those this side kept from the
+ * last ask (`--known`: their digests on stdin's first line), every row's digest, a `synced` line, then one line per
+ * change); one without says where its agents keep their sessions ($HOME, then each variable the agents' roots depend
+ * on), for rsync. POSIX shell syntax (ssh runs it in `sh -c`).
  */
 export const PROBE_LINE = [`if command -v sessions >/dev/null 2>&1; then echo ${MARK} sessions; exec sessions list --watch --json --all --hello --known; fi`, MIRROR_PROBE].join('; ');
 
