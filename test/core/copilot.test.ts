@@ -458,3 +458,15 @@ describe('a sub-agent run by the main agent (issue 28, 4): written by the real C
     expect(JSON.stringify(session.messages)).not.toContain('"text":"Answer to: Sub-task');
   });
 });
+
+describe('a session folder whose name is not a UUID (issue 28, 8)', () => {
+  it('is not listed, and the reason is reported with its path', async () => {
+    const here = join(tmp, 'odd-names', '.copilot');
+    await cp(join(FIXTURE, 'session-state', MAIN), join(here, 'session-state', 'my-session'), { recursive: true });
+    await cp(join(FIXTURE, 'session-state', MAIN), join(here, 'session-state', MAIN), { recursive: true });
+    const problems: { path: string; message: string }[] = [];
+    const groups = await copilotAdapter.discover(here, (problem) => problems.push(problem));
+    expect(groups.map((g) => g.idHint)).toEqual([MAIN]);
+    expect(problems).toEqual([{ path: join(here, 'session-state', 'my-session'), message: expect.stringContaining('not a UUID') as unknown as string }]);
+  });
+});

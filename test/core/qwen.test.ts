@@ -273,3 +273,34 @@ describe('where Qwen Code sessions are looked for, and how they are resumed', ()
     expect(() => resumeCommand({ ...session, id: '--yolo' })).toThrow(UnsafeSessionIdError);
   });
 });
+
+describe('a Qwen Code chat the reader cannot take as written gives a row or a reported reason (issue 28, 8)', () => {
+  const sid = '99999999-0000-4000-8000-000000000008';
+  const rec = (uuid: string, parentUuid: string | null, type: string, parts: unknown): string =>
+    `${JSON.stringify({ uuid, parentUuid, sessionId: sid, timestamp: '2026-11-25T02:15:10.891Z', type, ...(type === 'user' ? { provenance: 'real_user' } : {}), cwd: '/home/dev/src/q-odd', version: '0.24.4', message: { role: type === 'user' ? 'user' : 'model', parts } })}\n`;
+  const chatOf = async (name: string, lines: readonly string[]): Promise<SessionFileGroup> => {
+    const base = join(temp, name);
+    const dir = join(base, 'projects', '-home-dev-src-q-odd', 'chats');
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, `${sid}.jsonl`);
+    await writeFile(path, lines.join(''));
+    return { agent: 'qwen', paths: [path], idHint: sid, root: base, archived: false };
+  };
+
+  it('`parts` written as one object (not a list) is read as that part: a row with its prompt', async () => {
+    const chat = await chatOf('object-parts', [rec('u1', null, 'user', { text: '[q] One part, not a list.' }), rec('a1', 'u1', 'assistant', { text: 'Read.' })]);
+    const found: Problem[] = [];
+    const row = await qwenAdapter.indexSession!(chat, { ...context, report: (problem) => found.push(problem) });
+    expect(row.summary).toMatchObject({ userTurns: 1, firstPrompt: '[q] One part, not a list.' });
+    expect((await qwenAdapter.readSession(chat, context)).messages.map((m) => messageText(m))).toEqual(['[q] One part, not a list.', 'Read.']);
+    expect(found).toEqual([]);
+  });
+
+  it('records that are each their own parent: no row, and the reason is reported', async () => {
+    const chat = await chatOf('self-parent', [rec('u1', 'u1', 'user', [{ text: '[q] Lost prompt.' }]), rec('a1', 'a1', 'assistant', [{ text: 'Lost answer.' }])]);
+    const found: Problem[] = [];
+    const row = await qwenAdapter.indexSession!(chat, { ...context, report: (problem) => found.push(problem) });
+    expect(row.summary).toBeNull();
+    expect(found).toEqual([{ path: chat.paths[0], message: expect.stringContaining('its own parent') as unknown as string }]);
+  });
+});

@@ -31,10 +31,15 @@ export async function discoverCopilot(root: string, report: ReportProblem): Prom
   }
   const groups: SessionFileGroup[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (!entry.isDirectory() || !SESSION_FOLDER.test(entry.name)) continue;
+    if (!entry.isDirectory()) continue;
     const folder = join(state, entry.name);
     const events = join(folder, EVENTS);
     if (!(await isFile(events))) continue;
+    if (!SESSION_FOLDER.test(entry.name)) {
+      // Copilot CLI names each session's folder by its UUID and resumes by it: another name is no session it can resume.
+      report({ path: folder, message: 'not listed: a session folder whose name is not a UUID (Copilot CLI names and resumes each session by its UUID)' });
+      continue;
+    }
     groups.push(makeGroup(root, folder, (await isFile(join(folder, WORKSPACE))) ? [join(folder, WORKSPACE), events] : [events]));
   }
   return groups;

@@ -133,7 +133,7 @@ function aggregate(list: readonly QwenRecord[]): QwenRecord {
   const parts: unknown[] = [];
   for (const fragment of list) {
     const message = fragment.value.message;
-    if (isRecord(message) && Array.isArray(message.parts)) parts.push(...(message.parts as unknown[]));
+    if (isRecord(message)) parts.push(...partList(message.parts));
     if (fragment !== first && fragment.value.usageMetadata !== undefined) value.usageMetadata = fragment.value.usageMetadata;
     if (value.toolCallResult === undefined && fragment.value.toolCallResult !== undefined) value.toolCallResult = fragment.value.toolCallResult;
   }
@@ -142,9 +142,10 @@ function aggregate(list: readonly QwenRecord[]): QwenRecord {
   return { ...first, value };
 }
 
+/** A record's parts; a single part written as an object (not a list) is read as that one part. */
 function parts(record: QwenRecord): unknown[] {
   const message = record.value.message;
-  return isRecord(message) && Array.isArray(message.parts) ? (message.parts as unknown[]) : [];
+  return isRecord(message) ? partList(message.parts) : [];
 }
 
 /** The prompt as typed: the text parts, without the hook context and the reminders Qwen Code adds. */
@@ -432,6 +433,10 @@ export async function indexQwen(group: SessionFileGroup, context: AdapterContext
   const saved = state === undefined ? {} : { resume: { path, offset: file.end, state } };
   const conversation = scan.chain().some(isTurnNode);
   reportSkippedLines(context.report, path, stats, conversation);
+  if (!conversation && [...scan.nodes.values()].some(isTurnNode)) {
+    // Qwen Code resumes the chain of parents from the last record: here it reaches none of the file's prompts.
+    context.report({ path, message: 'not listed: the chain of parents from its last record reaches none of its prompts (a record that is its own parent, or a parent that is missing)' });
+  }
   if (!conversation) return { summary: null, fingerprint: file.fingerprint, bytesRead, ...saved };
   return { summary: summarize(group, scan, file.size, file.mtimeMs), fingerprint: file.fingerprint, bytesRead, ...saved };
 }
