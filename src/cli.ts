@@ -8,6 +8,7 @@ import { forkCommand } from './cli/fork.js';
 import { grepCommand } from './cli/grep.js';
 import { hostsCommand } from './cli/hosts.js';
 import { listCommand } from './cli/list.js';
+import { removeCommands } from './cli/remove.js';
 import { renameCommand } from './cli/rename.js';
 import { resumeCommand } from './cli/resume.js';
 import { showCommand } from './cli/show.js';
@@ -16,6 +17,7 @@ import { describeError, ForkRangeError } from './core/errors.js';
 import { ADAPTER_LIST } from './core/formats/index.js';
 import { HandoffError } from './core/handoff/index.js';
 import { RenameError } from './app/rename.js';
+import { TrashError } from './app/trash.js';
 import { UnsafeSessionIdError } from './core/session-id.js';
 import { HostActionError } from './remote/host-sessions.js';
 import { SESSIONS_VERSION } from './version.js';
@@ -50,6 +52,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
   resumeCommand(program);
   hostsCommand(program);
   renameCommand(program);
+  removeCommands(program);
   // `sessions help list`, as gh and npm take it (commander leaves it out of a program with an action of its own).
   program.helpCommand('help [command]', 'show the help of a command');
   // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.
@@ -58,7 +61,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
 }
 
 /** Errors that say what was wrong in the user's terms: printed as they are, exit code 1 (or the CliError's). */
-const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError];
+const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError, TrashError];
 
 export async function main(argv: readonly string[]): Promise<void> {
   // `sessions list | head`: a reader that went away is not an error.

@@ -87,7 +87,9 @@ describe('the --help examples', () => {
       const args = words(line, home).slice(1);
       // Resume would start the agent: its --dry-run prints the same plan.
       if (args[0] === 'resume' && !args.includes('--dry-run')) args.splice(1, 0, '--dry-run');
-      if (args[0] !== 'help') args.splice(1, 0, '--home', home, '--claw-dir', join(home, 'src'));
+      // The sample home, through the location options the command takes (restore reads only a home's trash).
+      const options = HELPS.find(([name]) => name === `sessions ${args[0]}`)?.[1] ?? ROOT_HELP;
+      if (args[0] !== 'help') args.splice(1, 0, '--home', home, ...(options.includes('--claw-dir') ? ['--claw-dir', join(home, 'src')] : []));
       const result = await run(args);
       expect(result.stderr).not.toMatch(/matches \d+ sessions|no session/);
       expect(result.code, result.stderr).toBe(0);

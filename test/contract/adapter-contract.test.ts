@@ -1,10 +1,11 @@
 // The adapter contract: every adapter of the registry, run against its agent's fixture (test/fixtures/contract/<agent>/),
 // must discover, fold the row, read the transcript, fork at every turn, resume, and hand off to and from every other
 // agent. A registered agent without a fixture, or an adapter with one of these half done, fails here.
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { removeSession, restoreSession } from '../../src/app/remove.js';
 import { handoffHomes } from '../../src/catalog/handoff-homes.js';
 import { ForkRangeError } from '../../src/core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
@@ -206,7 +207,33 @@ for (const adapter of ADAPTER_LIST) {
         expect(promptsOf(after.messages)).toEqual(session.prompts);
         expect(said(after.messages)).toEqual(before);
       });
-      it.todo('deletes the session: its files are no longer discovered');
+      it('deletes the session to the trash (no longer discovered), and restores it byte for byte', async () => {
+        const { root, group } = await setUp(adapter, expectation);
+        const { session } = expectation;
+        const row = { ...(await rowOf(adapter, group, root)), root };
+        const trash = { dataHome: join(tmp, 'data') };
+        const before = await treeHashes(root);
+        const rowsBefore = adapter.store ? await adapter.store.rowsOf(row.path, session.id) : null;
+        const removed = await removeSession(row, { kind: 'local' }, { trash, procDir: null, now: NOW });
+        expect(removed.entry).toMatchObject({ agent: adapter.agent, id: session.id });
+        const found = await adapter.discover(root, () => undefined);
+        if (adapter.store) {
+          const rows = await Promise.all(found.map(async (one) => adapter.store!.readRows(one, await contextFor(adapter, root))));
+          expect(rows.flat().map((one) => one.id)).not.toContain(session.id);
+        } else {
+          expect(found.filter((one) => one.paths.some((path) => group.paths.includes(path)))).toEqual([]);
+          for (const path of group.paths) await expect(stat(path)).rejects.toThrow();
+          // Only the session's own files left: every other file is where it was, unchanged.
+          const left = await treeHashes(root);
+          for (const [path, hash] of left) expect(before.get(path), path).toBe(hash);
+        }
+        const restored = await restoreSession(trash);
+        expect(restored.id).toBe(session.id);
+        if (adapter.store) expect(await adapter.store.rowsOf(row.path, session.id)).toBe(rowsBefore);
+        else expect(await treeHashes(root)).toEqual(before);
+        expect(await rowOf(adapter, await sessionGroup(adapter, root, expectation), root)).toMatchObject({ id: session.id, userTurns: session.userTurns, title: session.title });
+        await expect(restoreSession(trash)).rejects.toThrow(/no session deleted/);
+      });
     });
   });
 }
@@ -263,6 +290,15 @@ async function handOffAndReadBack(source: FormatAdapter, target: FormatAdapter):
   expect(back).toMatchObject({ agent: target.agent, id: result.id, cwd });
   expect(promptsOf(back.messages)).toEqual(sourceExpectation.session.prompts.slice(0, atTurn - 1));
   expect(dirname(result.path).startsWith(targetRoot)).toBe(true);
+}
+
+/** Every file under `dir` (relative path → sha256). */
+async function treeHashes(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) out.set(join(entry.parentPath, entry.name).slice(dir.length + 1), await sha256File(join(entry.parentPath, entry.name)));
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 // ADAPTERS is the registry's other face: it must hold exactly the listed adapters.

@@ -241,6 +241,15 @@ export interface ConversationStore {
   readRows(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary[]>;
   /** Every conversation's text, for full-text search. */
   texts(group: SessionFileGroup, context: AdapterContext): Promise<ConversationText[]>;
+  /** One conversation's rows, as text to keep in the trash before a delete takes them out. */
+  rowsOf(storePath: string, id: string): Promise<string>;
+  /**
+   * Take one conversation's rows out of the store in one transaction (a delete), refused when they are no longer
+   * `kept` (the agent wrote meanwhile); `putBack` inserts them again in one transaction (a restore), refused when the
+   * conversation is there again.
+   */
+  takeOut(storePath: string, id: string, kept: string): Promise<void>;
+  putBack(storePath: string, kept: string): Promise<void>;
 }
 
 /**
@@ -324,6 +333,11 @@ export interface FormatAdapter {
   readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /**
+   * The files and folders that are this session and nothing else, for a delete to move to the trash whole (a folder of
+   * sub-agents or sidecars with its session file); absent: the group's paths. Not for a store (its rows are taken out).
+   */
+  sessionPaths?(group: SessionFileGroup, id: string): Promise<string[]>;
   /** How the agent names a session, where the agent itself reads the name (its own picker shows it); absent: it keeps no name. */
   readonly rename?: AgentRename;
   /** How a conversation of another agent is continued in this one (`fork --to`); absent: it cannot take one (yet). */

@@ -22,6 +22,7 @@ import { livePath, readTitleSidecar, summarize } from './summary.js';
 import { writeClaudeHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { claudeRename } from './rename.js';
+import { claudeSessionPaths } from './remove.js';
 
 export const claudeAdapter: FormatAdapter = {
   agent: 'claude',
@@ -96,6 +97,7 @@ export const claudeAdapter: FormatAdapter = {
 
 
   fork: forkClaude,
+  sessionPaths: (group) => claudeSessionPaths(group),
   rename: claudeRename,
   handoff: {
     write: (conversation, write, home) => writeClaudeHandoff(conversation, write, requireHome(home, 'claude')),

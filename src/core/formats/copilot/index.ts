@@ -19,12 +19,13 @@ import { UUID_PATTERN } from '../../ids.js';
 import { homeFolderRoots } from '../roots.js';
 import type { FormatAdapter } from '../types.js';
 import { isCopilotNonConversationLine } from './events.js';
-import { discoverCopilot, EVENTS, groupCopilotFiles, SESSION_FOLDER, SESSION_STATE, WORKSPACE } from './files.js';
+import { discoverCopilot, EVENTS, eventsPath, groupCopilotFiles, SESSION_FOLDER, SESSION_STATE, WORKSPACE } from './files.js';
 import { forkCopilot } from './fork.js';
 import { indexCopilot, readCopilotSession, readCopilotSummary } from './read.js';
 import { writeCopilotHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { copilotRename } from './rename.js';
+import { dirname } from 'node:path';
 
 export const copilotAdapter: FormatAdapter = {
   agent: 'copilot',
@@ -67,6 +68,7 @@ export const copilotAdapter: FormatAdapter = {
   readSession: readCopilotSession,
   fork: forkCopilot,
   isNonConversationLine: isCopilotNonConversationLine,
+  sessionPaths: (group) => Promise.resolve([dirname(eventsPath(group))]),
   rename: copilotRename,
   handoff: {
     write: (conversation, write, home) => writeCopilotHandoff(conversation, write, requireHome(home, 'copilot')),

@@ -29,6 +29,7 @@ import { digestRecord, indexGemini, livePath, projectRootOf, sha256, subagentPar
 import { writeGeminiHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { geminiRename } from './rename.js';
+import { geminiSessionPaths } from './remove.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Discovery
@@ -171,6 +172,7 @@ export const geminiAdapter: FormatAdapter = {
     await createFileAtomic(target, lines.join(''));
     return { agent: 'gemini', id, path: target, parentId: record.sessionId, keptUserTurns: request.atTurn - 1 };
   },
+  sessionPaths: geminiSessionPaths,
   rename: geminiRename,
   handoff: {
     write: (conversation, write, home) => writeGeminiHandoff(conversation, write, requireHome(home, 'gemini')),

@@ -6,6 +6,7 @@ import { DATA_FOLDER, DB_NAME, discoverOpencode, forkOpencode, groupOpencodeFile
 import { writeOpencodeHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { opencodeRename } from './rename.js';
+import { opencodeRowsOf, putBackOpencodeSession, takeOutOpencodeSession } from './remove.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // The adapter
@@ -52,6 +53,9 @@ export const opencodeAdapter: FormatAdapter = {
     companions: (path) => [path + WAL_SUFFIX].filter((companion) => existsSync(companion)),
     readRows: readOpencodeRows,
     texts: opencodeTexts,
+    rowsOf: opencodeRowsOf,
+    takeOut: takeOutOpencodeSession,
+    putBack: putBackOpencodeSession,
   },
   discover: discoverOpencode,
   groupFiles: groupOpencodeFiles,
