@@ -56,24 +56,24 @@ Examples:
       warn(`moved ${entry.agent} session ${safeLine(entry.id)} to the trash (${entry.rows ? 'its rows' : entry.items.map((item) => safeLine(item.trashed)).join(', ')}); undo: sessions restore ${safeLine(entry.id)}\n`);
     });
 
-  program
-    .command('restore')
+  // The location options, as on every command: --home DIR is the home whose trash is read (the others are not used).
+  withLocations(program.command('restore'))
     .description('put a session deleted with rm back where it was, byte for byte (without ID: the last one deleted)')
     .argument('[id]', 'the deleted session id, or a unique prefix of it')
-    .option('--home <dir>', "the trash of this home (DIR/.local/share/Trash), as rm --home DIR used")
     .option('--list', 'list the deleted sessions that can be restored, oldest first')
     .option('--json', 'print the restored session (or, with --list, every one) as JSON')
     .addHelpText(
       'after',
       `
-Refused, with nothing moved, when a file is back in the session's place or (opencode) the session is in
+With --home DIR, the trash of DIR/.local/share (as rm --home DIR used). Refused, with nothing moved, when a file is back in the session's place or (opencode) the session is in
 opencode.db again.
 
 Examples:
   sessions restore --list               the sessions deleted with sessions rm
   sessions restore                      put back the session deleted last`,
     )
-    .action(async (id: string | undefined, options: { home?: string; list?: boolean; json?: boolean }) => {
+    .action(async (id: string | undefined, _options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommonOptions & { list?: boolean }>();
       const trash = trashOf(options.home);
       if (options.list) {
         const entries = await deletedSessions(trash);

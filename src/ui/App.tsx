@@ -11,6 +11,7 @@ import { usePreviewLoader } from './hooks/use-preview-loader.js';
 import { useForkThenResume, useResumeCheck } from './hooks/use-resume-check.js';
 import { useSearch } from './hooks/use-search.js';
 import { useTranscriptLoader } from './hooks/use-transcript-loader.js';
+import { useWriteRunner } from './hooks/use-write-runner.js';
 import { browserReducer, firstState } from './reducer.js';
 import type { TuiServices } from './services.js';
 import type { Scope, TuiDecision } from './state.js';
@@ -57,6 +58,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   const previewShown = state.transcript === null && listGeometry(state.size).preview.placement !== 'none';
   usePreviewLoader(services, selected, previewShown, dispatch);
   useForkRunner(services, state.fork, dispatch);
+  useWriteRunner(services, state.rename, state.pendingWrite, dispatch);
   useResumeCheck(services, state.resumeRequest, dispatch);
   useForkThenResume(services, state.forkThenResume, dispatch);
   useClock(now, CLOCK_INTERVAL_MS, dispatch);

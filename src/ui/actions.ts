@@ -111,4 +111,17 @@ export type Action =
   | { readonly type: 'dismissNotice' }
   /** A host's status, and when its rows changed all of them (they replace the host's rows: the local ones stay). */
   | { readonly type: 'hostUpdate'; readonly host: string; readonly status: HostStatus; readonly sessions: readonly CatalogSession[] | null }
-  | { readonly type: 'refreshHosts' };
+  | { readonly type: 'refreshHosts' }
+  | { readonly type: 'startRename' }
+  | { readonly type: 'renameInput'; readonly text: string }
+  | { readonly type: 'renameBackspace' }
+  | { readonly type: 'renameKill' }
+  | { readonly type: 'renameSubmit' }
+  | { readonly type: 'renameCancel' }
+  | { readonly type: 'renameDone'; readonly session: CatalogSession }
+  | { readonly type: 'renameFailed'; readonly message: string }
+  | { readonly type: 'startRemove' }
+  | { readonly type: 'removeDone'; readonly session: CatalogSession }
+  | { readonly type: 'undoRemove' }
+  | { readonly type: 'restoreDone'; readonly session: CatalogSession | null }
+  | { readonly type: 'writeFailed'; readonly message: string };

@@ -97,7 +97,7 @@ function isDeleteWord(input: string, key: KeyInfo): boolean {
  * type starts an agent or writes a file. Moving and acting take keys a word cannot type (arrows, Ctrl-keys, Enter,
  * Tab); the rest of the actions are in the menu Tab opens.
  */
-export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKind: 'cwd' | 'inUse' = 'cwd'): Action | null {
+export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKind: 'cwd' | 'inUse' | 'remove' = 'cwd'): Action | null {
   if (key.ctrl && input === 'c') return { type: 'quit' };
   const backspace = key.backspace || key.delete;
   switch (mode) {
@@ -114,6 +114,8 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKi
       if (key.ctrl && input === 'g') return { type: 'toggleContent' };
       // As in Claude Code's picker: Ctrl-A widens to every project (and back).
       if (key.ctrl && input === 'a') return { type: 'toggleScope' };
+      // Undo the last delete (restore): a Ctrl-key, so a typed word never writes.
+      if (key.ctrl && input === 'r') return { type: 'undoRemove' };
       const text = typed(input, key);
       return text === null ? null : { type: 'queryInput', text };
     }
@@ -163,7 +165,21 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKi
       const text = typed(input, key);
       return text === null ? null : { type: 'forkInput', text };
     }
+    case 'rename': {
+      if (key.escape) return { type: 'renameCancel' };
+      if (key.return) return { type: 'renameSubmit' };
+      if (backspace) return { type: 'renameBackspace' };
+      if (key.ctrl && input === 'u') return { type: 'renameKill' };
+      const text = typed(input, key);
+      return text === null ? null : { type: 'renameInput', text };
+    }
     case 'confirm': {
+      if (confirmKind === 'remove') {
+        // Only y deletes: Enter chose the menu item, and a second press must not answer for the user.
+        if (input === 'y' || input === 'Y') return { type: 'confirmYes' };
+        if (input === 'n' || input === 'N' || key.escape || input === 'q') return { type: 'confirmNo' };
+        return null;
+      }
       if (confirmKind === 'inUse') {
         // Enter answers nothing here: it is the key that asked, and a second press must not start a second agent.
         if (input === 'r' || input === 'R') return { type: 'confirmInUse', answer: 'resume' };
@@ -202,11 +218,11 @@ export const KEY_HELP: readonly { readonly title: string; readonly keys: readonl
       { keys: 'Home End', what: 'first, last' },
       { keys: 'Enter', what: 'resume in its agent' },
       { keys: '→  Ctrl-O', what: 'read the transcript' },
-      { keys: 'Tab', what: 'more: sort, help…' },
+      { keys: 'Tab', what: 'more: rename, delete…' },
       { keys: 'Ctrl-A', what: 'this directory ↔ all' },
       { keys: 'Ctrl-G  >x', what: 'search in transcripts' },
-      { keys: 'Ctrl-W', what: 'erase a word' },
-      { keys: 'Ctrl-U', what: 'erase the query' },
+      { keys: 'Ctrl-W Ctrl-U', what: 'erase a word, all' },
+      { keys: 'Ctrl-R', what: 'undo the last delete' },
       { keys: 'Esc', what: 'clear, then quit' },
       { keys: 'Ctrl-C', what: 'quit' },
     ],

@@ -1,6 +1,7 @@
 // The action menu Tab opens: what can be done to the selected row (or the open transcript) and to the list, each
 // item an action the reducer already knows. A table, so the keys the menu answers to and the help say the same.
 import type { Action } from './actions.js';
+import { canRename } from '../app/rename.js';
 import { contentQuery, type BrowserState } from './state.js';
 
 export interface MenuItem {
@@ -34,7 +35,11 @@ export function menuItems(state: BrowserState): MenuItem[] {
     items.push({ key: 'o', label: 'read the transcript', shortcut: '→', action: { type: 'open' } });
     // The most common hand-off: all of it, to another agent, without reading it first (it asks before writing).
     items.push({ key: 'f', label: 'fork or hand off the whole session…', action: { type: 'startForkWhole' } });
+    // Rename opens a prompt (the name is written by Enter there); delete asks first, and has no key of its own.
+    if (canRename(row.session)) items.push({ key: 'n', label: 'rename…', action: { type: 'startRename' } });
+    items.push({ key: '', label: 'delete: move to the trash…', action: { type: 'startRemove' } });
   }
+  if (state.lastDeleted !== null) items.push({ key: '', label: `undo the delete of ${state.lastDeleted.title}`, shortcut: 'Ctrl-R', action: { type: 'undoRemove' } });
   items.push({ key: 'a', label: state.scope === 'cwd' ? 'show every directory' : 'show this directory only', shortcut: 'Ctrl-A', action: { type: 'toggleScope' } });
   items.push({ key: 's', label: `sort by ${state.sort === 'updated' ? 'created' : 'updated'}`, action: { type: 'toggleSort' } });
   items.push({ key: 'g', label: contentQuery(state.query) === null ? 'search inside the transcripts' : 'search titles and columns', shortcut: 'Ctrl-G', action: { type: 'toggleContent' } });

@@ -10,6 +10,7 @@ import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSe
 import { findStep, jumpTurn, nextAgent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, startForkWhole, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type InitialOptions, type Mode, type Notice, type SortKey } from './state.js';
 import { findMatches, firstMatchFrom } from './transcript-layout.js';
+import { confirmRemove, writesReducer } from './reducer-writes.js';
 
 export type { Action, ResumeOutcome } from './actions.js';
 
@@ -24,6 +25,8 @@ export function firstState(options: InitialOptions, cached: readonly CatalogSess
 }
 
 export function browserReducer(state: BrowserState, action: Action): BrowserState {
+  const written = writesReducer(state, action);
+  if (written !== null) return written;
   switch (action.type) {
     case 'key': {
       let next = state;
@@ -152,6 +155,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
         },
       };
     case 'confirmYes':
+      if (state.confirm?.kind === 'remove') return confirmRemove(state);
       return state.confirm?.kind === 'cwd' ? { ...state, decision: { kind: 'resume', session: state.confirm.session, here: true } } : state;
     case 'confirmInUse': {
       const asked = state.confirm;
@@ -252,6 +256,8 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'refreshHosts':
       if (state.hosts.length === 0) return { ...state, notice: { text: 'no hosts to read: name them with --host or "hosts" in the config', tone: 'info' } };
       return { ...state, hostsRefresh: state.hostsRefresh + 1, notice: null };
+    default:
+      return state; // the writes' actions, handled above (reducer-writes.ts)
   }
 }
 

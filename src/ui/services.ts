@@ -1,3 +1,4 @@
+import { isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
@@ -22,6 +23,8 @@ import { safeLine, tildePath } from '../core/text.js';
 import { HostSource, type HostContext, type HostStatus } from '../remote/host-source.js';
 import { DEFAULT_SSH_SETTINGS } from '../remote/ssh.js';
 import { forkSession } from '../app/fork.js';
+import { removeSession, restoreSession, type Trash } from '../app/remove.js';
+import { renameSession } from '../app/rename.js';
 import { staleRefusal } from '../app/place.js';
 import { describeInUse, sessionInUse } from '../app/in-use.js';
 import { grepPlace, type GrepRequest } from '../app/grep.js';
@@ -68,6 +71,12 @@ export interface TuiServices {
    * `end` every turn (the whole conversation).
    */
   fork(session: CatalogSession, atTurn: number | 'end', branchName: string, target?: Agent): Promise<ForkOutcome>;
+  /** Name the session where its agent reads names; the row read again (absent in stand-ins: not offered to work). */
+  rename?(session: CatalogSession, name: string): Promise<CatalogSession>;
+  /** Move the session to the trash (refused while a process holds its files open). */
+  remove?(session: CatalogSession): Promise<void>;
+  /** Put the session deleted last back from the trash, byte for byte: its row as it was. */
+  restore?(session: CatalogSession): Promise<CatalogSession>;
   /**
    * Can Enter resume as is, or must the user be asked first (the recorded cwd is gone or unknown, or the session looks
    * open in an agent on this machine)?
@@ -123,6 +132,8 @@ export interface ServiceOptions {
   readonly hosts?: { readonly names: readonly string[]; readonly context: HostContext; readonly refreshMs: number };
   /** The process table whose open files say a session is open in an agent (`/proc`; null: only write times are checked). */
   readonly procDir?: string | null;
+  /** Where deleted sessions go (default: `$XDG_DATA_HOME`, else `~/.local/share`, its `Trash/`). */
+  readonly trash?: Trash;
 }
 
 /** No key for this long before the settled catalog's one full collection runs (it pauses the process briefly). */
@@ -319,6 +330,19 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       return { session: forked.row, resumeCommand: formatCommand(planCommand(forked.resume)) };
     },
 
+    async rename(session, name) {
+      return (await renameSession(session, placeFor(session), here, { name, now: options.now?.() ?? new Date() })).row;
+    },
+
+    async remove(session) {
+      await removeSession(session, placeFor(session), { trash: trashOf(options), procDir: options.procDir ?? null });
+    },
+
+    async restore(session) {
+      await restoreSession(trashOf(options), session.id);
+      return session;
+    },
+
     grep(text, onHit, onDone) {
       const controller = new AbortController();
       const { signal } = controller;
@@ -383,4 +407,11 @@ function describeLocations(locations: Locations, homeDir: string): string[] {
     ...ADAPTER_LIST.flatMap((adapter) => locations.roots[adapter.agent].map((dir) => `${adapter.locations.describeRoot(home(dir))}${missing(dir)}`)),
     ...ADAPTER_LIST.flatMap((adapter) => (adapter.locations.describeAlso ? [adapter.locations.describeAlso(home(locations.cwd))] : [])),
   ];
+}
+
+/** The trash deleted sessions go to: the one given, else `$XDG_DATA_HOME`'s (an absolute one), else `~/.local/share`'s. */
+function trashOf(options: ServiceOptions): Trash {
+  if (options.trash) return options.trash;
+  const data = options.env.XDG_DATA_HOME;
+  return { dataHome: data !== undefined && isAbsolute(data) ? data : join(options.homeDir, '.local', 'share') };
 }

@@ -21,7 +21,7 @@ export type TuiDecision =
     };
 
 /** `list`: the rows and the query (printable keys always type into it); `menu`: the actions of the selected row (Tab). */
-export type Mode = 'list' | 'menu' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm';
+export type Mode = 'list' | 'menu' | 'help' | 'problems' | 'transcript' | 'find' | 'fork' | 'confirm' | 'rename';
 
 export type Scope = 'cwd' | 'all';
 export type SortKey = 'updated' | 'created';
@@ -123,12 +123,26 @@ export interface MenuState {
 
 /** The recorded cwd cannot be used: ask before resuming in the current directory. */
 export interface ConfirmState {
-  /** `cwd`: the recorded directory is gone (resume in the current one?); `inUse`: the session looks open in an agent. */
-  readonly kind: 'cwd' | 'inUse';
+  /**
+   * `cwd`: the recorded directory is gone (resume in the current one?); `inUse`: the session looks open in an agent;
+   * `remove`: move the session to the trash?
+   */
+  readonly kind: 'cwd' | 'inUse' | 'remove';
   readonly session: CatalogSession;
   readonly message: string;
   readonly returnTo: Mode;
 }
+
+/** The rename prompt (Tab → rename): the name being typed, then written through the agent's own name field. */
+export interface RenameState {
+  readonly session: CatalogSession;
+  readonly name: string;
+  readonly status: 'editing' | 'working' | 'error';
+  readonly error: string | null;
+}
+
+/** A write the browser asked for and the container runs (services): a confirmed delete, or the undo of the last one. */
+export type PendingWrite = { readonly kind: 'remove'; readonly session: CatalogSession } | { readonly kind: 'restore'; readonly session: CatalogSession };
 
 export interface Notice {
   readonly text: string;
@@ -193,6 +207,11 @@ export interface BrowserState {
   readonly fork: ForkState | null;
   readonly menu: MenuState | null;
   readonly confirm: ConfirmState | null;
+  readonly rename: RenameState | null;
+  /** A delete or undo being run. */
+  readonly pendingWrite: PendingWrite | null;
+  /** The session deleted last in this browser (Ctrl-R puts it back). */
+  readonly lastDeleted: CatalogSession | null;
   /** A resume asked for and not yet checked (the container checks the agent and cwd). */
   readonly resumeRequest: CatalogSession | null;
   /** A session open in an agent that the user chose to fork (every turn) and resume the fork of: being forked. */
@@ -246,6 +265,9 @@ export function initialState(options: InitialOptions): BrowserState {
     fork: null,
     menu: null,
     confirm: null,
+    rename: null,
+    pendingWrite: null,
+    lastDeleted: null,
     resumeRequest: null,
     forkThenResume: null,
     notice: null,

@@ -36,7 +36,9 @@ const table: readonly [mode: Mode, input: string, key: KeyInfo, expected: Action
   ['list', ...ctrl('g'), { type: 'toggleContent' }],
   ['list', ...ctrl('a'), { type: 'toggleScope' }],
   ['list', ...ctrl('c'), { type: 'quit' }],
+  ['list', ...ctrl('r'), { type: 'undoRemove' }],
   ['list', ...ctrl('z'), null],
+  ['list', ...ctrl('t'), null],
   ['list', 'r', k({ meta: true }), null],
   ['list', '\u0007', plain, null],
   // menu: letters name items (the reducer looks them up), arrows and j/k choose, Enter runs, Esc/Tab close

@@ -17,7 +17,14 @@ export function ConfirmPrompt({ confirm, cwd, width }: ConfirmPromptProps) {
   return (
     <Box width={width} height={CONFIRM_PROMPT_ROWS} flexShrink={0} flexDirection="column" borderStyle="round" borderColor={theme.error} paddingX={1} overflow="hidden">
       <Text wrap="truncate-end">{safeLine(confirm.message)}</Text>
-      {confirm.kind === 'inUse' ? (
+      {confirm.kind === 'remove' ? (
+        <Text wrap="truncate-end" bold>
+          <Text color={theme.accent}>y</Text>
+          {' move it to the trash · '}
+          <Text color={theme.accent}>n Esc</Text>
+          {' keep it'}
+        </Text>
+      ) : confirm.kind === 'inUse' ? (
         <Text wrap="truncate-end" bold>
           <Text color={theme.accent}>r</Text>
           {' resume anyway · '}

@@ -5,6 +5,7 @@ import { CONTENT_MIN_CHARS, contentQuery, searchSettled, type BrowserState } fro
 import { CONFIRM_PROMPT_ROWS, ConfirmPrompt } from './ConfirmPrompt.js';
 import { Footer } from './Footer.js';
 import { FORK_PROMPT_ROWS, ForkPrompt } from './ForkPrompt.js';
+import { RENAME_PROMPT_ROWS, RenamePrompt } from './RenamePrompt.js';
 import { Header, indexingProgress } from './Header.js';
 import { HelpView } from './HelpView.js';
 import { MenuView, menuRows } from './MenuView.js';
@@ -112,6 +113,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
 function promptOf(state: BrowserState): { readonly prompt: ReactNode; readonly promptRows: number } {
   const { columns } = state.size;
   if (state.mode === 'fork' && state.fork) return { prompt: <ForkPrompt fork={state.fork} width={columns} />, promptRows: FORK_PROMPT_ROWS };
+  if (state.mode === 'rename' && state.rename) return { prompt: <RenamePrompt rename={state.rename} width={columns} />, promptRows: RENAME_PROMPT_ROWS };
   if (state.mode === 'confirm' && state.confirm) return { prompt: <ConfirmPrompt confirm={state.confirm} cwd={state.cwd} width={columns} />, promptRows: CONFIRM_PROMPT_ROWS };
   if (state.mode === 'menu' && state.menu) {
     const items = menuItems(state);
