@@ -715,3 +715,27 @@ describe('a big prompt line in the index', () => {
     expect(userTurnTexts(session.messages)).toEqual(['the real prompt']);
   });
 });
+
+describe('plugin slash commands (issue 28, 6): recorded by the real Claude Code 2.1.330 (test/fixtures/claude-2.1.330-plugin)', () => {
+  // /codex:setup (allowed-tools) and /codex:review (also disable-model-invocation: true), each answered by the model:
+  // one rule for both, whatever the command: a slash command whose expansion the model answered is a turn.
+  const ID = '0adc54e7-d6cf-415b-aa6f-04df30fd638f';
+  const TURNS = ['[b] What does the api server do?', '/codex:setup --enable-review-gate', '/codex:review --wait', '[b] Thanks, that is all.'];
+  const plugin = async (): Promise<SessionFileGroup> => {
+    const root = await mkdtemp(join(tmpdir(), 'sessions-claude-plugin-'));
+    await cp(join(FIXTURES, 'claude-2.1.330-plugin', '.claude'), join(root, '.claude'), { recursive: true });
+    const path = join(root, '.claude', 'projects', '-home-dev-src-b-plugin', `${ID}.jsonl`);
+    return { agent: 'claude', paths: [path], idHint: ID, root: join(root, '.claude'), archived: false };
+  };
+
+  it('both commands are turns, the same in the row, the transcript and a fork', async () => {
+    const group = await plugin();
+    expect(await claudeAdapter.readSummary(group, context())).toMatchObject({ userTurns: 4, prompts: TURNS });
+    const session = await claudeAdapter.readSession(group, context());
+    expect(session.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TURNS);
+    const fork = await claudeAdapter.fork(group, { atTurn: 4 }, context());
+    const forked = await claudeAdapter.readSession({ ...group, paths: [fork.path], idHint: fork.id }, context());
+    expect(forked.messages.filter((m) => m.userTurn).map((m) => messageText(m))).toEqual(TURNS.slice(0, 3));
+    await rm(dirname(group.root), { recursive: true, force: true });
+  });
+});
