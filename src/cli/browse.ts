@@ -8,6 +8,7 @@ import { planResume, type ResumeRequest } from '../app/resume.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import { loadCacheHead } from '../catalog/cache-head.js';
 import { chosenHosts, hostContext } from '../remote/hosts.js';
+import { trashOf } from './remove.js';
 import { cachePathOf, cwd, env, hereOf, locationsFrom, readConfig, warnMissingLocations, type CommonOptions } from './common.js';
 import { PROC_DIR, resumeChecked } from './resume-checked.js';
 import { runRemote } from './run-plan.js';
@@ -45,7 +46,7 @@ export async function browse(_options: unknown, command: Command): Promise<void>
   const config = readConfig();
   // The browser always shows this machine; --host (or the config's hosts) adds others, read while it is open.
   const hosts = { names: chosenHosts(options.host, config).hosts, context: hostContext(config, env, homedir(), options.cache !== false), refreshMs: config.hostRefresh * 1000 };
-  const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null, hosts });
+  const decision = await runTui({ locations, config, cwd, homeDir: homedir(), cachePath, cacheHead, initialScope, screenEntered: first !== null, hosts, trash: trashOf(options.home) });
   if (decision.kind === 'resume') {
     const remote = decision.remote;
     process.exitCode = remote

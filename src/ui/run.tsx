@@ -5,6 +5,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import type { Locations } from '../catalog/locations.js';
 import type { Config } from '../config.js';
 import { PROC_DIR } from '../app/in-use.js';
+import type { Trash } from '../app/trash.js';
 import type { HostContext } from '../remote/host-source.js';
 import { App } from './App.js';
 import { useTerminalSize } from './hooks/use-terminal-size.js';
@@ -30,6 +31,8 @@ export interface TuiOptions {
   readonly screenEntered?: boolean;
   /** Other machines to read over ssh beside this one. */
   readonly hosts?: { readonly names: readonly string[]; readonly context: HostContext; readonly refreshMs: number };
+  /** Where deleted sessions go (`sessions rm`'s trash: `--home DIR`'s, `$XDG_DATA_HOME`'s or `~/.local/share`'s). */
+  readonly trash?: Trash;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function runTui(options: TuiOptions): Promise<TuiDecision> {
     ...(collectGarbage ? { collectGarbage } : {}),
     ...(options.hosts ? { hosts: options.hosts } : {}),
     procDir: PROC_DIR,
+    ...(options.trash ? { trash: options.trash } : {}),
   });
   let decision: TuiDecision = { kind: 'quit' };
   if (!options.screenEntered) stdout.write(ENTER_ALT_SCREEN + CURSOR_HOME);
