@@ -155,8 +155,8 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   if (!ready.ok) throw new Error(`the TUI never settled:\n${ready.screen}`);
   sleepSync(3000); // the search index is built 30 ms after the catalog settles; the watcher arms
   const pid = tmux.panePid();
-  tmux.sendLiteral('/');
-  tmux.waitFor((s) => /^\/ /m.test(s), { timeoutMs: 5000 });
+  // typing searches at once: the list's footer holds the query (`search: `)
+  tmux.waitFor((s) => /^search: /m.test(s), { timeoutMs: 5000 });
   sleepSync(200);
   const loadBefore = load();
   const settled = (prefix, screen) => {
@@ -166,7 +166,7 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   };
   const samples = typeQueries(settled, () => {
     tmux.sendKeys('C-u');
-    tmux.waitFor((s) => /^\/ $|^\/ \s/m.test(s) && !/matching "/.test(s.split('\n')[0] ?? ''), { timeoutMs: 5000 });
+    tmux.waitFor((s) => /^search: {2,}/m.test(s) && !/matching "/.test(s.split('\n')[0] ?? ''), { timeoutMs: 5000 });
     sleepSync(100);
   });
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;

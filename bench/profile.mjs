@@ -106,12 +106,12 @@ if (existsSync(join(root, 'dist', 'ui', 'run.js'))) {
   const cmd = `exec env XDG_CACHE_HOME=${sq(e.XDG_CACHE_HOME)} XDG_CONFIG_HOME=${sq(e.XDG_CONFIG_HOME)} TERM=xterm-256color ${sq(NODE)} --cpu-prof --cpu-prof-dir ${sq(dir)} ${sq(CLI)} --all --home ${sq(home)} --claw-dir ${sq(clawDir)}`;
   tmux.launch(cmd, outDir); // first run: the TUI's own cache state
   tmux.waitFor((s) => rowsShown(s, probes), { timeoutMs: 120000 });
-  tmux.sendKeys('q');
+  tmux.sendKeys('C-c'); // q is typed into the search
   tmux.waitFor(() => tmux.paneDead(), { timeoutMs: 20000 });
   for (const f of readdirSync(dir)) rmSync(join(dir, f));
   const since = tmux.launch(cmd, outDir);
   const painted = tmux.waitFor((s) => rowsShown(s, probes), { since, timeoutMs: 120000 });
-  tmux.sendKeys('q');
+  tmux.sendKeys('C-c'); // q is typed into the search
   tmux.waitFor(() => tmux.paneDead(), { timeoutMs: 20000 });
   tmux.kill();
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));

@@ -33,8 +33,7 @@ try {
     const painted = tmux.waitFor((s) => /^sessions · /m.test(s) && s.split('\n').length > 5, { since, timeoutMs: 60000 });
     if (!painted.ok) throw new Error(`the list never painted:\n${painted.screen}`);
     sleepSync(1000);
-    tmux.sendKeys('/');
-    sleepSync(200);
+    // typing searches at once (no `/` first); → opens the row read (Enter would resume it)
     tmux.sendLiteral(row.id.slice(0, 13));
     const filtered = tmux.waitFor((s) => s.includes(title), { timeoutMs: 20000 });
     sleepSync(500);
@@ -42,7 +41,7 @@ try {
     // The list alone (catalog, search index): what the transcript adds is the difference.
     const listOnly = procMemory(tmux.panePid());
     const enter = process.hrtime.bigint();
-    tmux.sendKeys('Enter');
+    tmux.sendKeys('Right');
     const shown = tmux.waitFor((s) => s !== before && /\bturn 1\b/.test(s), { since: enter, timeoutMs: 60000, pollMs: 10 });
     const pid = tmux.panePid();
     tmux.sendKeys('G');

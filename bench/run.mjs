@@ -617,14 +617,13 @@ if (want('replay')) {
     const attempts = repeat(() => {
       const p = paintTui(main, xdg, probes, { timeoutMs: 120000 });
       if (!p.ok) { tmux.idle(); return { ok: false, why: 'list never painted', screen: p.screen }; }
-      tmux.sendKeys('/');
-      sleepSync(150);
+      // typing searches at once (no `/` first); → opens the row read (Enter would resume it)
       tmux.sendLiteral(row.id.slice(0, 13));
       const filtered = tmux.waitFor((s) => s.includes(oneLine(row.title).slice(0, 16)) || s.includes(row.id.slice(0, 8)), { timeoutMs: 10000 });
       sleepSync(300);
       const before = tmux.capture();
       const since = process.hrtime.bigint();
-      tmux.sendKeys('Enter');
+      tmux.sendKeys('Right');
       // the transcript's first screen: the first assistant text, or the TUI's first-turn header
       const shown = tmux.waitFor((s) => s !== before && ((marker && s.includes(marker)) || /\bturn 1\b/.test(s)), { since, timeoutMs: 30000, pollMs: 10 });
       const mem = procMemory(p.pid);

@@ -140,7 +140,7 @@ if (out.scanEndS === null || out.scanEndS > IDLE_S - 20) {
 }
 out.idleSeries = series.map((s) => s.rssMB);
 // A search, one key at a time, as a user types it; then the list settles.
-tmux.sendKeys('/');
+// typing searches at once (no `/` first)
 for (const ch of query) {
   tmux.sendLiteral(ch);
   sleepSync(60);
