@@ -8,6 +8,7 @@ import { forkCommand } from './cli/fork.js';
 import { grepCommand } from './cli/grep.js';
 import { hostsCommand } from './cli/hosts.js';
 import { listCommand } from './cli/list.js';
+import { mcpCommand } from './cli/mcp.js';
 import { removeCommands } from './cli/remove.js';
 import { renameCommand } from './cli/rename.js';
 import { resumeCommand } from './cli/resume.js';
@@ -51,6 +52,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
   forkCommand(program);
   resumeCommand(program);
   hostsCommand(program);
+  mcpCommand(program);
   renameCommand(program);
   removeCommands(program);
   // `sessions help list`, as gh and npm take it (commander leaves it out of a program with an action of its own).
