@@ -33,6 +33,33 @@ export const SUBAGENT_KEYWORD = 'RUN-THE-SUBAGENT';
 export const GEMINI_SUBAGENT_TOOL = 'invoke_agent';
 export const ANSWER_PREFIX = 'Answer to: ';
 export const REASONING_PREFIX = 'Thinking about: ';
+/**
+ * In a prompt `CALL-MCP-TOOL <tool> <json arguments>`: the stand-in calls that MCP server tool (offered by the agent
+ * as `mcp__<server>__<tool>` or the like) with those arguments; once its result comes back, a final text.
+ */
+export const MCP_KEYWORD = 'CALL-MCP-TOOL';
+
+/**
+ * The offered tool a prompt's MCP_KEYWORD asks for, with its arguments (and its namespace, for an agent that offers a
+ * server's tools as one `namespace` tool: Codex 0.16x's `mcp__<server>`); null when the prompt asks for none.
+ */
+export function mcpToolCall(prompt: string, tools: readonly McpOffered[]): { name: string; namespace?: string; args: Record<string, unknown> } | null {
+  const asked = new RegExp(`${MCP_KEYWORD} (\\w+) (\\{.*\\})`).exec(prompt);
+  if (asked === null) return null;
+  const args = JSON.parse(asked[2]!) as Record<string, unknown>;
+  const wanted = (name: string | undefined): boolean => name === asked[1] || name?.endsWith(`__${asked[1]}`) === true;
+  for (const tool of tools) {
+    if (tool.type === 'namespace' && tool.tools?.some((inner) => wanted(inner.name))) return { name: asked[1]!, namespace: tool.name!, args };
+    if (tool.name !== undefined && wanted(tool.name)) return { name: tool.name, args };
+  }
+  return null;
+}
+
+interface McpOffered {
+  readonly name?: string;
+  readonly type?: string;
+  readonly tools?: readonly { readonly name?: string }[];
+}
 
 /** The opaque blob (Codex `encrypted_content`, Claude thinking `signature`) the stand-in attaches to a prompt's answer. */
 export function encryptedBlob(prompt: string): string {
@@ -213,6 +240,10 @@ function answerResponses(record: RecordedRequest, res: ServerResponse, script: S
       record.reply = 'subagent';
       const args = { ...(valueForSchema((task as { parameters?: JsonSchema }).parameters) as Record<string, unknown>), description: 'Look around', prompt: `Sub-task: list what the api server holds (${prompt.slice(0, 40).replace(SUBAGENT_KEYWORD, 'sub-agent')})` };
       items = [{ type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', name: task.name, arguments: JSON.stringify(args) }];
+    } else if (mcpToolCall(prompt, body.tools ?? []) !== null) {
+      record.reply = 'mcp';
+      const call = mcpToolCall(prompt, body.tools ?? [])!;
+      items = [{ type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, status: 'completed', name: call.name, ...(call.namespace ? { namespace: call.namespace } : {}), arguments: JSON.stringify(call.args) }];
     } else if (prompt.includes(TOOL_KEYWORD)) {
       record.reply = 'tool';
       items = [isCopilotRequest(body.tools ?? []) ? copilotToolCall(n) : codexToolCall(n, body.tools ?? [])];
@@ -353,7 +384,11 @@ function answerMessages(record: RecordedRequest, res: ServerResponse, script: St
         ];
   } else {
     const prompt = last && last.role === 'user' ? claudePromptText(last.content) : '';
-    if (prompt.includes(TOOL_KEYWORD) && tools.some((tool) => tool.name === 'Bash')) {
+    const mcp = mcpToolCall(prompt, tools);
+    if (mcp !== null) {
+      record.reply = 'mcp';
+      blocks = [{ type: 'tool_use', id: `toolu_standin_${n}`, name: mcp.name, input: mcp.args }];
+    } else if (prompt.includes(TOOL_KEYWORD) && tools.some((tool) => tool.name === 'Bash')) {
       record.reply = 'tool';
       blocks = [{ type: 'tool_use', id: `toolu_standin_${n}`, name: 'Bash', input: { command: TOOL_COMMAND, description: 'Print a marker' } }];
     } else if (tools.length > 0) {
