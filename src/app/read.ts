@@ -61,9 +61,10 @@ export async function showTranscript(
   session: CatalogSession,
   place: Place,
   here: Pick<Here, 'context'>,
-  options: { readonly format: 'text' | 'md' | 'json'; readonly system: boolean; readonly cache?: CatalogCache },
+  options: { readonly format: 'text' | 'md' | 'json' | 'html'; readonly system: boolean; readonly cache?: CatalogCache },
 ): Promise<ShowSource> {
-  if (place.kind === 'host') return { kind: 'printed', text: await showWithHostSessions(place.host, place.settings, session.id, options.format, options.system) };
+  // A host's `sessions` prints text, Markdown or JSON: a page is made here from its JSON.
+  if (place.kind === 'host') return { kind: 'printed', text: await showWithHostSessions(place.host, place.settings, session.id, options.format === 'html' ? 'json' : options.format, options.system) };
   const adapter = ADAPTERS[session.agent];
   if (place.kind === 'local' && options.format !== 'json' && adapter.streamMessages !== undefined) {
     const fold = options.cache === undefined ? undefined : await savedFold(options.cache, session.paths);

@@ -2,15 +2,19 @@
 import { type Command, Option } from 'commander';
 import { resolveOne } from '../app/list.js';
 import { showTranscript } from '../app/read.js';
-import { markdownTranscriptWriter, textTranscriptWriter, transcriptToMarkdown, transcriptToText, writeTranscript } from '../core/export.js';
+import { markdownTranscriptWriter, textTranscriptWriter, wholeTranscript, writeTranscript, type TranscriptWriter } from '../core/export.js';
+import { htmlTranscriptWriter } from '../core/export-html.js';
+import type { Session } from '../core/model.js';
+import { redactBatches, redactMessage, redactSecrets } from '../core/redact.js';
 import { stripControl } from '../core/text.js';
 import { CliError, hereOf, listSetup, ownProblems, readConfig, reportProblems, warnMissingLocations, warnSkippedLines, withLocations, writeStdout, type CommonOptions } from './common.js';
 
-type ShowOptions = CommonOptions & { format: 'text' | 'md' | 'json'; system?: boolean };
+type Format = 'text' | 'md' | 'json' | 'html';
+type ShowOptions = CommonOptions & { format: Format; system?: boolean; redact?: boolean };
 
 /** `--json` is `--format json` (as `list --json`); with another --format it is a contradiction. */
-function formatOf(options: ShowOptions): 'text' | 'md' | 'json' {
-  if (options.json && options.format === 'md') throw new CliError('--json prints JSON: leave out --format md, or --json');
+function formatOf(options: ShowOptions): Format {
+  if (options.json && (options.format === 'md' || options.format === 'html')) throw new CliError(`--json prints JSON: leave out --format ${options.format}, or --json`);
   return options.json ? 'json' : options.format;
 }
 
@@ -18,15 +22,18 @@ export function showCommand(program: Command): void {
   withLocations(program.command('show'))
     .description('print a whole transcript')
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path to a session file')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'md', 'json']).default('text'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'md', 'json', 'html']).default('text'))
     .option('--json', 'the transcript as JSON (the same as --format json)')
     .option('--system', 'include injected context and system messages')
+    .option('--redact', 'mask API keys, tokens and private keys (AWS, GitHub, OpenAI, Anthropic, JWTs, PEM blocks) before printing')
     .addHelpText(
       'after',
       `
 Examples:
   sessions show 01a200ed-60a4
   sessions show 01a200ed-60a4 --format md > transcript.md
+  sessions show 3e88d315 --format html --redact > checkout.html
+                                             one page to share: no script, nothing fetched
   sessions show 5a1999c3 --json | jq '.messages | length'
   sessions show ~/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl`,
     )
@@ -38,29 +45,49 @@ Examples:
       if (setup.local) warnMissingLocations(options);
       const found = await resolveOne(setup, id, { cached: true });
       const { session, problems } = found;
-      const shown = await showTranscript(session, found.place, hereOf(setup, config, found), { format: options.format, system: options.system ?? false, ...(found.cache ? { cache: found.cache } : {}) });
+      // A host's own `sessions` is asked for its session as JSON when the page or the redaction is made here.
+      const asked = found.place.kind === 'host' && (options.format === 'html' || options.redact) ? 'json' : options.format;
+      const shown = await showTranscript(session, found.place, hereOf(setup, config, found), { format: asked, system: options.system ?? false, ...(found.cache ? { cache: found.cache } : {}) });
+      const redact = options.redact === true;
+      const header = redact ? redactHeader(session) : session;
       switch (shown.kind) {
         case 'printed':
           // The host's own `sessions` printed it (its files are there); text from another machine is sanitised here too.
-          process.stdout.write(options.format === 'json' ? shown.text : stripControl(shown.text));
+          if (asked === 'json' && options.format !== 'json') {
+            const full = JSON.parse(shown.text) as Session;
+            const read = redact ? { ...redactHeader(full), messages: full.messages.map(redactMessage) } : full;
+            process.stdout.write(wholeTranscript(writerFor(options.format, options.system), read));
+          } else {
+            process.stdout.write(options.format === 'json' ? (redact ? redactSecrets(shown.text) : shown.text) : stripControl(shown.text));
+          }
           return;
         case 'stream': {
           // Streamed: the header is the row (the catalog just folded the same file), each message is written as it is
           // read, and the transcript is never held whole.
-          const writer = options.format === 'md' ? markdownTranscriptWriter({ includeSystem: options.system }) : textTranscriptWriter({ includeSystem: options.system });
-          await writeTranscript(writer, session, shown.stream.messages, (text) => writeStdout(text));
+          const messages = redact ? redactBatches(shown.stream.messages) : shown.stream.messages;
+          // (JSON is never streamed: showTranscript reads it whole.)
+          await writeTranscript(writerFor(options.format === 'json' ? 'text' : options.format, options.system), header, messages, (text) => writeStdout(text));
           warnSkippedLines(session.path, shown.stream.malformedLines());
           break;
         }
         case 'session': {
-          const full = shown.session;
+          const full = redact ? { ...redactHeader(shown.session), messages: shown.session.messages.map(redactMessage) } : shown.session;
           if (options.format === 'json') process.stdout.write(`${JSON.stringify(full, null, 2)}\n`);
-          else if (options.format === 'md') process.stdout.write(transcriptToMarkdown(full, { includeSystem: options.system }));
-          else process.stdout.write(transcriptToText(full, { includeSystem: options.system }));
+          else process.stdout.write(wholeTranscript(writerFor(options.format, options.system), full));
           warnSkippedLines(session.path, full.malformedLines);
           break;
         }
       }
       reportProblems(ownProblems(problems, session));
     });
+}
+
+function writerFor(format: Exclude<Format, 'json'>, system: boolean | undefined): TranscriptWriter {
+  const options = { includeSystem: system };
+  return format === 'md' ? markdownTranscriptWriter(options) : format === 'html' ? htmlTranscriptWriter(options) : textTranscriptWriter(options);
+}
+
+/** A session's fields that quote its prompts, redacted (the title is the first prompt when nothing names it). */
+function redactHeader<T extends Pick<Session, 'title' | 'firstPrompt' | 'lastPrompt' | 'prompts'>>(session: T): T {
+  return { ...session, title: redactSecrets(session.title), firstPrompt: session.firstPrompt === null ? null : redactSecrets(session.firstPrompt), lastPrompt: session.lastPrompt === null ? null : redactSecrets(session.lastPrompt), prompts: session.prompts.map(redactSecrets) };
 }

@@ -15,6 +15,8 @@ export interface TranscriptOptions {
 export interface TranscriptWriter {
   header(session: TranscriptHeader): string;
   message(message: Message): string;
+  /** What closes the transcript (HTML's closing tags), after the last message. */
+  footer?(): string;
 }
 
 /** Output lines joined by newlines, as pieces: every line after the first is written with the newline before it. */
@@ -72,9 +74,10 @@ export function transcriptToText(session: Session, options: TranscriptOptions = 
   return wholeTranscript(textTranscriptWriter(options), session);
 }
 
-function wholeTranscript(writer: TranscriptWriter, session: Session): string {
+export function wholeTranscript(writer: TranscriptWriter, session: Session): string {
   const out = [writer.header(session)];
   for (const message of session.messages) out.push(writer.message(message));
+  out.push(writer.footer?.() ?? '');
   return out.join('');
 }
 
@@ -212,5 +215,6 @@ export async function writeTranscript(
       }
     }
   }
+  batch += writer.footer?.() ?? '';
   if (batch.length > 0) await write(batch);
 }
