@@ -11,6 +11,7 @@ import type { ForkResult } from '../core/formats/types.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
 import { readRegularFile } from '../core/io/regular.js';
 import { countUserTurns, type Agent, type Session } from '../core/model.js';
+import { redactMessage, redactSecrets } from '../core/redact.js';
 import { assertSessionId } from '../core/session-id.js';
 import { writingIntoMirror } from '../remote/host-source.js';
 import { hostPath } from '../remote/mirror-layout.js';
@@ -31,6 +32,8 @@ export interface ForkRequest {
   readonly to?: Agent;
   /** The clock the new session is dated by (Codex files it under the day's folder). */
   readonly now?: Date;
+  /** A hand-off's prompts, answers and tool output with keys and tokens masked (core/redact.ts). */
+  readonly redact?: boolean;
 }
 
 export interface Forked {
@@ -58,7 +61,10 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   const branchName = request.branchName ? request.branchName : undefined;
   // The end is the turn after the row's last (rows are exact: the adapter counts the same turns).
   const atTurn = request.atTurn === 'end' ? session.userTurns + 1 : request.atTurn;
-  const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}) };
+  // A fork copies the agent's own lines (signed reasoning included) byte for byte: only a hand-off writes them anew.
+  if (request.redact && to === null) throw new HandoffError('--redact masks what a hand-off writes: give --to another agent (a fork copies the session as it is)');
+  if (request.redact && place.kind === 'host') throw new HostActionError(`${place.host}: a redacted hand-off is written by sessions here: it reads the host's files in its mirror (set the host to mirror mode), not through the host's own sessions`);
+  const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}) };
   switch (place.kind) {
     case 'local':
       return to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to, end: request.atTurn === 'end' });
@@ -75,7 +81,12 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   }
 }
 
-type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date };
+type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean };
+
+/** What a hand-off writes from: the transcript, redacted when asked. */
+function handedOff(session: Session, wanted: Wanted): Session {
+  return wanted.redact ? { ...session, title: redactSecrets(session.title), messages: session.messages.map(redactMessage) } : session;
+}
 
 /** A turn no fork of the host's row can be made before: said here, before ssh (the host checks the exact range). */
 function checkHostTurn(atTurn: number, userTurns: number): void {
@@ -105,7 +116,7 @@ async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Pr
 /** A hand-off: the whole transcript (never a clipped one) written as a new session of `wanted.to`. */
 async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted & { readonly to: Agent; readonly end: boolean }): Promise<Forked> {
   const context = await here.context();
-  const full = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+  const full = handedOff(await ADAPTERS[session.agent].readSession(groupOf(session), context), wanted);
   const homes = handoffHomes(here.locations);
   const result = await handOff(full, { ...wanted, atTurn: handOffTurn(full, wanted) }, homes);
   // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
@@ -191,7 +202,7 @@ async function handOffIntoMirror(session: CatalogSession, place: Place & { reado
   refuseSharedName(place, to, wanted, 'hand it off');
   const read = await ADAPTERS[session.agent].readSession(groupOf(session), mirror.context);
   // The session ran in the host's directory (claw's is where its files are: in the mirror, the host's path).
-  const onTheHost = { ...read, cwd: read.cwd === null ? null : hostPath(mirror.dir, read.cwd) };
+  const onTheHost = handedOff({ ...read, cwd: read.cwd === null ? null : hostPath(mirror.dir, read.cwd) }, wanted);
   const homes = handoffHomes(mirror.locations);
   const home = homes[to];
   if (home === undefined) throw new HostActionError(`${place.host}: no ${to} home on the host`);

@@ -10,7 +10,7 @@ import { safeLine } from '../core/text.js';
 import { formatCommand } from '../launch.js';
 import { CliError, hereOf, listSetup, positiveInt, readConfig, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 
-type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent };
+type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent; redact?: boolean };
 
 /** `--at`: a 1-based turn, or `end` (after the last turn: every turn kept). */
 function forkTurn(value: string): number | 'end' {
@@ -23,6 +23,7 @@ export function forkCommand(program: Command): void {
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers; `end` (the default, or the number of turns + 1) keeps every turn', forkTurn)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns (0: keep every turn)', positiveInt)
+    .option('--redact', 'with --to: mask API keys, tokens and private keys in what the hand-off writes (prompts, answers, tool output)')
     .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
     .option('--json', 'print {id, path, agent, parentId, parentAgent, keptUserTurns, resume: {argv, cwd, env}} as JSON')
@@ -65,7 +66,7 @@ Examples:
       if (options.dropLast !== undefined && atTurn !== 'end' && atTurn < 2) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 0..${Math.max(0, turns - 1)}`);
       }
-      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}) });
+      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}), ...(options.redact ? { redact: true } : {}) });
       const { result, host } = forked;
       if (forked.warning !== undefined) warn(`sessions: warning: ${safeLine(forked.warning)}\n`);
       const resume = planCommand(forked.resume);

@@ -24,8 +24,12 @@ let home: string;
 let server: Server;
 const fetched: string[] = [];
 
+function sessions(...args: string[]): string {
+  return execFileSync(process.execPath, [BIN, ...args, '--home', home, '--no-cache'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') }, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
 function show(...args: string[]): string {
-  return execFileSync(process.execPath, [BIN, 'show', SESSION, '--home', home, '--no-cache', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') }, maxBuffer: 64 * 1024 * 1024 });
+  return sessions('show', SESSION, ...args);
 }
 
 beforeAll(async () => {
@@ -83,6 +87,24 @@ describe('--redact', () => {
       expect(redacted, format).toContain('[REDACTED github-token]');
       expect(redacted, format).toContain(PROMPTS[2]);
     }
+  });
+});
+
+describe('fork --to … --redact', () => {
+  it('writes a hand-off whose prompts hold no secret (and one without --redact that does)', () => {
+    const redacted = JSON.parse(sessions('fork', SESSION, '--to', 'codex', '--redact', '--json')) as { id: string; agent: string };
+    expect(redacted.agent).toBe('codex');
+    const written = sessions('show', redacted.id, '--json');
+    expect(written).not.toContain(AWS_KEY);
+    expect(written).not.toContain(GITHUB_TOKEN);
+    expect(written).toContain('[REDACTED aws-access-key-id]');
+    expect(written).toContain(PROMPTS[2]);
+    const plain = JSON.parse(sessions('fork', SESSION, '--to', 'codex', '--json')) as { id: string };
+    expect(sessions('show', plain.id, '--json')).toContain(AWS_KEY);
+  });
+
+  it('is refused for a fork of the same agent (its lines are copied as they are)', () => {
+    expect(() => sessions('fork', SESSION, '--redact')).toThrow(/--redact masks what a hand-off writes/);
   });
 });
 
