@@ -9,6 +9,11 @@ export interface GrepFound {
   readonly matches: number;
   /** The first occurrence in its surroundings (with `context`). */
   readonly snippet: Snippet | null;
+  /**
+   * The text is only in turns the session inherits from its parent's file (a Codex paginated fork's early turns):
+   * `matches` and `snippet` are those of that part of the parent's file.
+   */
+  readonly inherited?: boolean;
 }
 
 /**

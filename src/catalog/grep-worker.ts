@@ -1,8 +1,8 @@
 // A full-text search worker: searches the files it is handed, posting each match as soon as it is found.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from '../core/formats/index.js';
-import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer, type MatchPlace } from '../core/io/contains.js';
-import { readSnippet, type Snippet } from '../core/io/snippet.js';
+import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer } from '../core/io/contains.js';
+import { firstSnippet, type Snippet } from '../core/io/snippet.js';
 import type { Agent } from '../core/model.js';
 import { cwdInHead, SUMMARY_HEAD_BYTES } from '../core/io/heads.js';
 import { FINGERPRINT_BYTES, fingerprintOf, headFingerprint } from '../core/io/lines.js';
@@ -52,17 +52,6 @@ export type GrepMessage =
       readonly cwds: readonly string[];
       readonly lineages: readonly (readonly [index: number, lineage: string | null, stamps: readonly GrepStamp[] | null])[];
     };
-
-/** The snippet of the first of `places` in conversation text (see FormatAdapter.notConversation), else of the first. */
-function firstSnippet(path: string, places: readonly MatchPlace[], context: number, notConversation: RegExp | null): Snippet {
-  let first: Snippet | null = null;
-  for (const place of places) {
-    const { lead, opened: _opened, ...snippet } = readSnippet(path, place.offset, place.length, context);
-    if (!notConversation?.test(lead)) return snippet;
-    first ??= snippet;
-  }
-  return first!;
-}
 
 /** Every file's stamp: those taken as the search opened them, the others (after a first match) taken now; null on a failure. */
 function allStamps(paths: readonly string[], taken: readonly (GrepStamp | undefined)[]): GrepStamp[] | null {

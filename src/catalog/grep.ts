@@ -16,6 +16,7 @@ import { WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+import { inheritedMatches } from './grep-inherited.js';
 
 export type { GrepFound } from './grep-pool-events.js';
 export { GrepPool } from './grep-pool.js';
@@ -183,7 +184,14 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // every such file's head was seen.
   /** The lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it). */
   const lineages = new Map<number, SniffedLineage>();
-  const rows = new MatchRows(groups, lineages, context, options.cache);
+  // Loaded once, for the rows and for the forks that inherit their parents' turns.
+  let cacheLoaded: Promise<CatalogCache | undefined> | null = null;
+  const load = options.cache;
+  const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
+  const rows = new MatchRows(groups, lineages, context, loadCache);
+  /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
+  const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
+  const ownMatches = new Map<number, GrepFound>();
   let lineageUnseen = 0;
   const lineageSeen = new Latch();
 
@@ -306,6 +314,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (signal?.aborted) return;
     rows.noteStamps(index, stamps);
     const group = groups[index]!;
+    if (inheritable.has(group.agent) && what.inherited !== true) ownMatches.set(index, what);
     if (options.onFiles) {
       matched++;
       options.onFiles(group, what);
@@ -355,6 +364,9 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     await pool.run(verify === null ? events : gatedEvents(verified, events));
     if (stale || !(await verified)) return STALE;
     await storesDone;
+    // Step 5: forks matched by the turns they inherit (their parents' files are known to match by now).
+    const inheritedSearch = { text, ignoreCase: options.ignoreCase ?? false, count: options.count ?? false, context: options.context ?? null, notConversation: notConversationPattern() };
+    for (const { index, found } of await inheritedMatches(groups, ownMatches, inheritedSearch, loadCache, (problem) => context.report(problem))) onMatch(index, found);
   } finally {
     lineageSeen.open();
   }
@@ -438,6 +450,12 @@ async function searchStores(
       onMatch(group, what);
     }
   }
+}
+
+/** The adapters' `notConversation` patterns as one (a snippet prefers a match in conversation text). */
+function notConversationPattern(): RegExp | null {
+  const sources = ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : []));
+  return sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|')) : null;
 }
 
 /** The engine a search takes (see GrepOptions.engine). */

@@ -20,7 +20,7 @@ export function grepCommand(program: Command): void {
     .description('full-text search inside every transcript (tool outputs included); matching sessions stream in as they are found')
     .argument('<text>', 'the literal text to find')
     .option('-i, --ignore-case', 'ignore the case of ASCII letters')
-    .option('--json', 'one JSON object per matching session per line (the `list --json` fields, plus `matches`)')
+    .option('--json', 'one JSON object per matching session per line (the `list --json` fields, plus `matches` and `inherited`)')
     .option('--context <n>', 'under each row, the first match with N characters of text each side (JSON: `snippet`)', positiveInt)
     .addOption(agentOption())
     .option('--cwd <dir>', 'only sessions whose cwd is this directory or below it (default: every session)')
@@ -36,7 +36,9 @@ cache), and a file of 16 MiB or more gets a map of its trigrams once a search re
 later search for text it cannot hold reads only what was appended to it since. Claude Code rows arrive
 together once every Claude file was searched (a fork made by Claude's --fork-session is linked to its
 parent then). \`matches\` counts the occurrences in the
-session's files, as the agent wrote them (some record a prompt twice). Exits 0 when something matched,
+session's files, as the agent wrote them (some record a prompt twice). A Codex fork whose early turns live
+in its parent's file matches by the text of those turns (\`inherited\`: true in --json, said under the
+row with --context). Exits 0 when something matched,
 1 when nothing did (like grep).
 
 Examples:
@@ -55,13 +57,14 @@ Examples:
       const writeRow = (s: CatalogSession, found: GrepFound, widths?: ListWidths): void => {
         if (options.json) {
           const snippet = options.context === undefined ? {} : { snippet: found.snippet };
-          out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, ...snippet })}\n`);
+          out.write(`${JSON.stringify({ ...toListJson(s), matches: found.matches, inherited: found.inherited === true, ...snippet })}\n`);
           return;
         }
         out.write(listLine(s, widths));
+        const inherited = found.inherited === true ? ', in the turns it inherits from its parent' : '';
         if (found.snippet) {
           const { before, match, after } = found.snippet;
-          out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'})\n`);
+          out.write(`        ${before}${mark(match)}${after}  (${found.matches} match${found.matches === 1 ? '' : 'es'}${inherited})\n`);
         }
       };
       // With --limit, rows wait for the search's end: the newest n of all of them are printed.

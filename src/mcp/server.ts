@@ -154,6 +154,7 @@ export function createSessionsServer(options: McpSetup): McpServer {
         const shown = found.slice(0, args.limit ?? DEFAULT_ROWS).map(({ row, found: match }) => ({
           ...rowOf(row),
           matches: match.matches,
+          ...(match.inherited === true ? { inherited: true } : {}),
           ...(match.snippet ? { snippet: stripControl(`${match.snippet.before}${match.snippet.match}${match.snippet.after}`) } : {}),
         }));
         return json({ total: found.length, sessions: shown, ...(warnings.length ? { warnings: warnings.map(stripControl) } : {}) });

@@ -204,12 +204,13 @@ describe('sessions list', () => {
     const rows = new Map((await list('--no-cache')).map((row) => [row.id, row]));
     const result = await run(at('grep', 'ls', '--json', '--no-cache'));
     expect(result.code, result.stderr).toBe(0);
-    const found = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as ListRow & { matches: number });
+    const found = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as ListRow & { matches: number; inherited: boolean });
     expect(found.length).toBeGreaterThan(3);
-    // A grep row is the list row plus how often the text occurs in the session's files.
-    for (const { matches, ...row } of found) {
+    // A grep row is the list row plus how often the text occurs in the session's files (or the turns it inherits).
+    for (const { matches, inherited, ...row } of found) {
       expect(row).toEqual(rows.get(row.id));
       expect(matches).toBeGreaterThan(0);
+      expect(typeof inherited).toBe('boolean');
     }
   });
 
@@ -644,7 +645,8 @@ describe('sessions grep', () => {
   it('finds text inside tool outputs across lines (JSON-escaped newlines), streaming NDJSON', async () => {
     const result = await run(at('grep', 'Wall time: 0.2771 seconds\nProcess exited', '--json'));
     expect(result.code, result.stderr).toBe(0);
-    expect(ids(result.stdout)).toEqual(['01a200ed-500e-74e1-88bc-7c2f05604fd8']);
+    // The fork 01a200ed-5c85… holds that turn in the part of its parent's file it inherits (0.16x paginated history).
+    expect(ids(result.stdout)).toEqual(['01a200ed-500e-74e1-88bc-7c2f05604fd8', '01a200ed-5c85-77b2-b5d4-279df852ebe4']);
   });
 
   it('finds text with quotes and non-ASCII characters, ignores ASCII case with -i', async () => {
@@ -655,17 +657,27 @@ describe('sessions grep', () => {
   });
 
   it('--json counts the matches; --context shows the first one in its text under the row', async () => {
-    const json = await run(at('grep', '-i', 'auth test', '--json'));
-    const [row] = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; matches: number; snippet?: unknown });
-    expect(row).toMatchObject({ id: '01a200ed-500e-74e1-88bc-7c2f05604fd8', matches: 7 });
-    expect(row!.snippet).toBeUndefined();
-    const text = await run(at('grep', '-i', 'auth test', '--context', '8'));
-    expect(text.stdout.split('\n')[1]).toBe('        …did the auth test fail? t…  (7 matches)');
-    const withSnippet = await run(at('grep', '-i', 'auth test', '--context', '8', '--json'));
-    expect(JSON.parse(withSnippet.stdout)).toMatchObject({ matches: 7, snippet: { before: '…did the ', match: 'auth test', after: ' fail? t…' } });
+    const json = await run(at('grep', '-i', 'auth test', '--json', '--agent', 'codex'));
+    const byId = (stdout: string): Map<string, { id: string; matches: number; inherited: boolean; snippet?: unknown }> =>
+      new Map(stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; matches: number; inherited: boolean; snippet?: unknown }).map((one) => [one.id, one]));
+    const rows = byId(json.stdout);
+    expect(rows.get('01a200ed-500e-74e1-88bc-7c2f05604fd8')).toMatchObject({ matches: 7, inherited: false });
+    expect(rows.get('01a200ed-500e-74e1-88bc-7c2f05604fd8')!.snippet).toBeUndefined();
+    // Its paginated fork inherits the turns before the fork point, where the text is as often.
+    expect(rows.get('01a200ed-5c85-77b2-b5d4-279df852ebe4')).toMatchObject({ matches: 7, inherited: true });
+    expect(rows.size).toBe(2);
+    const text = await run(at('grep', '-i', 'auth test', '--context', '8', '--agent', 'codex'));
+    const under = (id: string): string | undefined => {
+      const lines = text.stdout.split('\n');
+      return lines[lines.findIndex((line) => line.includes(id)) + 1];
+    };
+    expect(under('01a200ed-500e-74e1-88bc-7c2f05604fd8')).toBe('        …did the auth test fail? t…  (7 matches)');
+    expect(under('01a200ed-5c85-77b2-b5d4-279df852ebe4')).toBe('        …did the auth test fail? t…  (7 matches, in the turns it inherits from its parent)');
+    const withSnippet = byId((await run(at('grep', '-i', 'auth test', '--context', '8', '--json', '--agent', 'codex'))).stdout);
+    expect(withSnippet.get('01a200ed-500e-74e1-88bc-7c2f05604fd8')).toMatchObject({ matches: 7, snippet: { before: '…did the ', match: 'auth test', after: ' fail? t…' } });
     // "test" is first in the system prompt Codex records (base_instructions): the snippet shows the prompt that has it
-    const rows = (await run(at('grep', 'test', '--context', '16', '--json'))).stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; snippet: unknown });
-    expect(rows.find((one) => one.id === '01a200ed-500e-74e1-88bc-7c2f05604fd8')?.snippet).toEqual({ before: '[a] now run the ', match: 'test', after: 's and list the f…' });
+    const tests = (await run(at('grep', 'test', '--context', '16', '--json'))).stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; snippet: unknown });
+    expect(tests.find((one) => one.id === '01a200ed-500e-74e1-88bc-7c2f05604fd8')?.snippet).toEqual({ before: '[a] now run the ', match: 'test', after: 's and list the f…' });
   });
 
   const CODEX_500E = '01a200ed-500e-74e1-88bc-7c2f05604fd8';
@@ -678,8 +690,9 @@ describe('sessions grep', () => {
       .split('\n')
       .filter(Boolean)
       .map((line) => {
-        const { matches, ...row } = JSON.parse(line) as ListRow & { matches: number };
+        const { matches, inherited, ...row } = JSON.parse(line) as ListRow & { matches: number; inherited: boolean };
         expect(matches).toBeGreaterThan(0);
+        expect(typeof inherited).toBe('boolean');
         return row;
       })
       .sort((a, b) => (a.id < b.id ? -1 : 1));

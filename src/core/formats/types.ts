@@ -292,6 +292,11 @@ export interface FormatAdapter {
    */
   rowFolders?(row: SessionSummary, root: string): Promise<readonly string[] | null>;
   /**
+   * Forks whose early turns live in the parent's file (Codex's paginated forks, `session_meta.history_base`): grep
+   * searches those bytes of the parent's file for each fork of a matching session, and the fork's row matches by them.
+   */
+  readonly inheritedHistory?: InheritedHistory;
+  /**
    * The lineage a file's head shows (Claude: its root message uuid, shared by forks), for agents whose forks record
    * no parent: grep reports such agents' rows once every file of theirs was seen. Null: not in the head.
    */
@@ -381,3 +386,20 @@ export interface AgentRename {
   /** Write `name` (trimmed, one line) as the name of the conversation `id` of `group`. */
   write(group: SessionFileGroup, id: string, name: string, now: Date): Promise<void>;
 }
+
+/** Where a fork's inherited turns are: the parent's id and how many bytes of its last file (see FormatAdapter.inheritedHistory). */
+export interface InheritedBase {
+  readonly parentId: string;
+  readonly endByteOffset: number;
+}
+
+export interface InheritedHistory {
+  /** Whether a file's first bytes (INHERITED_HEAD_BYTES) may be a fork's: a cheap test before `base` reads its header. */
+  mayInherit(head: Buffer): boolean;
+  /** The inherited part a group's header names, or null (no fork, or a fork that holds its whole history). */
+  base(group: SessionFileGroup): InheritedBase | null;
+}
+
+/** The bytes of a file's start `InheritedHistory.mayInherit` is given. */
+export const INHERITED_HEAD_BYTES = 1024;
+

@@ -364,7 +364,8 @@ const FIRST_PLACES = 8;
 
 /**
  * Every match in the file (`fileContainsSync` stops at the first): the count and the first one's place, for
- * `grep`'s match counts and snippets. Same chunked reads, same spellings.
+ * `grep`'s match counts and snippets. Same chunked reads, same spellings. With `end`, only the file's bytes before
+ * that offset are searched (the turns a fork inherits from its parent's file).
  */
 export function fileMatchesSync(
   path: string,
@@ -372,6 +373,7 @@ export function fileMatchesSync(
   buffer: Buffer = searchBuffer(search),
   onHead?: HeadVisitor,
   skipLine?: LineFilter,
+  end = Infinity,
 ): FileMatches {
   const overlap = Math.max(0, search.longest - 1);
   const chunk = buffer.length - overlap;
@@ -399,7 +401,8 @@ export function fileMatchesSync(
     let carried = 0;
     let position = 0;
     for (;;) {
-      const bytesRead = readSync(fd, buffer, carried, chunk, position);
+      const asked = Math.min(chunk, end - position);
+      const bytesRead = asked <= 0 ? 0 : readSync(fd, buffer, carried, asked, position);
       if (position === 0 && onHead) onHead(buffer.subarray(0, bytesRead), stats);
       if (bytesRead === 0) break;
       const length = carried + bytesRead;
@@ -427,7 +430,7 @@ export function fileMatchesSync(
       const last = buffer.subarray(0, length).lastIndexOf(0x0a);
       if (last !== -1) lineStart = Math.max(lineStart, base + last + 1);
       position += bytesRead;
-      if (atEnd(bytesRead, chunk, position, stats)) break;
+      if (position >= end || atEnd(bytesRead, asked, position, stats)) break;
       carried = Math.min(overlap, length);
       buffer.copy(buffer, 0, length - carried, length);
     }

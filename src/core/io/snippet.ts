@@ -1,6 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { unescapedQuoteBefore, unescapedQuoteFrom } from './json-bytes.js';
 import { openRegularSync } from './regular.js';
+import type { MatchPlace } from './contains.js';
 import { controlSequenceRanges, SEQUENCE_INTRODUCER, stripControl, STRING_TERMINATOR } from '../text.js';
 
 /** A match in its surroundings, as text to show on one line: the matched text and up to N characters each side. */
@@ -15,6 +16,17 @@ export interface PlacedSnippet extends Snippet {
   readonly lead: string;
   /** The string's opening quote was found (else `lead` is empty: the string opens before the bytes given). */
   readonly opened: boolean;
+}
+
+/** The snippet of the first of `places` in conversation text (see FormatAdapter.notConversation), else of the first. */
+export function firstSnippet(path: string, places: readonly MatchPlace[], context: number, notConversation: RegExp | null): Snippet {
+  let first: Snippet | null = null;
+  for (const place of places) {
+    const { lead, opened: _opened, ...snippet } = readSnippet(path, place.offset, place.length, context);
+    if (!notConversation?.test(lead)) return snippet;
+    first ??= snippet;
+  }
+  return first!;
 }
 
 const LEAD_BYTES = 160;

@@ -9,6 +9,7 @@ import { indexCodex, readCodexSession, readCodexSummary, streamCodexMessages } f
 import { writeCodexHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { codexRename } from './rename.js';
+import { codexInheritedHistory } from './inherited.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -38,6 +39,7 @@ export const codexAdapter: FormatAdapter = {
   },
   watch: { roots: 'configured', depth: 4, wanted: (parts) => CODEX_WATCHED.has(parts[0]!), fileSuffixes: ['.jsonl', '.json'] },
   names: { file: 'session_index.jsonl', read: readCodexNames },
+  inheritedHistory: codexInheritedHistory,
   mirror: { variables: ['CODEX_HOME'], filter: ['+ sessions/***', '+ archived_sessions/***', '+ session_index.jsonl'] },
   resume: {
     interactive: ['codex', 'resume', '{args}', '{id}', '{prompt}'],
