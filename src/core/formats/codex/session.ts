@@ -300,7 +300,9 @@ export function streamCodexMessages(group: SessionFileGroup, context: AdapterCon
           d.id = headerOf(line).id ?? group.idHint;
           continue;
         }
-        d.add(line);
+        // Without its bytes: a prompt's line is kept with its turn, and its bytes are a view that would keep the whole
+        // chunk it was read in (a 200 MB rollout held ~1 MB per turn that way).
+        d.add({ ...line, bytes: NO_BYTES });
       }
       if (d.messages.length === 0) continue;
       // Without rollbacks a message is final once made: the digest counts it (turns keep message indexes) and lets it go.
@@ -311,6 +313,8 @@ export function streamCodexMessages(group: SessionFileGroup, context: AdapterCon
   }
   return { messages: messages(), malformedLines: () => stats.malformed, passes: () => passes };
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 /** A rollback event's type and a header's `history_base` member, as Codex writes them (outside strings). */
 const WHOLE_READ_MARKS = ['"thread_rolled_back"', '"history_base"'].map((mark) => Buffer.from(mark, 'latin1'));
