@@ -58,3 +58,38 @@ it('a folder something else wrote into meanwhile is kept', async () => {
   await expect(createFileAtomic(join(dir, 'a', 'b', 'file.jsonl'), 'line\n')).rejects.toMatchObject({ code: 'ENOSPC' });
   expect(await tree(dir)).toEqual(['a', join('a', 'theirs')]);
 });
+
+const handoff = (cwd: string) => ({
+  source: { agent: 'codex' as const, id: '01a200ed-500e-74e1-88bc-7c2f05604fd8', atTurn: 2 },
+  cwd,
+  gitBranch: null,
+  model: null,
+  note: 'handed off',
+  now: new Date('2026-11-28T10:00:00Z'),
+});
+
+it('a Gemini CLI hand-off on a full disk leaves no project folder, marker or tmp/ folder behind; an existing project folder stays', async () => {
+  const { writeGeminiHandoff } = await import('../../src/core/formats/gemini/handoff.js');
+  const gemini = join(dir, '.gemini');
+  await mkdir(gemini);
+  disk.full = /chats.*\.tmp-/;
+  const conversation = { items: [{ kind: 'user' as const, blocks: [{ type: 'text' as const, text: 'hello' }] }], keptUserTurns: 1 };
+  await expect(writeGeminiHandoff(conversation as never, handoff(join(dir, 'shop-api')), gemini)).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(gemini)).toEqual([]);
+  // A project folder Gemini CLI made before (its marker names the cwd) is the user's: kept as it was.
+  await mkdir(join(gemini, 'tmp', 'shop-api'), { recursive: true });
+  await writeFile(join(gemini, 'tmp', 'shop-api', '.project_root'), join(dir, 'shop-api'));
+  await expect(writeGeminiHandoff(conversation as never, handoff(join(dir, 'shop-api')), gemini)).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(gemini)).toEqual(['tmp', join('tmp', 'shop-api'), join('tmp', 'shop-api', '.project_root')]);
+});
+
+it('a Copilot CLI session written on a full disk leaves no session folder nor the session-state folder it made', async () => {
+  const { writeCopilotSession } = await import('../../src/core/formats/copilot/fork.js');
+  const copilot = join(dir, '.copilot');
+  await mkdir(copilot);
+  disk.full = /events\.jsonl\.tmp-/;
+  const folder = join(copilot, 'session-state', '0199c0de-0000-7000-8000-000000000001');
+  const workspace = { id: '0199c0de-0000-7000-8000-000000000001', cwd: dir, name: null, createdAt: '2026-11-28T10:00:00Z' };
+  await expect(writeCopilotSession(folder, [{ type: 'session.start' }], workspace)).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(copilot)).toEqual([]);
+});

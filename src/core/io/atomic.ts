@@ -33,6 +33,21 @@ export function openNewFile(path: string, mode = 0o600): Promise<FileHandle> {
   return open(path, 'wx', mode);
 }
 
+/** The outermost folder of `dir` and its parents that does not exist yet (what a recursive mkdir of `dir` would make first); undefined when `dir` exists. */
+export async function firstMissingFolder(dir: string): Promise<string | undefined> {
+  let missing: string | undefined;
+  for (let folder = dir; ; folder = dirname(folder)) {
+    try {
+      await lstat(folder);
+      return missing;
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') return missing;
+      missing = folder;
+    }
+    if (dirname(folder) === folder) return missing;
+  }
+}
+
 /** Remove `dir` and the folders above it up to `top` (included), deepest first, stopping at one that is not empty. */
 export async function removeEmptyFolders(dir: string, top: string): Promise<void> {
   for (let folder = dir; ; folder = dirname(folder)) {

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkForkTurn } from '../../errors.js';
 import { uuidv4 } from '../../ids.js';
-import { createFileAtomic } from '../../io/atomic.js';
+import { createFileAtomic, firstMissingFolder, removeEmptyFolders } from '../../io/atomic.js';
 import { jsonObjects, newLineStats, readLines } from '../../io/lines.js';
 import { promptOpening } from '../../model.js';
 import { truncateBeforeUserTurn } from '../../truncate.js';
@@ -119,6 +119,7 @@ export async function writeCopilotSession(folder: string, events: readonly Buffe
     `updated_at: ${workspace.createdAt}`,
     '',
   ].join('\n');
+  const madeFrom = await firstMissingFolder(dirname(folder));
   await mkdir(dirname(folder), { recursive: true, mode: 0o700 });
   // mkdir without `recursive` fails when the folder exists.
   await mkdir(folder, { mode: 0o700 });
@@ -127,6 +128,8 @@ export async function writeCopilotSession(folder: string, events: readonly Buffe
     await createFileAtomic(join(folder, WORKSPACE), yaml);
   } catch (error) {
     await rm(folder, { recursive: true, force: true });
+    // The session-state folder (and those above) this write made go too, if still empty.
+    if (madeFrom !== undefined) await removeEmptyFolders(dirname(folder), madeFrom);
     throw error;
   }
   return join(folder, EVENTS);

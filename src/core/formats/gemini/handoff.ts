@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { errorCode } from '../../errors.js';
 import { geminiSessionFileName } from './records.js';
 import { imagePart } from './parts.js';
 import { uuidv4 } from '../../ids.js';
-import { createFileAtomic } from '../../io/atomic.js';
+import { createFileAtomic, firstMissingFolder, removeEmptyFolders } from '../../io/atomic.js';
 import { INDEX_FILE_MAX_BYTES, readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
 import { isRecord, type JsonObject } from '../../json.js';
 import type { ToolResultBlock } from '../../model.js';
@@ -100,8 +100,11 @@ async function claim(folder: string, project: string): Promise<boolean> {
 export async function writeGeminiHandoff(conversation: HandoffConversation, write: HandoffWrite, geminiDir: string): Promise<HandoffWritten> {
   const id = uuidv4();
   const timestamp = write.now.toISOString();
+  const tmp = join(geminiDir, 'tmp');
+  const before = new Set(await readdir(tmp).catch(() => [] as string[]));
+  const madeFrom = await firstMissingFolder(tmp);
   const folder = await geminiProjectFolder(geminiDir, write.cwd);
-  const path = join(geminiDir, 'tmp', folder, 'chats', geminiSessionFileName(id, write.now));
+  const path = join(tmp, folder, 'chats', geminiSessionFileName(id, write.now));
   const ids = new SafeIds('handoff_call_');
   const names = new Map<string, string>();
   const name = write.branchName?.trim();
@@ -154,7 +157,16 @@ export async function writeGeminiHandoff(conversation: HandoffConversation, writ
       });
     }
   }
-  await createFileAtomic(path, jsonLines(records));
+  try {
+    await createFileAtomic(path, jsonLines(records));
+  } catch (error) {
+    // A failed write leaves nothing behind: the project folder this hand-off claimed (its marker), and the folders above.
+    if (!before.has(folder)) {
+      await unlink(join(tmp, folder, PROJECT_ROOT_FILE)).catch(() => undefined);
+      await removeEmptyFolders(join(tmp, folder), madeFrom ?? join(tmp, folder));
+    }
+    throw error;
+  }
   return { id, path };
 }
 
