@@ -1,4 +1,5 @@
 // The `sessions` command line: commander's program, one module per command (src/cli/), the use cases in src/app/.
+import { existsSync, lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Command } from 'commander';
 import { NotResolvedError } from './app/list.js';
@@ -15,6 +16,7 @@ import { resumeCommand } from './cli/resume.js';
 import { showCommand } from './cli/show.js';
 import { configPath } from './config.js';
 import { describeError, ForkRangeError } from './core/errors.js';
+import { safeLine } from './core/text.js';
 import { ADAPTER_LIST } from './core/formats/index.js';
 import { HandoffError } from './core/handoff/index.js';
 import { RenameError } from './app/rename.js';
@@ -80,7 +82,20 @@ export async function main(argv: readonly string[]): Promise<void> {
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
     }
-    warn(`sessions: ${describeError(error)}\n`);
+    warn(`sessions: ${whereItFailed(error)}${describeError(error)}\n`);
     process.exitCode = 1;
   }
+}
+
+/** The file a system call failed on, named (a dangling symlink said as one), else nothing. */
+function whereItFailed(error: unknown): string {
+  const path = (error as { path?: unknown } | null)?.path;
+  if (typeof path !== 'string' || path === '') return '';
+  let dangling = false;
+  try {
+    dangling = lstatSync(path).isSymbolicLink() && !existsSync(path);
+  } catch {
+    // not there at all: the error says so
+  }
+  return `${safeLine(path)}${dangling ? ' (a symlink to a missing target)' : ''}: `;
 }

@@ -1,7 +1,8 @@
 // Fork and hand-off: a new native session holding a session's turns before one, of the same agent (a fork) or of
 // another (a hand-off), written where the session lives: here, by a host's own `sessions`, or into a host's mirror
 // and placed on the host.
-import { unlink } from 'node:fs/promises';
+import { lstat, realpath, unlink } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
 import { asLineageFork } from '../catalog/lineage.js';
@@ -67,7 +68,7 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}) };
   switch (place.kind) {
     case 'local':
-      return to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to, end: request.atTurn === 'end' });
+      return throughSymlinks(await (to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to, end: request.atTurn === 'end' })));
     case 'host': {
       checkHostTurn(atTurn, session.userTurns);
       // The host's own end: its file may hold turns its row here does not show yet.
@@ -79,6 +80,22 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
       checkHostTurn(atTurn, session.userTurns);
       return to === null ? forkIntoMirror(session, place, here, wanted) : handOffIntoMirror(session, place, here, { ...wanted, to, end: request.atTurn === 'end' });
   }
+}
+
+/**
+ * A session written into a folder that is a symlink (a Claude Code or Qwen Code project folder linked elsewhere) lands
+ * in the link's target: said, with the real path, beside the path the agent will find it by.
+ */
+async function throughSymlinks(forked: Forked): Promise<Forked> {
+  const { root } = forked.row;
+  const { path } = forked.result;
+  if (!root || !path.startsWith(root + sep)) return forked;
+  for (let folder = dirname(path); folder.startsWith(root + sep); folder = dirname(folder)) {
+    if (!(await lstat(folder).then((stats) => stats.isSymbolicLink(), () => false))) continue;
+    const real = await realpath(path).catch(() => null);
+    return { ...forked, warning: `${folder} is a symlink: the new session was written through it${real === null ? '' : `, to ${real}`}` };
+  }
+  return forked;
 }
 
 type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean };

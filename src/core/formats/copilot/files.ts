@@ -1,12 +1,13 @@
 /** A Copilot CLI session's folder: its events.jsonl and its workspace.yaml. */
 import type { Dirent } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { walkFs } from '../../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { errorCode } from '../../errors.js';
 import { UUID_PATTERN } from '../../ids.js';
 import { isRecord } from '../../json.js';
-import { readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
+import { isKind, readRegularFile, SMALL_FILE_MAX_BYTES } from '../../io/regular.js';
 import type { ReportProblem, SessionFileGroup } from '../types.js';
 
 export const SESSION_STATE = 'session-state';
@@ -25,16 +26,24 @@ export async function discoverCopilot(root: string, report: ReportProblem): Prom
     entries = await walkFs.readdir(state);
   } catch (error) {
     const code = errorCode(error);
+    // A session-state that is a symlink to nothing hides every session: said, not taken for an empty home.
+    if (code === 'ENOENT' && (await danglingLink(state))) report({ path: state, message: 'not read: a symlink to a missing target' });
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     report({ path: state, message: `cannot read: ${code ?? String(error)}` });
     return [];
   }
   const groups: SessionFileGroup[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (!entry.isDirectory()) continue;
     const folder = join(state, entry.name);
+    if (!(await isKind(folder, entry, 'directory'))) {
+      if (entry.isSymbolicLink() && SESSION_FOLDER.test(entry.name)) report({ path: folder, message: 'not listed: a symlink to a missing target' });
+      continue;
+    }
     const events = join(folder, EVENTS);
-    if (!(await isFile(events))) continue;
+    if (!(await isFile(events))) {
+      if (await danglingLink(events)) report({ path: events, message: 'not listed: a symlink to a missing target' });
+      continue;
+    }
     if (!SESSION_FOLDER.test(entry.name)) {
       // Copilot CLI names each session's folder by its UUID and resumes by it: another name is no session it can resume.
       report({ path: folder, message: 'not listed: a session folder whose name is not a UUID (Copilot CLI names and resumes each session by its UUID)' });
@@ -122,5 +131,20 @@ export async function readWorkspace(group: SessionFileGroup): Promise<Workspace 
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null;
     throw error;
+  }
+}
+
+/** Whether `path` is a symlink whose target is not there. */
+async function danglingLink(path: string): Promise<boolean> {
+  try {
+    if (!(await lstat(path)).isSymbolicLink()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    await walkFs.stat(path);
+    return false;
+  } catch {
+    return true;
   }
 }
