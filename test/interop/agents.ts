@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen';
+export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen' | 'pi';
 /** The agents with a pinned release: opencode's round trip is its own suite (test/interop/opencode.test.ts), not a driver's. */
 export type PinnedAgent = InteropAgent | 'opencode';
 
@@ -25,6 +25,7 @@ const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; rea
   gemini: { packageName: '@google/gemini-cli', bin: 'gemini' },
   qwen: { packageName: '@qwen-code/qwen-code', bin: 'qwen' },
   opencode: { packageName: 'opencode-ai', bin: 'opencode' },
+  pi: { packageName: '@earendil-works/pi-coding-agent', bin: 'pi' },
 };
 
 function target(key: string, agent: PinnedAgent, version: string): InteropTarget {
@@ -42,6 +43,8 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('qwen', 'qwen', '0.24.4'),
   // Its npm package installs a prebuilt binary for the platform (opencode-linux-x64).
   target('opencode', 'opencode', '1.18.33'),
+  // The last release for Node 20: 0.87 and later (1.x) declare node >=22.19.
+  target('pi', 'pi', '0.74.2'),
 ];
 
 /**
@@ -67,7 +70,7 @@ function versionPattern(pin: InteropTarget): RegExp {
   if (pin.agent === 'codex') return new RegExp(`codex-cli ${version}\\b`);
   if (pin.agent === 'claude') return new RegExp(`^${version} \\(Claude Code\\)`);
   if (pin.agent === 'copilot') return new RegExp(`^GitHub Copilot CLI ${version}\\.`);
-  // Gemini CLI and Qwen Code print the bare version.
+  // Gemini CLI, Qwen Code and pi print the bare version.
   return new RegExp(`^${version}$`);
 }
 
@@ -170,9 +173,10 @@ async function checkVersion(pin: InteropTarget, bin: string): Promise<{ ok: true
     const scratch = join(AGENT_CACHE_DIR, '.version-home');
     await mkdir(scratch, { recursive: true });
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, NO_COLOR: '1' };
-    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) delete env[key];
+    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR']) delete env[key];
     const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env, timeoutMs: VERSION_TIMEOUT_MS });
-    const version = result.stdout.trim();
+    // pi prints its version on stderr.
+    const version = result.stdout.trim() || (pin.agent === 'pi' ? result.stderr.trim() : '');
     if (result.code === 0 && versionPattern(pin).test(version)) return { ok: true, version };
     return { ok: false, message: describeRun(`${bin} --version`, result) };
   } catch (error) {

@@ -513,4 +513,74 @@ export const qwenDriver: AgentDriver = {
   },
 };
 
-export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver, gemini: geminiDriver, qwen: qwenDriver };
+/** pi's agent dir in a sandbox (`~/.pi/agent`: settings, models, sessions). */
+export const piAgentDir = (sandbox: Pick<Sandbox, 'home'>): string => join(sandbox.home, '.pi', 'agent');
+
+/** pi's model settings: a provider in models.json over Chat Completions at the stand-in, made the default. */
+export async function preparePi(agentDir: string, origin: string): Promise<NodeJS.ProcessEnv> {
+  const models = { providers: { standin: { baseUrl: `${origin}/v1`, api: 'openai-completions', apiKey: 'stand-in-key', models: [{ id: 'stand-in', reasoning: true }] } } };
+  await mkdir(agentDir, { recursive: true });
+  await writeFile(join(agentDir, 'models.json'), `${JSON.stringify(models, null, 2)}\n`);
+  // The default model: a session sessions wrote (a hand-off) names none, and `pi --session ID -p …` needs one.
+  await writeFile(join(agentDir, 'settings.json'), `${JSON.stringify({ defaultProvider: 'standin', defaultModel: 'stand-in' }, null, 2)}\n`);
+  // Offline: no version check, no install telemetry, no start-up network calls.
+  return { PI_OFFLINE: '1', PI_TELEMETRY: '0', PI_SKIP_VERSION_CHECK: '1' };
+}
+
+/** The session header pi prints first in `--mode json`: `{"type":"session","id":…}`. */
+export function piSessionId(stdout: string): string | null {
+  for (const line of stdout.split('\n')) {
+    try {
+      const event = JSON.parse(line) as { type?: string; id?: unknown };
+      if (event.type === 'session' && typeof event.id === 'string') return event.id;
+    } catch {
+      // not an event line
+    }
+  }
+  return null;
+}
+
+export const piDriver: AgentDriver = {
+  agent: 'pi',
+  toolName: 'bash',
+  // pi keeps the stand-in's `reasoning_content` as a thinking block and sends it back under the same name.
+  replayedReasoning: (prompt) => ({ kind: 'reasoning', blob: REASONING_PREFIX + prompt }),
+  shownReasoning: (prompt) => ({ type: 'reasoning', summary: REASONING_PREFIX + prompt, encrypted: false }),
+  prepare: (sandbox, origin) => preparePi(piAgentDir(sandbox), origin),
+  newSessionArgs: (prompt) => ['--mode', 'json', '-p', prompt],
+  resumeArgs: (id, prompt) => ['--mode', 'json', '--session', id, '-p', prompt],
+  // `pi --fork ID`: a new file holding every entry of the original, its header's parentSession the original's path.
+  agentForkArgs: (id, prompt) => ['--mode', 'json', '--fork', id, '-p', prompt],
+  reportedSessionId: piSessionId,
+  execTemplate: (bin) => [bin, '{args}', '--session', '{id}', '-p', '{prompt}'],
+  passThroughArgs: [],
+  // Names: <ISO time>_<uuid v7>.jsonl.
+  sessionFiles: (sandbox) => walkFiles(join(piAgentDir(sandbox), 'sessions'), (name) => name.endsWith('.jsonl'), 1),
+  // The conversation goes out with the tool list; compaction and branch summaries go without tools.
+  turnRequests: (requests) =>
+    requests.filter(
+      (request) => request.method === 'POST' && request.path.endsWith('/chat/completions') && ((request.body as { tools?: unknown[] } | null)?.tools ?? []).length > 0,
+    ),
+  conversation(body) {
+    const messages = (body as { messages?: unknown[] } | null)?.messages ?? [];
+    const items: ConversationItem[] = [];
+    for (const raw of messages) {
+      const message = raw as { role?: string; content?: unknown; reasoning_content?: unknown; tool_calls?: { function?: { name?: string } }[] };
+      if (message.role === 'user') {
+        const text = chatContentText(message.content);
+        if (text.trim() !== '') items.push({ kind: 'user', text });
+      } else if (message.role === 'tool') {
+        items.push({ kind: 'tool_result', text: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) });
+      } else if (message.role === 'assistant') {
+        if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') items.push({ kind: 'reasoning', blob: message.reasoning_content });
+        const text = chatContentText(message.content);
+        if (text !== '') items.push({ kind: 'assistant', text });
+        for (const call of message.tool_calls ?? []) items.push({ kind: 'tool_call', name: String(call.function?.name) });
+      }
+      // system / developer: pi's system prompt
+    }
+    return items;
+  },
+};
+
+export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver, gemini: geminiDriver, qwen: qwenDriver, pi: piDriver };
