@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen' | 'pi';
-/** The agents with a pinned release: opencode's round trip is its own suite (test/interop/opencode.test.ts), not a driver's. */
-export type PinnedAgent = InteropAgent | 'opencode';
+/** The agents with a pinned release: opencode's and Kilo Code's round trips are suites of their own (test/interop/opencode.test.ts, kilo.test.ts), not a driver's. */
+export type PinnedAgent = InteropAgent | 'opencode' | 'kilo';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
@@ -16,9 +16,11 @@ export interface InteropTarget {
   readonly packageName: string;
   readonly version: string;
   readonly bin: string;
+  /** The binary inside the install prefix when the package links none into `node_modules/.bin` (a platform package). */
+  readonly binPath?: string;
 }
 
-const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; readonly bin: string }>> = {
+const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; readonly bin: string; readonly binPath?: string }>> = {
   codex: { packageName: '@openai/codex', bin: 'codex' },
   claude: { packageName: '@anthropic-ai/claude-code', bin: 'claude' },
   copilot: { packageName: '@github/copilot', bin: 'copilot' },
@@ -26,6 +28,8 @@ const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; rea
   qwen: { packageName: '@qwen-code/qwen-code', bin: 'qwen' },
   opencode: { packageName: 'opencode-ai', bin: 'opencode' },
   pi: { packageName: '@earendil-works/pi-coding-agent', bin: 'pi' },
+  // `@kilocode/cli` fails in its postinstall: the platform package itself, which declares no bin.
+  kilo: { packageName: '@kilocode/cli-linux-x64', bin: 'kilo', binPath: join('node_modules', '@kilocode', 'cli-linux-x64', 'bin', 'kilo') },
 };
 
 function target(key: string, agent: PinnedAgent, version: string): InteropTarget {
@@ -45,6 +49,8 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('opencode', 'opencode', '1.18.33'),
   // The last release for Node 20: 0.87 and later (1.x) declare node >=22.19.
   target('pi', 'pi', '0.74.2'),
+  // Kilo Code CLI, an opencode fork: one prebuilt binary for linux-x64 (prints the bare version).
+  target('kilo', 'kilo', '7.7.9'),
 ];
 
 /**
@@ -162,7 +168,11 @@ export function agentPrefix(pin: InteropTarget): string {
 }
 
 export function agentBinPath(pin: InteropTarget): string {
-  return join(agentPrefix(pin), 'node_modules', '.bin', pin.bin);
+  return binUnder(agentPrefix(pin), pin);
+}
+
+function binUnder(prefix: string, pin: InteropTarget): string {
+  return join(prefix, pin.binPath ?? join('node_modules', '.bin', pin.bin));
 }
 
 /** `<bin> --version` of a cached install, or an error message. */
@@ -218,7 +228,7 @@ export async function ensureAgent(pin: InteropTarget, log: (line: string) => voi
     await rm(staging, { recursive: true, force: true });
     return { available: false, reason: describeRun(`npm install ${spec}`, install) };
   }
-  const staged = await checkVersion(pin, join(staging, 'node_modules', '.bin', pin.bin));
+  const staged = await checkVersion(pin, binUnder(staging, pin));
   if (!staged.ok) {
     await rm(staging, { recursive: true, force: true });
     return { available: false, reason: `npm installed ${spec} but its binary does not run: ${staged.message}` };
