@@ -61,6 +61,7 @@ const want = (section) => (!ONLY || ONLY.includes(section)) && !SKIP.includes(se
  */
 const STANDALONE = {
   show: ['show-stream.mjs', 'sessions show of a big session beside cat and the parse-every-line floor (--session FILE)'],
+  'giant-line': ['giant-line.mjs', 'sessions show of a session with a 300 MB tool output on one line, per agent: peak RSS (≤ 250 MB) ([--mib N] [--agents a,b])'],
   'show-html': ['show-html.mjs', 'sessions show --format html of the 200 and 120 MB sessions: peak RSS (≤ 250 MB), every turn ([--home DIR] [--redact])'],
   'grep-real': ['grep-real.mjs', 'sessions grep beside rg -uu, with the floors, on a real-shaped home (--home DIR)'],
   'grep-engine': ['grep-engine.mjs', "grep's engines alone beside rg -uu (--home DIR)"],

@@ -4,8 +4,9 @@ import type { CatalogCache } from '../catalog/cache.js';
 import { groupOf, savedFold, type CatalogSession } from '../catalog/scan.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { DisplaySink, MessageStream, ReadSessionOptions } from '../core/formats/types.js';
-import type { ClipLimits } from '../core/io/clip.js';
-import type { Session } from '../core/model.js';
+import { unmarkMessages, type ClipLimits } from '../core/io/clip.js';
+import { readingGiantLinesClipped } from '../core/io/clip-stream.js';
+import type { Message, Session } from '../core/model.js';
 import { onHost } from '../remote/mirror-layout.js';
 import { HostActionError, readWithHostSessions, showWithHostSessions } from '../remote/host-sessions.js';
 import type { Here, Place } from './place.js';
@@ -17,12 +18,15 @@ import type { Here, Place } from './place.js';
 export async function readTranscript(session: CatalogSession, place: Place, here: Pick<Here, 'context'>, options: ReadSessionOptions = {}): Promise<Session> {
   const adapter = ADAPTERS[session.agent];
   switch (place.kind) {
-    case 'local':
+    case 'local': {
       // A transcript in its own files is read at once: the TUI need not wait for its catalog scan.
-      return adapter.readSession(groupOf(session), await here.context({ alone: adapter.readsAlone === true }), options);
+      const context = await here.context({ alone: adapter.readsAlone === true });
+      return unmarked(await readingGiantLinesClipped(() => adapter.readSession(groupOf(session), context, options)));
+    }
     case 'mirror': {
-      if (place.mirror.context === null) throw new HostActionError(`${place.host}: the mirror is not indexed yet`);
-      const read = await adapter.readSession(groupOf(session), place.mirror.context, options);
+      const context = place.mirror.context;
+      if (context === null) throw new HostActionError(`${place.host}: the mirror is not indexed yet`);
+      const read = unmarked(await readingGiantLinesClipped(() => adapter.readSession(groupOf(session), context, options)));
       return { ...read, ...onHost({ path: read.path, paths: read.paths, mirror: place.mirror.dir }) };
     }
     case 'host':
@@ -42,7 +46,30 @@ export function readsForDisplay(session: CatalogSession, place: Place): boolean 
 export async function readForDisplay(session: CatalogSession, place: Place, here: Pick<Here, 'context'>, options: { readonly clip: ClipLimits; readonly sink: DisplaySink }): Promise<void> {
   const adapter = ADAPTERS[session.agent];
   if (!readsForDisplay(session, place) || adapter.readDisplay === undefined) throw new Error(`${session.path}: not read for display as a stream`);
-  await adapter.readDisplay(groupOf(session), await here.context({ alone: adapter.readsAlone === true }), options);
+  const context = await here.context({ alone: adapter.readsAlone === true });
+  await readingGiantLinesClipped(() => adapter.readDisplay!(groupOf(session), context, options));
+}
+
+/**
+ * Display reads clip giant lines (clip-stream.ts): a transcript read with `show`, by the browser or the MCP server has
+ * no line of over 16 MiB held whole. Their marks are taken out here (readers take out only those of `options.clip`).
+ */
+function unmarked(session: Session): Session {
+  return { ...session, messages: unmarkMessages(session.messages) };
+}
+
+/** A stream whose reads clip giant lines, its messages unmarked. */
+async function* clippedBatches(batches: AsyncIterable<readonly Message[]>): AsyncGenerator<readonly Message[]> {
+  const iterator = batches[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await readingGiantLinesClipped(() => iterator.next());
+      if (next.done === true) return;
+      yield unmarkMessages(next.value);
+    }
+  } finally {
+    await iterator.return?.();
+  }
 }
 
 /** What `show` prints: a host's own output, messages streamed as they are read, or the transcript read whole. */
@@ -69,7 +96,7 @@ export async function showTranscript(
   if (place.kind === 'local' && options.format !== 'json' && adapter.streamMessages !== undefined) {
     const fold = options.cache === undefined ? undefined : await savedFold(options.cache, session.paths);
     const stream = adapter.streamMessages(groupOf(session), await here.context(), fold);
-    if (stream !== null) return { kind: 'stream', stream };
+    if (stream !== null) return { kind: 'stream', stream: { ...stream, messages: clippedBatches(stream.messages) } };
   }
   const full = await readTranscript(session, place, here);
   return { kind: 'session', session: { ...full, forkedFrom: full.forkedFrom ?? session.forkedFrom, subagent: session.subagent ?? full.subagent, subagents: session.subagents } };

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { readingGiantLinesClipped } from '../core/io/clip-stream.js';
 import { availableParallelism } from 'node:os';
 import { walkFs } from '../core/io/walk-fs.js';
 import type { CatalogCache } from './cache.js';
@@ -300,8 +301,9 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
   }
   const candidate = own !== null ? cache!.foldCandidate(own) : undefined;
   const resume = candidate !== undefined ? await cache!.loadFold(candidate) : undefined;
-  let indexed = await ADAPTERS[group.agent].indexSession(group, context, resume);
-  if (resume !== undefined && indexed.summary === null) indexed = await ADAPTERS[group.agent].indexSession(group, context);
+  // A row needs no giant line whole (a 300 MB tool output): clipped as it is read (clip-stream.ts).
+  let indexed = await readingGiantLinesClipped(() => ADAPTERS[group.agent].indexSession(group, context, resume));
+  if (resume !== undefined && indexed.summary === null) indexed = await readingGiantLinesClipped(() => ADAPTERS[group.agent].indexSession(group, context));
   return acceptIndexed(group, indexed, context, cache, own);
 }
 

@@ -1,5 +1,6 @@
 // An index worker: folds the rows of the batches of session files the main thread hands it.
 // A cold index is reading and JSON parsing of every file; spread over the cores it takes half the time or less.
+import { readingGiantLinesClipped } from '../core/io/clip-stream.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
@@ -59,7 +60,7 @@ async function summarizeBatch(indexes: readonly number[]): Promise<SummaryReply>
   for (const index of indexes) {
     const group = job.groups[index]!;
     try {
-      const indexed = await ADAPTERS[group.agent].indexSession(group, context);
+      const indexed = await readingGiantLinesClipped(() => ADAPTERS[group.agent].indexSession(group, context));
       if (indexed.summary) register(group, indexed.summary.id);
       results.push({ index, indexed });
     } catch (error) {

@@ -1,6 +1,6 @@
 // `show --format html`: one self-contained page (no script, no fetch: a Content-Security-Policy of `default-src
 // 'none'` says so to the browser too), written a message at a time like the text and Markdown transcripts.
-import type { TranscriptOptions, TranscriptWriter } from './export.js';
+import { clipNote, type TranscriptOptions, type TranscriptWriter } from './export.js';
 import { IMAGE_PLACEHOLDER, type Block, type Message } from './model.js';
 import { stripControl } from './text.js';
 
@@ -37,6 +37,11 @@ function head(title: string): string {
 }
 
 function blockHtml(block: Block): string {
+  const note = clipNote(block);
+  return note === '' ? blockBody(block) : `${blockBody(block)}<p class="clipped">${escapeHtml(note)}</p>`;
+}
+
+function blockBody(block: Block): string {
   switch (block.type) {
     case 'text':
       return `<div class="text">${escapeHtml(block.text)}</div>`;

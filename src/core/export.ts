@@ -1,5 +1,5 @@
 import { IMAGE_PLACEHOLDER, type Block, type Message, type Session } from './model.js';
-import { oneLine, safeLine, stripControl } from './text.js';
+import { formatSize, oneLine, safeLine, stripControl } from './text.js';
 
 /** What a transcript's header shows: the session's fields, without its messages. */
 export type TranscriptHeader = Omit<Session, 'messages' | 'malformedLines'>;
@@ -81,7 +81,18 @@ export function wholeTranscript(writer: TranscriptWriter, session: Session): str
   return out.join('');
 }
 
+/** Said under a block a display read clipped (a string of a line over 16 MiB: clip-stream.ts), else nothing. */
+export function clipNote(block: Block): string {
+  const bytes = block.clippedBytes ?? 0;
+  return bytes > 0 ? `[… ${formatSize(bytes)} more not shown: a line of over 16 MiB is read clipped]` : '';
+}
+
 function blockToText(block: Block): string {
+  const note = clipNote(block);
+  return note === '' ? blockText(block) : `${blockText(block)}\n  ${note}`;
+}
+
+function blockText(block: Block): string {
   switch (block.type) {
     case 'text':
       return stripControl(block.text);
@@ -154,6 +165,11 @@ export function transcriptToMarkdown(session: Session, options: TranscriptOption
 }
 
 function blockToMarkdown(block: Block): string {
+  const note = clipNote(block);
+  return note === '' ? blockMarkdown(block) : `${blockMarkdown(block)}\n\n_${note}_`;
+}
+
+function blockMarkdown(block: Block): string {
   switch (block.type) {
     case 'text':
       return stripControl(block.text);

@@ -83,3 +83,10 @@ export function tildePath(path: string | null, homeDir: string): string {
   if (homeDir && homeDir !== '/' && (path === homeDir || path.startsWith(`${homeDir}/`))) return `~${path.slice(homeDir.length)}`;
   return path;
 }
+
+/** Bytes as B, KB or MB (decimal, one digit after the point below 10). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const [value, unit] = bytes < 1_000_000 ? [bytes / 1000, 'KB'] : [bytes / 1_000_000, 'MB'];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
+}

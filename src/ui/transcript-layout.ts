@@ -1,5 +1,5 @@
 import { IMAGE_PLACEHOLDER, type Message, type Session } from '../core/model.js';
-import { oneLine, stripControl } from '../core/text.js';
+import { formatSize, oneLine, stripControl } from '../core/text.js';
 import { localTimestamp } from './time.js';
 import { wrapText as wrapped } from './wrap-text.js';
 
@@ -318,12 +318,6 @@ function withClipNote(lines: TranscriptLine[], item: { readonly clippedBytes: nu
   return [...lines, line('more', `… ${formatSize(item.clippedBytes)} more not read (sessions show prints it whole)`, '', item.turn, at)];
 }
 
-/** Bytes as B, KB or MB (decimal, one digit after the point below 10). */
-export function formatSize(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const [value, unit] = bytes < 1_000_000 ? [bytes / 1000, 'KB'] : [bytes / 1_000_000, 'MB'];
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${unit}`;
-}
 
 /**
  * Longest text handed to Ink for one row. Rows that are not wrapped (tool calls, collapsed outputs, context
@@ -369,4 +363,3 @@ export function toolArguments(input: string): string {
   }
   return oneLine(typeof value === 'string' ? value : input);
 }
-

@@ -117,12 +117,13 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     await t.waitFor((shown) => /with-sessions: \d+ sessions.*mirror-only: \d+ sessions/.test(shown), 30_000);
     await t.key('C-g');
     await t.type('Wall time: 0.27');
-    // One Codex session of each host holds it; this machine's only session does not.
-    const found = await t.see(/2 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
-    const rows = found.split('\n').filter((line) => /Wall time: 0\.27/.test(line) && / codex /.test(line));
-    expect(rows).toHaveLength(2);
-    expect(rows.some((row) => row.includes('with-sessions:'))).toBe(true);
-    expect(rows.some((row) => row.includes('mirror-only:'))).toBe(true);
+    // One Codex session of each host holds it, and its fork the turn it inherits; this machine's only session does not.
+    const found = await t.see(/4 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
+    const rows = found.split('\n').filter((line) => / codex /.test(line) && /\d+×/.test(line));
+    expect(rows).toHaveLength(4);
+    expect(rows.filter((row) => row.includes('with-sessions:'))).toHaveLength(2);
+    expect(rows.filter((row) => row.includes('mirror-only:'))).toHaveLength(2);
+    expect(rows.filter((row) => row.includes('⋔'))).toHaveLength(2);
     await t.key('Right');
     await t.see(/"Wall time: 0\.27" 1\/\d+/, 30_000);
   }, 60_000);

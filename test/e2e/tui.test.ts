@@ -251,10 +251,12 @@ describe('sessions (the browser) in a terminal', () => {
     const empty = await t.waitFor((screen) => screen.includes('type 2+ characters after >') && screen.includes('Ctrl-G titles'));
     expect(empty).toContain('search: >');
     await t.type('Wall time: 0.27');
-    const found = await t.see(/1 session, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
+    // The session that ran the command, and its Codex fork, which holds that turn in the part of its parent's file it inherits.
+    const found = await t.see(/2 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/);
     const row = found.split('\n')[1]!;
     expect(row).toMatch(/^› codex .*Chunk ID: 718123 Wall time: 0\.27\d* seconds/);
     expect(row).toMatch(/\d+×/);
+    expect(found.split('\n')[2]).toMatch(/^ {2}codex .*Chunk ID: 718123 Wall time: 0\.27\d* seconds.*\d+× ⋔/);
     // the matched text is highlighted in the row
     const styled = (await t.styledScreen()).split('\n')[1]!;
     expect(styled).toMatch(new RegExp(`\u001b\\[[0-9;]*33[0-9;]*m[^\u001b]*Wall time: 0\\.27`));
@@ -264,7 +266,7 @@ describe('sessions (the browser) in a terminal', () => {
     expect(opened).toContain('Wall time: 0.2771 seconds');
     // Esc back: the content search is still there; Ctrl-G goes back to searching titles with the same text
     await t.key('Escape');
-    await t.see(/1 session, \d+ match/);
+    await t.see(/2 sessions, \d+ match/);
   });
 
   it('Enter hands the terminal to the agent: its argv and cwd are the session\'s, and its exit code is ours', async () => {

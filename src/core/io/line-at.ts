@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { openRegular } from './regular.js';
+import { giantLineClip, StreamingClipper } from './clip-stream.js';
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -33,10 +34,32 @@ export class LineAtReader {
       const nl = this.window.indexOf(NEWLINE, from);
       if (nl !== -1 && nl < this.length) return this.trimmed(from, nl);
       if (this.atEnd) return this.trimmed(from, this.length);
+      // A giant line in a display read (clip-stream.ts): clipped as it is read, never held whole.
+      const giant = giantLineClip();
+      if (giant !== undefined && this.start + this.length - offset > giant.from) return this.clippedLineAt(offset, giant.keep);
       // The line runs past the window: read again from its start, with room for twice as much.
       const longer = Math.max(WINDOW_BYTES, 2 * (this.start + this.length - offset));
       await this.fill(offset, longer);
     }
+  }
+
+  private async clippedLineAt(offset: number, keep: number): Promise<Buffer> {
+    const clipper = new StreamingClipper(keep);
+    this.window = Buffer.allocUnsafeSlow(WINDOW_BYTES);
+    for (let position = offset; ; ) {
+      const { bytesRead } = await this.handle.read(this.window, 0, WINDOW_BYTES, position);
+      const read = this.window.subarray(0, bytesRead);
+      const nl = read.indexOf(NEWLINE);
+      clipper.push(nl === -1 ? read : read.subarray(0, nl));
+      if (nl !== -1 || bytesRead === 0) break;
+      position += bytesRead;
+    }
+    // The window holds no line now: the next call reads it again.
+    this.start = 0;
+    this.length = 0;
+    this.atEnd = false;
+    const line = clipper.end();
+    return line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
   }
 
   async close(): Promise<void> {

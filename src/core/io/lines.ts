@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, read, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { openRegular, openRegularSync } from './regular.js';
+import { giantLineClip, StreamingClipper } from './clip-stream.js';
 
 /** One line of a file, without its line terminator (LF or CRLF). */
 export interface RawLine {
@@ -10,6 +11,8 @@ export interface RawLine {
   readonly bytes: Buffer;
   /** False for a last line with no newline yet: an agent may still be writing it. */
   readonly terminated: boolean;
+  /** The line's length in the file, when `bytes` is shorter: a giant line a display or index read clipped (clip-stream.ts). */
+  readonly fileLength?: number;
 }
 
 export interface ReadLinesOptions {
@@ -57,6 +60,10 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
     let position = options.start ?? 0;
     let lineStart = position;
     let pending: Buffer[] = [];
+    // A display read (show, the browser) clips a giant line as it comes in: only what it keeps is held.
+    const giant = giantLineClip();
+    let pendingBytes = 0;
+    let clipper: StreamingClipper | null = null;
     // With reuseChunk, two buffers in turn: one holds the batch handed out, the other is being read into.
     const shared: (Buffer | null)[] = [null, null];
     let turn = 0;
@@ -88,20 +95,45 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
       let from = 0;
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
         const piece = data.subarray(from, nl);
-        const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        let bytes: Buffer;
+        let fileLength: number | undefined;
+        if (clipper !== null) {
+          clipper.push(piece);
+          bytes = clipper.end();
+          clipper = null;
+          fileLength = position + nl - lineStart;
+        } else {
+          bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        }
         pending = [];
-        lines.push({ offset: lineStart, bytes: stripCr(bytes), terminated: true });
+        pendingBytes = 0;
+        lines.push({ offset: lineStart, bytes: stripCr(bytes), terminated: true, ...(fileLength === undefined ? {} : { fileLength }) });
         lineStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < data.length) pending.push(options.reuseChunk ? Buffer.from(data.subarray(from)) : data.subarray(from));
+      if (from < data.length) {
+        const rest = data.subarray(from);
+        if (clipper !== null) {
+          clipper.push(rest);
+        } else {
+          pending.push(options.reuseChunk ? Buffer.from(rest) : rest);
+          pendingBytes += rest.length;
+          if (giant !== undefined && pendingBytes > giant.from) {
+            clipper = new StreamingClipper(giant.keep);
+            for (const part of pending) clipper.push(part);
+            pending = [];
+          }
+        }
+      }
       position += bytesRead;
       // The next read goes into the other buffer: this batch's bytes stay as they are until the next one is asked for.
       if (position < end) ahead = readAt(position);
       if (lines.length > 0) yield lines;
     }
     // With an explicit end, a line crossing it belongs to a later reader.
-    if (pending.length > 0 && options.end === undefined) {
+    if (clipper !== null && options.end === undefined) {
+      yield [{ offset: lineStart, bytes: stripCr(clipper.end()), terminated: false }];
+    } else if (pending.length > 0 && options.end === undefined) {
       yield [{ offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false }];
     }
   } finally {
@@ -170,6 +202,8 @@ export interface JsonLine {
   readonly offset: number;
   readonly bytes: Buffer;
   readonly value: Record<string, unknown>;
+  /** As RawLine.fileLength: set when `bytes` is a clipped giant line. */
+  readonly fileLength?: number;
 }
 
 /** Counts of what a JSONL read skipped. */
@@ -189,7 +223,7 @@ export function* jsonObjects(lines: Iterable<RawLine>, stats: LineStats): Genera
       else stats.partial++;
       continue;
     }
-    yield { offset: line.offset, bytes: line.bytes, value: value as Record<string, unknown> };
+    yield { offset: line.offset, bytes: line.bytes, value: value as Record<string, unknown>, ...(line.fileLength === undefined ? {} : { fileLength: line.fileLength }) };
   }
 }
 
@@ -270,17 +304,44 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
     let position = start;
     let lineStart = start;
     let pending: Buffer[] = [];
+    // A display read (show, the browser) clips a giant line as it comes in: only what it keeps is held.
+    const giant = giantLineClip();
+    let pendingBytes = 0;
+    let clipper: StreamingClipper | null = null;
     const consume = (data: Buffer): void => {
       let from = 0;
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
         const piece = data.subarray(from, nl);
-        const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        let bytes: Buffer;
+        let fileLength: number | undefined;
+        if (clipper !== null) {
+          clipper.push(piece);
+          bytes = clipper.end();
+          clipper = null;
+          fileLength = position + nl - lineStart;
+        } else {
+          bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+        }
         pending = [];
-        onLine({ offset: lineStart, bytes: stripCr(bytes), terminated: true });
+        pendingBytes = 0;
+        onLine({ offset: lineStart, bytes: stripCr(bytes), terminated: true, ...(fileLength === undefined ? {} : { fileLength }) });
         lineStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < data.length) pending.push(Buffer.from(data.subarray(from)));
+      if (from < data.length) {
+        const rest = data.subarray(from);
+        if (clipper !== null) {
+          clipper.push(rest);
+        } else {
+          pending.push(Buffer.from(rest));
+          pendingBytes += rest.length;
+          if (giant !== undefined && pendingBytes > giant.from) {
+            clipper = new StreamingClipper(giant.keep);
+            for (const part of pending) clipper.push(part);
+            pending = [];
+          }
+        }
+      }
       position += data.length;
     };
     if (size - start <= SYNC_READ_MAX) {
@@ -305,7 +366,10 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
       // A read still in flight (the loop left early) must finish before the descriptor is closed.
       await next.catch(() => 0);
     }
-    const partial = pending.length === 0 ? null : { offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false };
+    // (Set by `consume`, which TypeScript does not follow.)
+    const open = clipper as StreamingClipper | null;
+    const partialBytes = open !== null ? open.end() : pending.length === 0 ? null : Buffer.concat(pending);
+    const partial = partialBytes === null ? null : { offset: lineStart, bytes: stripCr(partialBytes), terminated: false };
     return { size: position, mtimeMs: info.mtimeMs, end: lineStart, fingerprint: fingerprintOf(head), partial };
   } finally {
     closeSync(fd);

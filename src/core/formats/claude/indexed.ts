@@ -18,7 +18,7 @@ export function addIndexLine(scan: ClaudeScan, line: RawLine, stats: LineStats):
   // Small lines are parsed: JSON.parse of a line of a few hundred bytes costs no more than reading it by its bytes.
   const value = line.bytes.length < SUMMARY_CLIP_FROM_BYTES ? null : indexedValue(line.bytes);
   if (value !== null) {
-    scan.add({ offset: line.offset, bytes: line.bytes, value });
+    scan.add({ offset: line.offset, bytes: line.bytes, value, ...(line.fileLength === undefined ? {} : { fileLength: line.fileLength }) });
     return;
   }
   addToScan(scan, jsonObjects([clipForSummary(line)], stats));

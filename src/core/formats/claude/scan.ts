@@ -111,7 +111,8 @@ export class ClaudeScan {
       type,
       sidechain,
       offset: line.offset,
-      length: line.bytes.length,
+      // The line's length in the file (a giant line an index read clipped is shorter in memory).
+      length: line.fileLength ?? line.bytes.length,
       value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
       userTurn,
       meta: value.isMeta === true,

@@ -1,6 +1,6 @@
 /** A chat file's log of records folded as Gemini CLI loads it (updates by id, `$set`, `$rewindTo`), and the fold saved. */
 import { foldLines, newLineStats, parseJsonLine, type FoldedFile, type LineStats } from '../../io/lines.js';
-import { readRegularFile } from '../../io/regular.js';
+import { readJsonDocument } from '../../io/clip-stream.js';
 import { type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
 import { isRecord, type JsonObject } from '../../json.js';
@@ -183,7 +183,7 @@ export function addPartial<M>(fold: RecordFold<M>, folded: FoldedRecords): numbe
 
 /** A legacy `session-*.json`, one (pretty-printed) JSON object, folded whole; null when the file is not one. */
 export async function foldLegacy<M>(path: string, take: (message: JsonObject) => M): Promise<RecordFold<M> | null> {
-  const legacy = parseJsonLine(await readRegularFile(path));
+  const legacy = parseJsonLine(await readJsonDocument(path));
   if (!isRecord(legacy) || typeof legacy.sessionId !== 'string') return null;
   const whole = new RecordFold(take);
   whole.add({ ...legacy, projectHash: typeof legacy.projectHash === 'string' ? legacy.projectHash : '' });
