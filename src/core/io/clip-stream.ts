@@ -83,17 +83,7 @@ export class StreamingClipper {
         const room = this.keep - this.kept;
         if (end - i <= room) {
           // The string's bytes up to `end` are all kept.
-          this.kept += end - i;
-          if (close === -1) {
-            this.escaped = oddBackslashRun(chunk, n, i);
-            i = n;
-          } else if (oddBackslashRun(chunk, close, i)) {
-            i = close + 1;
-            this.kept++;
-          } else {
-            this.inString = false;
-            i = close + 1;
-          }
+          i = this.keepTo(chunk, i, close);
           continue;
         }
         // The cut: `room` bytes on, or a little further, where it splits no character and no escape.
@@ -101,17 +91,7 @@ export class StreamingClipper {
         while (cut < end && !this.safeAt(chunk, run, cut)) cut++;
         if (cut === end) {
           // No place to cut before the string (or the chunk) ends: all of it kept, the cut tried again after it.
-          this.kept += end - i;
-          if (close === -1) {
-            this.escaped = oddBackslashRun(chunk, n, i);
-            i = n;
-          } else if (oddBackslashRun(chunk, close, i)) {
-            i = close + 1;
-            this.kept++;
-          } else {
-            this.inString = false;
-            i = close + 1;
-          }
+          i = this.keepTo(chunk, i, close);
           continue;
         }
         this.emit(chunk.subarray(run, cut));
@@ -150,6 +130,22 @@ export class StreamingClipper {
   /** The clipped text: valid JSON when the input was (an unclosed string, a cut line, stays as cut). */
   end(): Buffer {
     return Buffer.concat(this.out);
+  }
+
+  /**
+   * Keep the string's bytes from `i` to the quote at `close` (-1: to the chunk's end); an escaped quote is content,
+   * an unescaped one ends the string. Where to go on from.
+   */
+  private keepTo(chunk: Buffer, i: number, close: number): number {
+    const end = close === -1 ? chunk.length : close;
+    this.kept += end - i;
+    if (close === -1) {
+      this.escaped = oddBackslashRun(chunk, end, i);
+      return end;
+    }
+    if (oddBackslashRun(chunk, close, i)) this.kept++;
+    else this.inString = false;
+    return close + 1;
   }
 
   /** Whether a string may be cut before `chunk[at]`: not inside a UTF-8 character, an escape or a surrogate pair. */

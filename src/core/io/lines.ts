@@ -59,11 +59,8 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
     const end = options.end ?? (await handle.stat()).size;
     let position = options.start ?? 0;
     let lineStart = position;
-    let pending: Buffer[] = [];
-    // A display read (show, the browser) clips a giant line as it comes in: only what it keeps is held.
-    const giant = giantLineClip();
-    let pendingBytes = 0;
-    let clipper: StreamingClipper | null = null;
+    // A line's start while its end is not read yet (a view of the chunk, or a copy when chunks are reused).
+    const pending = new PendingLine(options.reuseChunk === true);
     // With reuseChunk, two buffers in turn: one holds the batch handed out, the other is being read into.
     const shared: (Buffer | null)[] = [null, null];
     let turn = 0;
@@ -94,52 +91,73 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
       const lines: RawLine[] = [];
       let from = 0;
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
-        const piece = data.subarray(from, nl);
-        let bytes: Buffer;
-        let fileLength: number | undefined;
-        if (clipper !== null) {
-          clipper.push(piece);
-          bytes = clipper.end();
-          clipper = null;
-          fileLength = position + nl - lineStart;
-        } else {
-          bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
-        }
-        pending = [];
-        pendingBytes = 0;
-        lines.push({ offset: lineStart, bytes: stripCr(bytes), terminated: true, ...(fileLength === undefined ? {} : { fileLength }) });
+        lines.push(pending.line(lineStart, data.subarray(from, nl)));
         lineStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < data.length) {
-        const rest = data.subarray(from);
-        if (clipper !== null) {
-          clipper.push(rest);
-        } else {
-          pending.push(options.reuseChunk ? Buffer.from(rest) : rest);
-          pendingBytes += rest.length;
-          if (giant !== undefined && pendingBytes > giant.from) {
-            clipper = new StreamingClipper(giant.keep);
-            for (const part of pending) clipper.push(part);
-            pending = [];
-          }
-        }
-      }
+      if (from < data.length) pending.add(data.subarray(from));
       position += bytesRead;
       // The next read goes into the other buffer: this batch's bytes stay as they are until the next one is asked for.
       if (position < end) ahead = readAt(position);
       if (lines.length > 0) yield lines;
     }
     // With an explicit end, a line crossing it belongs to a later reader.
-    if (clipper !== null && options.end === undefined) {
-      yield [{ offset: lineStart, bytes: stripCr(clipper.end()), terminated: false }];
-    } else if (pending.length > 0 && options.end === undefined) {
-      yield [{ offset: lineStart, bytes: stripCr(Buffer.concat(pending)), terminated: false }];
-    }
+    const partial = options.end === undefined ? pending.partial(lineStart) : null;
+    if (partial !== null) yield [partial];
   } finally {
     // A reader that stopped early: the read started ahead ends before the file is closed.
     await ahead;
     await handle.close();
+  }
+}
+
+/**
+ * A line whose end is not read yet, a chunk's rest at a time: the parts are held (views, or copies when chunks are
+ * reused), or, in a display or index read (clip-stream.ts), clipped as they come once the line is giant.
+ */
+class PendingLine {
+  private parts: Buffer[] = [];
+  /** Bytes of the line so far, in the file. */
+  private length = 0;
+  private clipper: StreamingClipper | null = null;
+  private readonly giant = giantLineClip();
+
+  constructor(private readonly copy: boolean) {}
+
+  add(rest: Buffer): void {
+    this.length += rest.length;
+    if (this.clipper !== null) {
+      this.clipper.push(rest);
+      return;
+    }
+    this.parts.push(this.copy ? Buffer.from(rest) : rest);
+    if (this.giant !== undefined && this.length > this.giant.from) {
+      this.clipper = new StreamingClipper(this.giant.keep);
+      for (const part of this.parts) this.clipper.push(part);
+      this.parts = [];
+    }
+  }
+
+  /** The line that `last` (up to its newline) ends, starting at `offset`; the next one starts empty. */
+  line(offset: number, last: Buffer): RawLine {
+    const length = this.length + last.length;
+    let line: RawLine;
+    if (this.clipper !== null) {
+      this.clipper.push(last);
+      line = { offset, bytes: stripCr(this.clipper.end()), terminated: true, fileLength: length };
+    } else {
+      line = { offset, bytes: stripCr(this.parts.length === 0 ? last : Buffer.concat([...this.parts, last])), terminated: true };
+    }
+    this.parts = [];
+    this.length = 0;
+    this.clipper = null;
+    return line;
+  }
+
+  /** The last line of a file with no newline yet, or null. */
+  partial(offset: number): RawLine | null {
+    if (this.clipper !== null) return { offset, bytes: stripCr(this.clipper.end()), terminated: false, fileLength: this.length };
+    return this.parts.length === 0 ? null : { offset, bytes: stripCr(Buffer.concat(this.parts)), terminated: false };
   }
 }
 
@@ -303,45 +321,16 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
     let head: Buffer;
     let position = start;
     let lineStart = start;
-    let pending: Buffer[] = [];
-    // A display read (show, the browser) clips a giant line as it comes in: only what it keeps is held.
-    const giant = giantLineClip();
-    let pendingBytes = 0;
-    let clipper: StreamingClipper | null = null;
+    // Chunks are reused: a line's start is copied.
+    const pending = new PendingLine(true);
     const consume = (data: Buffer): void => {
       let from = 0;
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
-        const piece = data.subarray(from, nl);
-        let bytes: Buffer;
-        let fileLength: number | undefined;
-        if (clipper !== null) {
-          clipper.push(piece);
-          bytes = clipper.end();
-          clipper = null;
-          fileLength = position + nl - lineStart;
-        } else {
-          bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
-        }
-        pending = [];
-        pendingBytes = 0;
-        onLine({ offset: lineStart, bytes: stripCr(bytes), terminated: true, ...(fileLength === undefined ? {} : { fileLength }) });
+        onLine(pending.line(lineStart, data.subarray(from, nl)));
         lineStart = position + nl + 1;
         from = nl + 1;
       }
-      if (from < data.length) {
-        const rest = data.subarray(from);
-        if (clipper !== null) {
-          clipper.push(rest);
-        } else {
-          pending.push(Buffer.from(rest));
-          pendingBytes += rest.length;
-          if (giant !== undefined && pendingBytes > giant.from) {
-            clipper = new StreamingClipper(giant.keep);
-            for (const part of pending) clipper.push(part);
-            pending = [];
-          }
-        }
-      }
+      if (from < data.length) pending.add(data.subarray(from));
       position += data.length;
     };
     if (size - start <= SYNC_READ_MAX) {
@@ -366,10 +355,7 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
       // A read still in flight (the loop left early) must finish before the descriptor is closed.
       await next.catch(() => 0);
     }
-    // (Set by `consume`, which TypeScript does not follow.)
-    const open = clipper as StreamingClipper | null;
-    const partialBytes = open !== null ? open.end() : pending.length === 0 ? null : Buffer.concat(pending);
-    const partial = partialBytes === null ? null : { offset: lineStart, bytes: stripCr(partialBytes), terminated: false };
+const partial = pending.partial(lineStart);
     return { size: position, mtimeMs: info.mtimeMs, end: lineStart, fingerprint: fingerprintOf(head), partial };
   } finally {
     closeSync(fd);
