@@ -100,3 +100,15 @@ describe('StreamingClipper', () => {
     expect(takeClipMarks(parsed.output)).toEqual({ text: `${'y'.repeat(1024)}…`, clippedBytes: 64 * (1 << 20) - 1024 });
   });
 });
+
+describe('a giant line clipped twice (read clipped, then cut for a screen)', () => {
+  it('counts, in the screen cut, the bytes the read left out', async () => {
+    const { clipJsonStrings } = await import('../../src/core/io/clip.js');
+    const clipper = new StreamingClipper(1024);
+    clipper.push(Buffer.from(`{"output":"${'y'.repeat(100_000)}"}`));
+    const read = clipper.end();
+    expect(takeClipMarks((JSON.parse(read.toString()) as { output: string }).output).clippedBytes).toBe(100_000 - 1024);
+    const screen = clipJsonStrings(read, { text: 64, other: 64 });
+    expect(takeClipMarks((JSON.parse(screen.toString()) as { output: string }).output)).toEqual({ text: `${'y'.repeat(64)}…`, clippedBytes: 100_000 - 64 });
+  });
+});

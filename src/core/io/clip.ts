@@ -125,7 +125,7 @@ export function clipJsonStrings(bytes: Buffer, limits: ClipLimits): Buffer {
     const maxBytes = long && prompt && isProseValue(bytes, open) ? Number.POSITIVE_INFINITY : long && isTextValue(bytes, open) ? limits.text : limits.other;
     if (close - start > maxBytes) {
       const cut = safeCut(bytes, start, start + maxBytes);
-      parts.push(bytes.subarray(copied, cut), Buffer.from(`\\u0000${close - cut}\\u0000`, 'latin1'));
+      parts.push(bytes.subarray(copied, cut), Buffer.from(`\\u0000${leftOut(bytes, cut, close)}\\u0000`, 'latin1'));
       copied = close;
     }
     from = close + 1;
@@ -133,6 +133,15 @@ export function clipJsonStrings(bytes: Buffer, limits: ClipLimits): Buffer {
   if (parts.length === 0) return bytes;
   parts.push(bytes.subarray(copied));
   return Buffer.concat(parts);
+}
+
+/** A string already clipped as it was read (a giant line: clip-stream.ts) ends with its mark: the bytes it counts are left out too. */
+const MARK_AT_END = /\\u0000(\d+)\\u0000$/;
+
+/** The bytes of the file a cut from `cut` to `close` leaves out (those of a mark it cuts counted as the mark says). */
+function leftOut(bytes: Buffer, cut: number, close: number): number {
+  const end = MARK_AT_END.exec(bytes.toString('latin1', Math.max(cut, close - 40), close));
+  return end === null ? close - cut : close - cut - end[0].length + Number(end[1]);
 }
 
 /**
