@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen' | 'pi';
+export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen' | 'pi' | 'droid';
 /** The agents with a pinned release: opencode's and Kilo Code's round trips are suites of their own (test/interop/opencode.test.ts, kilo.test.ts), not a driver's. */
 export type PinnedAgent = InteropAgent | 'opencode' | 'kilo';
 
@@ -30,6 +30,8 @@ const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; rea
   pi: { packageName: '@earendil-works/pi-coding-agent', bin: 'pi' },
   // `@kilocode/cli` fails in its postinstall: the platform package itself, which declares no bin.
   kilo: { packageName: '@kilocode/cli-linux-x64', bin: 'kilo', binPath: join('node_modules', '@kilocode', 'cli-linux-x64', 'bin', 'kilo') },
+  // The `@factory/cli` shim's pinned binary is not published: the platform package itself, which declares no bin.
+  droid: { packageName: '@factory/cli-linux-x64', bin: 'droid', binPath: join('node_modules', '@factory', 'cli-linux-x64', 'bin', 'droid') },
 };
 
 function target(key: string, agent: PinnedAgent, version: string): InteropTarget {
@@ -51,6 +53,8 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('pi', 'pi', '0.74.2'),
   // Kilo Code CLI, an opencode fork: one prebuilt binary for linux-x64 (prints the bare version).
   target('kilo', 'kilo', '7.7.9'),
+  // Factory Droid: a single prebuilt binary for linux-x64 (prints the bare version).
+  target('droid', 'droid', '0.225.2'),
 ];
 
 /**
@@ -183,7 +187,7 @@ async function checkVersion(pin: InteropTarget, bin: string): Promise<{ ok: true
     const scratch = join(AGENT_CACHE_DIR, '.version-home');
     await mkdir(scratch, { recursive: true });
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, NO_COLOR: '1' };
-    for (const key of ['GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR']) delete env[key];
+    for (const key of ['FACTORY_HOME_OVERRIDE', 'GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR']) delete env[key];
     const result = await runProcess(bin, ['--version'], { cwd: AGENT_CACHE_DIR, env, timeoutMs: VERSION_TIMEOUT_MS });
     // pi prints its version on stderr.
     const version = result.stdout.trim() || (pin.agent === 'pi' ? result.stderr.trim() : '');

@@ -583,4 +583,76 @@ export const piDriver: AgentDriver = {
   },
 };
 
-export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver, gemini: geminiDriver, qwen: qwenDriver, pi: piDriver };
+/** Factory Droid's folder in a sandbox (`~/.factory`: settings, sessions, logs). */
+export const droidDir = (sandbox: Pick<Sandbox, 'home'>): string => join(sandbox.home, '.factory');
+
+/**
+ * Factory Droid with a custom model (`generic-chat-completion-api`) pointed at the stand-in's Chat Completions, and
+ * Factory's own API (feature flags, session sync, billing) at the stand-in too: it answers 404, and Droid goes on
+ * from its local files (a resume asks `/api/sessions/<id>` first). No Factory login: a custom model needs none.
+ */
+export async function prepareDroid(home: string, origin: string): Promise<NodeJS.ProcessEnv> {
+  const settings = {
+    customModels: [{ model: 'stand-in', displayName: 'Stand-in', baseUrl: `${origin}/v1`, apiKey: 'stand-in-key', provider: 'generic-chat-completion-api', maxOutputTokens: 4096 }],
+    // The default model of new sessions (a resume takes the session's own): the custom model, whose id Droid makes from its name.
+    sessionDefaultSettings: { model: 'custom:Stand-in-0' },
+  };
+  await mkdir(join(home, '.factory'), { recursive: true });
+  await writeFile(join(home, '.factory', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  return { FACTORY_API_BASE_URL: origin, FACTORY_HOME_OVERRIDE: home };
+}
+
+export const droidDriver: AgentDriver = {
+  agent: 'droid',
+  toolName: 'Execute',
+  // Droid keeps the reasoning (`thinking` with `chatCompletionReasoningContent`) but sends none of it back.
+  replayedReasoning: () => null,
+  shownReasoning: (prompt) => ({ type: 'reasoning', summary: REASONING_PREFIX + prompt, encrypted: false }),
+  prepare: (sandbox, origin) => prepareDroid(sandbox.home, origin),
+  // `--auto low`: the shell tool runs `echo` without asking (exec cannot ask).
+  newSessionArgs: (prompt) => ['exec', '--auto', 'low', '-o', 'json', prompt],
+  resumeArgs: (id, prompt) => ['exec', '--auto', 'low', '-o', 'json', '-s', id, prompt],
+  // A new file: the parent's lines copied, its session_start naming the parent.
+  agentForkArgs: (id, prompt) => ['exec', '--auto', 'low', '-o', 'json', '--fork', id, prompt],
+  reportedSessionId(stdout) {
+    try {
+      const result = JSON.parse(stdout.trim()) as { session_id?: unknown };
+      return typeof result.session_id === 'string' ? result.session_id : null;
+    } catch {
+      return null;
+    }
+  },
+  execTemplate: (bin) => [bin, 'exec', '{args}', '-s', '{id}', '{prompt}'],
+  passThroughArgs: ['--auto', 'low'],
+  // `<uuid>.jsonl` in a folder per cwd (`<uuid>.settings.json` beside it is the session's settings, not a session).
+  sessionFiles: (sandbox) => walkFiles(join(droidDir(sandbox), 'sessions'), (name) => /^[0-9a-fA-F-]{36}\.jsonl$/.test(name), 2),
+  turnRequests: (requests) =>
+    requests.filter((request) => {
+      if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) return false;
+      const messages = (request.body as { messages?: { role?: string; content?: unknown }[] } | null)?.messages ?? [];
+      const system = messages[0]?.role === 'system' ? chatContentText(messages[0].content) : '';
+      return system.startsWith('You are Droid');
+    }),
+  conversation(body) {
+    const messages = (body as { messages?: unknown[] } | null)?.messages ?? [];
+    const items: ConversationItem[] = [];
+    for (const raw of messages) {
+      const message = raw as { role?: string; content?: unknown; reasoning_content?: unknown; tool_calls?: { function?: { name?: string } }[] };
+      if (message.role === 'user') {
+        // Droid's hidden context message (tools, connectors, environment) is all <system-reminder> parts.
+        const text = chatContentText(message.content);
+        if (text.trim() !== '') items.push({ kind: 'user', text });
+      } else if (message.role === 'tool') {
+        items.push({ kind: 'tool_result', text: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) });
+      } else if (message.role === 'assistant') {
+        if (typeof message.reasoning_content === 'string' && message.reasoning_content !== '') items.push({ kind: 'reasoning', blob: message.reasoning_content });
+        const text = chatContentText(message.content);
+        if (text !== '') items.push({ kind: 'assistant', text });
+        for (const call of message.tool_calls ?? []) items.push({ kind: 'tool_call', name: String(call.function?.name) });
+      }
+    }
+    return items;
+  },
+};
+
+export const DRIVERS: Readonly<Record<InteropAgent, AgentDriver>> = { codex: codexDriver, claude: claudeDriver, copilot: copilotDriver, gemini: geminiDriver, qwen: qwenDriver, pi: piDriver, droid: droidDriver };

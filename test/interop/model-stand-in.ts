@@ -460,8 +460,8 @@ export function claudePromptText(content: unknown): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Shell tools offered as JSON-schema function declarations (Gemini, Chat Completions)
 
-/** Names agents give their shell tool, most specific first (Gemini CLI and Qwen Code: `run_shell_command`). */
-export const SHELL_TOOL_NAMES = ['run_shell_command', 'bash', 'Bash', 'shell', 'exec_command'] as const;
+/** Names agents give their shell tool, most specific first (Gemini CLI and Qwen Code: `run_shell_command`; Factory Droid: `Execute`). */
+export const SHELL_TOOL_NAMES = ['run_shell_command', 'bash', 'Bash', 'shell', 'exec_command', 'Execute'] as const;
 
 interface JsonSchema {
   readonly type?: string | readonly string[];
