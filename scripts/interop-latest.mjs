@@ -21,6 +21,7 @@ const TARGETS = [
   { key: 'gemini', name: 'Gemini CLI', packageName: '@google/gemini-cli', file: 'gemini.test.ts' },
   { key: 'qwen', name: 'Qwen Code', packageName: '@qwen-code/qwen-code', file: 'qwen.test.ts' },
   { key: 'opencode', name: 'opencode', packageName: 'opencode-ai', file: 'opencode.test.ts' },
+  { key: 'droid', name: 'Factory Droid', packageName: '@factory/cli-linux-x64', file: 'droid.test.ts' },
 ];
 
 function pinnedVersion(key) {

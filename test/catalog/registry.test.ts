@@ -75,6 +75,12 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: 'ses_def8a5e01ffeSLpJoOndDIcP22',
     word: 'Grüße aus dem Café',
   },
+  droid: {
+    fixture: 'droid-0.225.2/.factory/sessions/-home-dev-src-d-café 日本/c3c2b345-d819-4284-a975-b7a8dd6b83b6.jsonl',
+    at: 'sessions/-home-dev-src-d-café 日本/c3c2b345-d819-4284-a975-b7a8dd6b83b6.jsonl',
+    id: 'c3c2b345-d819-4284-a975-b7a8dd6b83b6',
+    word: 'Résumé of the café menu',
+  },
 };
 
 let temp: string;

@@ -40,6 +40,7 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
     ...group('opencode', join(FIXTURES, '../../examples/home/.local/share/opencode'), '../../examples/home/.local/share/opencode/opencode.db'),
     idHint: 'ses_def8a7e14ffeEyddEP23wkkCBZ',
   },
+  droid: group('droid', join(FIXTURES, 'droid-0.225.2/.factory'), 'droid-0.225.2/.factory/sessions/-home-dev-src-d-api-server/ea64e05b-c101-4a66-a855-13c5b0dfbc39.jsonl'),
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {

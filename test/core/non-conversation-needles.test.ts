@@ -60,6 +60,7 @@ const REJECTED: Record<string, readonly string[]> = {
     '{"id":"m1","timestamp":"t","type":"user","content":"  <hook_context>x"}',
   ],
   qwen: ['{"uuid":"u","type":"system","subtype":"ui_telemetry","systemPayload":{}}', '{"uuid":"u","parentUuid":null,"type":"system","subtype":"at_command"}'],
+  droid: ['{"type":"message","id":"context-1337a0e2-553b-402f-8579-241e3e4bd5ab","timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>'],
 };
 
 const withNeedles = ADAPTER_LIST.filter((adapter): adapter is FormatAdapter & { isNonConversationLine(opening: string): boolean; nonConversationNeedles: readonly string[] } =>

@@ -23,6 +23,10 @@ export const NOT_SESSIONS = [
   '.gemini/oauth_creds.json',
   '.gemini/tmp/g-caf/logs.json',
   '.qwen/settings.json',
+  '.factory/settings.json',
+  '.factory/auth.json',
+  '.factory/logs/console.log',
+  '.factory/sessions/-home-dev-src-d-api-server/ea64e05b-c101-4a66-a855-13c5b0dfbc39.settings.json',
   '.local/share/opencode/auth.json',
   '.local/share/opencode/opencode.db-shm',
   '.ssh/id_ed25519',
@@ -39,6 +43,7 @@ export async function fillEveryAgentHome(home: string): Promise<void> {
   await cp(join(FIXTURES, 'copilot-1.0.102', '.copilot'), join(home, '.copilot'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'gemini-0.61.0', '.gemini'), join(home, '.gemini'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'qwen-0.24.4', '.qwen'), join(home, '.qwen'), { recursive: true, preserveTimestamps: true });
+  await cp(join(FIXTURES, 'droid-0.225.2', '.factory'), join(home, '.factory'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'work', 'demo'), { recursive: true, preserveTimestamps: true });
   const claw = await readFile(join(FIXTURES, 'claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl'));
   await opencodeWithWal(join(home, '.local', 'share', 'opencode'));

@@ -3,6 +3,7 @@ import { claudeAdapter } from './claude/index.js';
 import { clawAdapter } from './claw/index.js';
 import { codexAdapter } from './codex/index.js';
 import { copilotAdapter } from './copilot/index.js';
+import { droidAdapter } from './droid/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { opencodeAdapter } from './opencode/index.js';
 import { qwenAdapter } from './qwen/index.js';
@@ -20,6 +21,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   gemini: geminiAdapter,
   qwen: qwenAdapter,
   opencode: opencodeAdapter,
+  droid: droidAdapter,
 };
 
 /** The adapters in AGENTS order. */
