@@ -11,7 +11,7 @@ import { ADAPTERS } from '../../src/core/formats/index.js';
 
 /**
  * Issue 13: a conversation made by one real agent, handed off by `sessions fork --to` to another (Codex ↔ Claude
- * Code, Codex → Gemini CLI, Claude Code → Qwen Code), and resumed by that real agent against the loopback stand-in. The recorded request must hold turns 1-2's prompts and
+ * Code, Codex → Gemini CLI, Claude Code → Qwen Code, Codex ↔ Factory Droid), and resumed by that real agent against the loopback stand-in. The recorded request must hold turns 1-2's prompts and
  * answers in order, the tool call with its result, nothing of turn 3 on, and the target must append to the new
  * file. A hand-off the target refuses (non-zero exit, another session id) fails here.
  */
@@ -40,7 +40,7 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 const targets = inject('interopTargets');
 /** The agents of this suite, each with its binary when its pin is installed. */
-const AGENTS_HERE = ['codex', 'claude', 'gemini', 'qwen'] as const;
+const AGENTS_HERE = ['codex', 'claude', 'gemini', 'qwen', 'droid'] as const;
 const bins: Partial<Record<InteropAgent, string>> = {};
 for (const agent of AGENTS_HERE) {
   const pin = targets[agent];
@@ -53,6 +53,7 @@ const PAIRS = [
   ['claude', 'codex'],
   ['codex', 'gemini'],
   ['claude', 'qwen'],
+  ['codex', 'droid'],
 ] as const;
 
 describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off between ${AGENTS_HERE.map(released).join(', ')} (the real agents)`, () => {
@@ -184,11 +185,8 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
       const sent = targetDriver.conversation(requests[0]!.body);
       // Codex sends the note as a developer message. Claude Code sends it (a meta line) in the same user message as the
       // first prompt; so do Gemini CLI (a user message) and Qwen Code (a notification record): both join consecutive
-      // user contents into one.
-      const opening: ConversationItem[] =
-        to === 'codex'
-          ? [{ kind: 'user', text: prompts[0]! }]
-          : [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(prompts[0]!)}$`)) as unknown as string }];
+      // user contents into one. Droid sends its hidden context message (the note) as a user message of its own.
+      const opening = openingFor(to, prompts[0]!);
       expect(sent, `the history ${to} sent for the hand-off: turns 1-2 in order, the call paired with its result, then the new prompt`).toEqual([
         ...opening,
         { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
@@ -220,6 +218,8 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
   for (const [from, to] of [
     ['claude', 'codex'],
     ['codex', 'claude'],
+    ['codex', 'droid'],
+    ['droid', 'claude'],
   ] as const) {
     test.skipIf(!bins[from] || !bins[to])(`${from} → ${to}: sessions fork --to ${to} with no --at, resumed by the real ${to} with every turn`, async () => {
       const tag = `zqwhole-${from}-to-${to}`;
@@ -236,10 +236,7 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
       expect(targetDriver.reportedSessionId(resumed.stdout)).toBe(fork.id);
       const requests = targetDriver.turnRequests(standIn.since(mark));
       const sent = targetDriver.conversation(requests[0]!.body);
-      const opening: ConversationItem[] =
-        to === 'codex'
-          ? [{ kind: 'user', text: prompts[0]! }]
-          : [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(prompts[0]!)}$`)) as unknown as string }];
+      const opening = openingFor(to, prompts[0]!);
       expect(sent, `every turn of the ${from} session, then the new prompt`).toEqual([
         ...opening,
         { kind: 'assistant', text: ANSWER_PREFIX + prompts[0] },
@@ -255,6 +252,14 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
     });
   }
 });
+
+/** What a target sends the model before the second item of a hand-off: the note and the first prompt, as the target joins them. */
+function openingFor(to: InteropAgent, firstPrompt: string): ConversationItem[] {
+  if (to === 'codex') return [{ kind: 'user', text: firstPrompt }];
+  const note = expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}`)) as unknown as string;
+  if (to === 'droid') return [{ kind: 'user', text: note }, { kind: 'user', text: firstPrompt }];
+  return [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(firstPrompt)}$`)) as unknown as string }];
+}
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -283,7 +288,7 @@ function pairedIds(agent: InteropAgent, body: unknown): { calls: number; paired:
         if (next?.role !== 'user' || !(next.parts ?? []).some((p) => p.functionResponse?.id === part.functionCall!.id)) paired = false;
       }
     });
-  } else if (agent === 'qwen') {
+  } else if (agent === 'qwen' || agent === 'droid') {
     // Chat completions: an assistant message's tool_calls, each answered by one of the tool messages right after it.
     const messages = (body as { messages?: { role?: string; tool_calls?: { id?: string }[]; tool_call_id?: string }[] }).messages ?? [];
     messages.forEach((message, index) => {
