@@ -93,3 +93,16 @@ it('a Copilot CLI session written on a full disk leaves no session folder nor th
   await expect(writeCopilotSession(folder, [{ type: 'session.start' }], workspace)).rejects.toMatchObject({ code: 'ENOSPC' });
   expect(await tree(copilot)).toEqual([]);
 });
+
+it('a Droid fork whose settings cannot be written leaves neither its session file nor the settings behind', async () => {
+  const { droidAdapter } = await import('../../src/core/formats/droid/index.js');
+  const { cp } = await import('node:fs/promises');
+  const root = join(dir, '.factory');
+  await cp(join(import.meta.dirname, '..', 'fixtures', 'droid-0.225.2', '.factory'), root, { recursive: true });
+  const before = await tree(root);
+  disk.full = /\.settings\.json\.tmp-/;
+  const path = join(root, 'sessions', '-home-dev-src-d-api-server', 'ea64e05b-c101-4a66-a855-13c5b0dfbc39.jsonl');
+  const group = { agent: 'droid' as const, paths: [path], idHint: null, root, archived: false };
+  await expect(droidAdapter.fork(group, { atTurn: 3 }, { report: () => undefined, lookup: () => undefined, names: () => new Map() })).rejects.toMatchObject({ code: 'ENOSPC' });
+  expect(await tree(root)).toEqual(before);
+});

@@ -4,6 +4,7 @@
  * kept), then the original's lines byte for byte up to where the cut turn starts (its hidden context included), and
  * the original's `<id>.settings.json` (model, autonomy) copied beside it.
  */
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkForkTurn, errorCode } from '../../errors.js';
 import { uuidv4 } from '../../ids.js';
@@ -49,7 +50,13 @@ export async function forkDroid(group: SessionFileGroup, request: ForkRequest): 
   const body = kept.length === 0 ? Buffer.alloc(0) : bytes.subarray(kept[0]!.offset, end);
   const target = join(dirname(path), `${id}.jsonl`);
   await createFileAtomic(target, [Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), ...wholeLines(body)]);
-  await copySettings(path, target);
+  try {
+    await copySettings(path, target);
+  } catch (error) {
+    // A failed fork writes nothing: the session file goes with its settings.
+    await rm(target, { force: true });
+    throw error;
+  }
   return { agent: 'droid', id, path: target, parentId, keptUserTurns: request.atTurn - 1 };
 }
 
