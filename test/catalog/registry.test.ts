@@ -81,6 +81,13 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: 'c3c2b345-d819-4284-a975-b7a8dd6b83b6',
     word: 'Résumé of the café menu',
   },
+  // A tree the real pi 0.74.2 wrote: back to its second prompt through navigateTree, then another second prompt.
+  pi: {
+    fixture: 'pi-0.74.2/.pi/agent/sessions/--home-dev-src-p-tree--/2026-11-28T23-32-40-450Z_01a22480-f382-791d-a9e4-1402703e6259.jsonl',
+    at: 'sessions/--home-dev-src-p-tree--/2026-11-28T23-32-40-450Z_01a22480-f382-791d-a9e4-1402703e6259.jsonl',
+    id: '01a22480-f382-791d-a9e4-1402703e6259',
+    word: 'canary deploy',
+  },
 };
 
 let temp: string;

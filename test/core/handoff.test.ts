@@ -41,6 +41,7 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
     idHint: 'ses_def8a7e14ffeEyddEP23wkkCBZ',
   },
   droid: group('droid', join(FIXTURES, 'droid-0.225.2/.factory'), 'droid-0.225.2/.factory/sessions/-home-dev-src-d-api-server/ea64e05b-c101-4a66-a855-13c5b0dfbc39.jsonl'),
+  pi: group('pi', join(FIXTURES, 'pi-0.74.2/.pi/agent'), 'pi-0.74.2/.pi/agent/sessions/--home-dev-src-p-api-server--/2026-11-28T23-32-16-793Z_01a22480-9719-72b3-ac49-695237831be6.jsonl'),
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {

@@ -27,6 +27,8 @@ export const NOT_SESSIONS = [
   '.factory/auth.json',
   '.factory/logs/console.log',
   '.factory/sessions/-home-dev-src-d-api-server/ea64e05b-c101-4a66-a855-13c5b0dfbc39.settings.json',
+  '.pi/agent/auth.json',
+  '.pi/agent/models.json',
   '.local/share/opencode/auth.json',
   '.local/share/opencode/opencode.db-shm',
   '.ssh/id_ed25519',
@@ -44,6 +46,7 @@ export async function fillEveryAgentHome(home: string): Promise<void> {
   await cp(join(FIXTURES, 'gemini-0.61.0', '.gemini'), join(home, '.gemini'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'qwen-0.24.4', '.qwen'), join(home, '.qwen'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'droid-0.225.2', '.factory'), join(home, '.factory'), { recursive: true, preserveTimestamps: true });
+  await cp(join(FIXTURES, 'pi-0.74.2', '.pi'), join(home, '.pi'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'work', 'demo'), { recursive: true, preserveTimestamps: true });
   const claw = await readFile(join(FIXTURES, 'claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl'));
   await opencodeWithWal(join(home, '.local', 'share', 'opencode'));

@@ -20,10 +20,10 @@ const exec = promisify(execFile);
 describe('where a host keeps its sessions', () => {
   it('every agent\'s roots, from $HOME and the variables its adapter reads, as sessions on the host would', () => {
     const variables = mirrorVariables();
-    expect(variables).toEqual(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'COPILOT_HOME', 'GEMINI_CLI_HOME', 'QWEN_RUNTIME_DIR', 'QWEN_HOME', 'XDG_DATA_HOME', 'FACTORY_HOME_OVERRIDE']);
+    expect(variables).toEqual(['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'COPILOT_HOME', 'GEMINI_CLI_HOME', 'QWEN_RUNTIME_DIR', 'QWEN_HOME', 'XDG_DATA_HOME', 'FACTORY_HOME_OVERRIDE', 'PI_CODING_AGENT_DIR']);
     // The probe prints each of them, unset as an empty line.
     for (const name of variables) expect(PROBE_LINE).toContain(`"\${${name}-}"`);
-    const values: Record<string, string> = { CLAUDE_CONFIG_DIR: 'cfg/claude', GEMINI_CLI_HOME: '/srv/g', QWEN_HOME: '/srv/qwen', XDG_DATA_HOME: 'data', FACTORY_HOME_OVERRIDE: '/srv/f' };
+    const values: Record<string, string> = { CLAUDE_CONFIG_DIR: 'cfg/claude', GEMINI_CLI_HOME: '/srv/g', QWEN_HOME: '/srv/qwen', XDG_DATA_HOME: 'data', FACTORY_HOME_OVERRIDE: '/srv/f', PI_CODING_AGENT_DIR: '/srv/pi' };
     const homes = remoteHomes(['/home/me', ...variables.map((name) => values[name] ?? '')])!;
     expect(homes.home).toBe('/home/me');
     expect(homes.roots).toEqual({
@@ -35,6 +35,7 @@ describe('where a host keeps its sessions', () => {
       qwen: ['/srv/qwen'],
       opencode: ['/home/me/data/opencode'],
       droid: ['/srv/f/.factory'],
+      pi: ['/srv/pi'],
     });
     expect(remoteHomes(['relative'])).toBe(null);
     expect(remoteHomes([])).toBe(null);
@@ -50,7 +51,7 @@ describe('where a host keeps its sessions', () => {
   it('rules are anchored at their root, a deeper root first; roots are followed through symlinks; the rest is left out', () => {
     const homes = remoteHomes(['/home/me', ...mirrorVariables().map(() => '')])!;
     const { sources, filter } = mirrorTransfer(homes);
-    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/']);
+    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.pi/agent/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/']);
     expect(filter).toContain('--include=/home/me/.local/share/opencode/opencode.db-wal');
     expect(filter).toContain('--include=/home/me/.codex/sessions/***');
     expect(filter.indexOf('--include=/home/me/.qwen/projects/')).toBeLessThan(filter.indexOf('--exclude=/home/me/.*/'));

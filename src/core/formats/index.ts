@@ -6,6 +6,7 @@ import { copilotAdapter } from './copilot/index.js';
 import { droidAdapter } from './droid/index.js';
 import { geminiAdapter } from './gemini/index.js';
 import { opencodeAdapter } from './opencode/index.js';
+import { piAdapter } from './pi/index.js';
 import { qwenAdapter } from './qwen/index.js';
 import type { FormatAdapter } from './types.js';
 
@@ -22,6 +23,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   qwen: qwenAdapter,
   opencode: opencodeAdapter,
   droid: droidAdapter,
+  pi: piAdapter,
 };
 
 /** The adapters in AGENTS order. */
