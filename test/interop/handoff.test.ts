@@ -40,7 +40,7 @@ const sha256 = (data: Buffer): string => createHash('sha256').update(data).diges
 
 const targets = inject('interopTargets');
 /** The agents of this suite, each with its binary when its pin is installed. */
-const AGENTS_HERE = ['codex', 'claude', 'gemini', 'qwen', 'droid'] as const;
+const AGENTS_HERE = ['codex', 'claude', 'gemini', 'qwen', 'droid', 'pi'] as const;
 const bins: Partial<Record<InteropAgent, string>> = {};
 for (const agent of AGENTS_HERE) {
   const pin = targets[agent];
@@ -220,6 +220,8 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
     ['codex', 'claude'],
     ['codex', 'droid'],
     ['droid', 'claude'],
+    ['codex', 'pi'],
+    ['pi', 'claude'],
   ] as const) {
     test.skipIf(!bins[from] || !bins[to])(`${from} → ${to}: sessions fork --to ${to} with no --at, resumed by the real ${to} with every turn`, async () => {
       const tag = `zqwhole-${from}-to-${to}`;
@@ -257,7 +259,8 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
 function openingFor(to: InteropAgent, firstPrompt: string): ConversationItem[] {
   if (to === 'codex') return [{ kind: 'user', text: firstPrompt }];
   const note = expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}`)) as unknown as string;
-  if (to === 'droid') return [{ kind: 'user', text: note }, { kind: 'user', text: firstPrompt }];
+  // Droid and pi send the note as a user message of their own, before the first prompt's (pi: a custom_message).
+  if (to === 'droid' || to === 'pi') return [{ kind: 'user', text: note }, { kind: 'user', text: firstPrompt }];
   return [{ kind: 'user', text: expect.stringMatching(new RegExp(`^${escape(NOTE_OPENING)}[^\\n]*\\n+${escape(firstPrompt)}$`)) as unknown as string }];
 }
 
@@ -288,7 +291,7 @@ function pairedIds(agent: InteropAgent, body: unknown): { calls: number; paired:
         if (next?.role !== 'user' || !(next.parts ?? []).some((p) => p.functionResponse?.id === part.functionCall!.id)) paired = false;
       }
     });
-  } else if (agent === 'qwen' || agent === 'droid') {
+  } else if (agent === 'qwen' || agent === 'droid' || agent === 'pi') {
     // Chat completions: an assistant message's tool_calls, each answered by one of the tool messages right after it.
     const messages = (body as { messages?: { role?: string; tool_calls?: { id?: string }[]; tool_call_id?: string }[] }).messages ?? [];
     messages.forEach((message, index) => {

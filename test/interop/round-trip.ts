@@ -13,7 +13,7 @@ const CLI_TIMEOUT_MS = 60_000;
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 
 /** Variables of the machine that could point an agent (or `sessions`) at the real homes, accounts or network. */
-export const SCRUBBED_ENV = /^(CODEX_|CLAUDE|FACTORY_|DROID_|ANTHROPIC_|OPENAI_|COPILOT_|GH_|GITHUB_|GEMINI_|GOOGLE_|QWEN_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
+export const SCRUBBED_ENV = /^(CODEX_|CLAUDE|FACTORY_|DROID_|ANTHROPIC_|OPENAI_|COPILOT_|GH_|GITHUB_|GEMINI_|GOOGLE_|QWEN_|PI_|XDG_|SESSIONS_|npm_|VITEST|NODE_OPTIONS$|HOME$|CI$)/;
 
 interface GeneratedSession {
   readonly label: string;
