@@ -54,6 +54,7 @@ const PAIRS = [
   ['codex', 'gemini'],
   ['claude', 'qwen'],
   ['codex', 'droid'],
+  ['codex', 'pi'],
 ] as const;
 
 describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off between ${AGENTS_HERE.map(released).join(', ')} (the real agents)`, () => {
