@@ -88,7 +88,14 @@ describe('sessions the real pi 0.74.2 wrote (test/fixtures/pi-0.74.2)', () => {
     const tree = await piAdapter.readSession(group(FILES.tree), context);
     expect(prompts(tree.messages)).toEqual(['[p] tree-t1 Plan the migration.', '[p] tree-t2b Use a canary deploy instead.']);
     expect(tree.messages.filter((message) => message.role === 'assistant').map(messageText)).toEqual(['Answer to: [p] tree-t1 Plan the migration.', 'Answer to: [p] tree-t2b Use a canary deploy instead.']);
-    expect(tree.messages.filter((message) => message.role === 'system').map(messageText)).toEqual([expect.stringMatching(/^\[summary of another branch\] The user explored a different conversation branch/)]);
+    // Where the other branch (the first second prompt, and the third) leaves the active one, then the summary pi wrote of it.
+    expect(tree.messages.filter((message) => message.role === 'system').map(messageText)).toEqual([
+      '[another branch leaves here (pi\'s /tree): 2 prompts, from "[p] tree-t2 Use a blue-green deploy."]',
+      expect.stringMatching(/^\[summary of another branch\] The user explored a different conversation branch/),
+    ]);
+    expect(tree.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'system', 'system', 'user', 'assistant']);
+    // A file with no other branch has no such note.
+    expect(main.messages.some((message) => message.role === 'system')).toBe(false);
   });
 
   it('forks the tree\'s active branch before its second turn: what pi resumes, its header naming the original', async () => {

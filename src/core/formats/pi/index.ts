@@ -95,7 +95,7 @@ export const piAdapter: FormatAdapter = {
     // The header first, then every entry: the same fold as the row.
     if (file.headerValue !== null) scan.add(file.headerValue);
     for (const entry of file.entries) scan.add(entry.value);
-    return { ...summarize(group, scan, file.size, file.mtimeMs), messages: piMessages(activePath(file.entries)), malformedLines: file.stats.malformed };
+    return { ...summarize(group, scan, file.size, file.mtimeMs), messages: piMessages(activePath(file.entries), file.entries), malformedLines: file.stats.malformed };
   },
 
   fork: (group, request) => forkPi(group, request),

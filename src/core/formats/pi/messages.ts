@@ -1,8 +1,8 @@
 /** A pi session's transcript: the active branch's entries as messages. */
 import { isRecord, type JsonObject } from '../../json.js';
-import type { Block, Message, Usage } from '../../model.js';
+import { promptOpening, type Block, type Message, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
-import { contentParts, isPiUserTurn, messageOf, type PiEntry } from './entries.js';
+import { contentParts, isPiUserTurn, messageOf, userText, type PiEntry } from './entries.js';
 
 function textOf(content: unknown): string {
   return contentParts(content)
@@ -94,15 +94,53 @@ function entryMessage(entry: PiEntry): Message | null {
 }
 
 /**
- * The transcript of a branch (root first): prompts, answers with their thinking and tool calls, results, the user's
- * shell runs, extension messages, compaction markers (pi keeps the compacted entries in the file: they are shown,
- * before the marker) and branch summaries.
+ * The branches `/tree` left beside the active one, by the entry they leave it at: each side branch's prompts (every
+ * prompt below the side child, in file order). pi keeps them in the same file; `sessions` shows where they are.
  */
-export function piMessages(path: readonly PiEntry[]): Message[] {
+function sideBranches(path: readonly PiEntry[], entries: readonly PiEntry[]): Map<string, string[][]> {
+  const onPath = new Set(path.map((entry) => entry.id));
+  const children = new Map<string, PiEntry[]>();
+  for (const entry of entries) {
+    if (entry.parentId === null) continue;
+    const list = children.get(entry.parentId);
+    if (list) list.push(entry);
+    else children.set(entry.parentId, [entry]);
+  }
+  const below = (root: PiEntry): string[] => {
+    const prompts: string[] = [];
+    const seen = new Set<string>();
+    for (const stack = [root]; stack.length > 0; ) {
+      const entry = stack.pop()!;
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      if (isPiUserTurn(entry.value)) prompts.push(promptOpening(userText(messageOf(entry.value)!)));
+      stack.push(...(children.get(entry.id) ?? []).slice().reverse());
+    }
+    return prompts;
+  };
+  const out = new Map<string, string[][]>();
+  for (const entry of path) {
+    const sides = (children.get(entry.id) ?? []).filter((child) => !onPath.has(child.id)).map(below).filter((prompts) => prompts.length > 0);
+    if (sides.length > 0) out.set(entry.id, sides);
+  }
+  return out;
+}
+
+/**
+ * The transcript of the active branch (root first): prompts, answers with their thinking and tool calls, results,
+ * the user's shell runs, extension messages, compaction markers (pi keeps the compacted entries in the file: they are
+ * shown, before the marker), branch summaries, and where another branch of the file (`/tree`) leaves this one.
+ */
+export function piMessages(path: readonly PiEntry[], entries: readonly PiEntry[] = path): Message[] {
   const out: Message[] = [];
+  const sides = sideBranches(path, entries);
   for (const entry of path) {
     const message = entryMessage(entry);
     if (message !== null) out.push(message);
+    for (const prompts of sides.get(entry.id) ?? []) {
+      const count = prompts.length === 1 ? '1 prompt' : `${prompts.length} prompts`;
+      out.push({ role: 'system', blocks: [{ type: 'text', text: `[another branch leaves here (pi's /tree): ${count}, from "${prompts[0]}"]` }], userTurn: false });
+    }
   }
   return out;
 }
