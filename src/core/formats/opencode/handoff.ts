@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from './store.js';
+import type { OpencodeDialect } from './dialect.js';
+import { addOpencodeSession, forkMetadata, opencodeDatabasePath, opencodeId } from './fork.js';
 import type { SqliteDatabase } from '../../io/sqlite.js';
 import { isRecord, type JsonObject } from '../../json.js';
 import { promptOpening, type ImageBlock } from '../../model.js';
@@ -8,10 +9,6 @@ import type { HandoffConversation, HandoffUserBlock } from '../../handoff/conver
 import { argumentsObject, safeToolName, SafeIds } from '../../handoff/ids.js';
 import { HandoffError, type HandoffWrite, type HandoffWritten } from '../../handoff/types.js';
 
-/** The release whose database this writer was checked against (a session row records the opencode that made it). */
-const VERIFIED_VERSION = '1.18.33';
-/** opencode's default primary agent: a message names the agent that handled it. */
-const DEFAULT_AGENT = 'build';
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } };
 
 interface OpencodeModel {
@@ -21,23 +18,23 @@ interface OpencodeModel {
 }
 
 /**
- * A new opencode session holding the conversation, added to `<opencodeRoot>/opencode.db` (the database opencode
- * made: nothing is written when there is none) by the same transaction as a fork: a session row for the cwd (in the
+ * A new opencode session holding the conversation, added to `<root>/opencode.db` (or the dialect's database: the
+ * one the agent made, nothing is written when there is none) by the same transaction as a fork: a session row for the cwd (in the
  * project opencode keeps the cwd's sessions in; the source named in its metadata), the note as a user message of
  * one `synthetic` text part (sent to the model, no turn), then per prompt a user message (text parts, images as
  * `file` parts) and per answer step an assistant message (text parts, and `tool` parts each holding its call's
  * result: `completed`, or `error` for a failed call or one without a result). Every message names the model
  * opencode last used in this database, so that its resume asks that model (the source's is another vendor's).
  */
-export async function writeOpencodeHandoff(conversation: HandoffConversation, write: HandoffWrite, opencodeRoot: string): Promise<HandoffWritten> {
-  const path = opencodeDatabasePath(opencodeRoot);
-  // The schema is opencode's own (it migrates it on start): a database it has not made is not made here.
-  if (!existsSync(path)) throw new HandoffError(`${path} does not exist: run opencode once (it creates its database), then hand the session off again`);
+export async function writeOpencodeHandoff(dialect: OpencodeDialect, conversation: HandoffConversation, write: HandoffWrite, root: string): Promise<HandoffWritten> {
+  const path = opencodeDatabasePath(dialect, root);
+  // The schema is the agent's own (it migrates it on start): a database it has not made is not made here.
+  if (!existsSync(path)) throw new HandoffError(`${path} does not exist: run ${dialect.command} once (it creates its database), then hand the session off again`);
   const now = write.now.getTime();
   const id = addOpencodeSession(path, (db) => {
     const id = opencodeId('ses', now, 1, true);
     const project = projectOf(db, write.cwd, now);
-    const { model, agent } = lastModel(db) ?? { model: guessedModel(write.model), agent: DEFAULT_AGENT };
+    const { model, agent } = lastModel(db, dialect.defaultAgent) ?? { model: guessedModel(write.model), agent: dialect.defaultAgent };
     const callIds = new SafeIds('call_handoff_');
     const messages: Record<string, unknown>[] = [];
     const parts: Record<string, unknown>[] = [];
@@ -108,7 +105,7 @@ export async function writeOpencodeHandoff(conversation: HandoffConversation, wr
       directory: write.cwd,
       path: relative(resolve(project.worktree), write.cwd),
       title: write.branchName?.trim() || promptOpening(firstPrompt, 100) || `Handed off from ${write.source.agent} session ${write.source.id}`,
-      version: newestVersion(db) ?? VERIFIED_VERSION,
+      version: newestVersion(db) ?? dialect.verifiedVersion,
       metadata: JSON.stringify(forkMetadata({ id: write.source.id, atTurn: write.source.atTurn, agent: write.source.agent, ...(write.branchName ? { branchName: write.branchName } : {}) })),
       cost: 0,
       tokens_input: 0,
@@ -166,7 +163,7 @@ function projectOf(db: SqliteDatabase, cwd: string, now: number): { id: string; 
 }
 
 /** The model and agent of the newest prompt in the database: what opencode runs on this machine. */
-function lastModel(db: SqliteDatabase): { model: OpencodeModel; agent: string } | null {
+function lastModel(db: SqliteDatabase, defaultAgent: string): { model: OpencodeModel; agent: string } | null {
   const row = db.prepare("SELECT data FROM message WHERE json_extract(data, '$.role') = 'user' AND json_extract(data, '$.model.modelID') IS NOT NULL ORDER BY time_created DESC, id DESC LIMIT 1").get() as { data: string } | undefined;
   if (!row) return null;
   let info: unknown;
@@ -178,7 +175,7 @@ function lastModel(db: SqliteDatabase): { model: OpencodeModel; agent: string } 
   if (!isRecord(info) || !isRecord(info.model)) return null;
   const { providerID, modelID, variant } = info.model;
   if (typeof providerID !== 'string' || typeof modelID !== 'string') return null;
-  return { model: { providerID, modelID, ...(typeof variant === 'string' ? { variant } : {}) }, agent: typeof info.agent === 'string' ? info.agent : DEFAULT_AGENT };
+  return { model: { providerID, modelID, ...(typeof variant === 'string' ? { variant } : {}) }, agent: typeof info.agent === 'string' ? info.agent : defaultAgent };
 }
 
 /** With no prompt in the database to take it from, the source's model under the provider opencode names its vendor. */

@@ -1,14 +1,13 @@
-/** The opencode database: its sessions, messages and parts read into rows and transcripts, and forks written into it. */
-import { randomBytes } from 'node:crypto';
+/** The opencode database (and its forks'): its sessions, messages and parts read into rows and transcripts. */
 import { statSync } from 'node:fs';
 import { walkFs } from '../../io/walk-fs.js';
 import { basename, dirname, join } from 'node:path';
-import { checkForkTurn, errorCode } from '../../errors.js';
-import { cutBeforeTurn } from '../../truncate.js';
-import { openForWriting, withReadOnly, type SqliteDatabase } from '../../io/sqlite.js';
+import { errorCode } from '../../errors.js';
+import { withReadOnly, type SqliteDatabase } from '../../io/sqlite.js';
 import { isRecord, type JsonObject } from '../../json.js';
 import { addUsage, IMAGE_PLACEHOLDER, imageFromUrl, promptOpening, type Block, type Message, type Session, type SessionSummary, type Usage } from '../../model.js';
-import type { AdapterContext, ConversationText, ForkRequest, ForkResult, IndexedSession, ReportProblem, SessionFileGroup } from '../types.js';
+import type { AdapterContext, ConversationText, IndexedSession, ReportProblem, SessionFileGroup } from '../types.js';
+import { withoutInjected, type OpencodeDialect } from './dialect.js';
 
 /*
  * opencode (verified with 1.18.33) keeps every conversation of a user in one SQLite database,
@@ -28,18 +27,24 @@ import type { AdapterContext, ConversationText, ForkRequest, ForkResult, Indexed
  * copies the messages under new ids into a new session titled `<title> (fork #1)` and records no parent; a fork
  * written here records its parent in the session's metadata (`sessionsFork`).
  * Releases before the database kept JSON files under `storage/`: those are not read.
+ * Kilo Code CLI (an opencode fork, verified with 7.7.9) keeps the same tables in `$XDG_DATA_HOME/kilo/kilo.db`
+ * (dialect.ts says what differs).
  */
 
-export const DB_NAME = 'opencode.db';
 /** SQLite's write-ahead log: the newest writes live here until a checkpoint copies them into the database. */
 export const WAL_SUFFIX = '-wal';
-export const DATA_FOLDER = join('.local', 'share', 'opencode');
-const PLACEHOLDER_TITLE = /^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** The placeholder a session is titled with until the agent names it; its own fork appends ` (fork #N)` to it. */
+const PLACEHOLDER_TITLE = /^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z( \(fork #\d+\))*$/;
 export const ID_PATTERN = /^ses_[0-9A-Za-z]{10,60}$/;
 /** Where a fork written here names its parent, in the session's metadata. */
-const FORK_KEY = 'sessionsFork';
+export const FORK_KEY = 'sessionsFork';
 
-interface SessionRow {
+/** The data folder under a home: `~/.local/share/<dataName>`. */
+export function dataFolder(dialect: OpencodeDialect): string {
+  return join('.local', 'share', dialect.dataName);
+}
+
+export interface SessionRow {
   readonly id: string;
   readonly parent_id: string | null;
   readonly directory: string;
@@ -52,7 +57,7 @@ interface SessionRow {
   readonly [column: string]: unknown;
 }
 
-interface MessageRow {
+export interface MessageRow {
   readonly id: string;
   readonly session_id: string;
   readonly time_created: number;
@@ -60,7 +65,7 @@ interface MessageRow {
   readonly [column: string]: unknown;
 }
 
-interface PartRow {
+export interface PartRow {
   readonly id: string;
   readonly message_id: string;
   readonly data: string;
@@ -71,8 +76,8 @@ interface PartRow {
 // Files
 
 /** The database under one root (an opencode data folder), as one store group: its conversations are read from it. */
-export async function discoverOpencode(root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
-  const path = join(root, DB_NAME);
+export async function discoverOpencode(dialect: OpencodeDialect, root: string, report: ReportProblem): Promise<SessionFileGroup[]> {
+  const path = join(root, dialect.dbName);
   try {
     if (!(await walkFs.stat(path)).isFile()) return [];
   } catch (error) {
@@ -80,28 +85,28 @@ export async function discoverOpencode(root: string, report: ReportProblem): Pro
     if (code !== 'ENOENT' && code !== 'ENOTDIR') report({ path, message: `cannot read: ${code ?? String(error)}` });
     return [];
   }
-  return [storeGroup(root, path)];
+  return [storeGroup(dialect, root, path)];
 }
 
-function storeGroup(root: string, path: string): SessionFileGroup {
-  return { agent: 'opencode', paths: [path], idHint: null, root, archived: false };
+function storeGroup(dialect: OpencodeDialect, root: string, path: string): SessionFileGroup {
+  return { agent: dialect.agent, paths: [path], idHint: null, root, archived: false };
 }
 
 /** The database a changed path belongs to (the database or its write-ahead log, directly under `root`). */
-export function storeOf(path: string): string | null {
+export function storeOf(dialect: OpencodeDialect, path: string): string | null {
   const name = basename(path);
-  if (name === DB_NAME) return path;
-  if (name === DB_NAME + WAL_SUFFIX) return path.slice(0, -WAL_SUFFIX.length);
+  if (name === dialect.dbName) return path;
+  if (name === dialect.dbName + WAL_SUFFIX) return path.slice(0, -WAL_SUFFIX.length);
   return null;
 }
 
-export function groupOpencodeFiles(root: string, paths: readonly string[]): SessionFileGroup[] {
+export function groupOpencodeFiles(dialect: OpencodeDialect, root: string, paths: readonly string[]): SessionFileGroup[] {
   const stores = new Set<string>();
   for (const path of paths) {
-    const store = storeOf(path);
+    const store = storeOf(dialect, path);
     if (store !== null && dirname(store) === root && isFile(store)) stores.add(store);
   }
-  return [...stores].map((path) => storeGroup(root, path));
+  return [...stores].map((path) => storeGroup(dialect, root, path));
 }
 
 function isFile(path: string): boolean {
@@ -115,7 +120,7 @@ function isFile(path: string): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // Reading
 
-function parseObject(text: string | null | undefined): JsonObject | null {
+export function parseObject(text: string | null | undefined): JsonObject | null {
   if (typeof text !== 'string') return null;
   try {
     const value: unknown = JSON.parse(text);
@@ -126,37 +131,42 @@ function parseObject(text: string | null | undefined): JsonObject | null {
 }
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+export const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
 /** A message's parts, decoded (a part that is not JSON is skipped and counted). */
-interface DecodedMessage {
+export interface DecodedMessage {
   readonly row: MessageRow;
   readonly info: JsonObject;
   readonly parts: readonly { readonly row: PartRow; readonly data: JsonObject }[];
 }
 
-/** The words a user typed: the text parts opencode did not add itself (synthetic: file contents, reminders). */
-function typedText(message: DecodedMessage): string {
+/** A text part's words as the user typed them: without the blocks the agent appended (Kilo's environment details). */
+function partWords(dialect: OpencodeDialect, data: JsonObject): string {
+  return typeof data.text === 'string' ? withoutInjected(dialect, data.text) : '';
+}
+
+/** The words a user typed: the text parts the agent did not add itself (synthetic: file contents, reminders). */
+function typedText(dialect: OpencodeDialect, message: DecodedMessage): string {
   return message.parts
-    .filter(({ data }) => data.type === 'text' && data.synthetic !== true && data.ignored !== true && typeof data.text === 'string')
-    .map(({ data }) => data.text as string)
+    .filter(({ data }) => data.type === 'text' && data.synthetic !== true && data.ignored !== true && partWords(dialect, data) !== '')
+    .map(({ data }) => partWords(dialect, data))
     .join('\n');
 }
 
 const isImagePart = (data: JsonObject): boolean => data.type === 'file' && typeof data.mime === 'string' && data.mime.startsWith('image/');
 
 /** A prompt as a row shows it: the typed words, else the image it was (an image sent alone is a prompt too). */
-function promptText(message: DecodedMessage): string {
-  const text = typedText(message);
+function promptText(dialect: OpencodeDialect, message: DecodedMessage): string {
+  const text = typedText(dialect, message);
   return text.trim() === '' && message.parts.some(({ data }) => isImagePart(data)) ? IMAGE_PLACEHOLDER : text;
 }
 
 /** A real prompt: a user message with words of the user's or an image (not a compaction request, not only synthetic text). */
-function isUserTurn(message: DecodedMessage): boolean {
-  return message.info.role === 'user' && promptText(message).trim() !== '' && !message.parts.some(({ data }) => data.type === 'compaction');
+export function isUserTurn(dialect: OpencodeDialect, message: DecodedMessage): boolean {
+  return message.info.role === 'user' && promptText(dialect, message).trim() !== '' && !message.parts.some(({ data }) => data.type === 'compaction');
 }
 
-function usageOf(info: JsonObject): Usage | null {
+export function usageOf(info: JsonObject): Usage | null {
   if (info.role !== 'assistant' || !isRecord(info.tokens)) return null;
   const tokens = info.tokens;
   const cache = isRecord(tokens.cache) ? tokens.cache : {};
@@ -175,11 +185,11 @@ function modelOf(session: SessionRow, messages: readonly DecodedMessage[]): stri
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The row of one conversation, from its session row and decoded messages. */
-function summaryOf(session: SessionRow, messages: readonly DecodedMessage[], path: string, bytes: number): SessionSummary {
+function summaryOf(dialect: OpencodeDialect, session: SessionRow, messages: readonly DecodedMessage[], path: string, bytes: number): SessionSummary {
   const prompts: string[] = [];
   let usage: Usage | null = null;
   for (const message of messages) {
-    if (isUserTurn(message)) prompts.push(promptOpening(promptText(message)));
+    if (isUserTurn(dialect, message)) prompts.push(promptOpening(promptText(dialect, message)));
     usage = addUsage(usage, usageOf(message.info));
   }
   const firstPrompt = prompts[0] ?? null;
@@ -190,7 +200,7 @@ function summaryOf(session: SessionRow, messages: readonly DecodedMessage[], pat
   const atTurn = fork && typeof fork.atTurn === 'number' ? fork.atTurn : undefined;
   return {
     id: session.id,
-    agent: 'opencode',
+    agent: dialect.agent,
     path,
     paths: [path],
     cwd: session.directory || null,
@@ -259,55 +269,56 @@ function readConversations(db: SqliteDatabase, ids: readonly string[] | null, pa
 }
 
 /** Every conversation's row in the database. */
-export async function readOpencodeRows(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary[]> {
+export async function readOpencodeRows(dialect: OpencodeDialect, group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary[]> {
   const path = group.paths[0]!;
   return withReadOnly(path, (db) => {
     const sessions = db.prepare('SELECT * FROM session ORDER BY id').all() as SessionRow[];
     const conversations = readConversations(db, null, 'prompts', context.report, path);
     return sessions.map((session) => {
       const conversation = conversations.get(session.id);
-      return summaryOf(session, conversation?.messages ?? [], path, conversation?.bytes ?? 0);
+      return summaryOf(dialect, session, conversation?.messages ?? [], path, conversation?.bytes ?? 0);
     });
   });
 }
 
-function conversationId(group: SessionFileGroup): string {
-  if (group.idHint === null) throw new Error('an opencode conversation is named by its session id');
+export function conversationId(dialect: OpencodeDialect, group: SessionFileGroup): string {
+  if (group.idHint === null) throw new Error(`a ${dialect.label} conversation is named by its session id`);
   return group.idHint;
 }
 
-function readOne(db: SqliteDatabase, id: string, partsOf: 'all' | 'prompts', report: ReportProblem, path: string): { session: SessionRow; messages: DecodedMessage[]; bytes: number } {
+export function readOne(dialect: OpencodeDialect, db: SqliteDatabase, id: string, partsOf: 'all' | 'prompts', report: ReportProblem, path: string): { session: SessionRow; messages: DecodedMessage[]; bytes: number } {
   const session = db.prepare('SELECT * FROM session WHERE id = ?').get(id) as SessionRow | undefined;
-  if (!session) throw new Error(`no opencode session ${id} in ${path}`);
+  if (!session) throw new Error(`no ${dialect.label} session ${id} in ${path}`);
   const conversation = readConversations(db, [id], partsOf, report, path).get(id);
   return { session, messages: conversation?.messages ?? [], bytes: conversation?.bytes ?? 0 };
 }
 
-export async function readOpencodeSummary(group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
+export async function readOpencodeSummary(dialect: OpencodeDialect, group: SessionFileGroup, context: AdapterContext): Promise<SessionSummary | null> {
   const path = group.paths[0]!;
   return withReadOnly(path, (db) => {
-    const { session, messages, bytes } = readOne(db, conversationId(group), 'prompts', context.report, path);
-    return summaryOf(session, messages, path, bytes);
+    const { session, messages, bytes } = readOne(dialect, db, conversationId(dialect, group), 'prompts', context.report, path);
+    return summaryOf(dialect, session, messages, path, bytes);
   });
 }
 
-export async function indexOpencode(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
-  const summary = await readOpencodeSummary(group, context);
+export async function indexOpencode(dialect: OpencodeDialect, group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
+  const summary = await readOpencodeSummary(dialect, group, context);
   return { summary, bytesRead: summary?.size ?? 0 };
 }
 
 /** The normalized messages of one conversation: prompts, answers with reasoning and tool calls, tool results. */
-function toMessages(messages: readonly DecodedMessage[]): Message[] {
+function toMessages(dialect: OpencodeDialect, messages: readonly DecodedMessage[]): Message[] {
   const out: Message[] = [];
   for (const message of messages) {
     const timestamp = iso(message.row.time_created);
     if (message.info.role === 'user') {
-      const userTurn = isUserTurn(message);
+      const userTurn = isUserTurn(dialect, message);
       const blocks: Block[] = [];
       for (const { data } of message.parts) {
-        // opencode's own additions to a prompt (file contents, reminders) are not the user's words; a message of
-        // nothing else (a hand-off's note) is shown as what it is, a message that is no turn.
-        if (data.type === 'text' && typeof data.text === 'string' && data.ignored !== true && (data.synthetic !== true || !userTurn)) blocks.push({ type: 'text', text: data.text });
+        // The agent's own additions to a prompt (file contents, reminders, Kilo's environment details) are not the
+        // user's words; a message of nothing else (a hand-off's note) is shown as what it is, a message that is no turn.
+        const text = partWords(dialect, data);
+        if (data.type === 'text' && text !== '' && data.ignored !== true && (data.synthetic !== true || !userTurn)) blocks.push({ type: 'text', text });
         else if (data.type === 'file') {
           const mime = str(data.mime);
           if (mime?.startsWith('image/')) blocks.push(imageBlock(mime, str(data.url)));
@@ -345,21 +356,21 @@ function imageBlock(mime: string, url: string | null): Block {
   return { ...image, mediaType: image.mediaType ?? mime };
 }
 
-export async function readOpencodeSession(group: SessionFileGroup, context: AdapterContext): Promise<Session> {
+export async function readOpencodeSession(dialect: OpencodeDialect, group: SessionFileGroup, context: AdapterContext): Promise<Session> {
   const path = group.paths[0]!;
   return withReadOnly(path, (db) => {
-    const { session, messages, bytes } = readOne(db, conversationId(group), 'all', context.report, path);
-    return { ...summaryOf(session, messages, path, bytes), messages: toMessages(messages), malformedLines: 0 };
+    const { session, messages, bytes } = readOne(dialect, db, conversationId(dialect, group), 'all', context.report, path);
+    return { ...summaryOf(dialect, session, messages, path, bytes), messages: toMessages(dialect, messages), malformedLines: 0 };
   });
 }
 
 /** Each conversation's words (prompts, answers, reasoning, tool calls and their output), for full-text search. */
-export async function opencodeTexts(group: SessionFileGroup, context: AdapterContext): Promise<ConversationText[]> {
+export async function opencodeTexts(dialect: OpencodeDialect, group: SessionFileGroup, context: AdapterContext): Promise<ConversationText[]> {
   const path = group.paths[0]!;
   return withReadOnly(path, (db) => {
     const ids = (db.prepare('SELECT id FROM session ORDER BY id').all() as { id: string }[]).map((row) => row.id);
     const conversations = readConversations(db, null, 'all', context.report, path);
-    return ids.map((id) => ({ id, text: textOf(toMessages(conversations.get(id)?.messages ?? [])) }));
+    return ids.map((id) => ({ id, text: textOf(toMessages(dialect, conversations.get(id)?.messages ?? [])) }));
   });
 }
 
@@ -375,145 +386,4 @@ function textOf(messages: readonly Message[]): string {
     }
   }
   return out.join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Fork
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/**
- * An id the way opencode makes them (`Identifier.create`): prefix, 12 hex digits of (time in ms × 4096 + a
- * counter), bit-inverted for sessions (newest sort first), then 14 random base-62 characters.
- */
-export function opencodeId(prefix: 'ses' | 'msg' | 'prt', timeMs: number, counter: number, descending: boolean): string {
-  let value = BigInt(timeMs) * 4096n + BigInt(counter);
-  if (descending) value = ~value;
-  const hex = (value & 0xffffffffffffn).toString(16).padStart(12, '0');
-  const random = randomBytes(14);
-  let tail = '';
-  for (const byte of random) tail += BASE62[byte % 62];
-  return `${prefix}_${hex}${tail}`;
-}
-
-/** opencode's fork title: `<title> (fork #1)`, or the next number after one. */
-export function forkTitle(title: string): string {
-  const match = /^(.+) \(fork #(\d+)\)$/.exec(title);
-  return match ? `${match[1]} (fork #${Number(match[2]) + 1})` : `${title} (fork #1)`;
-}
-
-function insertRow(db: SqliteDatabase, table: string, row: Record<string, unknown>): void {
-  const columns = Object.keys(row);
-  db.prepare(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(',')}) VALUES (${columns.map(() => '?').join(',')})`).run(...columns.map((c) => row[c] as never));
-}
-
-/** The rows of one new session: its `session` row (columns this database lacks are left out), then `message` and `part` rows. */
-export interface NewOpencodeSession {
-  readonly session: Record<string, unknown>;
-  readonly messages: readonly Record<string, unknown>[];
-  readonly parts: readonly Record<string, unknown>[];
-}
-
-/**
- * Add one session to the opencode database at `path` as `opencode import` (1.18.33) does: its session, message and
- * part rows in one `BEGIN IMMEDIATE` transaction under opencode's busy timeout (so it waits for opencode's own
- * writes instead of failing), nothing else touched. `plan` runs inside the transaction: what it reads (the session
- * it copies, the project of a cwd) cannot change before the rows are in.
- */
-export function addOpencodeSession<T>(path: string, plan: (db: SqliteDatabase) => { readonly rows: NewOpencodeSession; readonly result: T }): T {
-  const db = openForWriting(path);
-  try {
-    const write = db.transaction(() => {
-      const { rows, result } = plan(db);
-      const columns = new Set((db.prepare('PRAGMA table_info(session)').all() as { name: string }[]).map((c) => c.name));
-      insertRow(db, 'session', Object.fromEntries(Object.entries(rows.session).filter(([key]) => columns.has(key))));
-      for (const message of rows.messages) insertRow(db, 'message', message);
-      for (const part of rows.parts) insertRow(db, 'part', part);
-      return result;
-    });
-    return write.immediate();
-  } finally {
-    db.close();
-  }
-}
-
-/** The database in an opencode data folder. */
-export function opencodeDatabasePath(root: string): string {
-  return join(root, DB_NAME);
-}
-
-/** What a session written by `sessions` keeps in its metadata about where it came from (a fork's parent, a hand-off's source). */
-export function forkMetadata(fork: { readonly id: string; readonly atTurn: number; readonly agent?: string; readonly branchName?: string }): Record<string, unknown> {
-  return { [FORK_KEY]: fork };
-}
-
-/**
- * A new session holding user turns 1..atTurn-1 of the original and everything answering them, written into the
- * same database by `addOpencodeSession`: the session row copied with a new id, title and token totals, then every
- * kept message and part under new ids (assistants' parentID pointing at the new ids), as opencode's own fork and
- * import do. The original's rows are not touched.
- */
-export async function forkOpencode(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult> {
-  const path = group.paths[0]!;
-  const parentId = conversationId(group);
-  const now = (request.now ?? new Date()).getTime();
-  const { id, keptUserTurns } = addOpencodeSession(path, (db) => {
-    const { session, messages } = readOne(db, parentId, 'all', context.report, path);
-    const turns = messages.filter(isUserTurn).length;
-    checkForkTurn(request.atTurn, turns);
-    const kept = messages.slice(0, cutBeforeTurn(messages, isUserTurn, request.atTurn));
-    const id = opencodeId('ses', now, 1, true);
-    let usage: Usage | null = null;
-    let cost = 0;
-    for (const message of kept) {
-      usage = addUsage(usage, usageOf(message.info));
-      cost += num(message.info.cost);
-    }
-    const metadata = parseObject(session.metadata) ?? {};
-    const row: Record<string, unknown> = {
-      ...session,
-      id,
-      title: request.branchName?.trim() || forkTitle(session.title),
-      metadata: JSON.stringify({ ...metadata, ...forkMetadata({ id: parentId, atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}) }) }),
-      parent_id: null,
-      share_url: null,
-      revert: null,
-      summary_additions: null,
-      summary_deletions: null,
-      summary_files: null,
-      summary_diffs: null,
-      cost,
-      tokens_input: usage?.input ?? 0,
-      tokens_output: usage?.output ?? 0,
-      tokens_reasoning: 0,
-      tokens_cache_read: usage?.cacheRead ?? 0,
-      tokens_cache_write: usage?.cacheWrite ?? 0,
-      time_created: now,
-      time_updated: now,
-      time_compacting: null,
-      time_archived: null,
-    };
-    const newIds = new Map<string, string>();
-    const messageRows: Record<string, unknown>[] = [];
-    const partRows: Record<string, unknown>[] = [];
-    let counter = 0;
-    for (const message of kept) {
-      const messageId = opencodeId('msg', now, ++counter, false);
-      newIds.set(message.row.id, messageId);
-      const info: JsonObject = { ...message.info };
-      if (typeof info.parentID === 'string' && newIds.has(info.parentID)) info.parentID = newIds.get(info.parentID)!;
-      delete info.id;
-      delete info.sessionID;
-      messageRows.push({ ...message.row, id: messageId, session_id: id, time_updated: now, data: JSON.stringify(info) });
-      for (const part of message.parts) {
-        const data: JsonObject = { ...part.data };
-        delete data.id;
-        delete data.sessionID;
-        delete data.messageID;
-        partRows.push({ ...part.row, id: opencodeId('prt', now, ++counter, false), message_id: messageId, session_id: id, time_updated: now, data: JSON.stringify(data) });
-      }
-    }
-    return { rows: { session: row, messages: messageRows, parts: partRows }, result: { id, keptUserTurns: request.atTurn - 1 } };
-  });
-  return { agent: 'opencode', id, path, parentId, keptUserTurns };
 }
