@@ -88,6 +88,13 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: '01a22480-f382-791d-a9e4-1402703e6259',
     word: 'canary deploy',
   },
+  // The database the real Kilo Code CLI 7.7.9 wrote (its dump, loaded): four conversations in one file.
+  kilo: {
+    fixture: 'contract/kilo/kilo/kilo.db',
+    at: 'kilo.db',
+    id: 'ses_ddb7254acffemFMX8kqfWtBH2f',
+    word: 'naïve résumé',
+  },
 };
 
 let temp: string;

@@ -3,16 +3,16 @@
 // json` holds the whole prompt. Sessions of every agent, written by the hand-off writers (each agent's own format,
 // read back by its adapter), with an emoji sequence at every place the cut can fall.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADAPTER_LIST, ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext } from '../../src/core/formats/types.js';
 import { HANDOFF_TARGETS, handOff } from '../../src/core/handoff/index.js';
 import { PROMPT_OPENING_MAX, promptOpening, type Agent, type Message, type Session } from '../../src/core/model.js';
+import { loadAgentDatabase } from '../helpers/agent-databases.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures');
@@ -61,14 +61,9 @@ beforeAll(async () => {
   home = join(temp, 'home');
   cwd = join(temp, 'project');
   await mkdir(cwd, { recursive: true });
-  // opencode makes its database; a hand-off only adds to it (the dump of one the real opencode 1.18.33 wrote).
-  const opencode = join(home, '.local', 'share', 'opencode');
-  await mkdir(opencode, { recursive: true });
-  const db = new Database(join(opencode, 'opencode.db'));
-  db.pragma('journal_mode = WAL');
-  db.exec(await readFile(join(FIXTURES, 'opencode-1.18.33', 'opencode.sql'), 'utf8'));
-  db.close();
-  // Each agent's home folder under the home (claw has none: it writes into the cwd); opencode's holds the database above.
+  // opencode and Kilo Code make their databases; a hand-off only adds to them (dumps of those the real CLIs wrote).
+  for (const agent of ['opencode', 'kilo'] as const) await loadAgentDatabase(agent, home);
+  // Each agent's home folder under the home (claw has none: it writes into the cwd); opencode's and Kilo's hold the databases above.
   const homes = Object.fromEntries(ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [[adapter.agent, join(home, adapter.locations.homeFolder)]])));
   for (let i = 0; i < FIRST.length; i++) {
     const fromCodex = await source('codex', 'home/.codex/sessions/2026/11/22/rollout-2026-11-22T01-44-42-01a200ed-500e-74e1-88bc-7c2f05604fd8.jsonl', 'home/.codex', FIRST[i]!, LAST[i]!);

@@ -15,6 +15,7 @@ import { geminiProjectFolder, geminiSlug } from '../../src/core/formats/gemini/h
 import { handoffConversation } from '../../src/core/handoff/conversation.js';
 import { HANDOFF_TARGETS, handOff, HandoffError, handoffNote, NO_RESULT_RECORDED } from '../../src/core/handoff/index.js';
 import { AGENTS, messageText, type Agent, type Message, type Session } from '../../src/core/model.js';
+import { DATABASE_DUMPS, loadAgentDatabase } from '../helpers/agent-databases.js';
 import { sha256File } from '../helpers/files.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -42,6 +43,11 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
   },
   droid: group('droid', join(FIXTURES, 'droid-0.225.2/.factory'), 'droid-0.225.2/.factory/sessions/-home-dev-src-d-api-server/ea64e05b-c101-4a66-a855-13c5b0dfbc39.jsonl'),
   pi: group('pi', join(FIXTURES, 'pi-0.74.2/.pi/agent'), 'pi-0.74.2/.pi/agent/sessions/--home-dev-src-p-api-server--/2026-11-28T23-32-16-793Z_01a22480-9719-72b3-ac49-695237831be6.jsonl'),
+  // One conversation of the database the real Kilo Code CLI 7.7.9 wrote (its dump, loaded): four turns, a tool call at the second.
+  kilo: {
+    ...group('kilo', join(FIXTURES, 'contract/kilo/kilo'), 'contract/kilo/kilo/kilo.db'),
+    idHint: 'ses_ddb74a3bcffef9V5TQ5zcOGfBN',
+  },
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {
@@ -94,24 +100,17 @@ function parsed(input: string): unknown {
   }
 }
 
-/** The database the real opencode 1.18.33 wrote (its SQL dump): opencode makes its database, a hand-off only adds to it. */
-const OPENCODE_DUMP = join(FIXTURES, 'opencode-1.18.33', 'opencode.sql');
 const OPENCODE_HOME = (): string => join(tmp, '.local', 'share', 'opencode');
 
-/** opencode's database in the temp home, loaded from the dump once (as opencode keeps it, in WAL mode). */
-async function opencodeDatabase(): Promise<string> {
-  const path = join(OPENCODE_HOME(), 'opencode.db');
-  if (existsSync(path)) return path;
-  await mkdir(OPENCODE_HOME(), { recursive: true });
-  const handle = new Database(path);
-  try {
-    handle.pragma('journal_mode = WAL');
-    handle.exec(await readFile(OPENCODE_DUMP, 'utf8'));
-  } finally {
-    handle.close();
-  }
-  return path;
+/** An agent's database in the temp home, loaded once from the dump of one its real CLI wrote (it makes its database, a hand-off only adds to it). */
+async function storeDatabase(agent: Agent): Promise<string> {
+  if (agent !== 'opencode' && agent !== 'kilo') throw new Error(`no database dump of ${agent}`);
+  const { folder, db } = DATABASE_DUMPS[agent];
+  const path = join(tmp, folder, db);
+  return existsSync(path) ? path : loadAgentDatabase(agent, tmp);
 }
+
+const opencodeDatabase = (): Promise<string> => storeDatabase('opencode');
 
 let tmp: string;
 beforeEach(async () => {
@@ -129,16 +128,17 @@ async function handOffAndRead(source: Session, to: Agent, atTurn: number): Promi
   const homes: Partial<Record<Agent, string>> = Object.fromEntries(
     ADAPTER_LIST.flatMap((adapter) => (adapter.locations.homeFolder === null ? [] : [[adapter.agent, join(tmp, adapter.locations.homeFolder)]])),
   );
-  if (to === 'opencode') await opencodeDatabase();
+  if (ADAPTERS[to].store !== undefined) await storeDatabase(to);
   const result = await handOff({ ...source, cwd }, { atTurn, to, now: NOW }, homes);
   expect(result).toMatchObject({ agent: to, parentId: source.id, keptUserTurns: atTurn - 1 });
   const root = to === 'claw' ? cwd : homes[to]!;
   const found = (await ADAPTERS[to].discover(root, () => undefined)).filter((g) => g.paths.includes(result.path));
   expect(found, `${to} finds the new session where it looks for ${cwd}'s sessions`).toHaveLength(1);
   let group = found[0]!;
-  if (to === 'opencode') {
-    // One database holds every opencode session: the new one is a row of it.
-    expect((await ADAPTERS.opencode.store!.readRows(group, context)).filter((row) => row.id === result.id)).toHaveLength(1);
+  const store = ADAPTERS[to].store;
+  if (store !== undefined) {
+    // One database holds every session of the agent (opencode, Kilo Code): the new one is a row of it.
+    expect((await store.readRows(group, context)).filter((row) => row.id === result.id)).toHaveLength(1);
     group = { ...group, idHint: result.id };
   }
   const back = await ADAPTERS[to].readSession(group, context);

@@ -16,7 +16,7 @@ const exec = promisify(execFile);
 const BIN = join(ROOT, 'bin', 'sessions.js');
 /** The sample home (`npm run sample`): every agent's sessions. */
 const SAMPLE_HOME = join(ROOT, 'examples', 'home');
-const AGENT_NAMES = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode'];
+const AGENT_NAMES = ['codex', 'claude', 'claw', 'copilot', 'gemini', 'qwen', 'opencode', 'kilo'];
 
 let sandbox: string;
 let home: string;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadAgentDatabase } from '../helpers/agent-databases.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -31,6 +32,7 @@ export const NOT_SESSIONS = [
   '.pi/agent/models.json',
   '.local/share/opencode/auth.json',
   '.local/share/opencode/opencode.db-shm',
+  '.local/share/kilo/telemetry-id',
   '.ssh/id_ed25519',
   // claw workspaces findClawWorkspaces does not walk into: hidden, skipped, deeper than 4 levels.
   '.hidden/.claw/sessions/session-1776900000000-0.jsonl',
@@ -50,6 +52,7 @@ export async function fillEveryAgentHome(home: string): Promise<void> {
   await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'work', 'demo'), { recursive: true, preserveTimestamps: true });
   const claw = await readFile(join(FIXTURES, 'claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl'));
   await opencodeWithWal(join(home, '.local', 'share', 'opencode'));
+  await loadAgentDatabase('kilo', home);
   for (const path of NOT_SESSIONS) {
     await mkdir(dirname(join(home, path)), { recursive: true });
     await writeFile(join(home, path), path.includes('.claw/') ? claw : 'secret\n');

@@ -36,6 +36,7 @@ describe('where a host keeps its sessions', () => {
       opencode: ['/home/me/data/opencode'],
       droid: ['/srv/f/.factory'],
       pi: ['/srv/pi'],
+      kilo: ['/home/me/data/kilo'],
     });
     expect(remoteHomes(['relative'])).toBe(null);
     expect(remoteHomes([])).toBe(null);
@@ -51,8 +52,9 @@ describe('where a host keeps its sessions', () => {
   it('rules are anchored at their root, a deeper root first; roots are followed through symlinks; the rest is left out', () => {
     const homes = remoteHomes(['/home/me', ...mirrorVariables().map(() => '')])!;
     const { sources, filter } = mirrorTransfer(homes);
-    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.pi/agent/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/']);
+    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.local/share/kilo/', '/home/me/.pi/agent/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/']);
     expect(filter).toContain('--include=/home/me/.local/share/opencode/opencode.db-wal');
+    expect(filter).toContain('--include=/home/me/.local/share/kilo/kilo.db-wal');
     expect(filter).toContain('--include=/home/me/.codex/sessions/***');
     expect(filter.indexOf('--include=/home/me/.qwen/projects/')).toBeLessThan(filter.indexOf('--exclude=/home/me/.*/'));
     expect(filter).toContain('--include=/home/me/.factory/sessions/-*/*.jsonl');

@@ -5,6 +5,7 @@ import { codexAdapter } from './codex/index.js';
 import { copilotAdapter } from './copilot/index.js';
 import { droidAdapter } from './droid/index.js';
 import { geminiAdapter } from './gemini/index.js';
+import { kiloAdapter } from './kilo/index.js';
 import { opencodeAdapter } from './opencode/index.js';
 import { piAdapter } from './pi/index.js';
 import { qwenAdapter } from './qwen/index.js';
@@ -24,6 +25,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   opencode: opencodeAdapter,
   droid: droidAdapter,
   pi: piAdapter,
+  kilo: kiloAdapter,
 };
 
 /** The adapters in AGENTS order. */
