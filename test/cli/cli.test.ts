@@ -231,7 +231,7 @@ describe('sessions list', () => {
     const result = await run(at('list', '--all'));
     const lines = result.stdout.trimEnd().split('\n');
     // The agent column is as wide as the longest agent name (copilot), then two spaces.
-    expect(lines[0]).toMatch(/^(codex {3}|claude {2}|claw {4}|copilot |gemini {2}|qwen {4}|opencode) {2}\d{4}-\d\d-\d\d /);
+    expect(lines[0]).toMatch(/^(codex {3}|claude {2}|claw {4}|copilot |gemini {2}|qwen {4}|opencode|kilo {4}) {2}\d{4}-\d\d-\d\d /);
     const scroll = lines.find((line) => line.includes('01a200ed-5ea9-7d10-900c-84b2858d6d09'))!;
     // The title column is 60 wide, its marks included: the title is cut to leave them room.
     expect(scroll).toContain('  [a] The scroll position jumps when new messages … [archived]  ');
