@@ -22,6 +22,7 @@ const TARGETS = [
   { key: 'qwen', name: 'Qwen Code', packageName: '@qwen-code/qwen-code', file: 'qwen.test.ts' },
   { key: 'opencode', name: 'opencode', packageName: 'opencode-ai', file: 'opencode.test.ts' },
   { key: 'droid', name: 'Factory Droid', packageName: '@factory/cli-linux-x64', file: 'droid.test.ts' },
+  { key: 'kilo', name: 'Kilo Code CLI', packageName: '@kilocode/cli-linux-x64', file: 'kilo.test.ts' },
 ];
 
 function pinnedVersion(key) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-agent round trips (issue 4) for .ci/run: builds, installs the pinned Codex CLI, both pinned Claude Code releases,
-# the pinned GitHub Copilot CLI, Gemini CLI and Qwen Code into .cache/agents (reused when present), runs test/interop, and
+# the pinned GitHub Copilot CLI, Gemini CLI, Qwen Code and the other pinned agents (agents.ts) into .cache/agents (reused when present), runs test/interop, and
 # says plainly what happened and how long it took.
 # An agent that cannot be installed fails the run, unless SESSIONS_ALLOW_NO_AGENTS=1 (then: a loud SKIP, exit 0).
 set -uo pipefail
