@@ -100,7 +100,16 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
  * command, when it has one) instead of the marker answer. Codex (Responses) and Claude Code (Messages) only.
  */
 export interface StandInScript {
-  turn(prompt: string): { readonly answer: string; readonly reasoning?: string; readonly command?: string } | undefined;
+  turn(prompt: string): ScriptedTurn | undefined;
+}
+
+export interface ScriptedTurn {
+  readonly answer: string;
+  readonly reasoning?: string;
+  /** A shell command the turn runs first (Codex `exec_command`, Claude `Bash`). */
+  readonly command?: string;
+  /** Claude Code only: a tool call the turn makes first instead of a command (`Write` {file_path, content}, `Edit`). */
+  readonly tool?: { readonly name: string; readonly input: Record<string, unknown> };
 }
 
 export async function startModelStandIn(options: { readonly script?: StandInScript } = {}): Promise<ModelStandIn> {
@@ -375,8 +384,10 @@ function answerMessages(record: RecordedRequest, res: ServerResponse, script: St
     blocks = [{ type: 'text', text: scripted?.answer ?? TOOL_FINAL_TEXT }];
   } else if (scripted && last?.role === 'user' && tools.length > 0) {
     const prompt = claudePromptText(last.content);
-    record.reply = scripted.command ? 'tool' : 'text';
-    blocks = scripted.command
+    record.reply = scripted.command || scripted.tool ? 'tool' : 'text';
+    blocks = scripted.tool
+      ? [{ type: 'tool_use', id: `toolu_standin_${n}`, name: scripted.tool.name, input: scripted.tool.input }]
+      : scripted.command
       ? [{ type: 'tool_use', id: `toolu_standin_${n}`, name: 'Bash', input: { command: scripted.command, description: 'Look at the code' } }]
       : [
           { type: 'thinking', thinking: scripted.reasoning ?? REASONING_PREFIX + prompt, signature: encryptedBlob(prompt) },
