@@ -15,7 +15,7 @@ import { renameCommand } from './cli/rename.js';
 import { resumeCommand } from './cli/resume.js';
 import { showCommand } from './cli/show.js';
 import { configPath } from './config.js';
-import { describeError, ForkRangeError } from './core/errors.js';
+import { describeError, ForkRangeError, NoCodeError } from './core/errors.js';
 import { safeLine } from './core/text.js';
 import { ADAPTER_LIST } from './core/formats/index.js';
 import { HandoffError } from './core/handoff/index.js';
@@ -65,7 +65,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
 }
 
 /** Errors that say what was wrong in the user's terms: printed as they are, exit code 1 (or the CliError's). */
-const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError, TrashError];
+const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError, TrashError, NoCodeError];
 
 export async function main(argv: readonly string[]): Promise<void> {
   // `sessions list | head`: a reader that went away is not an error.
@@ -78,7 +78,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (error instanceof NotResolvedError) reportProblems(error.problems);
     if (USER_ERRORS.some((kind) => error instanceof kind)) {
-      warn(`sessions: ${(error as Error).message}\n`);
+      // A refusal of --with-code names paths and branches read from a session file: one clean line.
+      warn(`sessions: ${error instanceof NoCodeError ? safeLine(error.message) : (error as Error).message}\n`);
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
     }

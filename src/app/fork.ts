@@ -6,7 +6,7 @@ import { dirname, sep } from 'node:path';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
 import { asLineageFork } from '../catalog/lineage.js';
-import { ForkRangeError } from '../core/errors.js';
+import { ForkRangeError, NoCodeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
@@ -18,6 +18,7 @@ import { writingIntoMirror } from '../remote/host-source.js';
 import { hostPath } from '../remote/mirror-layout.js';
 import { forkWithHostSessions, HostActionError } from '../remote/host-sessions.js';
 import { newFilesBeside, placeOnHost } from '../remote/mirror-place.js';
+import { defaultWorktreeDir, makeWorktree, planWorktree, removeWorktree, type CodeWorktree } from './code-worktree.js';
 import { staleRefusal, type Here, type Place } from './place.js';
 import { planResume, type ResumePlan } from './resume.js';
 
@@ -35,6 +36,11 @@ export interface ForkRequest {
   readonly now?: Date;
   /** A hand-off's prompts, answers and tool output with keys and tokens masked (core/redact.ts). */
   readonly redact?: boolean;
+  /**
+   * The files as they were when turn `atTurn` was typed, in a new git worktree (at `dir`, else beside the repository)
+   * on a branch `sessions/<fork id>`, where the fork runs.
+   */
+  readonly withCode?: { readonly dir?: string };
 }
 
 export interface Forked {
@@ -48,6 +54,8 @@ export interface Forked {
   readonly resume: ResumePlan;
   /** Something the user should hear though the fork was written (the link was cut after the host wrote it). */
   readonly warning?: string;
+  /** With the code: the worktree the fork runs in. */
+  readonly worktree?: CodeWorktree;
 }
 
 /**
@@ -66,6 +74,12 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   if (request.redact && to === null) throw new HandoffError('--redact masks what a hand-off writes: give --to another agent (a fork copies the session as it is)');
   if (request.redact && place.kind === 'host') throw new HostActionError(`${place.host}: a redacted hand-off is written by sessions here: it reads the host's files in its mirror (set the host to mirror mode), not through the host's own sessions`);
   const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}) };
+  if (request.withCode !== undefined) {
+    if (place.kind !== 'local') throw new HostActionError(`${place.host}: --with-code makes a worktree of the repository the session ran in, which is on ${place.host}: run sessions fork --with-code there`);
+    if (to !== null) throw new NoCodeError('--with-code forks the session in its own agent: give it without --to');
+    if (request.atTurn === 'end') throw new NoCodeError(`--with-code forks before a turn, with the files as they were when it was typed: give --at 2..${session.userTurns}`);
+    return throughSymlinks(await forkWithCode(session, here, wanted, request.withCode.dir));
+  }
   switch (place.kind) {
     case 'local':
       return throughSymlinks(await (to === null ? forkHere(session, here, wanted) : handOffHere(session, here, { ...wanted, to, end: request.atTurn === 'end' })));
@@ -98,7 +112,27 @@ async function throughSymlinks(forked: Forked): Promise<Forked> {
   return forked;
 }
 
-type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean };
+type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean; readonly id?: string; readonly cwd?: string };
+
+/**
+ * A fork with the files as they were when its turn was typed: what the agent recorded is checked against the
+ * repository, the worktree made, then the session forked to run there; a fork that fails takes the worktree back.
+ */
+async function forkWithCode(session: CatalogSession, here: Here, wanted: Wanted, dir: string | undefined): Promise<Forked> {
+  const adapter = ADAPTERS[session.agent];
+  if (adapter.checkpoints === undefined) throw new NoCodeError(`${adapter.label} records no files per turn: --with-code cannot give them as they were`);
+  const context = await here.context();
+  const code = await adapter.checkpoints.codeAt(groupOf(session), wanted.atTurn, context);
+  const plan = await planWorktree(code);
+  const id = adapter.checkpoints.newId(wanted.now ?? new Date());
+  const worktree = await makeWorktree(plan, id, dir ?? defaultWorktreeDir(plan, id));
+  try {
+    return { ...(await forkHere(session, here, { ...wanted, id, cwd: worktree.cwd })), worktree };
+  } catch (error) {
+    await removeWorktree(worktree, plan.repo);
+    throw error;
+  }
+}
 
 /** What a hand-off writes from: the transcript, redacted when asked. */
 function handedOff(session: Session, wanted: Wanted): Session {
@@ -127,7 +161,7 @@ async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Pr
       ? { ...summary, root: session.root, fork: summary.fork ?? { id: session.id, atTurn: wanted.atTurn } }
       : asLineageFork({ ...summary, root: session.root, fork: { id: session.id, atTurn: wanted.atTurn } }, session)
     : { ...hostRow(session, result, wanted, result.path), userTurnsExact: true };
-  return { result, host: null, row, resume: planResume({ ...session, id: result.id, path: result.path, paths: [result.path] }, { kind: 'local' }, here) };
+  return { result, host: null, row, resume: planResume({ ...session, id: result.id, path: result.path, paths: [result.path], ...(wanted.cwd === undefined ? {} : { cwd: wanted.cwd }) }, { kind: 'local' }, here) };
 }
 
 /** A hand-off: the whole transcript (never a clipped one) written as a new session of `wanted.to`. */

@@ -10,7 +10,7 @@ import { safeLine } from '../core/text.js';
 import { formatCommand } from '../launch.js';
 import { CliError, hereOf, listSetup, positiveInt, readConfig, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 
-type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent; redact?: boolean };
+type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent; redact?: boolean; withCode?: string | true };
 
 /** `--at`: a 1-based turn, or `end` (after the last turn: every turn kept). */
 function forkTurn(value: string): number | 'end' {
@@ -23,6 +23,7 @@ export function forkCommand(program: Command): void {
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers; `end` (the default, or the number of turns + 1) keeps every turn', forkTurn)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns (0: keep every turn)', positiveInt)
+    .option('--with-code [dir]', 'with --at N: also the files as they were when turn N was typed, in a new git worktree at DIR (default: beside the repository, named after the fork) on a branch sessions/<fork id>; the fork runs there')
     .option('--redact', 'with --to: mask API keys, tokens and private keys in what the hand-off writes (prompts, answers, tool output)')
     .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
@@ -66,17 +67,24 @@ Examples:
       if (options.dropLast !== undefined && atTurn !== 'end' && atTurn < 2) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 0..${Math.max(0, turns - 1)}`);
       }
-      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}), ...(options.redact ? { redact: true } : {}) });
+      const withCode = options.withCode === undefined ? {} : { withCode: options.withCode === true ? {} : { dir: options.withCode } };
+      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}), ...(options.redact ? { redact: true } : {}), ...withCode });
+      const { worktree } = forked;
       const { result, host } = forked;
       if (forked.warning !== undefined) warn(`sessions: warning: ${safeLine(forked.warning)}\n`);
       const resume = planCommand(forked.resume);
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ ...result, parentAgent: session.agent, ...(host === null ? {} : { host }), resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
+        const code = worktree === undefined ? {} : { worktree: { dir: worktree.dir, branch: worktree.branch, base: worktree.base, cwd: worktree.cwd, notes: worktree.notes } };
+        process.stdout.write(`${JSON.stringify({ ...result, parentAgent: session.agent, ...(host === null ? {} : { host }), ...code, resume: { argv: resume.argv, cwd: resume.cwd, env: resume.env } }, null, 2)}\n`);
         return;
       }
       process.stdout.write(`${result.id}\n${host === null ? '' : `${host}:`}${safeLine(result.path)}\n`);
       const how = result.agent === session.agent ? 'forked' : `handed off to ${result.agent}:`;
       const cut = atTurn === 'end' || atTurn > turns ? 'every turn' : `before turn ${atTurn}`;
+      if (worktree !== undefined) {
+        warn(`the files as they were before turn ${atTurn}: worktree ${safeLine(worktree.dir)} on branch ${safeLine(worktree.branch)} (from commit ${worktree.base.slice(0, 12)})\n`);
+        for (const note of worktree.notes) warn(`  note: ${safeLine(note)}\n`);
+      }
       warn(
         `${how} ${session.agent} session ${safeLine(session.id)}${host === null ? '' : ` on ${safeLine(host)}`} ${cut} (kept ${result.keptUserTurns} user turn${result.keptUserTurns === 1 ? '' : 's'})\nresume it with: ${formatCommand(resume)}\n`,
       );

@@ -49,3 +49,20 @@ export class UnsupportedForkError extends Error {
     this.name = 'UnsupportedForkError';
   }
 }
+
+/** `fork --with-code` of a turn whose files cannot be had as they were (nothing recorded, a snapshot gone): nothing is written. */
+export class NoCodeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoCodeError';
+  }
+}
+
+/**
+ * Throw unless a fork with the code can be made before `atTurn`: a turn 2..userTurns, whose files were recorded when it
+ * was typed (after the last turn there is no snapshot: the files are the ones on disk).
+ */
+export function checkCodeTurn(atTurn: number, userTurns: number): void {
+  checkForkTurn(atTurn, userTurns);
+  if (atTurn > userTurns) throw new NoCodeError(`--with-code forks before a turn, with the files as they were when it was typed: give --at 2..${userTurns} (after the last turn the files are the ones on disk now)`);
+}

@@ -100,6 +100,44 @@ export interface ForkRequest {
   readonly atTurn: number;
   readonly branchName?: string;
   readonly now?: Date;
+  /**
+   * The directory the fork runs in (`fork --with-code`: the new worktree), written where the agent records its cwd
+   * (and, for an agent that keeps sessions per directory, the fork goes into that directory's folder); absent: the
+   * session's own.
+   */
+  readonly cwd?: string;
+  /** The new session's id, made beforehand by the adapter's `checkpoints.newId` (a worktree is named after it first). */
+  readonly id?: string;
+}
+
+/**
+ * The files as they were when a turn was typed, as the agent recorded them (`fork --with-code`): a commit to start
+ * from, then a tree to lay over it (a snapshot commit) and single files set to recorded bytes or removed.
+ */
+export interface CodeAtTurn {
+  /** The directory the session ran in, as recorded. */
+  readonly cwd: string;
+  /** The commit the files start from: given, or a branch's commit at a time (read from its reflog). */
+  readonly base: { readonly kind: 'commit'; readonly id: string } | { readonly kind: 'branch-at'; readonly branch: string; readonly at: Date };
+  /** A commit whose tree is every file as it was (untracked ones included), checked out over the base. */
+  readonly tree?: { readonly commit: string; readonly what: string };
+  /** Files (absolute paths, as recorded) set to these bytes, or removed (null). */
+  readonly files: readonly { readonly path: string; readonly content: Buffer | null }[];
+  /** What the restore cannot give back, said to the user (files outside the repository, …). */
+  readonly notes: readonly string[];
+}
+
+/** Per-turn file snapshots an agent records (`fork --with-code`, `show --files`). */
+export interface AgentCheckpoints {
+  /** How the agent's own rewind is named (said in refusals and help). */
+  readonly rewind: string;
+  /**
+   * The files as they were when user turn `atTurn` was typed. Throws NoCodeError when the agent recorded nothing for
+   * that turn (checkpointing off, a session outside git with no backups).
+   */
+  codeAt(group: SessionFileGroup, atTurn: number, context: AdapterContext): Promise<CodeAtTurn>;
+  /** An id for a fork made at `now`, in the agent's shape. */
+  newId(now: Date): string;
 }
 
 export interface ForkResult {
@@ -338,6 +376,8 @@ export interface FormatAdapter {
   readonly readsAlone?: boolean;
   /** Write a new native session holding user turns 1..atTurn-1; the original files are never touched. */
   fork(group: SessionFileGroup, request: ForkRequest, context: AdapterContext): Promise<ForkResult>;
+  /** The files the agent recorded per turn, for a fork with the code as it was; absent: it records none. */
+  readonly checkpoints?: AgentCheckpoints;
   /**
    * The files and folders that are this session and nothing else, for a delete to move to the trash whole (a folder of
    * sub-agents or sidecars with its session file); absent: the group's paths. Not for a store (its rows are taken out).

@@ -11,6 +11,7 @@ import { type ClaudeNode } from './lines.js';
 import { livePath, fileStem } from './summary.js';
 import { scanFile } from './scan.js';
 import { isIdeContextLine } from './messages.js';
+import { claudeProjectFolder } from './discovery.js';
 
 /** The line with every top-level `sessionId` string replaced by `id`; all other bytes untouched. */
 export function rewriteSessionId(line: Buffer, id: string): Buffer {
@@ -22,8 +23,9 @@ export function rewriteSessionId(line: Buffer, id: string): Buffer {
  * --fork-session copied with the session they came from) names the session this copy came from. All other
  * bytes untouched.
  */
-function rewriteForkedLine(line: Buffer, id: string, parentId: string): Buffer {
-  return rewriteTopLevelString(rewriteSessionId(line, id), 'requestSessionId', parentId);
+function rewriteForkedLine(line: Buffer, id: string, parentId: string, cwd: string | undefined): Buffer {
+  const copied = rewriteTopLevelString(rewriteSessionId(line, id), 'requestSessionId', parentId);
+  return cwd === undefined ? copied : rewriteTopLevelString(copied, 'cwd', cwd);
 }
 
 function rewriteTopLevelString(line: Buffer, key: string, value: string): Buffer {
@@ -76,14 +78,16 @@ export async function forkClaude(group: SessionFileGroup, request: ForkRequest):
   const before = [...history.history];
   while (before.length > 1 && isIdeContextLine(before.at(-1)!)) before.pop();
   const kept = before.sort((a, b) => a.offset - b.offset);
-  const id = uuidv4();
+  const id = request.id ?? uuidv4();
   const chunks: Buffer[] = [];
-  for (const line of await readSpans(path, kept)) chunks.push(rewriteForkedLine(line, id, fileStem(path)), Buffer.from('\n'));
+  for (const line of await readSpans(path, kept)) chunks.push(rewriteForkedLine(line, id, fileStem(path), request.cwd), Buffer.from('\n'));
   if (request.branchName !== undefined && request.branchName.length > 0) {
     // Claude Code's own /rename line: the fork shows under this name in Claude Code and here.
     chunks.push(Buffer.from(`${JSON.stringify({ type: 'custom-title', customTitle: request.branchName, sessionId: id })}\n`));
   }
-  const target = join(dirname(path), `${id}.jsonl`);
+  // Claude Code looks for a session in its cwd's project folder: a fork run elsewhere goes into that one's.
+  const folder = request.cwd === undefined ? dirname(path) : join(dirname(dirname(path)), claudeProjectFolder(request.cwd));
+  const target = join(folder, `${id}.jsonl`);
   await createFileAtomic(target, chunks);
   return { agent: 'claude', id, path: target, parentId: fileStem(path), keptUserTurns: request.atTurn - 1 };
 }

@@ -65,14 +65,14 @@ export async function forkCodex(group: SessionFileGroup, request: ForkRequest, c
   while (cut > 0 && isTurnPreamble(collected.lines[cut - 1]!)) cut--;
 
   const now = request.now ?? new Date();
-  const id = uuidv7(now.getTime());
+  const id = request.id ?? uuidv7(now.getTime());
   const path = codexRolloutPath(group.root, id, now);
   const name = request.branchName?.trim();
   // The name goes in session_index.jsonl: check it can be written before the fork is, so a failure writes nothing.
   if (name) await checkAppendable(codexIndexPath(group.root), { mayCreate: true });
-  const chunks: Buffer[] = [Buffer.from(`${JSON.stringify(forkHeader(header, sourceId, id, now, collected.rootHeaderOrdinal))}\n`, 'utf8')];
+  const chunks: Buffer[] = [Buffer.from(`${JSON.stringify(forkHeader(header, sourceId, id, now, collected.rootHeaderOrdinal, request.cwd))}\n`, 'utf8')];
   const newline = Buffer.from('\n');
-  for (const line of collected.lines.slice(0, cut)) chunks.push(line.bytes, newline);
+  for (const line of collected.lines.slice(0, cut)) chunks.push(request.cwd === undefined ? line.bytes : withCwd(line, request.cwd), newline);
   await createFileAtomic(path, chunks);
   if (name) {
     try {
@@ -105,11 +105,12 @@ export async function nameCodexThread(root: string, id: string, name: string, no
 }
 
 /** The source's header with the new id, the fork parent, and no pointer into another file (history is inline). */
-function forkHeader(header: Header, sourceId: string, id: string, now: Date, rootOrdinal: number | undefined): Record<string, unknown> {
+function forkHeader(header: Header, sourceId: string, id: string, now: Date, rootOrdinal: number | undefined, cwd: string | undefined): Record<string, unknown> {
   const value = JSON.parse(header.line.bytes.toString('utf8')) as Record<string, unknown>;
   const at = now.toISOString();
   if (isRecord(value.payload)) {
     const payload = value.payload;
+    if (cwd !== undefined) payload.cwd = cwd;
     payload.id = id;
     if ('session_id' in payload) payload.session_id = id;
     payload.forked_from_id = sourceId;
@@ -124,4 +125,12 @@ function forkHeader(header: Header, sourceId: string, id: string, now: Date, roo
     value.timestamp = at;
   }
   return value;
+}
+
+/** A turn_context line run in `cwd` (a fork with the code runs in its worktree); other lines as they are. */
+function withCwd(line: CodexLine, cwd: string): Buffer {
+  if (line.kind !== 'turn_context' || typeof line.payload.cwd !== 'string') return line.bytes;
+  const value = JSON.parse(line.bytes.toString('utf8')) as Record<string, unknown>;
+  if (isRecord(value.payload)) value.payload.cwd = cwd;
+  return Buffer.from(JSON.stringify(value), 'utf8');
 }

@@ -10,6 +10,8 @@ import { writeCodexHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { codexRename } from './rename.js';
 import { codexInheritedHistory } from './inherited.js';
+import { codexCodeAt } from './ghost.js';
+import { uuidv7 } from '../../ids.js';
 
 /*
  * OpenAI Codex CLI rollouts: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local ts>-<uuid>[_<segment>].jsonl`
@@ -61,6 +63,7 @@ export const codexAdapter: FormatAdapter = {
   readSession: readCodexSession,
   streamMessages: streamCodexMessages,
   fork: forkCodex,
+  checkpoints: { rewind: "Codex's /undo (ghost commits)", codeAt: codexCodeAt, newId: (now) => uuidv7(now.getTime()) },
   rename: codexRename,
   handoff: {
     write: (conversation, write, home) => writeCodexHandoff(conversation, write, requireHome(home, 'codex')),
