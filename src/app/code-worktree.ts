@@ -141,3 +141,22 @@ export async function removeWorktree(worktree: { readonly dir: string; readonly 
   await rm(worktree.dir, { recursive: true, force: true });
   await git(repo, ['branch', '-D', '--quiet', worktree.branch]).catch(() => undefined);
 }
+
+/**
+ * The files that differ between two commits of the repository `cwd` is in, named relative to `cwd` (`show --files`):
+ * null when either commit is not there (pruned) or `cwd` is no repository now.
+ */
+export async function changedBetween(cwd: string, from: string, to: string): Promise<string[] | null> {
+  try {
+    const top = (await git(cwd, ['rev-parse', '--show-toplevel'])).trim();
+    const names = await git(cwd, ['diff', '--name-only', '--no-renames', '-z', from, to, '--']);
+    const here = await realpath(cwd);
+    return names
+      .split('\0')
+      .filter((name) => name !== '')
+      .map((name) => relative(here, join(top, name)))
+      .sort();
+  } catch {
+    return null;
+  }
+}

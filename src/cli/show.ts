@@ -1,6 +1,8 @@
 // `sessions show ID`: a whole transcript as text, Markdown or JSON.
 import { type Command, Option } from 'commander';
 import { resolveOne } from '../app/list.js';
+import { turnFiles, type TurnFiles } from '../app/turn-files.js';
+import type { CatalogSession } from '../catalog/scan.js';
 import { showTranscript } from '../app/read.js';
 import { markdownTranscriptWriter, textTranscriptWriter, wholeTranscript, writeTranscript, type TranscriptWriter } from '../core/export.js';
 import { htmlTranscriptWriter } from '../core/export-html.js';
@@ -10,7 +12,7 @@ import { stripControl } from '../core/text.js';
 import { CliError, hereOf, listSetup, ownProblems, readConfig, reportProblems, warnMissingLocations, warnSkippedLines, withLocations, writeStdout, type CommonOptions } from './common.js';
 
 type Format = 'text' | 'md' | 'json' | 'html';
-type ShowOptions = CommonOptions & { format: Format; system?: boolean; redact?: boolean };
+type ShowOptions = CommonOptions & { format: Format; system?: boolean; redact?: boolean; files?: boolean };
 
 /** `--json` is `--format json` (as `list --json`); with another --format it is a contradiction. */
 function formatOf(options: ShowOptions): Format {
@@ -26,6 +28,7 @@ export function showCommand(program: Command): void {
     .option('--json', 'the transcript as JSON (the same as --format json)')
     .option('--system', 'include injected context and system messages')
     .option('--redact', 'mask API keys, tokens and private keys (AWS, GitHub, OpenAI, Anthropic, JWTs, PEM blocks) before printing')
+    .option('--files', 'per user turn instead of the transcript: whether its files as they were are recorded (fork --at N --with-code) and the files it changed (Claude Code, Codex)')
     .addHelpText(
       'after',
       `
@@ -35,6 +38,7 @@ Examples:
   sessions show 3e88d315 --format html --redact > checkout.html
                                              one page to share: no script, nothing fetched
   sessions show 5a1999c3 --json | jq '.messages | length'
+  sessions show 9f63fd30 --files          turn, ✓ where its files are recorded, the files it changed
   sessions show ~/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {
@@ -45,6 +49,14 @@ Examples:
       if (setup.local) warnMissingLocations(options);
       const found = await resolveOne(setup, id, { cached: true });
       const { session, problems } = found;
+      if (options.files) {
+        if (options.format === 'md' || options.format === 'html' || options.redact || options.system) throw new CliError('--files lists files per turn: give it alone, or with --json');
+        if (found.place.kind !== 'local') throw new CliError(`${found.place.host}: the files are in the repository on ${found.place.host}: run sessions show --files there`);
+        const turns = await turnFiles(session, await hereOf(setup, config, found).context());
+        process.stdout.write(options.format === 'json' ? `${JSON.stringify({ id: session.id, agent: session.agent, cwd: session.cwd, turns }, null, 2)}\n` : filesTable(session, turns));
+        reportProblems(ownProblems(problems, session));
+        return;
+      }
       // A host's own `sessions` is asked for its session as JSON when the page or the redaction is made here.
       const asked = found.place.kind === 'host' && (options.format === 'html' || options.redact) ? 'json' : options.format;
       const shown = await showTranscript(session, found.place, hereOf(setup, config, found), { format: asked, system: options.system ?? false, ...(found.cache ? { cache: found.cache } : {}) });
@@ -90,4 +102,17 @@ function writerFor(format: Exclude<Format, 'json'>, system: boolean | undefined)
 /** A session's fields that quote its prompts, redacted (the title is the first prompt when nothing names it). */
 function redactHeader<T extends Pick<Session, 'title' | 'firstPrompt' | 'lastPrompt' | 'prompts'>>(session: T): T {
   return { ...session, title: redactSecrets(session.title), firstPrompt: session.firstPrompt === null ? null : redactSecrets(session.firstPrompt), lastPrompt: session.lastPrompt === null ? null : redactSecrets(session.lastPrompt), prompts: session.prompts.map(redactSecrets) };
+}
+
+/** `show --files` as text: a line per user turn. */
+function filesTable(session: CatalogSession, turns: readonly TurnFiles[]): string {
+  const width = String(turns.length).length;
+  const lines = [`${'turn'.padStart(Math.max(width, 4))}  code  changed`];
+  for (const { turn, recorded, files } of turns) {
+    const changed = files === null ? '(not recorded)' : files.length === 0 ? '-' : files.map(stripControl).join(', ');
+    lines.push(`${String(turn).padStart(Math.max(width, 4))}  ${recorded ? '✓' : ' '}     ${changed}`);
+  }
+  const any = turns.some((turn) => turn.recorded);
+  lines.push('', any ? `✓: the files as they were when the turn was typed are recorded: sessions fork ${session.id} --at N --with-code` : 'No turn has its files recorded: --with-code cannot restore them.');
+  return `${lines.join('\n')}\n`;
 }

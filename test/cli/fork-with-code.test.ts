@@ -202,3 +202,56 @@ describe('fork --with-code: Codex (the turn\'s ghost commit)', () => {
     await refused([CODEX, '--at', '3', '--with-code'], /turn 3 has no ghost snapshot: Codex records one per turn only with its undo feature on/);
   });
 });
+
+describe('show --files: per turn, its files recorded and the files it changed', () => {
+  async function shown(id: string): Promise<{ turn: number; recorded: boolean; files: string[] | null }[]> {
+    const result = await sessions('show', id, '--files', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    return (JSON.parse(result.stdout) as { turns: { turn: number; recorded: boolean; files: string[] | null }[] }).turns;
+  }
+
+  it('Claude Code: from its file tools and its backups; a turn without a snapshot is not marked', async () => {
+    expect(await shown(CLAUDE)).toEqual([
+      { turn: 1, recorded: true, files: ['notes.txt'] },
+      { turn: 2, recorded: true, files: ['notes.txt'] },
+      { turn: 3, recorded: true, files: ['notes.txt'] },
+      { turn: 4, recorded: true, files: ['added.txt'] },
+      { turn: 5, recorded: true, files: [] },
+    ]);
+    const text = await sessions('show', CLAUDE, '--files');
+    expect(text.stdout.split('\n').slice(0, 3)).toEqual(['turn  code  changed', '   1  ✓     notes.txt', '   2  ✓     notes.txt']);
+    expect(text.stdout).toContain(`sessions fork ${CLAUDE} --at N --with-code`);
+    const path = join(home, '.claude', 'projects', claudeProjectFolder(join(home, 'src', 'claude-notes')), `${CLAUDE}.jsonl`);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, lines.filter((line) => !line.includes('"type":"file-history-')).join('\n'));
+    // No backups: the file tools still name what each turn edited.
+    expect((await shown(CLAUDE)).map(({ recorded, files }) => [recorded, files])).toEqual([
+      [false, ['notes.txt']],
+      [false, ['notes.txt']],
+      [false, ['notes.txt']],
+      [false, ['added.txt']],
+      [false, []],
+    ]);
+  });
+
+  it('Codex: the changes between one turn\'s ghost commit and the next; unknown after the last, and once they are pruned', async () => {
+    expect(await shown(CODEX)).toEqual([
+      { turn: 1, recorded: true, files: ['notes.txt'] },
+      { turn: 2, recorded: true, files: ['notes.txt'] },
+      { turn: 3, recorded: true, files: ['notes.txt'] },
+      { turn: 4, recorded: true, files: ['added.txt'] },
+      { turn: 5, recorded: true, files: null },
+    ]);
+    const repo = join(home, 'src', 'codex-notes');
+    await git(repo, 'reflog', 'expire', '--expire=now', '--all');
+    await git(repo, 'gc', '--prune=now', '--quiet');
+    expect((await shown(CODEX)).map(({ files }) => files)).toEqual([null, null, null, null, null]);
+    expect((await sessions('show', CODEX, '--files')).stdout).toContain('   5  ✓     (not recorded)');
+  });
+
+  it('refuses a transcript format with it', async () => {
+    const result = await sessions('show', CLAUDE, '--files', '--format', 'md');
+    expect(result.stderr).toMatch(/--files lists files per turn/);
+    expect(result.code).not.toBe(0);
+  });
+});

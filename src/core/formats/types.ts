@@ -138,6 +138,24 @@ export interface AgentCheckpoints {
   codeAt(group: SessionFileGroup, atTurn: number, context: AdapterContext): Promise<CodeAtTurn>;
   /** An id for a fork made at `now`, in the agent's shape. */
   newId(now: Date): string;
+  /** Per user turn, what was recorded of its files (`show --files`, the transcript's marks). */
+  turns(group: SessionFileGroup, context: AdapterContext): Promise<RecordedTurns>;
+}
+
+/** What an agent recorded of each user turn's files (index 0: turn 1). */
+export interface RecordedTurns {
+  /** The directory the session ran in (changed files inside it are named relative to it). */
+  readonly cwd: string | null;
+  readonly turns: readonly TurnCode[];
+}
+
+export interface TurnCode {
+  /** The files as they were when the turn was typed were recorded: `fork --at N --with-code` can ask for them. */
+  readonly recorded: boolean;
+  /** Files the turn changed, as the agent's own records name them (its file tools, its snapshots). */
+  readonly changed: readonly string[];
+  /** A commit holding every file as it was when the turn was typed (a snapshot commit): the changes between one and the next are read from git. */
+  readonly tree?: string;
 }
 
 export interface ForkResult {

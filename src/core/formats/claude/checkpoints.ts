@@ -8,12 +8,12 @@
  * (read from Claude Code 2.1.330's own code). Interactive sessions record them; `-p` only with
  * CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1.
  */
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { checkCodeTurn, errorCode, NoCodeError } from '../../errors.js';
 import { newLineStats, readLines, jsonObjects } from '../../io/lines.js';
 import { readRegularFile } from '../../io/regular.js';
-import { isRecord } from '../../json.js';
-import type { CodeAtTurn, SessionFileGroup } from '../types.js';
+import { isRecord, type JsonObject } from '../../json.js';
+import type { CodeAtTurn, RecordedTurns, SessionFileGroup } from '../types.js';
 import { fileStem, livePath } from '../group-files.js';
 import { scanFile } from './scan.js';
 
@@ -134,4 +134,57 @@ export async function claudeCodeAt(group: SessionFileGroup, atTurn: number): Pro
     files,
     notes: ['files Claude Code did not edit through its own tools (a shell command\'s changes, changes made outside the session) are as they were in the commit the session started from'],
   };
+}
+
+/** Claude Code's file tools, and the input naming the file each edits. */
+const FILE_TOOLS: Readonly<Record<string, string>> = { Write: 'file_path', Edit: 'file_path', MultiEdit: 'file_path', NotebookEdit: 'notebook_path' };
+
+/** The files an assistant line's tool calls edit. */
+function editedFiles(value: JsonObject): string[] {
+  const message = value.message;
+  if (!isRecord(message) || !Array.isArray(message.content)) return [];
+  const out: string[] = [];
+  for (const block of message.content) {
+    if (!isRecord(block) || block.type !== 'tool_use' || typeof block.name !== 'string' || !isRecord(block.input)) continue;
+    const key = FILE_TOOLS[block.name];
+    const file = key === undefined ? undefined : block.input[key];
+    if (typeof file === 'string' && file !== '') out.push(file);
+  }
+  return out;
+}
+
+/** A path as the transcript names it: relative to the session's cwd when inside it. */
+function shownPath(cwd: string | null, path: string): string {
+  if (cwd === null || !isAbsolute(path)) return path;
+  const inside = relative(cwd, path);
+  return inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside) ? path : inside;
+}
+
+/**
+ * Per prompt: a snapshot recorded, and the files it changed — those its file tools edited, and those whose backup
+ * differs between its rewind and the next prompt's (what Claude Code backed up after the prompt's edits).
+ */
+export async function claudeTurns(group: SessionFileGroup): Promise<RecordedTurns> {
+  const path = livePath(group);
+  const { scan } = await scanFile(path);
+  const cwd = scan.cwd;
+  const snapshots = await readSnapshots(path);
+  const turns: { uuid: string; changed: Set<string> }[] = [];
+  for (const node of scan.activeChain()) {
+    if (node.userTurn) turns.push({ uuid: node.uuid, changed: new Set() });
+    else if (turns.length > 0 && node.value !== null && node.value.type === 'assistant') {
+      for (const file of editedFiles(node.value)) turns.at(-1)!.changed.add(shownPath(cwd, file));
+    }
+  }
+  for (let index = 0; index + 1 < turns.length; index++) {
+    const { uuid, changed } = turns[index]!;
+    const next = turns[index + 1]!.uuid;
+    if (!snapshots.has(uuid) || !snapshots.has(next)) continue;
+    const before = rewindBackups(snapshots, uuid);
+    for (const [file, backup] of rewindBackups(snapshots, next)) {
+      const was = before.get(file);
+      if (was === undefined || was.version !== backup.version || was.backupFileName !== backup.backupFileName) changed.add(shownPath(cwd, isAbsolute(file) || cwd === null ? file : join(cwd, file)));
+    }
+  }
+  return { cwd, turns: turns.map(({ uuid, changed }) => ({ recorded: snapshots.has(uuid), changed: [...changed].sort() })) };
 }

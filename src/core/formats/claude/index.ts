@@ -23,7 +23,7 @@ import { writeClaudeHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { claudeRename } from './rename.js';
 import { claudeSessionPaths } from './remove.js';
-import { claudeCodeAt } from './checkpoints.js';
+import { claudeCodeAt, claudeTurns } from './checkpoints.js';
 import { uuidv4 } from '../../ids.js';
 
 export const claudeAdapter: FormatAdapter = {
@@ -99,7 +99,7 @@ export const claudeAdapter: FormatAdapter = {
 
 
   fork: forkClaude,
-  checkpoints: { rewind: "Claude Code's /rewind (file checkpoints)", codeAt: claudeCodeAt, newId: () => uuidv4() },
+  checkpoints: { rewind: "Claude Code's /rewind (file checkpoints)", codeAt: claudeCodeAt, newId: () => uuidv4(), turns: claudeTurns },
   sessionPaths: (group) => claudeSessionPaths(group),
   rename: claudeRename,
   handoff: {

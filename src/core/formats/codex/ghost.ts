@@ -8,7 +8,7 @@ import { checkCodeTurn, NoCodeError } from '../../errors.js';
 import { newLineStats } from '../../io/lines.js';
 import { isRecord } from '../../json.js';
 import { indexOfUserTurn } from '../../truncate.js';
-import type { AdapterContext, CodeAtTurn, SessionFileGroup } from '../types.js';
+import type { AdapterContext, CodeAtTurn, RecordedTurns, SessionFileGroup } from '../types.js';
 import { collect } from './collect.js';
 import type { CodexLine } from './lines.js';
 
@@ -64,4 +64,14 @@ export async function codexCodeAt(group: SessionFileGroup, atTurn: number, conte
     files: [],
     notes: ['ignored files and large untracked files Codex left out of its snapshot are not restored'],
   };
+}
+
+/**
+ * What each turn recorded: its ghost commit. Codex names no changed file (its shell edits are not tool edits): the
+ * changes are read from git, between a turn's ghost commit and the next one's.
+ */
+export async function codexTurns(group: SessionFileGroup, context: AdapterContext): Promise<RecordedTurns> {
+  const collected = await collect(group, context, 'full', newLineStats(), undefined, new Set());
+  const turns = ghostCommitsByTurn(collected.lines).map((ghost) => (ghost === null ? { recorded: false, changed: [] } : { recorded: true, changed: [], tree: ghost.id }));
+  return { cwd: collected.header?.cwd ?? null, turns };
 }

@@ -10,7 +10,7 @@ import { writeCodexHandoff } from './handoff.js';
 import { requireHome } from '../../handoff/types.js';
 import { codexRename } from './rename.js';
 import { codexInheritedHistory } from './inherited.js';
-import { codexCodeAt } from './ghost.js';
+import { codexCodeAt, codexTurns } from './ghost.js';
 import { uuidv7 } from '../../ids.js';
 
 /*
@@ -63,7 +63,7 @@ export const codexAdapter: FormatAdapter = {
   readSession: readCodexSession,
   streamMessages: streamCodexMessages,
   fork: forkCodex,
-  checkpoints: { rewind: "Codex's /undo (ghost commits)", codeAt: codexCodeAt, newId: (now) => uuidv7(now.getTime()) },
+  checkpoints: { rewind: "Codex's /undo (ghost commits)", codeAt: codexCodeAt, newId: (now) => uuidv7(now.getTime()), turns: codexTurns },
   rename: codexRename,
   handoff: {
     write: (conversation, write, home) => writeCodexHandoff(conversation, write, requireHome(home, 'codex')),
