@@ -41,6 +41,8 @@ function target(key: string, agent: PinnedAgent, version: string): InteropTarget
 /** The agent releases the interop tests pin; docs/compatibility.md names the same versions. */
 export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('codex', 'codex', '0.169.0'),
+  // Only for fork-with-code.test.ts: the last releases that record ghost commits (0.169.0's `undo` feature is removed).
+  target('codex-0.58.0', 'codex', '0.58.0'),
   target('claude', 'claude', '2.1.330'),
   target('claude-2.1.197', 'claude', '2.1.197'),
   target('copilot', 'copilot', '1.0.102'),

@@ -25,9 +25,19 @@ export function editPrompt(repo: string, turn: number): string {
   return file === null ? `[w] turn ${turn}: thanks, that is all.` : `[w] turn ${turn}: ${EDIT_KEYWORD} ${join(repo, file)}`;
 }
 
-/** The stand-in's turn for an edit prompt: a Write (Claude Code) or a shell command (Codex) putting turn N's content in the file. */
+/** A prompt for a resumed fork: a shell command, run where the agent runs, prints its directory and rewrites notes.txt there. */
+export const FORK_EDIT_PROMPT = '[w] in the fork: EDIT-HERE notes.txt';
+export const FORK_EDIT_CONTENT = 'edited in the fork\n';
+
+/**
+ * The stand-in's turn for an edit prompt: a Write (Claude Code) or a shell command (Codex) putting turn N's content in
+ * the file; for FORK_EDIT_PROMPT, a relative shell command (Claude Code: Bash), so the edit lands where the agent runs.
+ */
 export const editScript: StandInScript = {
   turn(prompt) {
+    if (prompt.includes('EDIT-HERE notes.txt')) {
+      return { answer: 'Edited notes.txt here.', command: `pwd && printf '${FORK_EDIT_CONTENT.replace(/\n/g, '\\n')}' > notes.txt` };
+    }
     const match = /turn (\d+): EDIT-THE-FILE (\S+)/.exec(prompt);
     if (!match) return undefined;
     const turn = Number(match[1]);
