@@ -7,7 +7,7 @@ import { isUnder } from '../catalog/locations.js';
 import type { CatalogSession } from '../catalog/scan.js';
 import type { Agent } from '../core/model.js';
 import { agentOption, CliError, cwd, listSetup, readConfig, reportProblems, rowCount, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { describeLocations, listHeader, listLine, listWidths, toListJson } from './output.js';
+import { describeLocations, listHeader, listLine, listWidths, toListJson, writeJsonArray } from './output.js';
 import { watchList } from './watch-list.js';
 
 type ListOptions = CommonOptions & { agent?: readonly Agent[]; cwd?: string; all?: boolean; watch?: boolean; limit?: number; hello?: boolean; known?: boolean };
@@ -70,7 +70,7 @@ Examples:
       // Rows are newest first: the newest n.
       if (options.limit !== undefined) shown = shown.slice(0, options.limit);
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(shown.map(toListJson), null, 2)}\n`);
+        writeJsonArray(shown, toListJson);
       } else {
         const widths = listWidths(shown);
         if (process.stdout.isTTY && shown.length > 0) process.stdout.write(listHeader(widths));
