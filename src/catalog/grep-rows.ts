@@ -33,6 +33,8 @@ export class MatchRows {
   /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
   private unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
   private readonly families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
+  /** The merged row of a conversation of several files, by its id's and its files' hint's keys (see `row`). */
+  private readonly mergedRows = new Map<string, Promise<CatalogSession | null>>();
 
   constructor(
     private readonly groups: readonly SessionFileGroup[],
@@ -56,9 +58,21 @@ export class MatchRows {
     const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
     // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them).
     if (related.size === 1) return own;
-    const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
-    const summaries = (await Promise.all(family.map((one) => this.summarise(one)))).filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
-    return conversations(summaries).find((row) => row.id === own.id) ?? null;
+    // With a hint the group is among its hint's groups, so the two keys decide the family: its row is merged once, not
+    // once per matching file (a conversation of 700 files that all match merged 700 times was most of a grep at 100k).
+    const key = hint === null ? null : `${sessionKey(own)}\0${localSessionKey(group.agent, hint)}`;
+    let merged = key === null ? undefined : this.mergedRows.get(key);
+    if (merged === undefined) {
+      const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
+      merged = Promise.all(family.map((one) => this.summarise(one))).then((rows) => {
+        const summaries = rows.filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
+        return conversations(summaries).find((row) => row.id === own.id) ?? null;
+      });
+      if (key !== null) this.mergedRows.set(key, merged);
+    }
+    const row = await merged;
+    // A row object per call, as before: the search notes each match's counts by the row it made.
+    return row === null ? null : { ...row };
   }
 
   /** The row linked to its lineage family, as `list` links it (Claude Code's --fork-session copies record no parent). */

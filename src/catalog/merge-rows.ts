@@ -138,11 +138,18 @@ export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[
     }
     const [first, ...rest] = [...entry].sort(byUpdate);
     let merged: CatalogSession = first!;
+    // The merged row's paths as a set: a conversation of hundreds of files is merged in linear time.
+    const paths = new Set(merged.paths);
+    const mergedPaths = [...merged.paths];
     for (const newer of rest) {
-      if (merged.paths.some((path) => newer.paths.includes(path))) continue; // the same files found twice
+      if (newer.paths.some((path) => paths.has(path))) continue; // the same files found twice
+      for (const path of newer.paths) {
+        paths.add(path);
+        mergedPaths.push(path);
+      }
       merged = {
           ...newer,
-          paths: [...merged.paths, ...newer.paths],
+          paths: mergedPaths,
           createdAt: merged.createdAt < newer.createdAt ? merged.createdAt : newer.createdAt,
           size: merged.size + newer.size,
           mtimeMs: Math.max(merged.mtimeMs, newer.mtimeMs),
