@@ -71,7 +71,7 @@ export type Action =
   /** The fork prompt for the selected row's whole session (the list's menu). */
   | { readonly type: 'startForkWhole' }
   /** In the fork prompt: all turns ↔ the turns before the selected one. */
-  | { readonly type: 'forkExtent' }
+  | { readonly type: 'forkExtent'; readonly step: 1 | -1 }
   /** The in-use question's answers (cancel is `confirmNo`). */
   | { readonly type: 'confirmInUse'; readonly answer: 'resume' | 'fork' }
   /** The fork the in-use question asked for is written: resume it. */

@@ -160,7 +160,7 @@ export function resolveAction(input: string, key: KeyInfo, mode: Mode, confirmKi
       if (key.escape) return { type: 'forkCancel' };
       if (key.return) return { type: 'forkSubmit' };
       if (key.tab) return { type: 'forkTarget', step: key.shift ? -1 : 1 };
-      if (key.upArrow || key.downArrow) return { type: 'forkExtent' };
+      if (key.upArrow || key.downArrow) return { type: 'forkExtent', step: key.upArrow ? -1 : 1 };
       if (backspace) return { type: 'forkBackspace' };
       const text = typed(input, key);
       return text === null ? null : { type: 'forkInput', text };

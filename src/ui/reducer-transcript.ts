@@ -183,7 +183,8 @@ export function startFork(state: BrowserState): BrowserState {
   const item = t.items.find((one) => one.kind === 'turn' && one.turn === t.turn);
   const turnText = item && item.kind === 'turn' ? oneLine(item.text) : '';
   // On turn 1 nothing comes before it: the whole session is what a fork can carry.
-  const fork: ForkState = { session: t.session, atTurn: t.turn, whole: t.turn < 2, turns, turnText, branchName: '', target: t.session.agent, status: 'editing', error: null };
+  const codeRecorded = item !== undefined && item.kind === 'turn' && item.code?.recorded === true && t.turn >= 2;
+  const fork: ForkState = { session: t.session, atTurn: t.turn, whole: t.turn < 2, turns, turnText, branchName: '', target: t.session.agent, codeRecorded, withCode: false, status: 'editing', error: null };
   return { ...state, mode: 'fork', fork };
 }
 
@@ -192,7 +193,7 @@ export function startForkWhole(state: BrowserState): BrowserState {
   const session = state.rows[state.selected]?.session;
   if (!session) return state;
   if (session.userTurns < 1) return { ...state, notice: { text: 'this session has no user turn: there is nothing to fork', tone: 'error' } };
-  const fork: ForkState = { session, atTurn: 0, whole: true, turns: session.userTurns, turnText: '', branchName: '', target: session.agent, status: 'editing', error: null };
+  const fork: ForkState = { session, atTurn: 0, whole: true, turns: session.userTurns, turnText: '', branchName: '', target: session.agent, codeRecorded: false, withCode: false, status: 'editing', error: null };
   return { ...state, mode: 'fork', fork };
 }
 
@@ -201,4 +202,16 @@ export function nextAgent(fork: ForkState, step: 1 | -1): Agent {
   const choices = continueChoices(fork.session.agent);
   const index = choices.indexOf(fork.target);
   return choices[(index + step + choices.length) % choices.length]!;
+}
+
+/**
+ * ↑↓ in the fork prompt: before the selected turn, the same with the code as it was (where the agent recorded it, in
+ * its own agent), and every turn.
+ */
+export function nextExtent(fork: ForkState, step: 1 | -1): Pick<ForkState, 'whole' | 'withCode'> {
+  const extents: Pick<ForkState, 'whole' | 'withCode'>[] = [{ whole: false, withCode: false }];
+  if (fork.codeRecorded && fork.target === fork.session.agent) extents.push({ whole: false, withCode: true });
+  extents.push({ whole: true, withCode: false });
+  const at = extents.findIndex((one) => one.whole === fork.whole && one.withCode === fork.withCode);
+  return extents[(at + step + extents.length) % extents.length]!;
 }

@@ -7,7 +7,7 @@ import { listGeometry, noticeRows } from './geometry.js';
 import { resolveAction, splitKeys } from './keymap.js';
 import { menuItemForKey, menuItems, type MenuItem } from './menu.js';
 import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSessions, withRows } from './reducer-list.js';
-import { findStep, jumpTurn, nextAgent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, startForkWhole, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
+import { findStep, jumpTurn, nextAgent, nextExtent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, startForkWhole, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type InitialOptions, type Mode, type Notice, type SortKey } from './state.js';
 import { findMatches, firstMatchFrom } from './transcript-layout.js';
 import { confirmRemove, writesReducer } from './reducer-writes.js';
@@ -222,13 +222,14 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'startForkWhole':
       return startForkWhole(state);
     case 'forkExtent':
-      return state.fork?.status === 'editing' && state.fork.atTurn >= 2 ? { ...state, fork: { ...state.fork, whole: !state.fork.whole } } : state;
+      return state.fork?.status === 'editing' && state.fork.atTurn >= 2 ? { ...state, fork: { ...state.fork, ...nextExtent(state.fork, action.step) } } : state;
     case 'forkInput':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: state.fork.branchName + action.text } } : state;
     case 'forkBackspace':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: [...state.fork.branchName].slice(0, -1).join('') } } : state;
     case 'forkTarget':
-      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step) } } : state;
+      // The code as it was goes with a fork in the session's own agent (a worktree of the repository it ran in).
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step), withCode: false } } : state;
     case 'forkSubmit':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, status: 'working', error: null } } : state;
     case 'forkCancel':
@@ -288,7 +289,8 @@ function forkDone(state: BrowserState, session: CatalogSession, resumeCommand: s
   const fork = state.fork;
   const handedOff = fork !== null && fork.target !== fork.session.agent;
   const kept = fork?.whole ? fork.turns : fork?.atTurn ? fork.atTurn - 1 : 0;
-  const extent = fork?.whole ? `with all ${kept} turn${kept === 1 ? '' : 's'}` : `before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'})`;
+  const code = fork?.withCode ? ', with the code as it was' : '';
+  const extent = fork?.whole ? `with all ${kept} turn${kept === 1 ? '' : 's'}` : `before turn ${kept + 1} (kept ${kept} turn${kept === 1 ? '' : 's'}${code})`;
   const notice: Notice = {
     text: `${handedOff ? `handed off to ${session.agent}` : 'forked'} ${extent} → ${tildePath(session.path, state.homeDir)}`,
     detail: `resume it: ${resumeCommand}   (or press Enter)`,

@@ -7,7 +7,7 @@ import { scanCatalog, ScanContext, type CatalogSession, type ScanProgress } from
 import { conversations } from '../catalog/merge-rows.js';
 import { watchCatalog, type CatalogChange } from '../catalog/watch.js';
 import type { Config } from '../config.js';
-import { ADAPTER_LIST } from '../core/formats/index.js';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { DISPLAY_CLIP_LIMITS } from '../core/io/clip.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Agent, Message, Session } from '../core/model.js';
@@ -16,7 +16,8 @@ import { formatCommand } from '../launch.js';
 import type { ResumeOutcome } from './reducer.js';
 import type { ContentHit } from './state.js';
 import { TranscriptCache, transcriptBytes, transcriptItemsBytes } from './transcript-cache.js';
-import { buildTranscriptItems, transcriptHeader, TranscriptItemsBuilder, type TranscriptItem } from './transcript-layout.js';
+import { buildTranscriptItems, transcriptHeader, TranscriptItemsBuilder, withCodeMarks, type TranscriptItem } from './transcript-layout.js';
+import { turnFiles } from '../app/turn-files.js';
 import { sessionKey } from '../core/model.js';
 import { describeError } from '../core/errors.js';
 import { safeLine, tildePath } from '../core/text.js';
@@ -70,7 +71,7 @@ export interface TuiServices {
    * A fork, or with another `target` agent a hand-off: a new session of that agent holding turns 1..atTurn-1, or with
    * `end` every turn (the whole conversation).
    */
-  fork(session: CatalogSession, atTurn: number | 'end', branchName: string, target?: Agent): Promise<ForkOutcome>;
+  fork(session: CatalogSession, atTurn: number | 'end', branchName: string, target?: Agent, withCode?: boolean): Promise<ForkOutcome>;
   /** Name the session where its agent reads names; the row read again (absent in stand-ins: not offered to work). */
   rename?(session: CatalogSession, name: string): Promise<CatalogSession>;
   /** Move the session to the trash (refused while a process holds its files open). */
@@ -141,6 +142,16 @@ const QUIET_BEFORE_COLLECTING_MS = 2000;
 
 /** How often rows the watcher re-read are written to the cache (so that a restart does not read them again). */
 const WATCH_SAVE_MS = 20_000;
+
+/**
+ * A transcript's turns marked with what the agent recorded of their files (a fork with the code can be made before a
+ * marked one): for an agent that records them, on this machine. Marks that cannot be read leave the turns unmarked.
+ */
+async function markCode(session: CatalogSession, items: readonly TranscriptItem[], place: Place, here: Here): Promise<readonly TranscriptItem[]> {
+  if (place.kind !== 'local' || ADAPTERS[session.agent].checkpoints === undefined) return items;
+  const marks = await here.context().then((context) => turnFiles(session, context)).catch(() => null);
+  return marks === null ? items : withCodeMarks(items, marks);
+}
 
 /** Items that fill a screen (each is a row at least): a big transcript's start is shown with as many. */
 const FIRST_SCREEN_ITEMS = 60;
@@ -294,7 +305,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
           const items = buildTranscriptItems({ ...session, messages });
           if (items.some((item) => item.kind === 'turn')) onPartial(items);
         });
-        return this.loadSession(session, partial).then((read) => buildTranscriptItems({ ...transcriptHeader(read, session), messages: read.messages }));
+        return this.loadSession(session, partial).then(async (read) => markCode(session, buildTranscriptItems({ ...transcriptHeader(read, session), messages: read.messages }), place, here));
       }
       return transcriptItems.load(sessionKey(session), versionOf(session), transcriptItemsBytes, async () => {
         let builder = new TranscriptItemsBuilder(session);
@@ -318,13 +329,13 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
             },
           },
         });
-        return builder.items;
+        return markCode(session, builder.items, place, here);
       });
     },
 
-    async fork(session, atTurn, branchName, target = session.agent) {
+    async fork(session, atTurn, branchName, target = session.agent, withCode = false) {
       const name = branchName.trim();
-      const forked = await forkSession(session, placeFor(session), here, { atTurn, to: target, now: options.now?.() ?? new Date(), ...(name ? { branchName: name } : {}) });
+      const forked = await forkSession(session, placeFor(session), here, { atTurn, to: target, now: options.now?.() ?? new Date(), ...(name ? { branchName: name } : {}), ...(withCode ? { withCode: {} } : {}) });
       // A host lists the new session at its next read.
       if (forked.host !== null) void sources.get(forked.host)?.refresh();
       return { session: forked.row, resumeCommand: formatCommand(planCommand(forked.resume)) };

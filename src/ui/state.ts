@@ -111,6 +111,10 @@ export interface ForkState {
   readonly branchName: string;
   /** The agent the new session is for: the session's own (a fork), or another one (a hand-off); Tab picks it. */
   readonly target: Agent;
+  /** The selected turn's files as they were are recorded (the agent's snapshots): ↑↓ offer them. */
+  readonly codeRecorded: boolean;
+  /** With the code as it was when the turn was typed, in a new git worktree (`fork --with-code`). */
+  readonly withCode: boolean;
   readonly status: 'editing' | 'working' | 'error';
   readonly error: string | null;
 }

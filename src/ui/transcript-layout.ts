@@ -3,11 +3,17 @@ import { formatSize, oneLine, stripControl } from '../core/text.js';
 import { localTimestamp } from './time.js';
 import { wrapText as wrapped } from './wrap-text.js';
 
+/** What the agent recorded of a turn's files (`show --files`): its files as they were, and the files it changed. */
+export interface TurnCodeMark {
+  readonly recorded: boolean;
+  readonly files: readonly string[] | null;
+}
+
 /** One thing the transcript shows, in order; `turn` is the user turn it belongs to (0 before the first). */
 /** `clippedBytes`: how much of the item's text the display read left out (0 when it is whole). */
 export type TranscriptItem =
   | { readonly kind: 'fork'; readonly turn: number; readonly text: string }
-  | { readonly kind: 'turn'; readonly turn: number; readonly text: string; readonly timestamp: string | null; readonly clippedBytes: number }
+  | { readonly kind: 'turn'; readonly turn: number; readonly text: string; readonly timestamp: string | null; readonly clippedBytes: number; readonly code?: TurnCodeMark }
   | { readonly kind: 'assistant'; readonly turn: number; readonly text: string; readonly clippedBytes: number }
   | { readonly kind: 'tool-call'; readonly turn: number; readonly name: string; readonly args: string }
   | { readonly kind: 'tool-output'; readonly turn: number; readonly text: string; readonly isError: boolean; readonly clippedBytes: number }
@@ -27,6 +33,7 @@ export type LineKind =
   | 'reasoning'
   | 'compaction'
   | 'system'
+  | 'files'
   | 'blank';
 
 /** One screen row of the transcript: already wrapped to the width, or a single line Ink truncates. */
@@ -270,8 +277,11 @@ function computeItemLines(item: TranscriptItem, index: number, width: number, op
       return [line('fork', item.text, '⋔', turn, index)];
     case 'turn': {
       const when = item.timestamp ? ` · ${localTimestamp(item.timestamp)}` : '';
-      const header = line('turn', `turn ${turn}${when}`, '▌', turn, index);
-      return withClipNote([header, ...wrapped(item.text || '(empty prompt)', width).map((text) => line('user', text, '', turn, index))], item);
+      const code = item.code?.recorded ? ' · ⎌ files as they were recorded' : '';
+      const header = line('turn', `turn ${turn}${when}${code}`, '▌', turn, index);
+      const prompt = withClipNote([header, ...wrapped(item.text || '(empty prompt)', width).map((text) => line('user', text, '', turn, index))], item);
+      const files = item.code?.files;
+      return files && files.length > 0 ? [...prompt, line('files', `changed: ${files.map(oneLine).join(', ')}`, '±', turn, index)] : prompt;
     }
     case 'assistant':
       return withClipNote(wrapped(item.text, width).map((text, i) => line('assistant', text, i === 0 ? '●' : '', turn, index)), item);
@@ -362,4 +372,14 @@ export function toolArguments(input: string): string {
     );
   }
   return oneLine(typeof value === 'string' ? value : input);
+}
+
+/** The turns' items marked with what the agent recorded of their files (index 0: turn 1); the others as they were. */
+export function withCodeMarks(items: readonly TranscriptItem[], marks: readonly TurnCodeMark[]): TranscriptItem[] {
+  return items.map((item) => {
+    const mark = item.kind === 'turn' ? marks[item.turn - 1] : undefined;
+    // A turn with nothing recorded and no file named is left as it was.
+    if (mark === undefined || item.kind !== 'turn' || (!mark.recorded && !mark.files?.length)) return item;
+    return { ...item, code: { recorded: mark.recorded, files: mark.files } };
+  });
 }

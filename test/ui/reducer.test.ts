@@ -4,7 +4,7 @@ import { type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
-import { buildTranscriptItems } from '../../src/ui/transcript-layout.js';
+import { buildTranscriptItems, withCodeMarks } from '../../src/ui/transcript-layout.js';
 import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
 import { continueChoices } from '../../src/core/handoff/index.js';
@@ -440,6 +440,34 @@ describe('fork prompt', () => {
     const all = browserReducer(before, key('', { downArrow: true }));
     expect(all.fork).toMatchObject({ atTurn: 3, whole: true });
     expect(browserReducer(all, key('', { upArrow: true })).fork?.whole).toBe(false);
+  });
+
+  it('↑↓ also offer the code as it was where the agent recorded the turn\'s files, in its own agent only', () => {
+    const items = withCodeMarks(buildTranscriptItems(transcriptOf(sessions[0]!, 4)), [
+      { recorded: true, files: ['a.ts'] },
+      { recorded: false, files: null },
+      { recorded: true, files: ['b.ts', 'c.ts'] },
+      { recorded: true, files: null },
+    ]);
+    const marked: Action[] = [loaded, right, { type: 'transcriptLoaded', key: 'codex:a', items }];
+    const at3 = run([...marked, key(']'), key(']'), key('f')]);
+    expect(at3.fork).toMatchObject({ atTurn: 3, whole: false, withCode: false, codeRecorded: true });
+    const down = (state: BrowserState) => browserReducer(state, key('', { downArrow: true }));
+    const code = down(at3);
+    expect(code.fork).toMatchObject({ whole: false, withCode: true });
+    expect(down(code).fork).toMatchObject({ whole: true, withCode: false });
+    expect(down(down(code)).fork).toMatchObject({ whole: false, withCode: false });
+    expect(browserReducer(at3, key('', { upArrow: true })).fork).toMatchObject({ whole: true, withCode: false });
+    // Tab to another agent: a hand-off takes no worktree
+    const handed = browserReducer(code, key('', { tab: true }));
+    expect(handed.fork).toMatchObject({ withCode: false });
+    expect(down(handed).fork?.whole).toBe(true);
+    // turn 2 recorded nothing: no code to offer
+    const at2 = run([...marked, key(']'), key('f')]);
+    expect(at2.fork).toMatchObject({ atTurn: 2, codeRecorded: false });
+    expect(down(at2).fork).toMatchObject({ whole: true, withCode: false });
+    const forked = catalogSession({ id: 'c1', updatedAt: '2026-11-10T00:00:00Z', forkedFrom: 'a', path: '/sessions/c1.jsonl', cwd: '/repo-c1' });
+    expect(browserReducer(browserReducer(code, enter), { type: 'forkDone', session: forked, resumeCommand: 'codex resume c1' }).notice?.text).toMatch(/^forked before turn 3 \(kept 2 turns, with the code as it was\) → /);
   });
 
   it("the list's menu hands the selected row's whole session off without reading it first", () => {

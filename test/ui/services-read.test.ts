@@ -6,7 +6,8 @@ import { resolveLocations } from '../../src/catalog/locations.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 import { groupOf, scanCatalog } from '../../src/catalog/scan.js';
 import { DISPLAY_CLIP_LIMITS } from '../../src/core/io/clip.js';
-import { buildTranscriptItems, transcriptHeader, type TranscriptItem } from '../../src/ui/transcript-layout.js';
+import { buildTranscriptItems, transcriptHeader, withCodeMarks, type TranscriptItem } from '../../src/ui/transcript-layout.js';
+import { turnFiles } from '../../src/app/turn-files.js';
 import { FIXTURE_HOME, fixtureServices } from './helpers.js';
 
 const FIXTURES = join(FIXTURE_HOME, '..');
@@ -34,14 +35,20 @@ describe('TUI services: loadSession', () => {
       const services = fixtureServices(home);
       await services.scan(() => undefined); // agents that read with the scan's context wait for it
       let claude = 0;
+      let marked = 0;
       for (const row of [...sessions, ...subagentSessions]) {
         const read = await ADAPTERS[row.agent].readSession(groupOf(row), context, { clip: DISPLAY_CLIP_LIMITS });
-        const whole = buildTranscriptItems({ ...transcriptHeader(read, row), messages: read.messages });
+        const items = buildTranscriptItems({ ...transcriptHeader(read, row), messages: read.messages });
+        // Turns marked with what the agent recorded of their files (Claude Code's snapshots in the fixtures).
+        const whole = ADAPTERS[row.agent].checkpoints ? withCodeMarks(items, await turnFiles(row, context)) : items;
         const starts: (readonly TranscriptItem[])[] = [];
         expect(await services.loadTranscript!(row, (items) => starts.push(items)), row.path).toEqual(whole);
         if (row.agent === 'claude') claude++;
+        marked += whole.filter((item) => item.kind === 'turn' && item.code?.recorded).length;
       }
       expect(claude).toBeGreaterThan(0);
+      // The synthetic Claude session records file-history snapshots: its turns are marked.
+      if (name === 'claude-synthetic') expect(marked).toBeGreaterThan(0);
     });
   }
 });

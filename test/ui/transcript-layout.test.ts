@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/model.js';
-import { buildTranscriptItems, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, toolArguments, turnAtLine, type TranscriptLayout, type TranscriptLine } from '../../src/ui/transcript-layout.js';
+import { buildTranscriptItems, withCodeMarks, findMatches, firstMatchFrom, itemAtLine, layoutTranscript, toolArguments, turnAtLine, type TranscriptLayout, type TranscriptLine } from '../../src/ui/transcript-layout.js';
 import { wrapLine } from '../../src/ui/wrap-text.js';
 import { assistant, userTurn } from './helpers.js';
 
@@ -129,6 +129,20 @@ describe('transcript layout', () => {
     // collapsed: a tool output shows a few lines, not its 1,000
     expect(layout.lineCount).toBeLessThan(50_000);
     expect(expanded.lineCount).toBeGreaterThan(500_000);
+  });
+});
+
+describe('turns marked with their recorded files', () => {
+  it('says which turns have their files as they were, and lists the files each changed', () => {
+    const items = withCodeMarks(buildTranscriptItems({ messages, fork: null, forkedFrom: null }), [
+      { recorded: true, files: ['src/a.ts', 'README.md'] },
+      { recorded: false, files: [] },
+    ]);
+    const rows = allRows(layoutTranscript(items, 80, { expanded: false, showReasoning: false })).map((line) => `${line.gutter}|${line.kind}|${line.text}`);
+    expect(rows.filter((row) => row.includes('|turn|'))).toEqual(['▌|turn|turn 1 · ⎌ files as they were recorded', '▌|turn|turn 2']);
+    const at = rows.indexOf('▌|turn|turn 1 · ⎌ files as they were recorded');
+    expect(rows.slice(at + 1, at + 3)).toEqual(['|user|fix the red test', '±|files|changed: src/a.ts, README.md']);
+    expect(rows.filter((row) => row.includes('|files|'))).toHaveLength(1);
   });
 });
 

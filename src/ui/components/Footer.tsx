@@ -13,7 +13,7 @@ export const FOOTER_HINTS: Readonly<Record<Mode, string>> = {
   menu: '↑↓ choose · Enter runs it · or its key · Esc close',
   transcript: '] [ turn · / find · n N match · e outputs · f fork · Tab resume… · Esc back',
   find: 'Enter find · Ctrl-W Ctrl-U erase · Esc cancel',
-  fork: 'Enter fork · Tab agent · ↑↓ all turns or before this one · Esc cancel',
+  fork: 'Enter fork · Tab agent · ↑↓ what it keeps · Esc cancel',
   confirm: 'y yes · n no',
   rename: 'Enter rename · Ctrl-U erase · Esc cancel',
   help: 'Esc close',

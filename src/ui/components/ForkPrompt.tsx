@@ -24,14 +24,18 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
   const keeps = fork.whole ? `every turn (${fork.turns})` : keptTurns(kept);
   const what = handOff
     ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
-    : `A new ${fork.session.agent} session keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
+    : fork.withCode
+      ? `A new ${fork.session.agent} session keeps ${keeps} and runs in a new git worktree holding the files as they were when turn ${fork.atTurn} was typed (branch sessions/<its id>); your working tree is not touched.`
+      : `A new ${fork.session.agent} session keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
   const verb = handOff ? `Hand off to ${fork.target}` : 'Fork';
   // ↑↓ choose the extent only where there is a choice (a turn ≥ 2 selected in the transcript).
-  const other = fork.atTurn < 2 ? '' : fork.whole ? `  (↑↓: before turn ${fork.atTurn})` : `  (↑↓: all ${fork.turns} turns)`;
+  const code = fork.codeRecorded && !handOff;
+  const other =
+    fork.atTurn < 2 ? '' : fork.whole ? `  (↑↓: before turn ${fork.atTurn})` : fork.withCode ? `  (↑↓: all ${fork.turns} turns · without the code)` : code ? `  (↑↓: with the code as it was · all ${fork.turns} turns)` : `  (↑↓: all ${fork.turns} turns)`;
   return (
     <Box width={width} height={FORK_PROMPT_ROWS} flexShrink={0} flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1} overflow="hidden">
       <Text wrap="truncate-end" bold>
-        {fork.whole ? `${verb}: all ${fork.turns} turn${fork.turns === 1 ? '' : 's'}, the whole conversation` : `${verb} before turn ${fork.atTurn}: `}
+        {fork.whole ? `${verb}: all ${fork.turns} turn${fork.turns === 1 ? '' : 's'}, the whole conversation` : `${verb} before turn ${fork.atTurn}${fork.withCode ? ', with the code as it was' : ''}: `}
         {fork.whole ? '' : <Text color={theme.user}>{fork.turnText || '(empty prompt)'}</Text>}
         <Text color={theme.dim}>{other}</Text>
       </Text>

@@ -130,6 +130,8 @@ function lineStyle(line: TranscriptLine, theme: Theme): LineStyle {
       return { color: theme.accent };
     case 'system':
       return { color: theme.dim, dimColor: !theme.color };
+    case 'files':
+      return { color: theme.tool, dimColor: true };
     case 'blank':
       return {};
   }

@@ -9,7 +9,7 @@ export function useForkRunner(services: TuiServices, fork: ForkState | null, dis
   const working = fork?.status === 'working' ? fork : null;
   useEffect(() => {
     if (!working) return;
-    services.fork(working.session, working.whole ? 'end' : working.atTurn, working.branchName, working.target).then(
+    services.fork(working.session, working.whole ? 'end' : working.atTurn, working.branchName, working.target, working.withCode).then(
       (outcome) => dispatch({ type: 'forkDone', session: outcome.session, resumeCommand: outcome.resumeCommand }),
       (error: unknown) => dispatch({ type: 'forkFailed', message: describeError(error) }),
     );
