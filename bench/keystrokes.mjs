@@ -10,17 +10,26 @@
 // final count of the previous one is on screen (or after a time-out, counted as missing). A space is typed but
 // not measured: it changes nothing fzf draws.
 //
-//   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--out FILE] [--timeout-ms 20000]
+//   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--query Q]... [--content WORD]
+//                             [--no-content] [--out FILE] [--timeout-ms 20000]
 //
 // Queries are chosen from the data, not by hand: single words of titles (a common and a rarer one), two words of
-// one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b).
+// one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b); each
+// --query is typed after them (issue 33 names `deploy` and `websocket auth`). Figures are given for all keystrokes
+// and per query.
+//
+// Content search (Ctrl-G), after the typing: WORD (--content; default: the commonest word of the titles) is typed as
+// a query, then Ctrl-G; from that key, the time to the first session found on screen (the header's count is 1 or
+// more) and to the search's end (the header no longer says "searching…"); the TUI's VmRSS is sampled meanwhile (its
+// peak) and VmHWM read at the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
+// for WORD over the same folders, whole processes, median of 3, interleaved with two more Ctrl-G searches.
 // Prints one JSON object on stdout (and writes it to --out).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Tmux, percentile, sleepSync, sq, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
+import { Tmux, median, percentile, sleepSync, sq, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
@@ -29,6 +38,12 @@ const xdg = resolve(opt('--xdg', join(WORK, `xdg-keys-${home.split('/').pop()}`)
 const QUERY_COUNT = Number(opt('--queries', 8));
 const TIMEOUT_MS = Number(opt('--timeout-ms', 20000));
 const OUT = opt('--out', null);
+/** Every value of a repeatable option. */
+const optAll = (name) => process.argv.slice(2).flatMap((arg, i, all) => (arg === name && i + 1 < all.length ? [all[i + 1]] : []));
+const NAMED_QUERIES = optAll('--query');
+const CONTENT_WORD = opt('--content', null);
+/** --no-content: the typing only. */
+const CONTENT = !process.argv.includes('--no-content');
 const NODE = process.execPath;
 const CLI = join(root, 'bin', 'sessions.js');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
@@ -75,7 +90,7 @@ function chooseQueries(count) {
   const all = [w1, w3, reversed, `${w2} ${w1}`, `'${w2}`, `^${pick(common, 4) ?? w1}`, `${pick(common, 6) ?? w2}$`, `${w1} !${w2}`, `${w3} | ${pick(rare, 3) ?? w2}`, 'xyzzyq'];
   return all.slice(0, count);
 }
-const queries = chooseQueries(QUERY_COUNT);
+const queries = [...chooseQueries(QUERY_COUNT), ...NAMED_QUERIES];
 out.queries = queries;
 log(`${sessions.length} sessions; queries: ${queries.map((q) => JSON.stringify(q)).join(' ')}`);
 
@@ -138,13 +153,104 @@ function typeQueries(final, clear) {
 }
 
 function summarise(samples) {
-  const first = samples.map((s) => s.firstMs).filter((x) => x !== null);
-  const final = samples.map((s) => s.finalMs).filter((x) => x !== null);
-  const r = (x) => (Number.isFinite(x) ? Number(x.toFixed(1)) : null);
-  return { keystrokes: samples.length, missed: samples.length - final.length, firstP50: r(percentile(first, 50)), firstP95: r(percentile(first, 95)), finalP50: r(percentile(final, 50)), finalP95: r(percentile(final, 95)), finalMax: r(Math.max(...final)) };
+  const figures = (some) => {
+    const first = some.map((s) => s.firstMs).filter((x) => x !== null);
+    const final = some.map((s) => s.finalMs).filter((x) => x !== null);
+    const r = (x) => (Number.isFinite(x) ? Number(x.toFixed(1)) : null);
+    return { keystrokes: some.length, missed: some.length - final.length, firstP50: r(percentile(first, 50)), firstP95: r(percentile(first, 95)), finalP50: r(percentile(final, 50)), finalP95: r(percentile(final, 95)), finalMax: r(Math.max(...final)) };
+  };
+  return { ...figures(samples), perQuery: Object.fromEntries(queries.map((q) => [q, figures(samples.filter((s) => s.query === q))])) };
 }
 
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// ---------------------------------------------------------------- content search (Ctrl-G)
+/** The folders the TUI searches, for rg. */
+const searchedDirs = [join(home, '.codex'), join(home, '.claude'), clawDir].filter((dir) => existsSync(dir));
+const contentWord = CONTENT_WORD ?? (() => {
+  const df = new Map();
+  for (const s of sessions) for (const w of new Set((s.title ?? '').toLowerCase().match(/[a-z]{5,}/g) ?? [])) df.set(w, (df.get(w) ?? 0) + 1);
+  return [...df.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'message';
+})();
+const rssOf = (pid) => {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // gone
+  }
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024) };
+};
+
+/**
+ * Ctrl-G on `contentWord` typed as a query, RUNS times, each beside `rg -l -F -uu` (and -i) timed whole: from the key to
+ * the header's first count of 1 or more sessions, and to the header without "searching…". VmRSS is read every capture.
+ */
+function contentSearch(pid) {
+  const RUNS = 3;
+  const header = (screen) => screen.split('\n')[0] ?? '';
+  const found = (screen) => {
+    const m = /(\d[\d,]*) sessions?\b[^·]*in transcripts/.exec(header(screen));
+    return m ? Number(m[1].replace(/,/g, '')) : null;
+  };
+  const runs = [];
+  const rg = [];
+  const rgi = [];
+  tmux.sendKeys('C-u');
+  tmux.waitFor((s) => /^search: {2,}/m.test(s) && !/matching "/.test(header(s)), { timeoutMs: 5000 });
+  tmux.sendLiteral(contentWord);
+  tmux.waitFor((s) => new RegExp(`\\d+ matching "${escapeRe(contentWord)}"|Nothing matches`).test(s), { timeoutMs: TIMEOUT_MS });
+  const loadBefore = load();
+  for (let r = 0; r < RUNS; r++) {
+    sleepSync(500);
+    const before = rssOf(pid);
+    const since = process.hrtime.bigint();
+    tmux.sendKeys('C-g');
+    let firstMs = null;
+    let doneMs = null;
+    let peakRssMB = before.rssMB;
+    let sessionsFound = null;
+    for (;;) {
+      const screen = tmux.capture();
+      const ms = Number(process.hrtime.bigint() - since) / 1e6;
+      peakRssMB = Math.max(peakRssMB, rssOf(pid).rssMB);
+      const n = found(screen);
+      if (firstMs === null && n !== null && n > 0) firstMs = ms;
+      if (n !== null && !/searching/.test(header(screen)) && /in transcripts/.test(header(screen))) {
+        doneMs = ms;
+        sessionsFound = n;
+        if (firstMs === null) firstMs = ms;
+        break;
+      }
+      if (ms > TIMEOUT_MS * 3) break;
+      sleepSync(2);
+    }
+    const after = rssOf(pid);
+    runs.push({ firstMs: firstMs === null ? null : Number(firstMs.toFixed(1)), doneMs: doneMs === null ? null : Number(doneMs.toFixed(1)), sessions: sessionsFound, rssBeforeMB: before.rssMB, peakRssMB, hwmMB: after.hwmMB, load: load() });
+    // back to the fuzzy query, then the peers
+    tmux.sendKeys('C-g');
+    tmux.waitFor((s) => !/in transcripts/.test(header(s)), { timeoutMs: TIMEOUT_MS });
+    rg.push(timeProcess('rg', ['-l', '-F', '-uu', '--', contentWord, ...searchedDirs], { captureStdout: true }));
+    rgi.push(timeProcess('rg', ['-l', '-F', '-uu', '-i', '--', contentWord, ...searchedDirs], { captureStdout: true }));
+  }
+  const files = (r) => r.stdout.split('\n').filter(Boolean).length;
+  const med = (xs) => (xs.some((x) => x === null) ? null : Number(median(xs).toFixed(1)));
+  const result = {
+    word: contentWord,
+    runs,
+    firstMs: med(runs.map((r) => r.firstMs)),
+    doneMs: med(runs.map((r) => r.doneMs)),
+    peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)),
+    hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
+    sessions: runs[0]?.sessions ?? null,
+    rg: { ms: Number(median(rg.map((r) => r.ms)).toFixed(1)), files: files(rg[0]), command: `rg -l -F -uu ${contentWord} DIRS` },
+    rgIgnoreCase: { ms: Number(median(rgi.map((r) => r.ms)).toFixed(1)), files: files(rgi[0]) },
+    load: [loadBefore, load()],
+  };
+  log(`content search "${contentWord}": first ${result.firstMs} ms, done ${result.doneMs} ms (${result.sessions} sessions), peak RSS ${result.peakRssMB} MB; rg -l -F -uu ${result.rg.ms} ms (${result.rg.files} files), with -i ${result.rgIgnoreCase.ms} ms; load ${loadBefore[0]}`);
+  return result;
+}
 
 // ---- ours
 {
@@ -172,6 +278,7 @@ const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
   const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
   out.tui = { ...summarise(samples), load: [loadBefore, load()], rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024), samples };
+  if (CONTENT) out.content = contentSearch(pid);
   tmux.idle();
   log(`sessions: first change p50 ${out.tui.firstP50} / p95 ${out.tui.firstP95} ms, final count p50 ${out.tui.finalP50} / p95 ${out.tui.finalP95} ms (${out.tui.missed} missed), load ${loadBefore[0]}`);
 }
