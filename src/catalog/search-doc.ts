@@ -96,7 +96,7 @@ export const FUSE_OPTIONS: IFuseOptions<SearchDoc> = {
  */
 export const RANKED_PROMPTS = { first: 48, last: 16 };
 
-function rankedPrompts(prompts: readonly string[]): readonly string[] {
+export function rankedPrompts(prompts: readonly string[]): readonly string[] {
   const { first, last } = RANKED_PROMPTS;
   return prompts.length <= first + last ? prompts : [...prompts.slice(0, first), ...prompts.slice(-last)];
 }

@@ -53,8 +53,8 @@ export const NEVER = 8;
  * `^word$` are exact tests of the same folded fields); a compact subsequence or a prompt's line start or end
  * (fuse.js tests whole prompts) may be rejected. fuse.js allows errors/length ≤ 0.3 (threshold, no location),
  * so a word of three letters or fewer matches exactly or not at all: its subsequences never match, nor do
- * prompts when fuse.js reads the short fields only (`broad`). Sure candidates are counted at once, so the number
- * of matches is known as soon as the walk is over and the few unsure ones are scored.
+ * prompts when fuse.js reads the short fields only (`broad`). Sure candidates are counted at once; the unsure
+ * ones are decided by fuseKeeps (search-membership.ts) as the walk meets them.
  */
 export function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean): number {
   for (const term of query.excluded) if (termTier(doc, term) >= 0) return -1;
@@ -97,9 +97,8 @@ function termStatus(tier: number, term: QueryTerm, broad: boolean): number {
 /**
  * Whether a fuzzy word of four letters or more, missing one of its letters, is found exactly in a field fuse.js
  * reads: one error in four or more letters is within fuse.js's threshold (errors / length ≤ 0.3, location
- * ignored), so fuse.js keeps the document whatever else it scores. An unsure candidate (a compact subsequence)
- * that passes is counted at once instead of waiting for fuse.js to score it: `plea` over 100k sessions had 67k
- * such candidates (`ple`, `pla` are everywhere), and its count took seconds. Only when fuse.js reads every
+ * ignored), so fuse.js keeps the document whatever else it scores. A candidate that passes needs no bitap pass
+ * (fuseKeeps): `plea` over 100k sessions had 67k such candidates (`ple`, `pla` are everywhere). Only when fuse.js reads every
  * prompt (see RANKED_PROMPTS); patterns longer than fuse.js's 32-letter chunks are left to fuse.js.
  */
 function withinOneDeletion(doc: SearchDoc, token: string): boolean {

@@ -1,6 +1,7 @@
 // One query's search in progress: the prefilter's walk over the catalog in tiers, then fuse.js's ranking in slices.
 import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import { fold, type FuseRecord, type MatchRanges, type SearchDoc, type SearchField, type SearchHit } from './search-doc.js';
+import { fuseKeeps } from './search-membership.js';
 import { matchTier, NEVER, UNSURE } from './search-prefilter.js';
 import { toExpression, type ParsedQuery } from './search-query.js';
 
@@ -30,16 +31,12 @@ export class SearchRun {
   private readonly passed: number[] = [];
   private scanned = 0;
   private readonly rankedFirst = new Set<number>();
-  /** After the walk: the candidates not ranked yet, in tier order (the unsure ones first: they decide the count). */
+  /** After the walk: the candidates not ranked yet, in tier order. */
   private queue: number[] | null = null;
   private queued = 0;
   private expression: Expression | null = null;
-  /** Candidates fuse.js will keep whatever it scores (see matchTier), and the unsure ones, by slot. */
+  /** Candidates that match: those fuse.js keeps whatever it scores (see matchTier), and the unsure ones it keeps (see fuseKeeps). */
   private sure = 0;
-  private readonly unsure = new Set<number>();
-  /** Unsure candidates scored so far, and how many of them fuse.js kept. */
-  private unsureScored = 0;
-  private unsureKept = 0;
   /** Every slot handed to fuse.js so far. */
   private readonly scored = new Set<number>();
   private readonly hitOf = new WeakMap<FuseResult<SearchDoc>, SearchHit>();
@@ -77,12 +74,11 @@ export class SearchRun {
   }
 
   /**
-   * How many sessions match, once known: after the walk, when every unsure candidate has been scored (usually
-   * long before the ranking of the rest is done). Null until then.
+   * How many sessions match, once known: when the walk is over (every candidate's membership is decided as it is
+   * walked, long before fuse.js has ranked them). Null until then.
    */
   get count(): number | null {
-    if (this.scanned < this.parts.pool.length || this.unsureScored < this.unsure.size) return null;
-    return this.sure + this.unsureKept;
+    return this.scanned < this.parts.pool.length ? null : this.sure;
   }
 
   /**
@@ -92,7 +88,7 @@ export class SearchRun {
    */
   unrankedHits(): SearchHit[] {
     const out: SearchHit[] = [];
-    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot) && !this.unsure.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
+    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
     return out;
   }
 
@@ -120,17 +116,17 @@ export class SearchRun {
     const { broad } = this.parts;
     while (i < pool.length) {
       const slot = pool[i++]!;
-      let tier = matchTier(docs[slot]!, query, broad);
+      const doc = docs[slot]!;
+      let tier = matchTier(doc, query, broad);
       if (tier >= NEVER) {
         this.passed.push(slot);
       } else if (tier >= 0) {
-        if (tier >= UNSURE) {
-          tier -= UNSURE;
-          this.unsure.add(slot);
-        } else {
+        // An unsure candidate is decided now, as fuse.js would decide it: no scoring waits for the count.
+        if (tier >= UNSURE) tier = fuseKeeps(doc, query, broad) ? tier - UNSURE : -1;
+        if (tier >= 0) {
           this.sure++;
+          this.tiers[tier]!.push(slot);
         }
-        this.tiers[tier]!.push(slot);
         this.passed.push(slot);
       }
       if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || this.parts.now() >= until)) break;
@@ -141,10 +137,7 @@ export class SearchRun {
 
   /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
   private remaining(): number[] {
-    if (this.queue === null) {
-      const left = this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
-      this.queue = [...left.filter((slot) => this.unsure.has(slot)), ...left.filter((slot) => !this.unsure.has(slot))];
-    }
+    this.queue ??= this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
     return this.queue;
   }
 
@@ -152,10 +145,7 @@ export class SearchRun {
   private rank(slots: readonly number[]): void {
     if (slots.length === 0) return;
     const { docs, options, keys, recordOf, query } = this.parts;
-    for (const slot of slots) {
-      this.scored.add(slot);
-      if (this.unsure.has(slot)) this.unsureScored++;
-    }
+    for (const slot of slots) this.scored.add(slot);
     let results: FuseResult<SearchDoc>[];
     if (query.groups.length === 0) {
       // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
@@ -164,15 +154,14 @@ export class SearchRun {
       this.expression ??= toExpression(query);
       const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
       results = new Fuse(docs as SearchDoc[], options, index).search(this.expression);
-      // A sure candidate is a match whatever fuse.js scored (its word is in a prompt fuse.js does not read):
+      // A candidate is a match whatever fuse.js scored (its word is in a prompt fuse.js does not read):
       // ranked after every scored hit, showing the first prompt that has the word.
       if (results.length < slots.length) {
         const kept = new Set(results.map((result) => result.refIndex));
-        for (const slot of slots) if (!kept.has(slot) && !this.unsure.has(slot)) results.push(exactPromptMatch(docs[slot]!, slot, query));
+        for (const slot of slots) if (!kept.has(slot)) results.push(exactPromptMatch(docs[slot]!, slot, query));
       }
       results.sort(byScore);
     }
-    for (const result of results) if (this.unsure.has(result.refIndex)) this.unsureKept++;
     this.ranked = mergeSorted(this.ranked, results);
   }
 }

@@ -18,9 +18,11 @@ export const BROAD_QUERY_CANDIDATES = 1500;
 
 /**
  * Fuzzy search over the catalog, fzf style: each word of the query matches on its own, in any field, with fzf's
- * extended syntax (search-query.ts). fuse.js decides what matches and the ranking; a cheap prefilter narrows the
- * candidates first: every fuzzy word must be a substring of the session's text, or a subsequence of one of
- * its short fields (so `apihlth` still finds `api-health`); excluded words (`!wip`) are decided by it alone. The
+ * extended syntax (search-query.ts). What matches is what fuse.js keeps, decided without it as the catalog is walked
+ * (a prefilter, then fuse.js's own tests for the candidates it leaves unsure: search-membership.ts), so the count is
+ * known at once; fuse.js ranks, the first page at once and the rest in slices. Every fuzzy word must be a substring
+ * of the session's text, or a subsequence of one of its short fields (so `apihlth` still finds `api-health`);
+ * excluded words (`!wip`) are decided by the prefilter alone. The
  * candidates of a query are reused when the next query narrows it (typing one more letter of a word), so a
  * keystroke costs far less than a full fuse.js pass. Updates are incremental: one changed session re-indexes one
  * document.

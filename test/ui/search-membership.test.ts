@@ -1,0 +1,77 @@
+import Fuse from 'fuse.js';
+import { describe, expect, it } from 'vitest';
+import { fold, FUSE_OPTIONS, recordFor, SHORT_OPTIONS, toDoc, type SearchDoc } from '../../src/catalog/search-doc.js';
+import { fuseKeeps, fuzzyTest } from '../../src/catalog/search-membership.js';
+import { parseQuery, toExpression } from '../../src/catalog/search-query.js';
+import { catalogSession } from './helpers.js';
+
+// fuseKeeps and fuzzyTest must say what fuse.js says, exactly: the match count is decided by them, the ranking by
+// fuse.js. Texts and words are drawn (deterministically) from a few letters so that near misses (one or two
+// errors, split words, chunks of long patterns) are frequent.
+let seed = 11;
+const next = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+const draw = (length: number, alphabet: string): string => Array.from({ length }, () => alphabet[next(alphabet.length)]).join('');
+
+describe('fuzzyTest: fuse.js bitap, yes or no', () => {
+  const options = { keys: ['text'], threshold: 0.3, ignoreLocation: true, useExtendedSearch: true, isCaseSensitive: true, minMatchCharLength: 1, includeMatches: true };
+
+  it.each([
+    ['short words and texts', 3, 9, 0, 30],
+    ['words of 4 to 12 letters', 4, 9, 4, 60],
+    ['words longer than one chunk of 32', 28, 50, 20, 120],
+  ])('%s', (_, minWord, wordSpread, minText, textSpread) => {
+    const texts = Array.from({ length: 200 }, () => draw(minText + next(textSpread), 'pleasrt -'));
+    const fuse = new Fuse(texts.map((text) => ({ text })), options);
+    let kept = 0;
+    let dropped = 0;
+    for (let w = 0; w < 150; w++) {
+      // Half the words taken from a text with a letter or two changed: matches with errors.
+      let word = draw(minWord + next(wordSpread), 'pleasrt');
+      if (w % 2 === 0) {
+        const text = texts[next(texts.length)]!;
+        const start = next(Math.max(1, text.length - word.length));
+        const chars = [...text.slice(start, start + word.length).replace(/[ -]/g, 'a')];
+        for (let e = next(3); e > 0 && chars.length > 1; e--) chars[next(chars.length)] = 'pleasrt'[next(7)]!;
+        if (chars.length > 0) word = chars.join('');
+      }
+      const expected = new Set(fuse.search(`"${word}"`).map((result) => result.refIndex));
+      const test = fuzzyTest(word);
+      texts.forEach((text, i) => {
+        if (text.trim() === '') return; // fuse.js indexes no blank text
+        expect(test(text), `${JSON.stringify(word)} in ${JSON.stringify(text)}`).toBe(expected.has(i));
+        if (expected.has(i)) kept++;
+        else dropped++;
+      });
+    }
+    expect(kept).toBeGreaterThan(50);
+    expect(dropped).toBeGreaterThan(200);
+  });
+});
+
+describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
+  const words = ['deploy', 'parser', 'cache', 'module', 'widget', 'rate', 'limiter', 'sidebar'];
+  const pick = (): string => words[next(words.length)]!;
+  // Misspelt words, split words and runs of letters: most fields are near misses of the queries' words.
+  const phrase = (): string => Array.from({ length: 1 + next(4) }, () => (next(3) === 0 ? draw(3 + next(6), 'deploymatrcsh') : pick())).join(next(2) ? ' ' : '-');
+  const docs: SearchDoc[] = Array.from({ length: 400 }, (_, i) => {
+    const prompts = Array.from({ length: next(4) }, () => (next(5) === 0 ? ' ' : phrase()));
+    const title = next(2) ? (prompts[0] ?? phrase()) : phrase();
+    const session = catalogSession({ id: `id-${i}-${draw(4, 'abcdef0123')}`, title, name: next(5) === 0 ? phrase() : null, prompts, cwd: `/src/${phrase()}`, gitBranch: next(3) === 0 ? `feat/${phrase()}` : null });
+    return toDoc(session, `k${i}`, i, new Map());
+  });
+  const queries = [
+    'deploy', 'dploy', 'deplyo', 'parsr', 'cahce', 'modul', 'widgte', 'rte', 'limitter', 'sidbar', 'deploymatrcsh',
+    'dep parse', "'cache dploy", '^deploy', '^cach', 'limiter$', 'modle$', '^widget$', 'rate | sidbar', 'dploy !cache', 'xyzzyq',
+    'a-very-long-pattern-of-more-than-thirty-two-letters-deploy',
+  ];
+
+  it.each(queries)('%s', (text) => {
+    const query = parseQuery(text, fold);
+    for (const [broad, options] of [[false, FUSE_OPTIONS], [true, SHORT_OPTIONS]] as const) {
+      const index = Fuse.parseIndex<SearchDoc>({ keys: Fuse.createIndex(options.keys ?? [], [] as SearchDoc[]).keys, records: docs.map((doc, slot) => recordFor(options, doc, slot)) });
+      const expected = new Set(query.groups.length === 0 ? [] : new Fuse(docs, options, index).search(toExpression(query)).map((result) => result.refIndex));
+      const found = new Set(docs.flatMap((doc, slot) => (query.groups.length > 0 && fuseKeeps(doc, query, broad) ? [slot] : [])));
+      expect(found, `${text}, ${broad ? 'short fields' : 'every field'}`).toEqual(expected);
+    }
+  });
+});
