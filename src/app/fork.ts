@@ -76,9 +76,8 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}) };
   if (request.withCode !== undefined) {
     if (place.kind !== 'local') throw new HostActionError(`${place.host}: --with-code makes a worktree of the repository the session ran in, which is on ${place.host}: run sessions fork --with-code there`);
-    if (to !== null) throw new NoCodeError('--with-code forks the session in its own agent: give it without --to');
     if (request.atTurn === 'end') throw new NoCodeError(`--with-code forks before a turn, with the files as they were when it was typed: give --at 2..${session.userTurns}`);
-    return throughSymlinks(await forkWithCode(session, here, wanted, request.withCode.dir));
+    return throughSymlinks(await forkWithCode(session, here, wanted, request.withCode.dir, to));
   }
   switch (place.kind) {
     case 'local':
@@ -115,19 +114,24 @@ async function throughSymlinks(forked: Forked): Promise<Forked> {
 type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean; readonly id?: string; readonly cwd?: string };
 
 /**
- * A fork with the files as they were when its turn was typed: what the agent recorded is checked against the
- * repository, the worktree made, then the session forked to run there; a fork that fails takes the worktree back.
+ * A fork (or with `to` a hand-off) with the files as they were when its turn was typed: what the agent recorded is
+ * checked against the repository, the worktree made (named after the new session's id, made first), then the session
+ * written to run there; one that fails takes the worktree back.
  */
-async function forkWithCode(session: CatalogSession, here: Here, wanted: Wanted, dir: string | undefined): Promise<Forked> {
+async function forkWithCode(session: CatalogSession, here: Here, wanted: Wanted, dir: string | undefined, to: Agent | null): Promise<Forked> {
   const adapter = ADAPTERS[session.agent];
   if (adapter.checkpoints === undefined) throw new NoCodeError(`${adapter.label} records no files per turn: --with-code cannot give them as they were`);
+  const writer = to === null ? undefined : ADAPTERS[to].handoff;
+  if (to !== null && writer === undefined) throw new HandoffError(`a conversation cannot be handed off to ${to}`);
   const context = await here.context();
   const code = await adapter.checkpoints.codeAt(groupOf(session), wanted.atTurn, context);
   const plan = await planWorktree(code);
-  const id = adapter.checkpoints.newId(wanted.now ?? new Date());
+  const now = wanted.now ?? new Date();
+  const id = writer === undefined ? adapter.checkpoints.newId(now) : writer.newId(now);
   const worktree = await makeWorktree(plan, id, dir ?? defaultWorktreeDir(plan, id));
   try {
-    return { ...(await forkHere(session, here, { ...wanted, id, cwd: worktree.cwd })), worktree };
+    const made = { ...wanted, now, id, cwd: worktree.cwd };
+    return { ...(await (to === null ? forkHere(session, here, made) : handOffHere(session, here, { ...made, to, end: false }))), worktree };
   } catch (error) {
     await removeWorktree(worktree, plan.repo);
     throw error;
@@ -167,7 +171,9 @@ async function forkHere(session: CatalogSession, here: Here, wanted: Wanted): Pr
 /** A hand-off: the whole transcript (never a clipped one) written as a new session of `wanted.to`. */
 async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted & { readonly to: Agent; readonly end: boolean }): Promise<Forked> {
   const context = await here.context();
-  const full = handedOff(await ADAPTERS[session.agent].readSession(groupOf(session), context), wanted);
+  const read = await ADAPTERS[session.agent].readSession(groupOf(session), context);
+  // With the code: the new session runs in the worktree.
+  const full = handedOff(wanted.cwd === undefined ? read : { ...read, cwd: wanted.cwd }, wanted);
   const homes = handoffHomes(here.locations);
   const result = await handOff(full, { ...wanted, atTurn: handOffTurn(full, wanted) }, homes);
   // Agents without a home keep sessions in the workspace (claw): the session's cwd is the new one's root.
@@ -177,7 +183,7 @@ async function handOffHere(session: CatalogSession, here: Here, wanted: Wanted &
   const summary = await toRow(group, context, here.cache?.());
   if (!summary) throw new Error(`${result.path}: the new ${wanted.to} session could not be read back`);
   const row: CatalogSession = { ...summary, root };
-  const resume = planResume({ ...row, cwd: session.cwd, ...(homes[wanted.to] === undefined ? { root: '' } : {}) }, { kind: 'local' }, here);
+  const resume = planResume({ ...row, cwd: wanted.cwd ?? session.cwd, ...(homes[wanted.to] === undefined ? { root: '' } : {}) }, { kind: 'local' }, here);
   return { result, host: null, row, resume };
 }
 

@@ -23,7 +23,7 @@ export function forkCommand(program: Command): void {
     .argument('<id>', 'session id, unique id prefix, Codex thread name, or path')
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers; `end` (the default, or the number of turns + 1) keeps every turn', forkTurn)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns (0: keep every turn)', positiveInt)
-    .option('--with-code [dir]', 'with --at N: also the files as they were when turn N was typed, in a new git worktree at DIR (default: beside the repository, named after the fork) on a branch sessions/<fork id>; the fork runs there')
+    .option('--with-code [dir]', 'with --at N: also the files as they were when turn N was typed, in a new git worktree at DIR (default: beside the repository, named after the fork) on a branch sessions/<fork id>; the fork (or with --to the hand-off) runs there')
     .option('--redact', 'with --to: mask API keys, tokens and private keys in what the hand-off writes (prompts, answers, tool output)')
     .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))

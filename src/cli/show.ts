@@ -38,7 +38,7 @@ Examples:
   sessions show 3e88d315 --format html --redact > checkout.html
                                              one page to share: no script, nothing fetched
   sessions show 5a1999c3 --json | jq '.messages | length'
-  sessions show 9f63fd30 --files          turn, ✓ where its files are recorded, the files it changed
+  sessions show 5a1999c3 --files          per user turn: ✓ where its files are recorded, the files it changed
   sessions show ~/.claude/projects/-home-dev-src-a-api-server/5a1999c3-3fef-4a8c-8969-b584a1892bda.jsonl`,
     )
     .action(async (id: string, _options: unknown, command: Command) => {

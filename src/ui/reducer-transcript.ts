@@ -204,13 +204,10 @@ export function nextAgent(fork: ForkState, step: 1 | -1): Agent {
   return choices[(index + step + choices.length) % choices.length]!;
 }
 
-/**
- * ↑↓ in the fork prompt: before the selected turn, the same with the code as it was (where the agent recorded it, in
- * its own agent), and every turn.
- */
+/** ↑↓ in the fork prompt: before the selected turn, the same with the code as it was (where the agent recorded it), and every turn. */
 export function nextExtent(fork: ForkState, step: 1 | -1): Pick<ForkState, 'whole' | 'withCode'> {
   const extents: Pick<ForkState, 'whole' | 'withCode'>[] = [{ whole: false, withCode: false }];
-  if (fork.codeRecorded && fork.target === fork.session.agent) extents.push({ whole: false, withCode: true });
+  if (fork.codeRecorded) extents.push({ whole: false, withCode: true });
   extents.push({ whole: true, withCode: false });
   const at = extents.findIndex((one) => one.whole === fork.whole && one.withCode === fork.withCode);
   return extents[(at + step + extents.length) % extents.length]!;

@@ -228,8 +228,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     case 'forkBackspace':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, branchName: [...state.fork.branchName].slice(0, -1).join('') } } : state;
     case 'forkTarget':
-      // The code as it was goes with a fork in the session's own agent (a worktree of the repository it ran in).
-      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step), withCode: false } } : state;
+      return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, target: nextAgent(state.fork, action.step) } } : state;
     case 'forkSubmit':
       return state.fork?.status === 'editing' ? { ...state, fork: { ...state.fork, status: 'working', error: null } } : state;
     case 'forkCancel':

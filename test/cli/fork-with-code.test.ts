@@ -149,9 +149,21 @@ describe('fork --with-code: Claude Code (file-history backups on the commit the 
     await refused([CLAUDE, '--at', '3', '--with-code'], /the backup of notes\.txt for turn 3 .* is gone/);
   });
 
-  it('refuses after the last turn, with --to, and outside git', async () => {
+  it('hands off to another agent (--to) that runs in the worktree, named after the new session', async () => {
+    const forked = await forkWithCode(CLAUDE, repo(), 3, '--to', 'codex');
+    const dir = join(home, 'src', `claude-notes-${forked.id}`);
+    expect(forked.path).toContain(join(home, '.codex', 'sessions'));
+    expect(forked.worktree).toMatchObject({ dir, branch: `sessions/${forked.id}`, cwd: dir });
+    expect(await readFile(join(dir, 'notes.txt'))).toEqual(await saved('claude', 3, 'notes.txt'));
+    const first = JSON.parse((await readFile(forked.path, 'utf8')).split('\n')[0]!) as { payload: { id: string; cwd: string } };
+    expect(first.payload).toMatchObject({ id: forked.id, cwd: dir });
+    expect(forked.resume.cwd).toBe(dir);
+  });
+
+  it('refuses after the last turn, a hand-off that fails, and outside git', async () => {
     await refused([CLAUDE, '--with-code'], /--with-code forks before a turn/);
-    await refused([CLAUDE, '--at', '3', '--to', 'codex', '--with-code'], /without --to/);
+    // A hand-off that fails after the worktree was made takes it back (opencode has made no database here).
+    await refused([CLAUDE, '--at', '3', '--with-code', '--to', 'opencode'], /opencode\.db does not exist: run opencode once/);
     await rename(join(repo(), '.git'), join(sandbox, 'moved.git'));
     const before = await readdir(join(home, '.claude'), { recursive: true });
     const result = await sessions('fork', CLAUDE, '--at', '3', '--with-code');

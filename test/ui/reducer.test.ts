@@ -442,7 +442,7 @@ describe('fork prompt', () => {
     expect(browserReducer(all, key('', { upArrow: true })).fork?.whole).toBe(false);
   });
 
-  it('↑↓ also offer the code as it was where the agent recorded the turn\'s files, in its own agent only', () => {
+  it('↑↓ also offer the code as it was where the agent recorded the turn\'s files', () => {
     const items = withCodeMarks(buildTranscriptItems(transcriptOf(sessions[0]!, 4)), [
       { recorded: true, files: ['a.ts'] },
       { recorded: false, files: null },
@@ -458,10 +458,10 @@ describe('fork prompt', () => {
     expect(down(code).fork).toMatchObject({ whole: true, withCode: false });
     expect(down(down(code)).fork).toMatchObject({ whole: false, withCode: false });
     expect(browserReducer(at3, key('', { upArrow: true })).fork).toMatchObject({ whole: true, withCode: false });
-    // Tab to another agent: a hand-off takes no worktree
+    // Tab to another agent: the hand-off runs in the worktree too
     const handed = browserReducer(code, key('', { tab: true }));
-    expect(handed.fork).toMatchObject({ withCode: false });
-    expect(down(handed).fork?.whole).toBe(true);
+    expect(handed.fork).toMatchObject({ withCode: true, whole: false });
+    expect(handed.fork?.target).not.toBe(sessions[0]!.agent);
     // turn 2 recorded nothing: no code to offer
     const at2 = run([...marked, key(']'), key('f')]);
     expect(at2.fork).toMatchObject({ atTurn: 2, codeRecorded: false });

@@ -430,6 +430,8 @@ export interface HandoffWriter {
   write(conversation: HandoffConversation, write: HandoffWrite, home: string | undefined): Promise<HandoffWritten>;
   /** Where the new session goes and what names its source (`fork --help`). */
   readonly where: string;
+  /** An id for a session written at `now`, in the agent's shape (given back in `HandoffWrite.id`). */
+  newId(now: Date): string;
 }
 
 

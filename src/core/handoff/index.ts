@@ -15,6 +15,8 @@ export interface HandoffRequest {
   readonly to: Agent;
   readonly branchName?: string;
   readonly now?: Date;
+  /** The new session's id, made beforehand with the target's `handoff.newId`. */
+  readonly id?: string;
 }
 
 /** The homes a hand-off writes into, per agent: each agent's first root (claw keeps sessions in the workspace: none). */
@@ -55,6 +57,7 @@ export async function handOff(session: Session, request: HandoffRequest, homes: 
     note: handoffNote(source, request.to),
     now: request.now ?? new Date(),
     branchName: request.branchName,
+    ...(request.id === undefined ? {} : { id: request.id }),
   };
   const written = await writer.write(conversation, write, homes[request.to]);
   return { agent: request.to, id: written.id, path: written.path, parentId: session.id, keptUserTurns: conversation.keptUserTurns };

@@ -18,6 +18,8 @@ export interface HandoffWrite {
   readonly note: string;
   readonly now: Date;
   readonly branchName?: string;
+  /** The new session's id, made beforehand by the writer's `newId` (`fork --with-code --to`: the worktree is named after it first). */
+  readonly id?: string;
 }
 
 export interface HandoffWritten {

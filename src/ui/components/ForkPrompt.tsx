@@ -22,14 +22,14 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
   const kept = fork.whole ? fork.turns : fork.atTurn - 1;
   const handOff = fork.target !== fork.session.agent;
   const keeps = fork.whole ? `every turn (${fork.turns})` : keptTurns(kept);
-  const what = handOff
-    ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
-    : fork.withCode
-      ? `A new ${fork.session.agent} session keeps ${keeps} and runs in a new git worktree holding the files as they were when turn ${fork.atTurn} was typed (branch sessions/<its id>); your working tree is not touched.`
+  const what = fork.withCode
+    ? `A new ${fork.target} session keeps ${keeps} and runs in a new git worktree holding the files as they were when turn ${fork.atTurn} was typed (branch sessions/<its id>); your working tree is not touched.`
+    : handOff
+      ? `A new ${fork.target} session, handed off from ${fork.session.agent}, keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'} (no reasoning); the original is not touched.`
       : `A new ${fork.session.agent} session keeps ${keeps} and ${kept === 1 ? 'its answer' : 'their answers'}; the original is not touched.`;
   const verb = handOff ? `Hand off to ${fork.target}` : 'Fork';
   // ↑↓ choose the extent only where there is a choice (a turn ≥ 2 selected in the transcript).
-  const code = fork.codeRecorded && !handOff;
+  const code = fork.codeRecorded;
   const other =
     fork.atTurn < 2 ? '' : fork.whole ? `  (↑↓: before turn ${fork.atTurn})` : fork.withCode ? `  (↑↓: all ${fork.turns} turns · without the code)` : code ? `  (↑↓: with the code as it was · all ${fork.turns} turns)` : `  (↑↓: all ${fork.turns} turns)`;
   return (

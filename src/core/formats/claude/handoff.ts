@@ -13,7 +13,7 @@ import { jsonLines, type HandoffWrite, type HandoffWritten } from '../../handoff
  * `tool_result`s. Claude Code has no fork-parent field: the note names the source.
  */
 export async function writeClaudeHandoff(conversation: HandoffConversation, write: HandoffWrite, claudeDir: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const dir = join(claudeDir, 'projects', claudeProjectFolder(write.cwd));
   const path = join(dir, `${id}.jsonl`);
   const timestamp = write.now.toISOString();

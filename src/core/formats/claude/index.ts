@@ -105,6 +105,7 @@ export const claudeAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeClaudeHandoff(conversation, write, requireHome(home, 'claude')),
     where: '<Claude config dir>/projects/<cwd with non-alphanumerics as ->/<new id>.jsonl (the note names the source)',
+    newId: () => uuidv4(),
   },
 };
 

@@ -44,7 +44,7 @@ export async function writeClawHandoff(conversation: HandoffConversation, write:
   }
   const branchName = write.branchName?.trim() || null;
   for (;;) {
-    const id = nextSessionId(nowMs);
+    const id = write.id ?? nextSessionId(nowMs);
     const meta = JSON.stringify({
       created_at_ms: nowMs,
       fork: branchName === null ? { parent_session_id: write.source.id } : { branch_name: branchName, parent_session_id: write.source.id },
@@ -58,7 +58,8 @@ export async function writeClawHandoff(conversation: HandoffConversation, write:
     try {
       await createFileAtomic(path, [meta, ...records].map((line) => Buffer.from(`${line}\n`, 'utf8')));
     } catch (error) {
-      if (errorCode(error) === 'EEXIST') continue; // another session took this name: take the next counter
+      // Another session took this name: take the next counter (an id given beforehand has none to take).
+      if (errorCode(error) === 'EEXIST' && write.id === undefined) continue;
       throw error;
     }
     return { id, path };

@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import type { FormatAdapter } from '../types.js';
 import { discoverClaw, groupClawFiles } from './discovery.js';
-import { forkClaw } from './fork.js';
+import { forkClaw, nextSessionId } from './fork.js';
 import { indexClaw, readClawSession, readClawSummary } from './read.js';
 import { livePath } from './values.js';
 import { CLAW_WORKSPACE_FILTER, clawCandidateRoots, clawMirrorFilter, clawSearchReaches, clawWatched, isClawWorkspace } from './workspaces.js';
@@ -53,6 +53,7 @@ export const clawAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write) => writeClawHandoff(conversation, write),
     where: '<cwd>/.claw/sessions/<workspace hash>/session-<ms>-<n>.jsonl (fork.parent_session_id names the source)',
+    newId: (now) => nextSessionId(now.getTime()),
   },
 };
 

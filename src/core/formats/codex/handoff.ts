@@ -14,7 +14,7 @@ import { isRecord } from '../../json.js';
  * and the `user_message` / `agent_message` events its own screen shows a resumed session from.
  */
 export async function writeCodexHandoff(conversation: HandoffConversation, write: HandoffWrite, codexHome: string): Promise<HandoffWritten> {
-  const id = uuidv7(write.now.getTime());
+  const id = write.id ?? uuidv7(write.now.getTime());
   const path = codexRolloutPath(codexHome, id, write.now);
   const name = write.branchName?.trim();
   if (name) await checkAppendable(codexIndexPath(codexHome), { mayCreate: true });

@@ -68,6 +68,7 @@ export const codexAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeCodexHandoff(conversation, write, requireHome(home, 'codex')),
     where: '<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<new id>.jsonl (forked_from_id names the source)',
+    newId: (now) => uuidv7(now.getTime()),
   },
 };
 

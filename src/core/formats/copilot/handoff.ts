@@ -18,7 +18,7 @@ export const COPILOT_IMAGE_TEXT = '[image: not carried over to GitHub Copilot CL
  * names the source; a `workspace.yaml`.
  */
 export async function writeCopilotHandoff(conversation: HandoffConversation, write: HandoffWrite, copilotHome: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const timestamp = write.now.toISOString();
   const events: Record<string, unknown>[] = [];
   let parentId: string | null = null;

@@ -15,7 +15,7 @@
  * appends a note to the parent and counts the fork in the parent's workspace.yaml. Our fork does the same to the
  * new folder only: the original is never touched. `copilot --resume=<id>` appends to the same events.jsonl.
  */
-import { UUID_PATTERN } from '../../ids.js';
+import { UUID_PATTERN, uuidv4 } from '../../ids.js';
 import { homeFolderRoots } from '../roots.js';
 import type { FormatAdapter } from '../types.js';
 import { isCopilotNonConversationLine } from './events.js';
@@ -73,6 +73,7 @@ export const copilotAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeCopilotHandoff(conversation, write, requireHome(home, 'copilot')),
     where: '<COPILOT_HOME>/session-state/<new id>/events.jsonl and workspace.yaml (a fork note names the source)',
+    newId: () => uuidv4(),
   },
 };
 

@@ -28,7 +28,7 @@ function userContent(blocks: readonly HandoffUserBlock[]): JsonObject[] {
  * each step with calls. Droid has no field for a parent of another agent's: the note names the source.
  */
 export async function writeDroidHandoff(conversation: HandoffConversation, write: HandoffWrite, factoryDir: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const path = join(factoryDir, 'sessions', droidSessionFolder(write.cwd), `${id}.jsonl`);
   const timestamp = write.now.toISOString();
   const ids = new SafeIds('handoff_call_');

@@ -4,6 +4,7 @@
  * `$FACTORY_HOME_OVERRIDE/.factory`, else `~/.factory` (Droid's own rule, 0.225.2). Droid finds a session by id in
  * `sessions/`, `sessions/btw/` and every `sessions/-…/` folder (records.ts: what a file holds).
  */
+import { uuidv4 } from '../../ids.js';
 import { statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { isKind } from '../../io/regular.js';
@@ -108,6 +109,7 @@ export const droidAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeDroidHandoff(conversation, write, requireHome(home, 'droid')),
     where: '<factory dir>/sessions/<cwd with / as ->/<new id>.jsonl (its hidden context message, the note, names the source)',
+    newId: () => uuidv4(),
   },
 };
 

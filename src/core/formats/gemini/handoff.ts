@@ -98,7 +98,7 @@ async function claim(folder: string, project: string): Promise<boolean> {
  * parts in order (text and `functionCall`) and `toolCalls`, each call holding its result as a `functionResponse`.
  */
 export async function writeGeminiHandoff(conversation: HandoffConversation, write: HandoffWrite, geminiDir: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const timestamp = write.now.toISOString();
   const tmp = join(geminiDir, 'tmp');
   const before = new Set(await readdir(tmp).catch(() => [] as string[]));

@@ -177,6 +177,7 @@ export const geminiAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeGeminiHandoff(conversation, write, requireHome(home, 'gemini')),
     where: '<gemini dir>/tmp/<project>/chats/session-<minute>-<id8>.jsonl (forkedFrom names the source)',
+    newId: () => uuidv4(),
   },
 };
 

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { requireHome } from '../../handoff/types.js';
 import type { FormatAdapter } from '../types.js';
 import type { OpencodeDialect } from './dialect.js';
-import { forkOpencode } from './fork.js';
+import { forkOpencode, opencodeId } from './fork.js';
 import { writeOpencodeHandoff } from './handoff.js';
 import { opencodeRowsOf, putBackOpencodeSession, takeOutOpencodeSession } from './remove.js';
 import { opencodeRename } from './rename.js';
@@ -72,6 +72,7 @@ export function opencodeFamilyAdapter(dialect: OpencodeDialect): FormatAdapter {
     handoff: {
       write: (conversation, write, home) => writeOpencodeHandoff(dialect, conversation, write, requireHome(home, agent)),
       where: `<${label} data dir>/${dbName}, which ${command} must have made: a new session for the cwd, on the model\n            ${command} last used there (metadata.sessionsFork names the source)`,
+      newId: (now) => opencodeId('ses', now.getTime(), 1, true),
     },
   };
 }

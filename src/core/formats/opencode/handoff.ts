@@ -32,7 +32,7 @@ export async function writeOpencodeHandoff(dialect: OpencodeDialect, conversatio
   if (!existsSync(path)) throw new HandoffError(`${path} does not exist: run ${dialect.command} once (it creates its database), then hand the session off again`);
   const now = write.now.getTime();
   const id = addOpencodeSession(path, (db) => {
-    const id = opencodeId('ses', now, 1, true);
+    const id = write.id ?? opencodeId('ses', now, 1, true);
     const project = projectOf(db, write.cwd, now);
     const { model, agent } = lastModel(db, dialect.defaultAgent) ?? { model: guessedModel(write.model), agent: dialect.defaultAgent };
     const callIds = new SafeIds('call_handoff_');

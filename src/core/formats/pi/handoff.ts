@@ -31,7 +31,7 @@ const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens
  * model's) and one `toolResult` per call. A name is pi's `session_info` record.
  */
 export async function writePiHandoff(conversation: HandoffConversation, write: HandoffWrite, agentDir: string): Promise<HandoffWritten> {
-  const id = uuidv7(write.now.getTime());
+  const id = write.id ?? uuidv7(write.now.getTime());
   const path = join(agentDir, 'sessions', piSessionFolder(write.cwd), piFileName(write.now, id));
   const timestamp = write.now.toISOString();
   const ms = write.now.getTime();

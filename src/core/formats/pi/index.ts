@@ -3,6 +3,7 @@
  * `<agent dir>/sessions/--<cwd, / as ->--/<ISO time>_<uuid v7>.jsonl`, the agent dir being `$PI_CODING_AGENT_DIR`,
  * else `~/.pi/agent`. Each file is a tree of entries (entries.ts); the conversation is the path from its last entry.
  */
+import { uuidv7 } from '../../ids.js';
 import { join, relative, sep } from 'node:path';
 import { isKind } from '../../io/regular.js';
 import type { Session, SessionSummary } from '../../model.js';
@@ -103,5 +104,6 @@ export const piAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writePiHandoff(conversation, write, requireHome(home, 'pi')),
     where: '<pi agent dir>/sessions/--<cwd, / as ->--/<time>_<new id>.jsonl (its hand-off note names the source)',
+    newId: (now) => uuidv7(now.getTime()),
   },
 };

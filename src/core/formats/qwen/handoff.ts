@@ -21,7 +21,7 @@ export function qwenProjectFolder(cwd: string): string {
  * `tool_result` record per call (its `functionResponse`, with the call's id).
  */
 export async function writeQwenHandoff(conversation: HandoffConversation, write: HandoffWrite, qwenDir: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const path = join(qwenDir, 'projects', qwenProjectFolder(write.cwd), 'chats', `${id}.jsonl`);
   const timestamp = write.now.toISOString();
   const ids = new SafeIds('handoff_call_');

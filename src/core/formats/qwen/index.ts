@@ -147,6 +147,7 @@ export const qwenAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeQwenHandoff(conversation, write, requireHome(home, 'qwen')),
     where: '<qwen dir>/projects/<cwd with non-alphanumerics as ->/chats/<new id>.jsonl (forkedFrom names the source)',
+    newId: () => uuidv4(),
   },
 };
 
