@@ -15,7 +15,7 @@ import { renameCommand } from './cli/rename.js';
 import { resumeCommand } from './cli/resume.js';
 import { showCommand } from './cli/show.js';
 import { configPath } from './config.js';
-import { describeError, ForkRangeError, NoCodeError } from './core/errors.js';
+import { describeError, ForkRangeError, NoCodeError, UnsupportedForkError } from './core/errors.js';
 import { safeLine } from './core/text.js';
 import { ADAPTER_LIST } from './core/formats/index.js';
 import { HandoffError } from './core/handoff/index.js';
@@ -65,7 +65,7 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
 }
 
 /** Errors that say what was wrong in the user's terms: printed as they are, exit code 1 (or the CliError's). */
-const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError, TrashError, NoCodeError];
+const USER_ERRORS = [CliError, UnsafeSessionIdError, NotResolvedError, HostActionError, ForkRangeError, HandoffError, RenameError, TrashError, NoCodeError, UnsupportedForkError];
 
 export async function main(argv: readonly string[]): Promise<void> {
   // `sessions list | head`: a reader that went away is not an error.

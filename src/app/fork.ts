@@ -6,7 +6,7 @@ import { dirname, sep } from 'node:path';
 import { handoffHomes } from '../catalog/handoff-homes.js';
 import { groupOf, toRow, type CatalogSession } from '../catalog/scan.js';
 import { asLineageFork } from '../catalog/lineage.js';
-import { ForkRangeError, NoCodeError } from '../core/errors.js';
+import { ForkRangeError, NoCodeError, UnsupportedForkError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { ForkResult } from '../core/formats/types.js';
 import { handOff, HandoffError } from '../core/handoff/index.js';
@@ -41,6 +41,8 @@ export interface ForkRequest {
    * on a branch `sessions/<fork id>`, where the fork runs.
    */
   readonly withCode?: { readonly dir?: string };
+  /** A session file holding a tree of branches (pi's `/tree`): fork the branch ending at this entry, not the active one. */
+  readonly leaf?: string;
 }
 
 export interface Forked {
@@ -73,7 +75,8 @@ export async function forkSession(session: CatalogSession, place: Place, here: H
   // A fork copies the agent's own lines (signed reasoning included) byte for byte: only a hand-off writes them anew.
   if (request.redact && to === null) throw new HandoffError('--redact masks what a hand-off writes: give --to another agent (a fork copies the session as it is)');
   if (request.redact && place.kind === 'host') throw new HostActionError(`${place.host}: a redacted hand-off is written by sessions here: it reads the host's files in its mirror (set the host to mirror mode), not through the host's own sessions`);
-  const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}) };
+  const leaf = request.leaf === undefined ? {} : { leaf: { id: checkLeaf(session, request, to, place), whole: request.atTurn === 'end' } };
+  const wanted = { atTurn, ...(branchName ? { branchName } : {}), ...(request.now ? { now: request.now } : {}), ...(request.redact ? { redact: true } : {}), ...leaf };
   if (request.withCode !== undefined) {
     if (place.kind !== 'local') throw new HostActionError(`${place.host}: --with-code makes a worktree of the repository the session ran in, which is on ${place.host}: run sessions fork --with-code there`);
     if (request.atTurn === 'end') throw new NoCodeError(`--with-code forks before a turn, with the files as they were when it was typed: give --at 2..${session.userTurns}`);
@@ -111,7 +114,17 @@ async function throughSymlinks(forked: Forked): Promise<Forked> {
   return forked;
 }
 
-type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean; readonly id?: string; readonly cwd?: string };
+type Wanted = { readonly atTurn: number; readonly branchName?: string; readonly now?: Date; readonly redact?: boolean; readonly id?: string; readonly cwd?: string; readonly leaf?: { readonly id: string; readonly whole: boolean } };
+
+/** `leaf` given: a fork of that branch, in the session's own agent, where the agent keeps branches in one file. */
+function checkLeaf(session: CatalogSession, request: ForkRequest, to: Agent | null, place: Place): string {
+  const adapter = ADAPTERS[session.agent];
+  if (!adapter.forksAnyBranch) throw new UnsupportedForkError(`${adapter.label} keeps one branch per session file: there is no other branch to fork (leave out --leaf)`);
+  if (to !== null) throw new HandoffError('--leaf forks another branch in its own agent; a hand-off carries the branch the agent resumes: leave out --to or --leaf');
+  if (request.withCode !== undefined) throw new NoCodeError('--with-code restores the files of the branch the agent resumes: leave out --leaf');
+  if (place.kind === 'host') throw new HostActionError(`${place.host}: fork another branch with sessions on the host (sessions fork --leaf there)`);
+  return request.leaf!;
+}
 
 /**
  * A fork (or with `to` a hand-off) with the files as they were when its turn was typed: what the agent recorded is

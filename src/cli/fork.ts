@@ -10,7 +10,7 @@ import { safeLine } from '../core/text.js';
 import { formatCommand } from '../launch.js';
 import { CliError, hereOf, listSetup, positiveInt, readConfig, warn, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
 
-type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent; redact?: boolean; withCode?: string | true };
+type ForkOptions = CommonOptions & { at?: number | 'end'; dropLast?: number; name?: string; to?: Agent; redact?: boolean; withCode?: string | true; leaf?: string };
 
 /** `--at`: a 1-based turn, or `end` (after the last turn: every turn kept). */
 function forkTurn(value: string): number | 'end' {
@@ -24,6 +24,7 @@ export function forkCommand(program: Command): void {
     .option('--at <turn>', 'the user turn to fork before (1-based): the fork keeps turns 1..N-1 and their answers; `end` (the default, or the number of turns + 1) keeps every turn', forkTurn)
     .option('--drop-last <n>', 'instead of --at: drop the last n user turns (0: keep every turn)', positiveInt)
     .option('--with-code [dir]', 'with --at N: also the files as they were when turn N was typed, in a new git worktree at DIR (default: beside the repository, named after the fork) on a branch sessions/<fork id>; the fork (or with --to the hand-off) runs there')
+    .option('--leaf <entry>', "a session file holding a tree of branches (pi's /tree): fork the branch ending at this entry (its id, or a unique prefix, as the transcript's branch note names it) instead of the one the agent resumes; --at counts that branch's turns")
     .option('--redact', 'with --to: mask API keys, tokens and private keys in what the hand-off writes (prompts, answers, tool output)')
     .option('--name <branch>', "a name for the fork or hand-off, in the agent's own name field (the session's title in list and in the agent)")
     .addOption(new Option('--to <agent>', 'continue the conversation in another agent: a new native session of that agent').choices([...HANDOFF_TARGETS]))
@@ -64,11 +65,12 @@ Examples:
       const turns = session.userTurns;
       // Neither: the whole conversation. --drop-last 0 drops nothing: the whole conversation too.
       const atTurn = options.dropLast === undefined ? (options.at ?? 'end') : options.dropLast === 0 ? 'end' : turns - options.dropLast + 1;
+      if (options.leaf !== undefined && options.dropLast !== undefined) throw new CliError('--drop-last counts the turns of the branch the agent resumes: with --leaf give --at');
       if (options.dropLast !== undefined && atTurn !== 'end' && atTurn < 2) {
         throw new CliError(`--drop-last ${options.dropLast} is out of range: valid values are 0..${Math.max(0, turns - 1)}`);
       }
       const withCode = options.withCode === undefined ? {} : { withCode: options.withCode === true ? {} : { dir: options.withCode } };
-      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}), ...(options.redact ? { redact: true } : {}), ...withCode });
+      const forked = await forkSession(session, found.place, hereOf(setup, config, found), { atTurn, ...(options.name ? { branchName: options.name } : {}), ...(options.to ? { to: options.to } : {}), ...(options.redact ? { redact: true } : {}), ...withCode, ...(options.leaf === undefined ? {} : { leaf: options.leaf }) });
       const { worktree } = forked;
       const { result, host } = forked;
       if (forked.warning !== undefined) warn(`sessions: warning: ${safeLine(forked.warning)}\n`);

@@ -42,7 +42,7 @@ export function describeError(error: unknown): string {
   return errorMessage(error);
 }
 
-/** A session this tool can read but cannot fork (a format no agent release resumes): nothing is written. */
+/** A session this tool can read but cannot fork (a format no agent release resumes), or a branch it does not hold: nothing is written. */
 export class UnsupportedForkError extends Error {
   constructor(message: string) {
     super(message);

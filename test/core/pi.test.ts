@@ -90,7 +90,7 @@ describe('sessions the real pi 0.74.2 wrote (test/fixtures/pi-0.74.2)', () => {
     expect(tree.messages.filter((message) => message.role === 'assistant').map(messageText)).toEqual(['Answer to: [p] tree-t1 Plan the migration.', 'Answer to: [p] tree-t2b Use a canary deploy instead.']);
     // Where the other branch (the first second prompt, and the third) leaves the active one, then the summary pi wrote of it.
     expect(tree.messages.filter((message) => message.role === 'system').map(messageText)).toEqual([
-      '[another branch leaves here (pi\'s /tree): 2 prompts, from "[p] tree-t2 Use a blue-green deploy."]',
+      '[another branch leaves here (pi\'s /tree): 2 prompts, from "[p] tree-t2 Use a blue-green deploy."; its last entry 0c6bcb9e (sessions fork --leaf 0c6bcb9e)]',
       expect.stringMatching(/^\[summary of another branch\] The user explored a different conversation branch/),
     ]);
     expect(tree.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'system', 'system', 'user', 'assistant']);
@@ -113,6 +113,22 @@ describe('sessions the real pi 0.74.2 wrote (test/fixtures/pi-0.74.2)', () => {
     expect(lines.at(-1)).toMatchObject({ name: 'canary only', parentId: lines.at(-2)!.id });
     const row = await piAdapter.readSummary({ ...group(FILES.tree), paths: [fork.path], idHint: fork.id }, context);
     expect(row).toMatchObject({ id: fork.id, userTurns: 1, title: 'canary only', forkedFrom: idOf(FILES.tree) });
+    expect(await sha256File(join(root, FILES.tree))).toBe(before);
+  });
+
+  it('forks the branch /tree left behind, by its last entry: its own turns, as pi would resume it there', async () => {
+    const before = await sha256File(join(root, FILES.tree));
+    const now = new Date('2026-11-29T01:00:00.000Z');
+    const whole = await piAdapter.fork(group(FILES.tree), { atTurn: 99, leaf: { id: '0c6bcb9e', whole: true }, now }, context);
+    expect(whole.keptUserTurns).toBe(3);
+    const read = await piAdapter.readSession({ ...group(FILES.tree), paths: [whole.path], idHint: whole.id }, context);
+    expect(prompts(read.messages)).toEqual(['[p] tree-t1 Plan the migration.', '[p] tree-t2 Use a blue-green deploy.', '[p] tree-t3 Write the runbook.']);
+    // before its third turn, named by a prefix of the entry
+    const cut = await piAdapter.fork(group(FILES.tree), { atTurn: 3, leaf: { id: '0c6b', whole: false }, now }, context);
+    const lines = (await readFile(cut.path, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { id?: string });
+    expect(lines.slice(1).map((line) => line.id)).toEqual(['4ac02a55', 'c2521af1', 'f9a2d422', 'cd24ed0d', 'ee88237f', '01a4bfc3']);
+    await expect(piAdapter.fork(group(FILES.tree), { atTurn: 2, leaf: { id: 'ffff0000', whole: false }, now }, context)).rejects.toThrow(/holds no entry named "ffff0000"/);
+    await expect(piAdapter.fork(group(FILES.tree), { atTurn: 5, leaf: { id: '0c6bcb9e', whole: false }, now }, context)).rejects.toThrow(/out of range/);
     expect(await sha256File(join(root, FILES.tree))).toBe(before);
   });
 

@@ -108,6 +108,12 @@ export interface ForkRequest {
   readonly cwd?: string;
   /** The new session's id, made beforehand by the adapter's `checkpoints.newId` (a worktree is named after it first). */
   readonly id?: string;
+  /**
+   * A session file holding a tree (pi's `/tree`): fork the branch that ends at this entry (an id or a unique prefix of
+   * one) instead of the one the agent resumes; `whole`: every turn of it (`atTurn` is not read). Only for an adapter
+   * with `forksAnyBranch`.
+   */
+  readonly leaf?: { readonly id: string; readonly whole: boolean };
 }
 
 /**
@@ -401,6 +407,8 @@ export interface FormatAdapter {
    * sub-agents or sidecars with its session file); absent: the group's paths. Not for a store (its rows are taken out).
    */
   sessionPaths?(group: SessionFileGroup, id: string): Promise<string[]>;
+  /** Its session files can hold a tree of branches, and `fork` takes `ForkRequest.leaf`: any branch can be forked. */
+  readonly forksAnyBranch?: boolean;
   /** How the agent names a session, where the agent itself reads the name (its own picker shows it); absent: it keeps no name. */
   readonly rename?: AgentRename;
   /** How a conversation of another agent is continued in this one (`fork --to`); absent: it cannot take one (yet). */

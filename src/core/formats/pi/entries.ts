@@ -104,11 +104,16 @@ export async function readPiFile(path: string): Promise<PiFile> {
 
 /** The active branch, root first: the path from the last entry back through `parentId` (what pi resumes). */
 export function activePath<T extends { readonly id: string; readonly parentId: string | null }>(entries: readonly T[]): T[] {
+  return pathTo(entries, entries.at(-1));
+}
+
+/** The branch that ends at `leaf`, root first: the path from it back through `parentId`. */
+export function pathTo<T extends { readonly id: string; readonly parentId: string | null }>(entries: readonly T[], leaf: T | undefined): T[] {
   const byId = new Map<string, T>();
   for (const entry of entries) byId.set(entry.id, entry);
   const path: T[] = [];
   const seen = new Set<string>();
-  for (let current = entries.at(-1); current !== undefined && !seen.has(current.id); current = current.parentId === null ? undefined : byId.get(current.parentId)) {
+  for (let current = leaf; current !== undefined && !seen.has(current.id); current = current.parentId === null ? undefined : byId.get(current.parentId)) {
     seen.add(current.id);
     path.push(current);
   }

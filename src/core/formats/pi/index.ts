@@ -100,6 +100,7 @@ export const piAdapter: FormatAdapter = {
   },
 
   fork: (group, request) => forkPi(group, request),
+  forksAnyBranch: true,
   rename: piRename,
   handoff: {
     write: (conversation, write, home) => writePiHandoff(conversation, write, requireHome(home, 'pi')),

@@ -93,11 +93,17 @@ function entryMessage(entry: PiEntry): Message | null {
   return null;
 }
 
+/** A branch `/tree` left beside the active one: its prompts, and its newest entry (`fork --leaf` forks up to it). */
+interface SideBranch {
+  readonly prompts: string[];
+  readonly leaf: string;
+}
+
 /**
  * The branches `/tree` left beside the active one, by the entry they leave it at: each side branch's prompts (every
  * prompt below the side child, in file order). pi keeps them in the same file; `sessions` shows where they are.
  */
-function sideBranches(path: readonly PiEntry[], entries: readonly PiEntry[]): Map<string, string[][]> {
+function sideBranches(path: readonly PiEntry[], entries: readonly PiEntry[]): Map<string, SideBranch[]> {
   const onPath = new Set(path.map((entry) => entry.id));
   const children = new Map<string, PiEntry[]>();
   for (const entry of entries) {
@@ -106,21 +112,23 @@ function sideBranches(path: readonly PiEntry[], entries: readonly PiEntry[]): Ma
     if (list) list.push(entry);
     else children.set(entry.parentId, [entry]);
   }
-  const below = (root: PiEntry): string[] => {
+  const below = (root: PiEntry): SideBranch => {
     const prompts: string[] = [];
     const seen = new Set<string>();
+    let leaf = root;
     for (const stack = [root]; stack.length > 0; ) {
       const entry = stack.pop()!;
       if (seen.has(entry.id)) continue;
       seen.add(entry.id);
+      if (entry.offset > leaf.offset) leaf = entry;
       if (isPiUserTurn(entry.value)) prompts.push(promptOpening(userText(messageOf(entry.value)!)));
       stack.push(...(children.get(entry.id) ?? []).slice().reverse());
     }
-    return prompts;
+    return { prompts, leaf: leaf.id };
   };
-  const out = new Map<string, string[][]>();
+  const out = new Map<string, SideBranch[]>();
   for (const entry of path) {
-    const sides = (children.get(entry.id) ?? []).filter((child) => !onPath.has(child.id)).map(below).filter((prompts) => prompts.length > 0);
+    const sides = (children.get(entry.id) ?? []).filter((child) => !onPath.has(child.id)).map(below).filter((side) => side.prompts.length > 0);
     if (sides.length > 0) out.set(entry.id, sides);
   }
   return out;
@@ -137,9 +145,9 @@ export function piMessages(path: readonly PiEntry[], entries: readonly PiEntry[]
   for (const entry of path) {
     const message = entryMessage(entry);
     if (message !== null) out.push(message);
-    for (const prompts of sides.get(entry.id) ?? []) {
+    for (const { prompts, leaf } of sides.get(entry.id) ?? []) {
       const count = prompts.length === 1 ? '1 prompt' : `${prompts.length} prompts`;
-      out.push({ role: 'system', blocks: [{ type: 'text', text: `[another branch leaves here (pi's /tree): ${count}, from "${prompts[0]}"]` }], userTurn: false });
+      out.push({ role: 'system', blocks: [{ type: 'text', text: `[another branch leaves here (pi's /tree): ${count}, from "${prompts[0]}"; its last entry ${leaf} (sessions fork --leaf ${leaf})]` }], userTurn: false });
     }
   }
   return out;
