@@ -3,7 +3,8 @@
 // user's working tree, index, branches and stashes are never touched. Everything that can be checked is checked
 // before anything is written; a step that fails takes back what the earlier ones made.
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, realpath, rm, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, realpath, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errorCode, NoCodeError } from '../core/errors.js';
 import type { CodeAtTurn } from '../core/formats/types.js';
@@ -16,6 +17,8 @@ export interface WorktreePlan {
   readonly subdir: string;
   readonly base: string;
   readonly tree: string | null;
+  /** A tree in the agent's own repository (`gitDir`) the worktree is made to match, or null. */
+  readonly snapshot: { readonly tree: string; readonly gitDir: string } | null;
   /** Paths relative to the repository's top. */
   readonly files: readonly { readonly path: string; readonly content: Buffer | null }[];
   readonly notes: readonly string[];
@@ -33,9 +36,10 @@ export interface CodeWorktree {
 class GitError extends Error {}
 
 /** git with an argv array, never a shell; the caller's GIT_DIR, GIT_INDEX_FILE and the like are not inherited. */
-function git(cwd: string, args: readonly string[]): Promise<string> {
+function git(cwd: string, args: readonly string[], extra: NodeJS.ProcessEnv = {}): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   for (const key of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR', 'GIT_PREFIX']) delete env[key];
+  Object.assign(env, extra);
   return new Promise((resolvePromise, reject) => {
     execFile('git', ['-C', cwd, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new GitError(`git ${args.join(' ')}: ${(stderr || error.message).trim()}`));
@@ -90,6 +94,17 @@ export async function planWorktree(code: CodeAtTurn): Promise<WorktreePlan> {
   if (code.tree !== undefined && !(await commitExists(repo, code.tree.commit))) {
     throw new NoCodeError(`${code.tree.what} ${code.tree.commit} is not in ${repo} any more: git gc prunes such unreferenced commits (after two weeks by default)`);
   }
+  let snapshot: WorktreePlan['snapshot'] = null;
+  if (code.snapshot !== undefined) {
+    const { tree, gitDirs, what, gone } = code.snapshot;
+    for (const gitDir of gitDirs) {
+      if (await git(repo, ['--git-dir', gitDir, 'cat-file', '-e', `${tree}^{tree}`]).then(() => true, () => false)) {
+        snapshot = { tree, gitDir };
+        break;
+      }
+    }
+    if (snapshot === null) throw new NoCodeError(`${what} ${tree} is not in the agent's snapshot repository any more: ${gone}`);
+  }
   const notes = [...code.notes];
   const files: { path: string; content: Buffer | null }[] = [];
   for (const file of code.files) {
@@ -100,7 +115,7 @@ export async function planWorktree(code: CodeAtTurn): Promise<WorktreePlan> {
     }
     files.push({ path: inRepo, content: file.content });
   }
-  return { repo, subdir, base, tree: code.tree?.commit ?? null, files, notes };
+  return { repo, subdir, base, tree: code.tree?.commit ?? null, snapshot, files, notes };
 }
 
 /** Where a fork's worktree goes by default: beside the repository, named after it and the fork. */
@@ -120,6 +135,7 @@ export async function makeWorktree(plan: WorktreePlan, forkId: string, dir: stri
       await git(target, ['restore', `--source=${plan.tree}`, '--worktree', '--staged', '--', '.']);
       await git(target, ['reset', '--quiet']);
     }
+    if (plan.snapshot !== null) await matchSnapshot(target, plan.snapshot);
     for (const file of plan.files) {
       const path = join(target, file.path);
       if (file.content === null) await unlink(path).catch((error: unknown) => (errorCode(error) === 'ENOENT' ? undefined : Promise.reject(error)));
@@ -133,6 +149,28 @@ export async function makeWorktree(plan: WorktreePlan, forkId: string, dir: stri
     throw error;
   }
   return { dir: target, branch, cwd: plan.subdir === '' ? target : join(target, plan.subdir), base: plan.base, notes: plan.notes };
+}
+
+/**
+ * Make the new worktree's files those of a tree in the agent's own repository, as its restore does (`read-tree`, then
+ * `checkout-index -a -f`), through an index of our own in a temporary folder: the agent's repository is only read,
+ * the worktree's index stays at its branch (what changed shows as changes). Files of the branch the tree lacks (deleted
+ * then) are removed.
+ */
+async function matchSnapshot(target: string, snapshot: { readonly tree: string; readonly gitDir: string }): Promise<void> {
+  const scratch = await mkdtemp(join(tmpdir(), 'sessions-snapshot-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(scratch, 'index') };
+    const args = ['--git-dir', snapshot.gitDir, '--work-tree', target];
+    await git(target, [...args, 'read-tree', snapshot.tree], env);
+    await git(target, [...args, 'checkout-index', '--all', '--force'], env);
+    const kept = new Set((await git(target, [...args, 'ls-files', '-z'], env)).split('\0'));
+    for (const path of (await git(target, ['ls-files', '-z'])).split('\0')) {
+      if (path !== '' && !kept.has(path)) await unlink(join(target, path)).catch((error: unknown) => (errorCode(error) === 'ENOENT' ? undefined : Promise.reject(error)));
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Take a worktree made here back: the folder, git's record of it, its branch. */

@@ -28,7 +28,7 @@ export function showCommand(program: Command): void {
     .option('--json', 'the transcript as JSON (the same as --format json)')
     .option('--system', 'include injected context and system messages')
     .option('--redact', 'mask API keys, tokens and private keys (AWS, GitHub, OpenAI, Anthropic, JWTs, PEM blocks) before printing')
-    .option('--files', 'per user turn instead of the transcript: whether its files as they were are recorded (fork --at N --with-code) and the files it changed (Claude Code, Codex)')
+    .option('--files', 'per user turn instead of the transcript: whether its files as they were are recorded (fork --at N --with-code) and the files it changed (Claude Code, Codex, opencode)')
     .addHelpText(
       'after',
       `

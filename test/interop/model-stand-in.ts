@@ -97,7 +97,8 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /**
  * Scripted turns, for the sample home's showcase sessions (test/interop/record-showcase.ts), so that what a reader
  * sees there reads like real work: a prompt the script knows is answered with its text (after running its shell
- * command, when it has one) instead of the marker answer. Codex (Responses) and Claude Code (Messages) only.
+ * command, when it has one) instead of the marker answer. Codex (Responses), Claude Code (Messages) and Chat
+ * Completions clients (opencode, Qwen Code: the command through their shell tool).
  */
 export interface StandInScript {
   turn(prompt: string): ScriptedTurn | undefined;
@@ -106,7 +107,7 @@ export interface StandInScript {
 export interface ScriptedTurn {
   readonly answer: string;
   readonly reasoning?: string;
-  /** A shell command the turn runs first (Codex `exec_command`, Claude `Bash`). */
+  /** A shell command the turn runs first (Codex `exec_command`, Claude `Bash`, a Chat Completions client's shell tool). */
   readonly command?: string;
   /** Claude Code only: a tool call the turn makes first instead of a command (`Write` {file_path, content}, `Edit`). */
   readonly tool?: { readonly name: string; readonly input: Record<string, unknown> };
@@ -158,7 +159,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
     return sendJson(res, 200, { input_tokens: Math.ceil(raw.length / 4) });
   }
   if (req.method === 'POST' && path.endsWith('/messages')) return answerMessages(record, res, script);
-  if (req.method === 'POST' && path.endsWith('/chat/completions')) return answerChatCompletions(record, res);
+  if (req.method === 'POST' && path.endsWith('/chat/completions')) return answerChatCompletions(record, res, script);
   const gemini = /\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
   if (req.method === 'POST' && gemini) {
     if (gemini[2] === 'countTokens') {
@@ -496,12 +497,12 @@ function pickShellTool(tools: readonly FunctionTool[]): FunctionTool | undefined
 }
 
 /** Arguments running TOOL_COMMAND: `command` (a string, or an argv for an array schema), and a plain value for every other required property. */
-function shellToolArgs(tool: FunctionTool): Record<string, unknown> {
+function shellToolArgs(tool: FunctionTool, command = TOOL_COMMAND): Record<string, unknown> {
   const schema = tool.parameters ?? {};
   const properties = schema.properties ?? {};
   const commandKey = ['command', 'cmd'].find((key) => key in properties) ?? 'command';
   const commandType = typeOf(properties[commandKey]);
-  const args: Record<string, unknown> = { [commandKey]: commandType === 'array' ? ['bash', '-lc', TOOL_COMMAND] : TOOL_COMMAND };
+  const args: Record<string, unknown> = { [commandKey]: commandType === 'array' ? ['bash', '-lc', command] : command };
   for (const key of schema.required ?? []) {
     if (key in args) continue;
     const property = properties[key] ?? {};
@@ -685,7 +686,7 @@ export function chatContentText(content: unknown): string {
     .join('');
 }
 
-function answerChatCompletions(record: RecordedRequest, res: ServerResponse): void {
+function answerChatCompletions(record: RecordedRequest, res: ServerResponse, script: StandInScript | undefined): void {
   const body = (record.body ?? {}) as ChatRequest;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const last = messages.findLast((message) => message.role !== 'system');
@@ -702,11 +703,22 @@ function answerChatCompletions(record: RecordedRequest, res: ServerResponse): vo
     content = JSON.stringify(valueForSchema(body.response_format.json_schema?.schema ?? { type: 'object' }));
   } else if (last?.role === 'tool') {
     record.reply = 'tool-final';
-    content = TOOL_FINAL_TEXT;
+    // The prompt the tool call answered: the user's message before it.
+    const asked = messages.findLast((message) => message.role === 'user');
+    content = (tools.length > 0 && asked ? script?.turn(chatContentText(asked.content))?.answer : undefined) ?? TOOL_FINAL_TEXT;
   } else {
     const prompt = last?.role === 'user' ? chatContentText(last.content) : '';
     const shell = pickShellTool(tools);
-    if (prompt.includes(TOOL_KEYWORD) && shell) {
+    // Side requests (titles: no tools) are never scripted.
+    const scripted = tools.length > 0 ? script?.turn(prompt) : undefined;
+    if (scripted?.command && shell) {
+      record.reply = 'tool';
+      toolCall = { id: `call_standin_${n}`, name: shell.name, arguments: JSON.stringify(shellToolArgs(shell, scripted.command)) };
+    } else if (scripted) {
+      record.reply = 'text';
+      reasoning = scripted.reasoning ?? REASONING_PREFIX + prompt;
+      content = scripted.answer;
+    } else if (prompt.includes(TOOL_KEYWORD) && shell) {
       record.reply = 'tool';
       toolCall = { id: `call_standin_${n}`, name: shell.name, arguments: JSON.stringify(shellToolArgs(shell)) };
     } else if (tools.length > 0) {

@@ -38,7 +38,8 @@ export const editScript: StandInScript = {
     if (prompt.includes('EDIT-HERE notes.txt')) {
       return { answer: 'Edited notes.txt here.', command: `pwd && printf '${FORK_EDIT_CONTENT.replace(/\n/g, '\\n')}' > notes.txt` };
     }
-    const match = /turn (\d+): EDIT-THE-FILE (\S+)/.exec(prompt);
+    // opencode run quotes a message that holds a space: the path ends before a quote.
+    const match = /turn (\d+): EDIT-THE-FILE ([^\s"]+)/.exec(prompt);
     if (!match) return undefined;
     const turn = Number(match[1]);
     const path = match[2]!;

@@ -127,6 +127,12 @@ export interface CodeAtTurn {
   readonly base: { readonly kind: 'commit'; readonly id: string } | { readonly kind: 'branch-at'; readonly branch: string; readonly at: Date };
   /** A commit whose tree is every file as it was (untracked ones included), checked out over the base. */
   readonly tree?: { readonly commit: string; readonly what: string };
+  /**
+   * A tree in the agent's own snapshot repository (not the user's), holding every file as it was: the worktree is
+   * made to match it (files of the base it lacks removed). `gitDirs`: the repositories it may be in; `gone`: why it
+   * may not be there any more (the agent's cleanup).
+   */
+  readonly snapshot?: { readonly tree: string; readonly gitDirs: readonly string[]; readonly what: string; readonly gone: string };
   /** Files (absolute paths, as recorded) set to these bytes, or removed (null). */
   readonly files: readonly { readonly path: string; readonly content: Buffer | null }[];
   /** What the restore cannot give back, said to the user (files outside the repository, …). */

@@ -18,6 +18,8 @@ export const KILO_DIALECT: OpencodeDialect = {
   defaultAgent: 'code',
   verifiedVersion: '7.7.9',
   injectedTags: ['environment_details'],
+  // Not checked against Kilo's code: `fork --with-code` refuses its sessions rather than guess.
+  snapshots: false,
 };
 
 export const kiloAdapter = opencodeFamilyAdapter(KILO_DIALECT);

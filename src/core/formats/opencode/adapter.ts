@@ -8,6 +8,7 @@ import { forkOpencode, opencodeId } from './fork.js';
 import { writeOpencodeHandoff } from './handoff.js';
 import { opencodeRowsOf, putBackOpencodeSession, takeOutOpencodeSession } from './remove.js';
 import { opencodeRename } from './rename.js';
+import { opencodeCodeAt, opencodeTurns } from './checkpoints.js';
 import { dataFolder, discoverOpencode, groupOpencodeFiles, ID_PATTERN, indexOpencode, opencodeTexts, readOpencodeRows, readOpencodeSession, readOpencodeSummary, storeOf, WAL_SUFFIX } from './store.js';
 
 /** 'an opencode …', 'a Kilo Code CLI …'. */
@@ -69,6 +70,16 @@ export function opencodeFamilyAdapter(dialect: OpencodeDialect): FormatAdapter {
     readSession: (group, context) => readOpencodeSession(dialect, group, context),
     fork: (group, request, context) => forkOpencode(dialect, group, request, context),
     rename: opencodeRename(dialect),
+    ...(dialect.snapshots
+      ? {
+          checkpoints: {
+            rewind: `${label}'s revert (snapshots)`,
+            codeAt: (group, atTurn, context) => opencodeCodeAt(dialect, group, atTurn, context),
+            newId: (now) => opencodeId('ses', now.getTime(), 1, true),
+            turns: (group, context) => opencodeTurns(dialect, group, context),
+          },
+        }
+      : {}),
     handoff: {
       write: (conversation, write, home) => writeOpencodeHandoff(dialect, conversation, write, requireHome(home, agent)),
       where: `<${label} data dir>/${dbName}, which ${command} must have made: a new session for the cwd, on the model\n            ${command} last used there (metadata.sessionsFork names the source)`,

@@ -24,6 +24,11 @@ export interface OpencodeDialect {
    * part that is such a block, or ends with one, is shown and handed off without it.
    */
   readonly injectedTags: readonly string[];
+  /**
+   * True when the agent's snapshots (a tree per answer's first step, in its own repository) were checked against its
+   * code: `fork --with-code` restores from them (checkpoints.ts).
+   */
+  readonly snapshots: boolean;
 }
 
 /** A prompt's text without the blocks the agent appended to it (the whole text when it is only such a block: ''). */

@@ -93,7 +93,7 @@ export async function forkOpencode(dialect: OpencodeDialect, group: SessionFileG
     const turns = messages.filter(isTurn).length;
     checkForkTurn(request.atTurn, turns);
     const kept = messages.slice(0, cutBeforeTurn(messages, isTurn, request.atTurn));
-    const id = opencodeId('ses', now, 1, true);
+    const id = request.id ?? opencodeId('ses', now, 1, true);
     let usage: Usage | null = null;
     let cost = 0;
     for (const message of kept) {
@@ -104,6 +104,8 @@ export async function forkOpencode(dialect: OpencodeDialect, group: SessionFileG
     const row: Record<string, unknown> = {
       ...session,
       id,
+      // `fork --with-code`: the fork runs in the new worktree (its `path` inside the project stays the same).
+      ...(request.cwd === undefined ? {} : { directory: request.cwd }),
       title: request.branchName?.trim() || forkTitle(session.title),
       metadata: JSON.stringify({ ...metadata, ...forkMetadata({ id: parentId, atTurn: request.atTurn, ...(request.branchName ? { branchName: request.branchName } : {}) }) }),
       parent_id: null,

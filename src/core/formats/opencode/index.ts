@@ -12,6 +12,7 @@ export const OPENCODE_DIALECT: OpencodeDialect = {
   defaultAgent: 'build',
   verifiedVersion: '1.18.33',
   injectedTags: [],
+  snapshots: true,
 };
 
 export const opencodeAdapter = opencodeFamilyAdapter(OPENCODE_DIALECT);
