@@ -27,6 +27,8 @@ export interface GrepRequest {
   readonly count: boolean;
   /** Characters each side of the first match in a snippet. */
   readonly context?: number;
+  /** See GrepOptions.readSnippets (this machine's files only). */
+  readonly readSnippets?: boolean;
   readonly signal?: AbortSignal;
   readonly engine: 'native' | 'js';
   /** Only these agents' sessions. */
@@ -82,6 +84,7 @@ export async function grepPlace(place: Place, text: string, request: GrepRequest
     ...(request.accept || (agents && place.kind === 'mirror') ? { accept: (row: CatalogSession) => accept(asRow(row)) } : {}),
     count: request.count,
     ...(request.context === undefined ? {} : { context: request.context }),
+    ...(request.readSnippets === false && place.kind === 'local' ? { readSnippets: false } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     onMatch: (row, found) => request.onRow?.(asRow(row), found),
     ...(onFiles

@@ -121,9 +121,13 @@ if (parentPort) {
             matches = 1;
             break;
           }
-          const found = fileMatchesSync(path, search, buffer, onHead, skipLine[item.agent]);
+          // A snippet without a count: the file is read until its first lines with a match are known.
+          const found = fileMatchesSync(path, search, buffer, onHead, skipLine[item.agent], Infinity, !job.count);
           matches += found.count;
           if (found.places.length > 0 && snippet === null && job.context !== null) snippet = firstSnippet(path, found.places, job.context, notConversation);
+          // The snippet is the first file's that has a match: without a count, the session's other files need no read
+          // (unless a cwd is still looked for in their heads).
+          if (!job.count && snippet !== null && !wanted) break;
         } catch (error) {
           port.postMessage({ kind: 'problem', path, message: error instanceof Error ? error.message : String(error) } satisfies GrepMessage);
         }

@@ -32,6 +32,11 @@ export interface GrepOptions {
   readonly count?: boolean;
   /** Characters each side of a session's first match to show in a snippet (default: no snippet). */
   readonly context?: number;
+  /**
+   * false: the native engine's matches are reported as it finds them, without a snippet (the browser reads those of
+   * the rows it shows: SnippetReader); matches found in inherited turns still carry theirs. Default true.
+   */
+  readonly readSnippets?: boolean;
   /** Stops the search: no more matches are reported, the workers are stopped. */
   readonly signal?: AbortSignal;
   /** Called as soon as a session is known to match (see `grepLocations` for the order). */
@@ -392,7 +397,7 @@ function startEngine(text: string, options: GrepOptions): { pool: GrepPool | Nat
     stamps,
   };
   // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
-  const counts = workerData.count || workerData.context !== null;
+  const counts = workerData.count || (workerData.context !== null && options.readSnippets !== false);
   const trigrams = native !== null && options.trigrams !== undefined && trigramDirReady(options.trigrams.dir) ? options.trigrams : undefined;
   const pool =
     native !== null

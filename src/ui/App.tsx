@@ -5,6 +5,7 @@ import { listGeometry } from './geometry.js';
 import { useCatalog } from './hooks/use-catalog.js';
 import { useClock } from './hooks/use-clock.js';
 import { useContentSearch } from './hooks/use-content-search.js';
+import { useContentSnippets } from './hooks/use-content-snippets.js';
 import { useForkRunner } from './hooks/use-fork-runner.js';
 import { useHosts } from './hooks/use-hosts.js';
 import { usePreviewLoader } from './hooks/use-preview-loader.js';
@@ -53,6 +54,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   useHosts(services, state.hostsRefresh, dispatch);
   useSearch(state.sessions, state.query, dispatch);
   useContentSearch(services, state.query, dispatch);
+  useContentSnippets(services, state, dispatch);
   useTranscriptLoader(services, state.transcript?.key ?? null, state.transcript?.session ?? null, dispatch);
   const selected = state.rows[state.selected]?.session ?? null;
   const previewShown = state.transcript === null && listGeometry(state.size).preview.placement !== 'none';

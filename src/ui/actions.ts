@@ -1,6 +1,7 @@
 // What the browser's one reducer is told: a key (resolved by keymap.ts against the mode it lands in) or an event
 // from the services. Its own module so that the keymap (which returns actions) and the reducer do not import each other.
 import type { Key } from 'ink';
+import type { Snippet } from '../core/io/snippet.js';
 import type { ScanProgress, CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
 import type { Problem } from '../core/formats/types.js';
@@ -37,7 +38,10 @@ export type Action =
   /** `catalog`: the sessions the search ran over; when they are still the list's, each hit's session is the row's. */
   | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted?: boolean; readonly catalog?: readonly CatalogSession[] }
   /** More sessions found by content search for `query` (appended); `done` when the search is over. */
-  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string }
+  /** `fresh`: a new search of the text has started (what an earlier one found is dropped, not added to). */
+  | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string; readonly fresh?: true }
+  /** Snippets read for rows on screen (by session key), for the content search of `query`. */
+  | { readonly type: 'contentSnippets'; readonly query: string; readonly snippets: readonly (readonly [key: string, snippet: Snippet])[] }
   | { readonly type: 'toggleContent' }
   | { readonly type: 'move'; readonly delta: number }
   | { readonly type: 'movePage'; readonly direction: 1 | -1 }

@@ -56,7 +56,8 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
         }
         if (inScope(session)) {
           seen.set(key, rows.length);
-          rows.push({ session, hit: null, content: found });
+          const snippet = found.snippet === null ? state.content.snippets?.get(key) : undefined;
+          rows.push({ session, hit: null, content: snippet === undefined ? found : { ...found, snippet } });
         } else {
           seen.set(key, -1);
           hiddenMatches++;

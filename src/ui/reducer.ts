@@ -70,15 +70,22 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
     }
     case 'contentResults': {
       if (action.query !== contentQuery(state.query)) return state;
-      const same = state.content?.query === action.query;
+      const same = state.content?.query === action.query && action.fresh !== true;
       const hits = same ? [...state.content!.hits, ...action.hits] : action.hits;
-      return withRows({ ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null } }, same ? 'keep' : 'top');
+      return withRows({ ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null, ...(same && state.content!.snippets ? { snippets: state.content!.snippets } : {}) } }, same ? 'keep' : 'top');
+    }
+    case 'contentSnippets': {
+      if (state.content === null || action.query !== state.content.query || action.query !== contentQuery(state.query)) return state;
+      const snippets = new Map(state.content.snippets);
+      for (const [key, snippet] of action.snippets) snippets.set(key, snippet);
+      return withRows({ ...state, content: { ...state.content, snippets } }, 'keep');
     }
     case 'toggleContent': {
       // `>` in front of the query searches inside the transcripts; Ctrl-G puts it there or takes it away.
       const trimmed = state.query.trimStart();
       const query = trimmed.startsWith('>') ? trimmed.slice(1).trimStart() : `>${trimmed}`;
-      return setQuery({ ...state, mode: 'list', menu: null, notice: null }, query);
+      // Into content search: a new search starts, so an earlier one's results (the same text's too) are not shown as its.
+      return setQuery({ ...state, mode: 'list', menu: null, notice: null, ...(query.startsWith('>') ? { content: null } : {}) }, query);
     }
     case 'move':
       return select(state, state.selected + action.delta);

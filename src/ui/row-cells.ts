@@ -251,7 +251,9 @@ export function sessionRowSegments({ session, hit, content, selected, columns, n
     const branch = fit(safeLine(session.gitBranch ?? ''), columns.branch - 1);
     push(cell(highlight(branch, hit?.gitBranch, { color: theme.dim }, match), branch.width, columns.branch));
   }
-  const turns = fit(content ? `${content.matches}×` : `${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);
+  // A content search counts no matches on this machine (its files are read to their first lines with one): the turns
+  // then, as elsewhere; a host's own grep counts them.
+  const turns = fit(content && content.matches > 0 ? `${content.matches}×` : `${session.userTurns}${session.userTurnsExact ? '' : '+'}`, columns.turns - 1);
   push([spaces(columns.turns - 1 - turns.width), { text: turns.text }, spaces(columns.turns > 0 ? 1 : 0)]);
 
   if (columns.marks > 0) {

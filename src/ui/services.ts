@@ -2,6 +2,9 @@ import { isAbsolute, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
+import { SnippetReader } from '../catalog/grep-snippets.js';
+import type { Snippet } from '../core/io/snippet.js';
+import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { scanCatalog, ScanContext, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
 import { conversations } from '../catalog/merge-rows.js';
@@ -88,6 +91,11 @@ export interface TuiServices {
    * found, then `onDone` (with an error message if the search failed). Returns a function that stops it.
    */
   grep?(text: string, onHit: (hit: ContentHit) => void, onDone: (error: string | null) => void): () => void;
+  /**
+   * Snippets of this machine's sessions that `grep` found holding `text` without one (the rows on screen ask): each
+   * `read` resolves to the snippet, or null; `close` when the text is no longer searched.
+   */
+  contentSnippets?(text: string): { read(session: CatalogSession, paths: readonly string[]): Promise<Snippet | null>; close(): void };
   /** Other machines, read over ssh while the local list is on screen. */
   readonly hosts?: HostsService;
 }
@@ -361,13 +369,17 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         // SESSIONS_GREP_ENGINE=js: the JS workers, as `sessions grep` (see GrepOptions.engine).
         engine: env.SESSIONS_GREP_ENGINE === 'js' ? 'js' : 'native',
         ignoreCase: true,
-        count: true,
+        // No count: a file is read until its first lines with a match (the snippet), not to its end (issue 33).
+        count: false,
         context: CONTENT_CONTEXT,
         signal,
       };
       const local = grepPlace({ kind: 'local' }, text, {
         ...request,
-        local: { locations, ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
+        // Listed as the native engine finds them; the rows on screen get their snippets from contentSnippets.
+        readSnippets: false,
+        // The walk memo `sessions grep` keeps: the folders are not walked again while what they held still holds.
+        local: { locations, walkMemo: defaultWalkMemoPath(env, homeDir, locations), ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
         onFiles: (found) => onHit(found),
       }).then(
         () => null,
@@ -390,6 +402,11 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         onDone(failed.length === 0 ? null : failed.join('; '));
       });
       return () => controller.abort();
+    },
+
+    contentSnippets(text) {
+      const reader = new SnippetReader(text, { ignoreCase: true, context: CONTENT_CONTEXT });
+      return { read: (session, paths) => reader.read(session.agent, paths), close: () => reader.close() };
     },
 
     async checkResume(session) {

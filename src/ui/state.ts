@@ -48,7 +48,7 @@ export interface ContentHit {
   readonly paths: readonly string[];
   /** The conversation's key when its file holds many (a store: opencode's database), where the paths do not tell. */
   readonly key?: string;
-  /** Occurrences in these files. */
+  /** Occurrences in these files (0: not counted, as this machine's content search does not; a host's grep counts them). */
   readonly matches: number;
   /** The first one in its surroundings. */
   readonly snippet: Snippet | null;
@@ -186,7 +186,14 @@ export interface BrowserState {
   readonly sort: SortKey;
   readonly query: string;
   /** Content search (`>text`, Ctrl-G): the sessions found so far for `query`, in the order found; `done` once every file was searched. */
-  readonly content: { readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error: string | null } | null;
+  readonly content: {
+    readonly query: string;
+    readonly hits: readonly ContentHit[];
+    readonly done: boolean;
+    readonly error: string | null;
+    /** Snippets read for rows shown whose hit came without one, by session key (see TuiServices.contentSnippets). */
+    readonly snippets?: ReadonlyMap<string, Snippet>;
+  } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   /** `counted`: `hits` holds every match (the count is final) while `pending` of them are still being ranked. */
   readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean; readonly catalog?: readonly CatalogSession[] } | null;

@@ -309,6 +309,28 @@ describe('fileMatchesSync and snippets', () => {
     expect(fileMatchesSync(path, compileTextSearch('abab')).count).toBe(2);
   });
 
+  it('placesOnly: the same places as a whole read, read only until no later byte can change them', async () => {
+    const { compileTextSearch, fileMatchesSync, searchBuffer } = await import('../../src/core/io/contains.js');
+    const search = compileTextSearch('needle');
+    const chunk = searchBuffer(search).length;
+    const path = join(dir, 'places.jsonl');
+    // Ten lines with a match in the first chunk, then many more chunks of matches: a whole read counts them all.
+    const head = Array.from({ length: 10 }, (_, i) => `{"n":${i},"text":"a needle here"}`).join('\n');
+    const filler = `\n${'{"text":"x needle y"}\n'.repeat(Math.ceil((4 * chunk) / 22))}`;
+    await writeFile(path, head + filler);
+    const whole = fileMatchesSync(path, search);
+    const first = fileMatchesSync(path, search, searchBuffer(search), undefined, undefined, Infinity, true);
+    expect(first.places).toEqual(whole.places);
+    expect(first.places).toHaveLength(8);
+    expect(whole.count).toBeGreaterThan(4 * 180);
+    expect(first.count).toBeLessThan(whole.count / 2); // stopped after the first chunk
+    // Fewer than eight lines with a match: read to the end, as a whole read.
+    await writeFile(path, `{"text":"one needle"}\n${'{"text":"hay"}\n'.repeat(Math.ceil((3 * chunk) / 15))}{"text":"last needle"}\n`);
+    const sparse = fileMatchesSync(path, search, searchBuffer(search), undefined, undefined, Infinity, true);
+    expect(sparse).toEqual(fileMatchesSync(path, search));
+    expect(sparse.places).toHaveLength(2);
+  });
+
   it('shows the JSON string the match is in, unescaped, cut to the context each side', async () => {
     const { snippetIn } = await import('../../src/core/io/snippet.js');
     const line = Buffer.from(JSON.stringify({ type: 'message', text: 'first line\nthe "rate limiter" drops requests \u001b[31mred\u001b[0m at night', id: 'x' }));

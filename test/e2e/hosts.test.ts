@@ -118,8 +118,10 @@ describeSsh(`the browser with hosts over ssh, ${LOGIN_AS}`, () => {
     await t.key('C-g');
     await t.type('Wall time: 0.27');
     // One Codex session of each host holds it, and its fork the turn it inherits; this machine's only session does not.
-    const found = await t.see(/4 sessions, \d+ match(es)? of "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
-    const rows = found.split('\n').filter((line) => / codex /.test(line) && /\d+×/.test(line));
+    await t.see(/4 sessions with "Wall time: 0.27" in transcripts(?! \(searching)/, 30_000);
+    // The rows on screen get their snippets once read (a mirror's too: it is searched here).
+    const found = await t.waitFor((screen) => (screen.match(/Wall time: 0\.27/g) ?? []).length >= 5, 30_000);
+    const rows = found.split('\n').filter((line) => / codex /.test(line) && /Wall time: 0\.27/.test(line));
     expect(rows).toHaveLength(4);
     expect(rows.filter((row) => row.includes('with-sessions:'))).toHaveLength(2);
     expect(rows.filter((row) => row.includes('mirror-only:'))).toHaveLength(2);

@@ -365,7 +365,9 @@ const FIRST_PLACES = 8;
 /**
  * Every match in the file (`fileContainsSync` stops at the first): the count and the first one's place, for
  * `grep`'s match counts and snippets. Same chunked reads, same spellings. With `end`, only the file's bytes before
- * that offset are searched (the turns a fork inherits from its parent's file).
+ * that offset are searched (the turns a fork inherits from its parent's file). With `placesOnly`, the read stops once
+ * no later byte can change `places` (the first FIRST_PLACES lines with a match were found): `count` is then a lower
+ * bound, for a snippet that needs no count.
  */
 export function fileMatchesSync(
   path: string,
@@ -374,6 +376,7 @@ export function fileMatchesSync(
   onHead?: HeadVisitor,
   skipLine?: LineFilter,
   end = Infinity,
+  placesOnly = false,
 ): FileMatches {
   const overlap = Math.max(0, search.longest - 1);
   const chunk = buffer.length - overlap;
@@ -432,6 +435,8 @@ export function fileMatchesSync(
       position += bytesRead;
       if (position >= end || atEnd(bytesRead, asked, position, stats)) break;
       carried = Math.min(overlap, length);
+      // Every later match starts at or past the next read's first byte (position - carried): none comes before the last place.
+      if (placesOnly && places.length === FIRST_PLACES && places[FIRST_PLACES - 1]!.offset < position - carried) break;
       buffer.copy(buffer, 0, length - carried, length);
     }
   } finally {

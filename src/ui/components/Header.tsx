@@ -104,16 +104,16 @@ export function hostStatusText(status: HostStatus): string {
   }
 }
 
-/** "3 sessions, 17 matches of \"text\" in transcripts (searching…)", or what is missing before it can start. */
+/** "3 sessions with \"text\" in transcripts (searching…)", or what is missing before it can start. */
 function contentStatus(state: BrowserState): string {
   const text = contentQuery(state.query) ?? '';
   if (text.length < CONTENT_MIN_CHARS) return `in transcripts: type ${CONTENT_MIN_CHARS}+ characters after >`;
   const content = state.content?.query === text ? state.content : null;
   if (!content) return `searching transcripts for "${text}"…`;
-  const matches = state.rows.reduce((sum, row) => sum + (row.content?.matches ?? 0), 0);
+  // No count of matches: the search reads each file to its first lines with one, not to its end (issue 33).
   const sessions = `${state.rows.length} session${state.rows.length === 1 ? '' : 's'}`;
   const status = content.error ? ` (failed: ${content.error})` : content.done ? '' : ' (searching…)';
-  return `${sessions}, ${matches} match${matches === 1 ? '' : 'es'} of "${text}" in transcripts${status}`;
+  return `${sessions} with "${text}" in transcripts${status}`;
 }
 
 /** `indexing 120/10,000 files · 31/2,480 MB…` while the index is built; gone once it is done. */

@@ -1,4 +1,4 @@
-import { useEffect, type Dispatch } from 'react';
+import { useEffect, useRef, type Dispatch } from 'react';
 import type { Action } from '../reducer.js';
 import type { TuiServices } from '../services.js';
 import { CONTENT_MIN_CHARS, contentQuery, type ContentHit } from '../state.js';
@@ -15,12 +15,17 @@ const CONTENT_BATCH_MS = 50;
  */
 export function useContentSearch(services: TuiServices, query: string, dispatch: Dispatch<Action>): void {
   const text = contentQuery(query);
+  /** The text the last search was for: null when it was not a content search (Ctrl-G then starts one at once). */
+  const before = useRef<string | null>(null);
   useEffect(() => {
+    const typed = before.current !== null;
+    before.current = text;
     if (text === null || text.length < CONTENT_MIN_CHARS || !services.grep) return;
     const grep = services.grep;
     let stop: (() => void) | null = null;
     let flushTimer: NodeJS.Timeout | null = null;
     let batch: ContentHit[] = [];
+    let shown = false;
     const flush = (done: boolean, error?: string): void => {
       flushTimer = null;
       if (batch.length === 0 && !done) return;
@@ -28,18 +33,26 @@ export function useContentSearch(services: TuiServices, query: string, dispatch:
       batch = [];
     };
     const timer = setTimeout(() => {
+      dispatch({ type: 'contentResults', query: text, hits: [], done: false, fresh: true });
       stop = grep(
         text,
         (hit) => {
           batch.push(hit);
-          flushTimer ??= setTimeout(() => flush(false), CONTENT_BATCH_MS);
+          // The first session found goes to the screen at once; the rest in batches.
+          if (!shown) {
+            shown = true;
+            flush(false);
+          } else {
+            flushTimer ??= setTimeout(() => flush(false), CONTENT_BATCH_MS);
+          }
         },
         (error) => {
           if (flushTimer) clearTimeout(flushTimer);
           flush(true, error ?? undefined);
         },
       );
-    }, CONTENT_DELAY_MS);
+      // Typed after `>`, each key would start a search: wait for a pause. Ctrl-G (or a pasted query) is one intent.
+    }, typed ? CONTENT_DELAY_MS : 0);
     return () => {
       clearTimeout(timer);
       if (flushTimer) clearTimeout(flushTimer);

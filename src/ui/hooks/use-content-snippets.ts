@@ -1,0 +1,58 @@
+import { useEffect, useRef, type Dispatch } from 'react';
+import type { Snippet } from '../../core/io/snippet.js';
+import { sessionKey } from '../../core/model.js';
+import { listGeometry, noticeRows } from '../geometry.js';
+import type { Action } from '../reducer.js';
+import type { TuiServices } from '../services.js';
+import { contentQuery, type BrowserState } from '../state.js';
+
+/** Snippets read for the rows on screen are handed to the reducer together, at most this often. */
+const SNIPPET_BATCH_MS = 16;
+
+type Reader = ReturnType<NonNullable<TuiServices['contentSnippets']>>;
+
+/**
+ * Content search lists the sessions the native engine finds without reading their snippets (a common word matches
+ * thousands): the snippets of the rows on screen are read here, as rows come into view, and handed over as
+ * `contentSnippets` actions. One reader per searched text, closed when the text changes.
+ */
+export function useContentSnippets(services: TuiServices, state: BrowserState, dispatch: Dispatch<Action>): void {
+  const text = contentQuery(state.query);
+  const reader = useRef<{ readonly text: string; readonly reader: Reader; readonly asked: Set<string> } | null>(null);
+
+  useEffect(
+    () => () => {
+      reader.current?.reader.close();
+      reader.current = null;
+    },
+    [text],
+  );
+
+  const { content, rows, listTop, size, notice } = state;
+  useEffect(() => {
+    if (text === null || content?.query !== text || !services.contentSnippets) return;
+    // Made as the search starts: the worker boots while the files are searched.
+    if (reader.current?.text !== text) reader.current = { text, reader: services.contentSnippets(text), asked: new Set() };
+    const current = reader.current;
+    const { listHeight } = listGeometry(size, noticeRows(notice, size.columns));
+    let batch: (readonly [string, Snippet])[] = [];
+    let timer: NodeJS.Timeout | null = null;
+    const flush = (): void => {
+      timer = null;
+      if (batch.length > 0) dispatch({ type: 'contentSnippets', query: text, snippets: batch });
+      batch = [];
+    };
+    for (const row of rows.slice(listTop, listTop + listHeight)) {
+      // A host's hits come with theirs (its own grep, or its mirror's search).
+      if (!row.content || row.content.snippet !== null || row.content.host !== undefined) continue;
+      const key = sessionKey(row.session);
+      if (current.asked.has(key)) continue;
+      current.asked.add(key);
+      void current.reader.read(row.session, row.content.paths).then((snippet) => {
+        if (snippet === null || reader.current !== current) return;
+        batch.push([key, snippet]);
+        timer ??= setTimeout(flush, SNIPPET_BATCH_MS);
+      });
+    }
+  }, [services, text, content, rows, listTop, size, notice, dispatch]);
+}

@@ -1,0 +1,89 @@
+// The content-search hook: when a search starts (at once on Ctrl-G, after a pause while typing), that a new search
+// of the same text starts from nothing, and that the first session found is handed over without waiting for a batch.
+import { Text } from 'ink';
+import { render } from 'ink-testing-library';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useContentSearch } from '../../src/ui/hooks/use-content-search.js';
+import type { Action } from '../../src/ui/reducer.js';
+import type { TuiServices } from '../../src/ui/services.js';
+import type { ContentHit } from '../../src/ui/state.js';
+
+const realImmediate = setImmediate;
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => realImmediate(resolve));
+};
+
+function Probe({ services, query, dispatch }: { readonly services: TuiServices; readonly query: string; readonly dispatch: (action: Action) => void }) {
+  useContentSearch(services, query, dispatch);
+  return <Text>{query}</Text>;
+}
+
+type Grep = NonNullable<TuiServices['grep']>;
+
+/** A grep whose searches are recorded: each one's text and the callbacks to answer it with. */
+function fakeGrep(): { readonly services: TuiServices; readonly searches: { text: string; onHit: Parameters<Grep>[1]; onDone: Parameters<Grep>[2]; stopped: boolean }[] } {
+  const searches: { text: string; onHit: Parameters<Grep>[1]; onDone: Parameters<Grep>[2]; stopped: boolean }[] = [];
+  const grep: Grep = (text, onHit, onDone) => {
+    const search = { text, onHit, onDone, stopped: false };
+    searches.push(search);
+    return () => {
+      search.stopped = true;
+    };
+  };
+  return { services: { grep } as unknown as TuiServices, searches };
+}
+
+const hit = (path: string): ContentHit => ({ paths: [path], matches: 0, snippet: { before: 'a ', match: 'deploy', after: ' b' } });
+type Results = Extract<Action, { type: 'contentResults' }>;
+
+describe('useContentSearch', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('Ctrl-G (a query that was not a content search) starts at once; typing after > waits for a pause', async () => {
+    const { services, searches } = fakeGrep();
+    const actions: Action[] = [];
+    const dispatch = (action: Action): void => void actions.push(action);
+    const app = render(<Probe services={services} query="deploy" dispatch={dispatch} />);
+    await settle();
+    app.rerender(<Probe services={services} query=">deploy" dispatch={dispatch} />);
+    await settle();
+    vi.advanceTimersByTime(0);
+    expect(searches.map((search) => search.text)).toEqual(['deploy']);
+    // The search starts from nothing: what an earlier search of the same text found is dropped.
+    expect(actions[0]).toEqual({ type: 'contentResults', query: 'deploy', hits: [], done: false, fresh: true });
+    app.rerender(<Probe services={services} query=">deploys" dispatch={dispatch} />);
+    await settle();
+    expect(searches[0]!.stopped).toBe(true);
+    vi.advanceTimersByTime(100);
+    expect(searches).toHaveLength(1); // typed: not yet
+    vi.advanceTimersByTime(200);
+    expect(searches.map((search) => search.text)).toEqual(['deploy', 'deploys']);
+    app.unmount();
+  });
+
+  it('hands over the first session found at once, the rest in batches, then done', async () => {
+    const { services, searches } = fakeGrep();
+    const actions: Action[] = [];
+    const dispatch = (action: Action): void => void actions.push(action);
+    const app = render(<Probe services={services} query=">deploy" dispatch={dispatch} />);
+    await settle();
+    vi.advanceTimersByTime(0);
+    const search = searches[0]!;
+    search.onHit(hit('/a.jsonl'));
+    const results = (): Results[] => actions.filter((action): action is Results => action.type === 'contentResults' && action.fresh === undefined);
+    expect(results().map((action) => action.hits.map((one) => one.paths[0]))).toEqual([['/a.jsonl']]);
+    search.onHit(hit('/b.jsonl'));
+    search.onHit(hit('/c.jsonl'));
+    expect(results()).toHaveLength(1);
+    vi.advanceTimersByTime(60);
+    expect(results().map((action) => action.hits.map((one) => one.paths[0]))).toEqual([['/a.jsonl'], ['/b.jsonl', '/c.jsonl']]);
+    search.onDone(null);
+    expect(results().at(-1)).toMatchObject({ hits: [], done: true });
+    app.unmount();
+  });
+});
