@@ -27,7 +27,7 @@ export const COLOR_THEME: Theme = {
   user: 'cyan',
   tool: 'magenta',
   reasoning: 'gray',
-  agents: { codex: 'blue', claude: 'yellow', claw: 'magenta', copilot: 'green', gemini: 'blueBright', qwen: 'cyanBright', opencode: 'whiteBright', droid: 'redBright', pi: 'magentaBright', kilo: 'yellowBright' },
+  agents: { codex: 'blue', claude: 'yellow', claw: 'magenta', copilot: 'green', gemini: 'blueBright', qwen: 'cyanBright', opencode: 'whiteBright', droid: 'redBright', pi: 'magentaBright', kilo: 'yellowBright', auggie: 'greenBright' },
 };
 
 const MONO_THEME: Theme = {
@@ -41,7 +41,7 @@ const MONO_THEME: Theme = {
   user: undefined,
   tool: undefined,
   reasoning: undefined,
-  agents: { codex: undefined, claude: undefined, claw: undefined, copilot: undefined, gemini: undefined, qwen: undefined, opencode: undefined, droid: undefined, pi: undefined, kilo: undefined },
+  agents: { codex: undefined, claude: undefined, claw: undefined, copilot: undefined, gemini: undefined, qwen: undefined, opencode: undefined, droid: undefined, pi: undefined, kilo: undefined, auggie: undefined },
 };
 
 /** https://no-color.org: a non-empty NO_COLOR turns colors off. */

@@ -95,6 +95,13 @@ const SAMPLES: Readonly<Record<Agent, AgentSample>> = {
     id: 'ses_ddb7254acffemFMX8kqfWtBH2f',
     word: 'naïve résumé',
   },
+  // A session the real Auggie 0.36.0 wrote in a folder with a space and a non-ASCII name.
+  auggie: {
+    fixture: 'auggie-0.36.0/.augment/sessions/213c0147-ddb8-4e42-860b-abd1dd2bff3e.json',
+    at: 'sessions/213c0147-ddb8-4e42-860b-abd1dd2bff3e.json',
+    id: '213c0147-ddb8-4e42-860b-abd1dd2bff3e',
+    word: 'Résumé of the café menu',
+  },
 };
 
 let temp: string;

@@ -48,6 +48,7 @@ const SOURCES: Readonly<Record<Agent, SessionFileGroup>> = {
     ...group('kilo', join(FIXTURES, 'contract/kilo/kilo'), 'contract/kilo/kilo/kilo.db'),
     idHint: 'ses_ddb74a3bcffef9V5TQ5zcOGfBN',
   },
+  auggie: group('auggie', join(FIXTURES, 'auggie-0.36.0/.augment'), 'auggie-0.36.0/.augment/sessions/9547752f-264b-4591-bad5-7c18f2271bf2.json'),
 };
 
 function group(agent: Agent, root: string, path: string): SessionFileGroup {

@@ -5,8 +5,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type InteropAgent = 'codex' | 'claude' | 'copilot' | 'gemini' | 'qwen' | 'pi' | 'droid';
-/** The agents with a pinned release: opencode's and Kilo Code's round trips are suites of their own (test/interop/opencode.test.ts, kilo.test.ts), not a driver's. */
-export type PinnedAgent = InteropAgent | 'opencode' | 'kilo';
+/**
+ * The agents with a pinned release: opencode's, Kilo Code's and Auggie's round trips are suites of their own
+ * (test/interop/opencode.test.ts, kilo.test.ts, auggie.test.ts), not a driver's.
+ */
+export type PinnedAgent = InteropAgent | 'opencode' | 'kilo' | 'auggie';
 
 /** One agent release the interop suite runs against (a test file per target). */
 export interface InteropTarget {
@@ -32,6 +35,7 @@ const PACKAGES: Readonly<Record<PinnedAgent, { readonly packageName: string; rea
   kilo: { packageName: '@kilocode/cli-linux-x64', bin: 'kilo', binPath: join('node_modules', '@kilocode', 'cli-linux-x64', 'bin', 'kilo') },
   // The `@factory/cli` shim's pinned binary is not published: the platform package itself, which declares no bin.
   droid: { packageName: '@factory/cli-linux-x64', bin: 'droid', binPath: join('node_modules', '@factory', 'cli-linux-x64', 'bin', 'droid') },
+  auggie: { packageName: '@augmentcode/auggie', bin: 'auggie' },
 };
 
 function target(key: string, agent: PinnedAgent, version: string): InteropTarget {
@@ -57,6 +61,8 @@ export const PINNED_TARGETS: readonly InteropTarget[] = [
   target('kilo', 'kilo', '7.7.9'),
   // Factory Droid: a single prebuilt binary for linux-x64 (prints the bare version).
   target('droid', 'droid', '0.225.2'),
+  // Auggie (Augment Code): one bundled script, talking only to Augment's backend (the stand-in speaks it).
+  target('auggie', 'auggie', '0.36.0'),
 ];
 
 /**
@@ -82,6 +88,7 @@ function versionPattern(pin: InteropTarget): RegExp {
   if (pin.agent === 'codex') return new RegExp(`codex-cli ${version}\\b`);
   if (pin.agent === 'claude') return new RegExp(`^${version} \\(Claude Code\\)`);
   if (pin.agent === 'copilot') return new RegExp(`^GitHub Copilot CLI ${version}\\.`);
+  if (pin.agent === 'auggie') return new RegExp(`^${version} \\(commit [0-9a-f]+\\)$`);
   // Gemini CLI, Qwen Code and pi print the bare version.
   return new RegExp(`^${version}$`);
 }

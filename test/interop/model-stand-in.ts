@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { answerAugment } from './augment-backend.js';
 
 /**
  * A tiny, deterministic model server on loopback that speaks just enough of four wire protocols for the real
@@ -11,7 +12,8 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
  * - Gemini `POST /v1beta/models/<model>:generateContent` and `:streamGenerateContent` (SSE with `?alt=sse`, else a
  *   JSON array), plus `:countTokens`, for Gemini CLI;
  * - OpenAI Chat Completions (`POST /v1/chat/completions`, SSE with `stream: true` or one JSON answer) for Qwen Code
- *   and other OpenAI-compatible clients.
+ *   and other OpenAI-compatible clients;
+ * - Augment's backend (`POST /get-models`, `/chat-stream`: newline-delimited JSON) for Auggie (augment-backend.ts).
  * Every request is recorded with its parsed body, so a test can read exactly which history an agent sent.
  *
  * Answers:
@@ -153,6 +155,14 @@ async function handle(req: IncomingMessage, res: ServerResponse, requests: Recor
   const record: RecordedRequest = { seq: requests.length + 1, method: req.method ?? 'GET', path, headers: req.headers, body, raw, reply: '' };
   requests.push(record);
 
+  if (req.method === 'POST') {
+    // Auggie: Augment's own backend (augment-backend.ts).
+    const augment = answerAugment(path, body, res, record.seq, { toolKeyword: TOOL_KEYWORD, toolCommand: TOOL_COMMAND, toolFinalText: TOOL_FINAL_TEXT, answerPrefix: ANSWER_PREFIX, reasoningPrefix: REASONING_PREFIX });
+    if (augment !== null) {
+      record.reply = augment;
+      return;
+    }
+  }
   if (req.method === 'POST' && path.endsWith('/responses')) return answerResponses(record, res, script);
   if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
     record.reply = 'count_tokens';

@@ -33,6 +33,9 @@ export const NOT_SESSIONS = [
   '.local/share/opencode/auth.json',
   '.local/share/opencode/opencode.db-shm',
   '.local/share/kilo/telemetry-id',
+  '.augment/session.json',
+  '.augment/settings.json',
+  '.augment/task-storage/manifest/manifest',
   '.ssh/id_ed25519',
   // claw workspaces findClawWorkspaces does not walk into: hidden, skipped, deeper than 4 levels.
   '.hidden/.claw/sessions/session-1776900000000-0.jsonl',
@@ -49,6 +52,7 @@ export async function fillEveryAgentHome(home: string): Promise<void> {
   await cp(join(FIXTURES, 'qwen-0.24.4', '.qwen'), join(home, '.qwen'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'droid-0.225.2', '.factory'), join(home, '.factory'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'pi-0.74.2', '.pi'), join(home, '.pi'), { recursive: true, preserveTimestamps: true });
+  await cp(join(FIXTURES, 'auggie-0.36.0', '.augment'), join(home, '.augment'), { recursive: true, preserveTimestamps: true });
   await cp(join(FIXTURES, 'claw-synthetic', 'demo'), join(home, 'work', 'demo'), { recursive: true, preserveTimestamps: true });
   const claw = await readFile(join(FIXTURES, 'claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl'));
   await opencodeWithWal(join(home, '.local', 'share', 'opencode'));

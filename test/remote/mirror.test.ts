@@ -37,6 +37,7 @@ describe('where a host keeps its sessions', () => {
       droid: ['/srv/f/.factory'],
       pi: ['/srv/pi'],
       kilo: ['/home/me/data/kilo'],
+      auggie: ['/home/me/.augment'],
     });
     expect(remoteHomes(['relative'])).toBe(null);
     expect(remoteHomes([])).toBe(null);
@@ -52,12 +53,13 @@ describe('where a host keeps its sessions', () => {
   it('rules are anchored at their root, a deeper root first; roots are followed through symlinks; the rest is left out', () => {
     const homes = remoteHomes(['/home/me', ...mirrorVariables().map(() => '')])!;
     const { sources, filter } = mirrorTransfer(homes);
-    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.local/share/kilo/', '/home/me/.pi/agent/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/']);
+    expect(sources).toEqual(['/home/me/.local/share/opencode/', '/home/me/.local/share/kilo/', '/home/me/.pi/agent/', '/home/me/.codex/', '/home/me/.claude/', '/home/me/.copilot/', '/home/me/.gemini/', '/home/me/.qwen/', '/home/me/.factory/', '/home/me/.augment/', '/home/me/']);
     expect(filter).toContain('--include=/home/me/.local/share/opencode/opencode.db-wal');
     expect(filter).toContain('--include=/home/me/.local/share/kilo/kilo.db-wal');
     expect(filter).toContain('--include=/home/me/.codex/sessions/***');
     expect(filter.indexOf('--include=/home/me/.qwen/projects/')).toBeLessThan(filter.indexOf('--exclude=/home/me/.*/'));
     expect(filter).toContain('--include=/home/me/.factory/sessions/-*/*.jsonl');
+    expect(filter).toContain('--include=/home/me/.augment/sessions/*.json');
     expect(filter.at(-1)).toBe('--exclude=*');
     // A root's own wildcard characters are matched literally.
     const odd = mirrorTransfer({ home: '/h', roots: { ...homes.roots, claw: [], codex: ['/h/a*b [c]'] } });

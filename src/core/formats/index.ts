@@ -1,4 +1,5 @@
 import { AGENTS, type Agent } from './agents.js';
+import { auggieAdapter } from './auggie/index.js';
 import { claudeAdapter } from './claude/index.js';
 import { clawAdapter } from './claw/index.js';
 import { codexAdapter } from './codex/index.js';
@@ -26,6 +27,7 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
   droid: droidAdapter,
   pi: piAdapter,
   kilo: kiloAdapter,
+  auggie: auggieAdapter,
 };
 
 /** The adapters in AGENTS order. */
