@@ -23,6 +23,7 @@ const TARGETS = [
   { key: 'opencode', name: 'opencode', packageName: 'opencode-ai', file: 'opencode.test.ts' },
   { key: 'droid', name: 'Factory Droid', packageName: '@factory/cli-linux-x64', file: 'droid.test.ts' },
   { key: 'kilo', name: 'Kilo Code CLI', packageName: '@kilocode/cli-linux-x64', file: 'kilo.test.ts' },
+  { key: 'auggie', name: 'Auggie', packageName: '@augmentcode/auggie', file: 'auggie.test.ts' },
 ];
 
 function pinnedVersion(key) {

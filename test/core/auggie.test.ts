@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,14 +125,14 @@ describe('sessions the real Auggie 0.36.0 wrote (test/fixtures/auggie-0.36.0)', 
     await rm(written.path);
   });
 
-  it('rename sets customTitle (what `auggie session list` shows) and keeps every other field', async () => {
-    const copy = join(root, 'sessions', `${PAIR}.json`);
-    const before = JSON.parse(await readFile(copy, 'utf8')) as Record<string, unknown>;
-    await auggieAdapter.rename!.write(group(PAIR), PAIR, 'Open questions', new Date());
-    const after = JSON.parse(await readFile(copy, 'utf8')) as Record<string, unknown>;
-    expect(after).toEqual({ ...before, customTitle: 'Open questions' });
-    expect(await auggieAdapter.readSummary(group(PAIR), context)).toMatchObject({ title: 'Open questions', name: 'Open questions', userTurns: 2 });
-    await cp(join(FIXTURE, 'sessions', `${PAIR}.json`), copy);
+  it('no rename: the name (customTitle) lives only in the session file Auggie rewrites whole; an existing one titles the row', async () => {
+    expect(auggieAdapter.rename).toBeUndefined();
+    const copy = join(temp, 'named', '.augment');
+    await cp(root, copy, { recursive: true });
+    const path = join(copy, 'sessions', `${PAIR}.json`);
+    const document = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, JSON.stringify({ ...document, customTitle: 'Open questions' }, null, 2));
+    expect(await auggieAdapter.readSummary({ ...group(PAIR), paths: [path], root: copy }, context)).toMatchObject({ title: 'Open questions', name: 'Open questions', userTurns: 2, firstPrompt: '[a] Keep a list of the open questions.' });
   });
 
   it('resume: `auggie --resume ID` and `auggie --resume ID --print PROMPT` in the recorded cwd; another .augment through its HOME', async () => {

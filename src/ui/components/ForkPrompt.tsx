@@ -56,11 +56,12 @@ export function ForkPrompt({ fork, width }: ForkPromptProps) {
         {fork.status === 'working' ? (handOff ? 'handing off…' : 'forking…') : fork.status === 'error' ? `fork failed: ${safeLine(fork.error ?? '')} (Esc)` : ''}
         {fork.status === 'editing' ? (
           <>
-            {'Continue in: '}
+            {/* Each choice is padded on both sides (the selected one shows inverse): those spaces are the separators, so at 100 columns every agent and "(Tab)" fit. */}
+            {'Continue in:'}
             {continueChoices(fork.session.agent).map((agent) => (
               <Text key={agent} bold={agent === fork.target} inverse={agent === fork.target} color={agent === fork.target ? undefined : theme.dim}>{` ${agent} `}</Text>
             ))}
-            {' (Tab)'}
+            {'(Tab)'}
           </>
         ) : ''}
       </Text>

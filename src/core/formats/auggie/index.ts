@@ -11,7 +11,6 @@ import { listDir } from '../roots.js';
 import type { AdapterContext, FormatAdapter, ReportProblem, SessionFileGroup } from '../types.js';
 import { forkAuggie } from './fork.js';
 import { writeAuggieHandoff } from './handoff.js';
-import { auggieRename } from './rename.js';
 import { auggieGroup, indexAuggie, readAuggieSession, SESSION_FILE } from './session.js';
 
 /** The first exchange's request id in a file's first bytes: the lineage a fork shares (Auggie pretty prints its files). */
@@ -83,7 +82,8 @@ export const auggieAdapter: FormatAdapter = {
   },
 
   fork: (group, request) => forkAuggie(group, request),
-  rename: auggieRename,
+  // No rename: Auggie keeps a session's name (`customTitle`, its /rename) only inside the session file, which it
+  // rewrites whole on every save; sessions never rewrites a conversation's file (a turn Auggie saves meanwhile would be lost).
   handoff: {
     write: (conversation, write, home) => writeAuggieHandoff(conversation, write, requireHome(home, 'auggie')),
     where: '<augment dir>/sessions/<new id>.json (a text node before the first prompt, the note, names the source)',
