@@ -29,7 +29,7 @@ interface Exchange {
  * parent: the note names the source. A name is Auggie's `customTitle`.
  */
 export async function writeAuggieHandoff(conversation: HandoffConversation, write: HandoffWrite, augmentDir: string): Promise<HandoffWritten> {
-  const id = uuidv4();
+  const id = write.id ?? uuidv4();
   const path = join(augmentDir, 'sessions', `${id}.json`);
   const timestamp = write.now.toISOString();
   const ms = write.now.getTime();

@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { requireHome } from '../../handoff/types.js';
+import { uuidv4 } from '../../ids.js';
 import { isKind } from '../../io/regular.js';
 import type { Session, SessionSummary } from '../../model.js';
 import { listDir } from '../roots.js';
@@ -87,5 +88,6 @@ export const auggieAdapter: FormatAdapter = {
   handoff: {
     write: (conversation, write, home) => writeAuggieHandoff(conversation, write, requireHome(home, 'auggie')),
     where: '<augment dir>/sessions/<new id>.json (a text node before the first prompt, the note, names the source)',
+    newId: () => uuidv4(),
   },
 };
