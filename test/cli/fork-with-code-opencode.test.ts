@@ -106,6 +106,7 @@ async function refused(args: string[], reason: RegExp): Promise<void> {
 
 interface Forked {
   readonly id: string;
+  readonly path: string;
   readonly keptUserTurns: number;
   readonly worktree: { readonly dir: string; readonly branch: string; readonly base: string; readonly cwd: string };
   readonly resume: { readonly cwd: string; readonly argv: readonly string[] };
@@ -151,6 +152,18 @@ describe("fork --with-code: opencode (the tree its snapshot repository took as t
     expect(await readFile(join(dir, 'notes.txt'))).toEqual(await saved(5, 'notes.txt'));
     expect(await readFile(join(dir, 'added.txt'))).toEqual(await saved(5, 'added.txt'));
     expect(await git(dir, 'status', '--porcelain=v1')).toBe(' M notes.txt\n?? added.txt\n');
+  });
+
+  it('hands off to another agent (--to) that runs in the worktree, named after the new session', async () => {
+    const forked = await forkWithCode(3, '--to', 'codex');
+    const dir = join(home, 'src', `opencode-notes-${forked.id}`);
+    expect(forked.worktree).toMatchObject({ dir, branch: `sessions/${forked.id}`, cwd: dir });
+    expect(await readFile(join(dir, 'notes.txt'))).toEqual(await saved(3, 'notes.txt'));
+    const path = forked.path;
+    expect(path).toContain(join(home, '.codex', 'sessions'));
+    const first = JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as { payload: { id: string; cwd: string } };
+    expect(first.payload).toMatchObject({ id: forked.id, cwd: dir });
+    expect(forked.resume.cwd).toBe(dir);
   });
 
   it('removes a file of the branch the snapshot does not hold (deleted when the turn was typed)', async () => {
