@@ -214,7 +214,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       if (unregistered === null) context.register(group);
       else unregistered.push(group);
       groups.push(group);
-      const lineage = byLineage.has(group.agent);
+      // Lineages link rows; a search that reports files (the browser's) makes none: no head is kept for one.
+      const lineage = byLineage.has(group.agent) && options.onFiles === undefined;
       if (lineage) lineageUnseen++;
       const index = groups.length - 1;
       const ownCwds = fromCwds.some((adapter) => adapter.agent === group.agent);

@@ -4,7 +4,6 @@ import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
 import { SnippetReader } from '../catalog/grep-snippets.js';
 import type { Snippet } from '../core/io/snippet.js';
-import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { scanCatalog, ScanContext, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
 import { conversations } from '../catalog/merge-rows.js';
@@ -378,8 +377,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         ...request,
         // Listed as the native engine finds them; the rows on screen get their snippets from contentSnippets.
         readSnippets: false,
-        // The walk memo `sessions grep` keeps: the folders are not walked again while what they held still holds.
-        local: { locations, walkMemo: defaultWalkMemoPath(env, homeDir, locations), ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
+        local: { locations, ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
         onFiles: (found) => onHit(found),
       }).then(
         () => null,
