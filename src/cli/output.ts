@@ -50,13 +50,14 @@ export function batchedStdout(): { write(text: string): void; flush(): void } {
 /**
  * `JSON.stringify(items.map(toJson), null, 2)` and a newline, byte for byte, written a batch of items at a time: 100k
  * rows are ~90 MB of JSON, which as one string (and its Buffer) doubled the peak memory of a cold `list --json`.
- * (JSON text holds no raw newline inside a value, so indenting an item's lines by two spaces is indenting the item.)
  */
 export function writeJsonArray<T>(items: readonly T[], toJson: (item: T) => unknown, write: (text: string) => void = (text) => void process.stdout.write(text)): void {
   if (items.length === 0) return void write('[]\n');
   let pending = '[';
   for (let i = 0; i < items.length; i++) {
-    pending += `${i === 0 ? '' : ','}\n  ${JSON.stringify(toJson(items[i]!), null, 2).replace(/\n/g, '\n  ')}`;
+    // An array of one item is the item indented as the array's member: `[\n  {…}\n]`, cut to `  {…}`.
+    const member = JSON.stringify([toJson(items[i]!)], null, 2);
+    pending += `${i === 0 ? '' : ','}\n${member.slice(2, member.length - 2)}`;
     if (pending.length >= 1 << 20) {
       write(pending);
       pending = '';
