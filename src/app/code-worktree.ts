@@ -98,7 +98,8 @@ export async function planWorktree(code: CodeAtTurn): Promise<WorktreePlan> {
   if (code.snapshot !== undefined) {
     const { tree, gitDirs, what, gone } = code.snapshot;
     for (const gitDir of gitDirs) {
-      if (await git(repo, ['--git-dir', gitDir, 'cat-file', '-e', `${tree}^{tree}`]).then(() => true, () => false)) {
+      // --work-tree: the agent's repository names its worktree in its config, and git refuses one that is gone.
+      if (await git(repo, ['--git-dir', gitDir, '--work-tree', repo, 'cat-file', '-e', `${tree}^{tree}`]).then(() => true, () => false)) {
         snapshot = { tree, gitDir };
         break;
       }

@@ -64,6 +64,8 @@ beforeEach(async () => {
   }
   // The snapshot repository borrows the project's objects (opencode writes this alternates file): point it at this copy.
   await writeFile(join(await snapshotRepository(), 'objects', 'info', 'alternates'), `${join(repo(), '.git', 'objects')}\n`);
+  // …and it names the worktree it snapshots (recorded in another folder): this copy's, as opencode would have it.
+  expect((await exec('git', ['config', '--file', join(await snapshotRepository(), 'config'), 'core.worktree', repo()], sandbox)).code).toBe(0);
 });
 
 afterEach(async () => {
