@@ -361,3 +361,27 @@ const partial = pending.partial(lineStart);
     closeSync(fd);
   }
 }
+
+/** A fold of a JSONL file's values (`foldJsonLines`): the file, its skipped lines, and its unterminated last line. */
+export interface FoldedJsonLines {
+  readonly file: FoldedFile;
+  readonly stats: LineStats;
+  /** Hands the unterminated last line over (a fold that is saved stops before it): counted partial if it is no value. */
+  takePartial(): void;
+}
+
+/**
+ * Every complete line of a file from `start` parsed and handed to `add` with its offset, blank lines skipped; a line
+ * `add` does not take (false: not JSON, or not a record of the format) is counted malformed.
+ */
+export async function foldJsonLines(path: string, start: number, add: (value: unknown, offset: number) => boolean): Promise<FoldedJsonLines> {
+  const stats = newLineStats();
+  const take = (bytes: Buffer, offset: number, terminated: boolean): void => {
+    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
+    if (add(parseJsonLine(bytes), offset)) return;
+    if (terminated) stats.malformed++;
+    else stats.partial++;
+  };
+  const file = await foldLines(path, start, (line) => take(line.bytes, line.offset, true));
+  return { file, stats, takePartial: () => (file.partial === null ? undefined : take(file.partial.bytes, file.partial.offset, false)) };
+}

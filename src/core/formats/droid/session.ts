@@ -1,6 +1,6 @@
 /** A Factory Droid session file: its records folded into a row, read as a transcript. */
 import { basename } from 'node:path';
-import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../../io/lines.js';
+import { foldJsonLines, indexReads, type LineStats } from '../../io/lines.js';
 import { isRecord, type JsonObject } from '../../json.js';
 import { promptOpening, type Message, type SessionSummary } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
@@ -27,16 +27,12 @@ interface DroidFile {
 /** Every record of a session file, in file order, with its offset (malformed lines counted, a partial last line kept). */
 export async function readDroidFile(path: string): Promise<DroidFile> {
   const records: DroidRecord[] = [];
-  const stats = newLineStats();
-  const take = (bytes: Buffer, offset: number, terminated: boolean): void => {
-    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
-    const value = parseJsonLine(bytes);
-    if (isRecord(value) && typeof value.type === 'string') records.push({ value, offset });
-    else if (terminated) stats.malformed++;
-    else stats.partial++;
-  };
-  const file = await foldLines(path, 0, (line) => take(line.bytes, line.offset, true));
-  if (file.partial !== null) take(file.partial.bytes, file.partial.offset, false);
+  const { file, stats, takePartial } = await foldJsonLines(path, 0, (value, offset) => {
+    const taken = isRecord(value) && typeof value.type === 'string';
+    if (taken) records.push({ value, offset });
+    return taken;
+  });
+  takePartial();
   return { records, stats, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
 }
 
@@ -108,16 +104,9 @@ function summarize(group: SessionFileGroup, scan: DroidScan, size: number, mtime
 export async function indexDroid(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
   const path = livePath(group);
   const scan = new DroidScan();
-  const stats = newLineStats();
   const before = indexReads.bytes;
-  const take = (bytes: Buffer, terminated: boolean): void => {
-    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
-    if (scan.add(parseJsonLine(bytes))) return;
-    if (terminated) stats.malformed++;
-    else stats.partial++;
-  };
-  const file = await foldLines(path, 0, (line) => take(line.bytes, true));
-  if (file.partial !== null) take(file.partial.bytes, false);
+  const { file, stats, takePartial } = await foldJsonLines(path, 0, (value) => scan.add(value));
+  takePartial();
   const bytesRead = indexReads.bytes - before;
   const conversation = scan.start !== null && scan.prompts.length > 0;
   reportSkippedLines(context.report, path, stats, conversation);

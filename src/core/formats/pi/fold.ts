@@ -1,6 +1,6 @@
 /** A pi session's row: folded from every line, resumable from where a saved fold stopped (pi only appends). */
 import { basename } from 'node:path';
-import { foldLines, indexReads, newLineStats, parseJsonLine } from '../../io/lines.js';
+import { foldJsonLines, indexReads } from '../../io/lines.js';
 import { isRecord, type JsonObject } from '../../json.js';
 import { addUsage, promptOpening, type SessionSummary, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
@@ -157,17 +157,10 @@ export async function indexPi(group: SessionFileGroup, context: AdapterContext, 
   const path = livePath(group);
   const resumed = resume !== undefined && resume.path === path ? PiScan.import(resume.state) : null;
   const scan = resumed ?? new PiScan();
-  const stats = newLineStats();
   const before = indexReads.bytes;
-  const take = (bytes: Buffer, terminated: boolean): void => {
-    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
-    if (scan.add(parseJsonLine(bytes))) return;
-    if (terminated) stats.malformed++;
-    else stats.partial++;
-  };
-  const file = await foldLines(path, resumed === null ? 0 : resume!.offset, (line) => take(line.bytes, true));
+  const { file, stats, takePartial } = await foldJsonLines(path, resumed === null ? 0 : resume!.offset, (value) => scan.add(value));
   const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.exportState() : undefined;
-  if (file.partial !== null) take(file.partial.bytes, false);
+  takePartial();
   const bytesRead = indexReads.bytes - before;
   const saved = state === undefined ? {} : { resume: { path, offset: file.end, state } };
   const conversation = scan.header !== null && activePath(scan.nodes).some((node) => node.prompt !== null);

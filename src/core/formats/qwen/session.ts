@@ -1,5 +1,5 @@
 /** A Qwen Code chat file: its records folded into a row, read as a transcript, forked. */
-import { foldLines, indexReads, newLineStats, parseJsonLine, type LineStats } from '../../io/lines.js';
+import { foldJsonLines, indexReads, type LineStats } from '../../io/lines.js';
 import { addUsage, promptOpening, type Block, type Message, type SessionSummary, type Usage } from '../../model.js';
 import { isoTimestamp } from '../../time.js';
 import { functionResponseBlocks, hasFunctionResponse, imageBlocks, modelPartBlocks, partList } from '../gemini/parts.js';
@@ -86,16 +86,12 @@ function toRecord(value: unknown, offset: number): QwenRecord | null {
 
 export async function readQwenFile(path: string): Promise<QwenFile> {
   const records: QwenRecord[] = [];
-  const stats = newLineStats();
-  const take = (bytes: Buffer, offset: number, terminated: boolean): void => {
-    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
-    const record = toRecord(parseJsonLine(bytes), offset);
+  const { file, stats, takePartial } = await foldJsonLines(path, 0, (value, offset) => {
+    const record = toRecord(value, offset);
     if (record !== null) records.push(record);
-    else if (terminated) stats.malformed++;
-    else stats.partial++;
-  };
-  const file = await foldLines(path, 0, (line) => take(line.bytes, line.offset, true));
-  if (file.partial !== null) take(file.partial.bytes, file.partial.offset, false);
+    return record !== null;
+  });
+  takePartial();
   return { records, stats, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
 }
 
@@ -417,18 +413,11 @@ export async function indexQwen(group: SessionFileGroup, context: AdapterContext
   const path = livePath(group);
   const resumed = resume !== undefined && resume.path === path ? QwenScan.import(resume.state) : null;
   const scan = resumed ?? new QwenScan();
-  const stats = newLineStats();
   const before = indexReads.bytes;
-  const take = (bytes: Buffer, terminated: boolean): void => {
-    if (bytes.length === 0 || bytes.every((byte) => byte === 0x20 || byte === 0x09)) return;
-    if (scan.add(parseJsonLine(bytes))) return;
-    if (terminated) stats.malformed++;
-    else stats.partial++;
-  };
-  const file = await foldLines(path, resumed === null ? 0 : resume!.offset, (line) => take(line.bytes, true));
+  const { file, stats, takePartial } = await foldJsonLines(path, resumed === null ? 0 : resume!.offset, (value) => scan.add(value));
   if (resumed !== null && scan.needsWholeRead) return indexQwen(group, context);
   const state = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.exportState() : undefined;
-  if (file.partial !== null) take(file.partial.bytes, false);
+  takePartial();
   const bytesRead = indexReads.bytes - before;
   const saved = state === undefined ? {} : { resume: { path, offset: file.end, state } };
   const conversation = scan.chain().some(isTurnNode);
