@@ -182,20 +182,17 @@ export async function removeWorktree(worktree: { readonly dir: string; readonly 
 }
 
 /**
- * The files that differ between two commits of the repository `cwd` is in, named relative to `cwd` (`show --files`):
- * null when either commit is not there (pruned) or `cwd` is no repository now.
+ * For each pair of commits of the repository `cwd` is in, the files that differ between them, named relative to `cwd`
+ * (`show --files`): null for a pair with a commit that is not there (pruned), every one null when `cwd` is no
+ * repository now. One git at a time: a long session has hundreds of pairs.
  */
-export async function changedBetween(cwd: string, from: string, to: string): Promise<string[] | null> {
-  try {
-    const top = (await git(cwd, ['rev-parse', '--show-toplevel'])).trim();
-    const names = await git(cwd, ['diff', '--name-only', '--no-renames', '-z', from, to, '--']);
-    const here = await realpath(cwd);
-    return names
-      .split('\0')
-      .filter((name) => name !== '')
-      .map((name) => relative(here, join(top, name)))
-      .sort();
-  } catch {
-    return null;
+export async function changedBetween(cwd: string, pairs: readonly (readonly [string, string])[]): Promise<(string[] | null)[]> {
+  const top = await git(cwd, ['rev-parse', '--show-toplevel']).then((out) => out.trim(), () => null);
+  const here = top === null ? null : await realpath(cwd).catch(() => null);
+  const out: (string[] | null)[] = [];
+  for (const [from, to] of pairs) {
+    const names = top === null || here === null ? null : await git(cwd, ['diff', '--name-only', '--no-renames', '-z', from, to, '--']).catch(() => null);
+    out.push(names === null ? null : names.split('\0').filter((name) => name !== '').map((name) => relative(here!, join(top!, name))).sort());
   }
+  return out;
 }

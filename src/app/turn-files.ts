@@ -20,18 +20,17 @@ export async function turnFiles(session: CatalogSession, context: AdapterContext
   const adapter = ADAPTERS[session.agent];
   if (adapter.checkpoints === undefined) throw new NoCodeError(`${adapter.label} records no files per turn`);
   const { cwd, turns } = await adapter.checkpoints.turns(groupOf(session), context);
-  const out: TurnFiles[] = [];
-  // One git at a time: a long session has hundreds of turns.
-  for (const [index, code] of turns.entries()) {
+  // A snapshot commit per turn: what a turn changed is what differs from the next turn's.
+  const pairs = turns.flatMap((code, index) => {
     const next = turns[index + 1]?.tree;
-    if (code.tree === undefined) {
-      out.push({ turn: index + 1, recorded: code.recorded, files: code.changed });
-      continue;
-    }
-    // A snapshot commit per turn: what the turn changed is what differs from the next turn's.
-    const between = next === undefined || cwd === null ? null : await changedBetween(cwd, code.tree, next);
+    return code.tree === undefined || next === undefined ? [] : [[code.tree, next] as const];
+  });
+  const changes = cwd === null || pairs.length === 0 ? [] : await changedBetween(cwd, pairs);
+  let pair = 0;
+  return turns.map((code, index): TurnFiles => {
+    if (code.tree === undefined) return { turn: index + 1, recorded: code.recorded, files: code.changed };
+    const between = turns[index + 1]?.tree === undefined ? null : (changes[pair++] ?? null);
     const files = between === null ? (code.changed.length > 0 ? code.changed : null) : [...new Set([...code.changed, ...between])].sort();
-    out.push({ turn: index + 1, recorded: code.recorded, files });
-  }
-  return out;
+    return { turn: index + 1, recorded: code.recorded, files };
+  });
 }
