@@ -76,8 +76,9 @@ export class CacheFileIndex {
    * not decode. Entry lines name their first path early (`{"id":…,"agent":…,"paths":["…"`, `{"none":[["…"`,
    * `{"store":[["…"`): one pass over the lines maps those to where the lines start; an entry whose key turns out to
    * be another of its paths is not used (its files are then read, as for a session the cache does not know).
+   * `keep` false: the decoded entry is not kept here (a caller that asks once for each: grep's 80k rows at 100k).
    */
-  entryByFirstPath(path: string): CachedEntry | undefined {
+  entryByFirstPath(path: string, keep = true): CachedEntry | undefined {
     if (this.byFirstPath === null) {
       this.byFirstPath = new Map();
       for (const start of this.entryStarts) {
@@ -87,7 +88,7 @@ export class CacheFileIndex {
     }
     const start = this.byFirstPath.get(path);
     if (start === undefined) return undefined;
-    const [entry] = this.decodeLines([start]) ?? [];
+    const [entry] = this.decodeLines([start], keep) ?? [];
     return entry?.firstPath === path ? entry : undefined;
   }
 
@@ -176,7 +177,8 @@ export class CacheFileIndex {
   }
 
 
-  private decodeLines(starts: readonly number[]): CachedEntry[] | null {
+  /** `keep`: a decoded entry is kept for the next lookup of its line (false: the caller asks once; a failure is kept). */
+  private decodeLines(starts: readonly number[], keep = true): CachedEntry[] | null {
     const out: CachedEntry[] = [];
     for (const start of starts) {
       const known = this.decoded.get(start);
@@ -201,7 +203,7 @@ export class CacheFileIndex {
             ? decodeNone((value as { none: unknown }).none)
             : decodeEntry(value, this.table);
       const entry = decoded === null ? null : cachedEntry(decoded);
-      this.decoded.set(start, entry);
+      if (keep || entry === null) this.decoded.set(start, entry);
       if (entry === null) return null;
       out.push(entry);
     }

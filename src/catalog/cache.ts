@@ -61,6 +61,13 @@ export class CatalogCache {
   private partial = false;
   /** Entries not yet asked for are found in the file's bytes when they are (`CatalogCache.lazy`). */
   private source: CacheFileIndex | null = null;
+  /**
+   * A lazy cache's entries are not kept once decoded: its reader (grep) asks once for each session's files, and 80k
+   * decoded rows held to the end were a third of a common word's heap at 100k. The last one is, for the lookups of
+   * one session's files in a row (`lookup`, then `foldCandidate` when they changed).
+   */
+  private keepDecoded = true;
+  private lastDecoded: readonly [string, CacheEntry] | null = null;
 
   constructor(readonly path: string | null) {}
 
@@ -75,12 +82,13 @@ export class CatalogCache {
   /**
    * The cache at `path` for a reader that looks up a few sessions (`grep`'s matches): its entries are decoded when
    * they are asked for (CacheFileIndex), not all at once (~0.3 s of CPU for 10k sessions). Read-only: `save` writes
-   * nothing, and `sessions` and `retain` see only the entries looked up so far. Falls back to an empty cache when
+   * nothing, and `sessions` and `retain` see only the entries recorded in it (entries decoded are not kept). Falls back to an empty cache when
    * the file is missing or not one `load` would use.
    */
   static async lazy(path: string): Promise<CatalogCache> {
     const cache = new CatalogCache(path);
     cache.partial = true;
+    cache.keepDecoded = false;
     cache.source = await CacheFileIndex.open(path);
     if (cache.source === null) cache.rejected = 'no usable cache';
     return cache;
@@ -90,9 +98,11 @@ export class CatalogCache {
   private entry(first: string): CacheEntry | undefined {
     const known = this.byFirstPath.get(first);
     if (known !== undefined || this.source === null) return known;
-    const found = this.source.entryByFirstPath(first);
+    if (this.lastDecoded?.[0] === first) return this.lastDecoded[1];
+    const found = this.source.entryByFirstPath(first, this.keepDecoded);
     if (found === undefined) return undefined;
-    this.byFirstPath.set(first, found.entry);
+    if (this.keepDecoded) this.byFirstPath.set(first, found.entry);
+    else this.lastDecoded = [first, found.entry];
     return found.entry;
   }
 

@@ -55,14 +55,21 @@ export class MatchRows {
     const { sameId, discoveryIndex } = this.lookupsNow();
     // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
     const hint = idHintOf(group);
-    const related = new Set([group, ...(sameId.get(sessionKey(own)) ?? []), ...(hint === null ? [] : (sameId.get(localSessionKey(group.agent, hint)) ?? []))]);
-    // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them).
-    if (related.size === 1) return own;
+    const ownKey = sessionKey(own);
+    const hintKey = hint === null ? null : localSessionKey(group.agent, hint);
     // With a hint the group is among its hint's groups, so the two keys decide the family: its row is merged once, not
-    // once per matching file (a conversation of 700 files that all match merged 700 times was most of a grep at 100k).
-    const key = hint === null ? null : `${sessionKey(own)}\0${localSessionKey(group.agent, hint)}`;
+    // once per matching file (a conversation of 700 files that all match merged 700 times was most of a grep at 100k),
+    // and its family is gathered once too (a set of 700 groups per matching file was half a second at 100k).
+    const key = hintKey === null ? null : `${ownKey}\0${hintKey}`;
     let merged = key === null ? undefined : this.mergedRows.get(key);
     if (merged === undefined) {
+      const related = new Set([group, ...(sameId.get(ownKey) ?? []), ...(hintKey === null ? [] : (sameId.get(hintKey) ?? []))]);
+      // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them). No other row needs
+      // its summary then, unless its lineage's family does: not kept (80k of them were a fifth of a grep's heap at 100k).
+      if (related.size === 1) {
+        if (!this.lineages.has(discoveryIndex.get(group)!)) this.forget(group);
+        return own;
+      }
       const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
       merged = Promise.all(family.map((one) => this.summarise(one))).then((rows) => {
         const summaries = rows.filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
@@ -73,6 +80,12 @@ export class MatchRows {
     const row = await merged;
     // A row object per call, as before: the search notes each match's counts by the row it made.
     return row === null ? null : { ...row };
+  }
+
+  /** Let a group's summary and stamps go (made again if it is asked for again). */
+  private forget(group: SessionFileGroup): void {
+    this.summaries.delete(group);
+    this.stampsOf.delete(group);
   }
 
   /** The row linked to its lineage family, as `list` links it (Claude Code's --fork-session copies record no parent). */

@@ -294,11 +294,14 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const emitted = new Set<string>();
   const found = new Map<CatalogSession, GrepFound>();
   const emit = (row: CatalogSession): void => {
+    // Each row object is emitted once (a row is made per match): its counts go with it, not kept to the end.
+    const what = found.get(row) ?? { matches: 0, snippet: null };
+    found.delete(row);
     const key = sessionKey(row);
     if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
     emitted.add(key);
     matched++;
-    options.onMatch(row, found.get(row) ?? { matches: 0, snippet: null });
+    options.onMatch(row, what);
   };
   /**
    * Rows that go out as soon as they are made (every agent's but those linked by lineage), made a window at a time: a

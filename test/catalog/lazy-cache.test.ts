@@ -59,6 +59,12 @@ describe('a lazy catalog cache', () => {
     }
     // Most sessions are a file of their own, found by it.
     expect(found).toBeGreaterThan(sessions.length / 2);
+    // Decoded entries are not kept: each lookup decodes its line again, and answers the same, in any order.
+    for (const session of [...sessions].reverse()) {
+      const stamps = stampsOf(session.paths);
+      expect(lazy.lookup(stamps)).toEqual(loaded.lookup(stamps));
+      expect(lazy.lookup(stamps)).toEqual(loaded.lookup(stamps));
+    }
     // A file the cache never saw, and a known file that grew: not answered.
     expect(lazy.lookup([['/nowhere/x.jsonl', 1, 1, '1:0']])).toBeUndefined();
     const [first] = sessions;
