@@ -266,6 +266,11 @@ export class NativeGrepPool {
     data: NativePoolData,
     /** Workers for counts and snippets (null: none asked for). */
     private readonly makeCounting: (() => WorkerPool) | null = null,
+    /**
+     * Sessions handed to the engine and not done yet, at most (the rest wait here, the newest queued first): a search
+     * handed 100k sessions at once would hold 100k of the engine's items (~60 MB). Default: no bound.
+     */
+    private readonly maxInFlight = Number.POSITIVE_INFINITY,
   ) {
     const needles: Buffer[][] = [];
     for (const adapter of Object.values(ADAPTERS)) {
@@ -358,9 +363,13 @@ export class NativeGrepPool {
   }
 
   private flush(): void {
-    const items = this.backlog;
-    this.backlog = [];
-    if (items.length === 0 || this.closed) return;
+    if (this.backlog.length === 0 || this.closed) return;
+    const room = this.maxInFlight - (this.handed - this.finished);
+    if (room <= 0) return;
+    let items = this.backlog;
+    if (items.length <= room) this.backlog = [];
+    // Bounded: the items queued last go first (the engine takes its queue from the end too).
+    else items = this.backlog.splice(this.backlog.length - room);
     for (const item of items) this.inFlight.set(item.index, item);
     this.handed += items.length;
     const indexes = new Int32Array(items.length);
@@ -454,6 +463,8 @@ export class NativeGrepPool {
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
     if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
+    // Room was made for what waits (a bounded search).
+    if (this.running && this.backlog.length > 0) this.flush();
     this.check();
   }
 

@@ -39,11 +39,12 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
     // What content search found for this text, in the order found, as the catalog's rows (files of one
     // conversation found apart are one row, their matches added up).
     if (state.content?.query === content) {
-      const byPath = pathIndex(state.sessions);
+      // Made only for a hit that names no row (a walk's): the catalog's own search names each row by key.
+      let byPath: Map<string, CatalogSession> | null = null;
       const seen = new Map<string, number>();
       for (const found of state.content.hits) {
         // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
-        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => byPath.get(pathKey(found.host, path))).find((one) => one !== undefined);
+        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => (byPath ??= pathIndex(state.sessions)).get(pathKey(found.host, path))).find((one) => one !== undefined);
         if (!session) continue;
         const key = sessionKey(session);
         const at = seen.get(key);

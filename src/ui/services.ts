@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
 import { SnippetReader } from '../catalog/grep-snippets.js';
+import { grepCatalog } from '../catalog/grep-catalog.js';
 import type { Snippet } from '../core/io/snippet.js';
 import { agentDefaultHomes, type Locations } from '../catalog/locations.js';
 import { scanCatalog, ScanContext, type CatalogSession, type ScanProgress } from '../catalog/scan.js';
@@ -197,6 +198,28 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
     return cache;
   };
 
+  /**
+   * This machine's rows as the scan listed them, with the watcher's changes since (by key; null: removed): content
+   * search hands their files to the engine instead of walking the folders. Null until the scan is done.
+   */
+  let localRows: readonly CatalogSession[] | null = null;
+  const rowChanges = new Map<string, CatalogSession | null>();
+  /** Whether the watcher reports changes (from then on the rows above are every session there is). */
+  let watching = false;
+  /** Content searches running over those rows: each gets the rows the watcher re-reads or finds meanwhile. */
+  const liveSearches = new Set<(rows: readonly CatalogSession[]) => void>();
+  /** Every local row now, or null while the catalog may not hold every session yet (scan or watcher not ready). */
+  const catalogNow = (): readonly CatalogSession[] | null => {
+    if (localRows === null || !watching) return null;
+    if (rowChanges.size > 0) {
+      const rows = localRows.filter((row) => !rowChanges.has(sessionKey(row)));
+      for (const row of rowChanges.values()) if (row !== null) rows.push(row);
+      localRows = rows;
+      rowChanges.clear();
+    }
+    return localRows;
+  };
+
   const sources = new Map<string, HostSource>();
   const hostOptions = options.hosts;
   const settings = hostOptions?.context.settings ?? DEFAULT_SSH_SETTINGS;
@@ -265,6 +288,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       const result = await scanCatalog(locations, { onProgress, ...(onIndexed ? { onSession: onIndexed } : {}), ...(loaded ? { cache: loaded } : {}) });
       context = result.context;
       resolveContext(context);
+      localRows = result.sessions;
       const problems = [...result.problems];
       await loaded
         ?.save({ sessions: result.sessions, scopeDir: locations.cwd })
@@ -279,6 +303,9 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       let savedAt = Date.now();
       let saving = false;
       const changed = (change: CatalogChange): void => {
+        for (const key of change.removed) rowChanges.set(key, null);
+        for (const row of change.upserted) rowChanges.set(sessionKey(row), row);
+        for (const search of liveSearches) search(change.upserted);
         onChange(change);
         if (!loaded || saving || Date.now() - savedAt < WATCH_SAVE_MS) return;
         saving = true;
@@ -292,6 +319,7 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
       };
       const watcher = watchCatalog(locations, sessions, { context, onChange: changed, ...(cacheLoaded ? { cache: cacheLoaded } : {}) });
       void watcher.ready.then(() => {
+        watching = true;
         onReady();
         collectWhenQuiet();
       });
@@ -373,13 +401,33 @@ export function createTuiServices(options: ServiceOptions): TuiServices {
         context: CONTENT_CONTEXT,
         signal,
       };
-      const local = grepPlace({ kind: 'local' }, text, {
-        ...request,
-        // Listed as the native engine finds them; the rows on screen get their snippets from contentSnippets.
-        readSnippets: false,
-        local: { locations, ...(options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {}) },
-        onFiles: (found) => onHit(found),
-      }).then(
+      const trigrams = options.cachePath ? { trigrams: trigramMapsBeside(options.cachePath) } : {};
+      const rows = catalogNow();
+      // Listed as the engine finds them; the rows on screen get their snippets from contentSnippets.
+      const walked = (agents?: readonly Agent[]): Promise<unknown> =>
+        grepPlace({ kind: 'local' }, text, { ...request, ...(agents ? { agents } : {}), readSnippets: false, local: { locations, ...trigrams }, onFiles: (found) => onHit(found) });
+      let searched: Promise<unknown>;
+      if (rows === null) {
+        // The catalog may not know every session yet: the folders are walked, as `sessions grep` does.
+        searched = walked();
+      } else {
+        // Every row's files, as the catalog names them (no walk); a row the watcher re-reads or finds while the search
+        // runs (a file that grew or appeared) is searched again, whole. Stores (a file of many conversations) are
+        // searched in the text their adapter reads out of them, found by their own (small) walk.
+        const search = grepCatalog(rows, text, {
+          ignoreCase: request.ignoreCase,
+          engine: request.engine,
+          signal,
+          ...trigrams,
+          context: CONTENT_CONTEXT,
+          onFound: (session, found) => onHit({ paths: session.paths, key: sessionKey(session), matches: 0, snippet: found.snippet }),
+        });
+        const live = (changed: readonly CatalogSession[]): void => void search.add(changed);
+        liveSearches.add(live);
+        const stores = ADAPTER_LIST.filter((adapter) => adapter.store !== undefined).map((adapter) => adapter.agent);
+        searched = Promise.all([search.done.finally(() => liveSearches.delete(live)), stores.length > 0 ? walked(stores) : null]);
+      }
+      const local = searched.then(
         () => null,
         (error: unknown) => describeError(error),
       );

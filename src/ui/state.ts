@@ -46,7 +46,10 @@ export interface ContentHit {
   /** The machine the files are on (absent: this one): a host's paths are looked up among its rows only. */
   readonly host?: string;
   readonly paths: readonly string[];
-  /** The conversation's key when its file holds many (a store: opencode's database), where the paths do not tell. */
+  /**
+   * The conversation's key, where it is known: a search of the catalog's rows names each row it found so, and a store's
+   * conversation (opencode's database: a file of many) must be, as its paths do not tell.
+   */
   readonly key?: string;
   /** Occurrences in these files (0: not counted, as this machine's content search does not; a host's grep counts them). */
   readonly matches: number;

@@ -1,0 +1,163 @@
+// The browser's content search over the catalog it already holds: every listed session's files are handed to the
+// search engine at once, as the rows name them (no folder walk on the browser's thread, no registry of file groups),
+// and a match is reported as the row it was found for. `sessions grep` walks the folders instead (grep.ts): it has
+// no catalog.
+import { availableParallelism } from 'node:os';
+import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
+import type { Problem, SessionFileGroup } from '../core/formats/types.js';
+import { sessionKey } from '../core/model.js';
+import { inheritedMatches } from './grep-inherited.js';
+import { GrepPool } from './grep-pool.js';
+import type { GrepFound } from './grep-pool-events.js';
+import type { GrepItem, GrepWorkerData } from './grep-worker.js';
+import { NativeGrepPool, nativeSearchAddon, type TrigramMaps } from './native-grep.js';
+import { groupOf, type CatalogSession } from './scan.js';
+
+/**
+ * Sessions in the native engine's hands at once: enough that its threads never wait for the next ones (it reports
+ * every 2,048 done), few enough that its items stay a few MB (100k at once held ~60 MB).
+ */
+const MAX_IN_FLIGHT = 8192;
+
+export interface CatalogGrepOptions {
+  /** Fold ASCII letters (the text and the files). */
+  readonly ignoreCase: boolean;
+  /** `native` (the default, when it was built) or `js` worker threads (see GrepOptions.engine). */
+  readonly engine?: 'native' | 'js';
+  /** Threads to search with (default: one per core). */
+  readonly workers?: number;
+  /** See GrepOptions.trigrams. */
+  readonly trigrams?: TrigramMaps;
+  /**
+   * Characters each side of the match in the snippet of a fork that matches by the turns it inherits (its own files
+   * do not hold the text, so the browser's snippet reader would find none); other matches come without a snippet.
+   */
+  readonly context?: number;
+  readonly signal?: AbortSignal;
+  /** Each matching session, once, as soon as it is known to match. */
+  readonly onFound: (session: CatalogSession, found: GrepFound) => void;
+  /** A file that could not be read. */
+  readonly onProblem?: (problem: Problem) => void;
+}
+
+export interface CatalogGrep {
+  /**
+   * Search these sessions too, whole (rows the watcher re-read or found while the search runs: a file that grew or
+   * appeared), unless one of them already matched; the search is not done before the promise of them resolves. False
+   * once the search is done (nothing is searched then).
+   */
+  add(sessions: readonly CatalogSession[] | Promise<readonly CatalogSession[]>): boolean;
+  /** How many sessions matched, and the engine that searched. */
+  readonly done: Promise<{ readonly matched: number; readonly engine: 'native' | 'js' }>;
+}
+
+/**
+ * Search `text` in every file of `sessions` (rows of this machine; a store's conversations, whose files hold many, are
+ * not searched here: `grepLocations` reads their text out of the store): the same engine, line rules and literal
+ * spellings as `sessions grep`, whose files-only search (`onFiles`) finds the sessions this reports. Forks that hold
+ * their early turns in the parent's file match by those turns too, as in grep.
+ */
+export function grepCatalog(sessions: readonly CatalogSession[], text: string, options: CatalogGrepOptions): CatalogGrep {
+  const native = options.engine === 'js' ? null : nativeSearchAddon();
+  const threads = Math.max(1, options.workers ?? availableParallelism());
+  const data: GrepWorkerData = {
+    text,
+    ignoreCase: options.ignoreCase,
+    count: false,
+    context: null,
+    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    stamps: false,
+  };
+  const pool =
+    native !== null
+      ? new NativeGrepPool(native, threads, options.trigrams === undefined ? data : { ...data, trigrams: options.trigrams }, null, MAX_IN_FLIGHT)
+      : new GrepPool(threads, data);
+  const { signal } = options;
+  signal?.addEventListener('abort', () => pool.abort(), { once: true });
+
+  /** Every session searched, by the index its items carry: the catalog's, then those added. */
+  const searched: CatalogSession[] = [];
+  const matched = new Set<string>();
+  /** Matches of sessions whose forks may inherit their turns (for the last step). */
+  const ownMatches = new Map<number, GrepFound>();
+  let open = true;
+  const itemsOf = (list: readonly CatalogSession[]): GrepItem[] => {
+    const items: GrepItem[] = [];
+    // Oldest first: the engine takes its queue from the end, so the newest sessions are searched first.
+    for (let at = list.length - 1; at >= 0; at--) {
+      const session = list[at]!;
+      if (ADAPTERS[session.agent].store !== undefined || session.host !== undefined) continue;
+      if (searched.length > 0 && matched.has(sessionKey(session))) continue;
+      items.push({ index: searched.push(session) - 1, agent: session.agent, paths: session.paths, sniffCwd: false, sniffLineage: false });
+    }
+    return items;
+  };
+  const report = (index: number, found: GrepFound): void => {
+    if (signal?.aborted) return;
+    const session = searched[index]!;
+    const key = sessionKey(session);
+    if (matched.has(key)) return;
+    matched.add(key);
+    options.onFound(session, found);
+  };
+  pool.expect(Promise.resolve(itemsOf(sessions)));
+
+  const done = (async () => {
+    try {
+      await pool.run({
+        onMatch: (index, found) => {
+          if (ADAPTERS[searched[index]!.agent].inheritedHistory !== undefined) ownMatches.set(index, found);
+          report(index, found);
+        },
+        // Nothing is sniffed from heads: the rows are known.
+        onBatch: () => Promise.resolve([]),
+        onProblem: (problem) => options.onProblem?.(problem),
+      });
+    } finally {
+      open = false;
+    }
+    if (!signal?.aborted) {
+      for (const { index, found } of await inheritedOnly(searched, ownMatches, text, options)) report(index, found);
+    }
+    return { matched: matched.size, engine: native !== null ? ('native' as const) : ('js' as const) };
+  })();
+  return {
+    add(list) {
+      if (!open || signal?.aborted) return false;
+      pool.expect(Promise.resolve(list).then(itemsOf));
+      return true;
+    },
+    done,
+  };
+}
+
+/**
+ * Forks that match only by the turns they inherit from their parent's file (`inheritedMatches`), found among the
+ * catalog's forks: a row says whether it is one (no head is read), and only forks and sessions that matched can take
+ * part in a match by inheritance. Indexes are `searched`'s.
+ */
+async function inheritedOnly(
+  searched: readonly CatalogSession[],
+  ownMatches: ReadonlyMap<number, GrepFound>,
+  text: string,
+  options: CatalogGrepOptions,
+): Promise<{ readonly index: number; readonly found: GrepFound }[]> {
+  if (ownMatches.size === 0) return [];
+  const at: number[] = [];
+  for (let index = 0; index < searched.length; index++) {
+    const session = searched[index]!;
+    if (ADAPTERS[session.agent].inheritedHistory !== undefined && (session.forkedFrom !== null || ownMatches.has(index))) at.push(index);
+  }
+  const groups: SessionFileGroup[] = at.map((index) => groupOf(searched[index]!));
+  const matches = new Map<number, GrepFound>();
+  at.forEach((index, local) => {
+    const found = ownMatches.get(index);
+    if (found !== undefined) matches.set(local, found);
+  });
+  // A snippet prefers a match in conversation text (the adapters' `notConversation` patterns), as grep's does.
+  const sources = ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : []));
+  const notConversation = sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|')) : null;
+  const search = { text, ignoreCase: options.ignoreCase, count: false, context: options.context ?? null, notConversation };
+  const found = await inheritedMatches(groups, matches, search, undefined, (problem) => options.onProblem?.(problem), (local) => searched[at[local]!]!.forkedFrom !== null);
+  return found.map(({ index, found: what }) => ({ index: at[index]!, found: what }));
+}
