@@ -1670,6 +1670,56 @@ static const char *next_string(const char *bytes, size_t len, size_t *at) {
   return s;
 }
 
+/** Whether `path` is absolute and plain: no empty, `.` or `..` component, no trailing slash (realpath_via_parent). */
+static int plain_absolute(const char *path) {
+  if (path[0] != '/' || path[1] == '\0') return 0;
+  for (const char *c = path; *c; c++) {
+    if (*c != '/') continue;
+    const char *next = c + 1;
+    if (*next == '\0' || *next == '/') return 0;
+    if (next[0] == '.' && (next[1] == '/' || next[1] == '\0')) return 0;
+    if (next[0] == '.' && next[1] == '.' && (next[2] == '/' || next[2] == '\0')) return 0;
+  }
+  return 1;
+}
+
+/** The last parent resolved by realpath_via_parent: a memo's answers name the roots of one folder one after another. */
+typedef struct {
+  char parent[PATH_MAX];
+  char resolved[PATH_MAX];
+  int known;
+} parent_memo_t;
+
+/**
+ * realpath(3) of `path`, into `out`; NULL when it fails. A path whose last component is not a symbolic link resolves
+ * to its parent's real path and that name: the parent's is taken from `memo` when it is the last one resolved (10k
+ * claw workspaces under one folder: one lstat each instead of a readlink per component). Anything else: realpath.
+ */
+static const char *realpath_via_parent(const char *path, char *out, parent_memo_t *memo) {
+  if (!plain_absolute(path)) return realpath(path, out);
+  const char *slash = strrchr(path, '/');
+  size_t parent_len = slash == path ? 1 : (size_t)(slash - path);
+  if (parent_len >= PATH_MAX) return realpath(path, out);
+  if (!memo->known || strncmp(memo->parent, path, parent_len) != 0 || memo->parent[parent_len] != '\0') {
+    memcpy(memo->parent, path, parent_len);
+    memo->parent[parent_len] = '\0';
+    memo->known = realpath(memo->parent, memo->resolved) != NULL;
+    if (!memo->known) return realpath(path, out);
+  }
+  struct stat st;
+  if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) return realpath(path, out);
+  size_t resolved_len = strlen(memo->resolved);
+  const char *name = slash + 1;
+  size_t name_len = strlen(name);
+  int root = resolved_len == 1; /* the parent resolved to "/" */
+  if (resolved_len + (root ? 0 : 1) + name_len >= PATH_MAX) return realpath(path, out);
+  memcpy(out, memo->resolved, resolved_len);
+  size_t at = resolved_len;
+  if (!root) out[at++] = '/';
+  memcpy(out + at, name, name_len + 1);
+  return out;
+}
+
 /**
  * answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): whether every answer a walk
  * memo rests on still holds, as walkAnswerHolds (src/core/io/walk-fs.ts) checks each with Node's statSync and
@@ -1694,6 +1744,8 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
   size_t at = 0, real_at = 0;
   int ok = 1;
   char resolved[PATH_MAX];
+  parent_memo_t memo;
+  memo.known = 0;
   for (size_t i = 0; i < count && ok; i++) {
     const char *path = next_string(paths, plen, &at);
     if (!path) {
@@ -1702,7 +1754,7 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
     }
     uint8_t code = codes[i];
     if (code == A_REAL || code == A_NO_REAL) {
-      const char *real = realpath(path, resolved);
+      const char *real = realpath_via_parent(path, resolved, &memo);
       if (code == A_NO_REAL) {
         ok = real == NULL;
       } else {

@@ -4,7 +4,7 @@
 // SESSIONS_REQUIRE_NATIVE=1 (CI) the addon must load; without it the native cases are skipped.
 import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { appendFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -379,6 +379,37 @@ describe('grep with and without the native engine', () => {
     expect(native.nativeAnswersHold(holding)).toBe(true);
     expect(native.nativeAnswersHold([...holding, ['k', join(base, 'file.jsonl'), 'd']])).toBe(false);
     expect(native.nativeAnswersHold([['k', 'with\0nul', '-']])).toBeNull();
+  });
+
+  it.skipIf(!built())('checks many real paths of one folder together as each alone (its parent resolved once)', async () => {
+    const base = join(dir, 'reals');
+    await mkdir(join(base, 'folder', 'inner'), { recursive: true });
+    await writeFile(join(base, 'file.jsonl'), '{}\n');
+    await symlink(join(base, 'folder'), join(base, 'link'));
+    await symlink(join(base, 'nowhere'), join(base, 'dangling'));
+    // The folder reached through a link of its own (the bench homes are), and spellings realpath must normalise.
+    const via = join(dir, 'reals-via-link');
+    await symlink(base, via);
+    const names = ['folder', 'link', 'dangling', 'missing', 'file.jsonl', 'folder/inner', 'link/inner', 'folder/../file.jsonl', 'folder/./inner', 'folder//inner', 'folder/inner/', 'file.jsonl/below', 'link/..'];
+    const paths = [...names.map((name) => `${via}/${name}`), ...names.map((name) => `${base}/${name}`), via, '/'];
+    const real = (path: string): string | null => {
+      try {
+        return realpathSync.native(path);
+      } catch {
+        return null;
+      }
+    };
+    const right = paths.map((path): WalkAnswer => ['r', path, real(path)]);
+    expect(right.filter((answer) => answer[2] === null).length).toBeGreaterThan(2);
+    expect(right.every((answer) => walkFs.walkAnswerHolds(answer))).toBe(true);
+    expect(native.nativeAnswersHold(right)).toBe(true);
+    // Each wrong answer is seen after the right ones before it (their parents resolved already).
+    right.forEach((answer, at) => {
+      const wrong: WalkAnswer = ['r', answer[1], answer[2] === null ? base : null];
+      expect(walkFs.walkAnswerHolds(wrong)).toBe(false);
+      expect([answer[1], native.nativeAnswersHold([...right.slice(0, at), wrong])]).toEqual([answer[1], false]);
+      expect([answer[1], native.nativeAnswersHold([...right.slice(0, at), ['r', answer[1], `${answer[2] ?? base}x`]])]).toEqual([answer[1], false]);
+    });
   });
 
   it('falls back to the JS engine when the addon is absent, with the same rows', async () => {
