@@ -24,10 +24,12 @@ export class CacheFileIndex {
     private readonly table: readonly string[],
     /** Where each entry line starts, in file order. */
     private readonly entryStarts: readonly number[],
+    /** Where each entry line ends (its newline, or the end of the bytes), in the same order. */
+    private readonly entryEnds: readonly number[],
   ) {}
 
   /** Entry lines by the first path they name (built on first use: `entryByFirstPath`). */
-  private byFirstPath: Map<string, number> | null = null;
+  private firstPaths: FirstPathLookups | null = null;
 
   /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
   private readonly decoded = new Map<number, CachedEntry | null>();
@@ -42,6 +44,7 @@ export class CacheFileIndex {
     }
     const table: string[] = [];
     const entryStarts: number[] = [];
+    const entryEnds: number[] = [];
     let ended: unknown = null;
     let start = 0;
     let lineNo = 0;
@@ -61,6 +64,7 @@ export class CacheFileIndex {
           ended = (JSON.parse(bytes.toString('utf8', start, end)) as { end?: unknown }).end;
         } else {
           entryStarts.push(start);
+          entryEnds.push(end);
         }
         start = end + 1;
       }
@@ -68,7 +72,7 @@ export class CacheFileIndex {
       return null;
     }
     if (ended !== entryStarts.length) return null;
-    return new CacheFileIndex(path, bytes, table, entryStarts);
+    return new CacheFileIndex(path, bytes, table, entryStarts, entryEnds);
   }
 
   /**
@@ -79,41 +83,92 @@ export class CacheFileIndex {
    * `keep` false: the decoded entry is not kept here (a caller that asks once for each: grep's 80k rows at 100k).
    */
   entryByFirstPath(path: string, keep = true): CachedEntry | undefined {
-    if (this.byFirstPath === null) {
-      this.byFirstPath = new Map();
-      for (const start of this.entryStarts) {
-        const first = this.firstPathAt(start);
-        if (first !== null && !this.byFirstPath.has(first)) this.byFirstPath.set(first, start);
-      }
-    }
-    const start = this.byFirstPath.get(path);
-    if (start === undefined) return undefined;
-    const [entry] = this.decodeLines([start], keep) ?? [];
+    const at = this.firstLineOf(path);
+    if (at === -1) return undefined;
+    const [entry] = this.decodeLines([this.entryStarts[at]!], keep) ?? [];
     return entry?.firstPath === path ? entry : undefined;
   }
 
-  /** The first path an entry line names (see entryByFirstPath), or null when it is not where expected. */
-  private firstPathAt(start: number): string | null {
+  /**
+   * The entry line (its place in entryStarts) that first names `path` as its first path, or -1. Plain paths are found
+   * by a hash of their bytes, taken while they are scanned (no string per entry: 100k of them were most of a grep's
+   * lookups at 100k sessions), and compared byte for byte; paths written with escapes by their decoded text.
+   */
+  private firstLineOf(path: string): number {
+    const lookups = (this.firstPaths ??= this.firstPathLookups());
+    let best = lookups.escaped.get(path) ?? -1;
+    const wanted = utf8Of(path);
+    // A lone surrogate is written escaped: no plain path is it (its bytes would be U+FFFD's).
+    if (LONE_SURROGATE_MAYBE.test(path) && wanted.toString('utf8') !== path) return best;
+    const bucket = lookups.plain.get(hashBytes(wanted, 0, wanted.length));
+    for (const at of bucket === undefined ? [] : typeof bucket === 'number' ? [bucket] : bucket) {
+      if (best !== -1 && at > best) break;
+      const span = this.firstPathSpan(at);
+      if (span !== null && span.escaped === false && span.close - span.open - 1 === wanted.length && this.bytes.compare(wanted, 0, wanted.length, span.open + 1, span.close) === 0) {
+        best = at;
+        break;
+      }
+    }
+    return best;
+  }
+
+  private firstPathLookups(): FirstPathLookups {
+    const plain = new Map<number, number | number[]>();
+    const escaped = new Map<string, number>();
+    for (let at = 0; at < this.entryStarts.length; at++) {
+      const span = this.firstPathSpan(at);
+      if (span === null) continue;
+      if (span.escaped) {
+        const first = this.decodedPath(span.open, this.entryEnds[at]!);
+        if (first !== null && !escaped.has(first)) escaped.set(first, at);
+        continue;
+      }
+      const hash = span.hash;
+      const same = plain.get(hash);
+      if (same === undefined) plain.set(hash, at);
+      else if (typeof same === 'number') plain.set(hash, [same, at]);
+      else same.push(at);
+    }
+    return { plain, escaped };
+  }
+
+  /**
+   * Where the first path of entry line `at` is (its opening quote, and the next quote: its end unless it is written
+   * with escapes), with a hash of its bytes; null when it is not where expected.
+   */
+  private firstPathSpan(at: number): { readonly open: number; readonly close: number; readonly escaped: boolean; readonly hash: number } | null {
     const { bytes } = this;
-    let end = bytes.indexOf(NEWLINE, start);
-    if (end === -1) end = bytes.length;
+    const start = this.entryStarts[at]!;
+    const end = this.entryEnds[at]!;
+    // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
+    // native call costs more than the few bytes it looks at.
     let open: number;
-    if (startsWith(bytes, start, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
-    else if (startsWith(bytes, start, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
+    if (bytesAt(bytes, start, end, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
+    else if (bytesAt(bytes, start, end, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
     else {
-      const key = bytes.indexOf(PATHS_KEY, start);
-      if (key === -1 || key >= end) return null;
+      const key = firstIndexOf(bytes, PATHS_KEY, start, end);
+      if (key === -1) return null;
       open = key + PATHS_KEY.length - 1;
     }
-    const close = bytes.indexOf(QUOTE, open + 1);
-    if (close === -1 || close >= end) return null;
-    // A path with an escape (a quote, a backslash, a control character) is decoded as JSON.
-    const raw = bytes.toString('utf8', open + 1, close);
-    if (!raw.includes('\\')) return raw;
-    const stringEnd = jsonStringEnd(bytes, open, end);
+    let hash = HASH_SEED;
+    let escaped = false;
+    let close = open + 1;
+    for (; close < end; close++) {
+      const byte = bytes[close]!;
+      if (byte === QUOTE) break;
+      if (byte === BACKSLASH) escaped = true;
+      hash = Math.imul(hash ^ byte, HASH_PRIME);
+    }
+    if (close >= end) return null;
+    return { open, close, escaped, hash: hash & HASH_MASK };
+  }
+
+  /** A first path written with escapes (a quote, a backslash, a control character), decoded as JSON; null when it does not. */
+  private decodedPath(open: number, end: number): string | null {
+    const stringEnd = jsonStringEnd(this.bytes, open, end);
     if (stringEnd === -1) return null;
     try {
-      return JSON.parse(bytes.toString('utf8', open, stringEnd + 1)) as string;
+      return JSON.parse(this.bytes.toString('utf8', open, stringEnd + 1)) as string;
     } catch {
       return null;
     }
@@ -218,6 +273,47 @@ function jsonStringEnd(bytes: Buffer, open: number, end: number): number {
     else if (bytes[at] === QUOTE) return at;
   }
   return -1;
+}
+
+/** Entry lines (places in entryStarts) by their first path: plain ones by its bytes' hash (`hashBytes`), file order kept. */
+interface FirstPathLookups {
+  readonly plain: Map<number, number | number[]>;
+  readonly escaped: Map<string, number>;
+}
+
+const BACKSLASH = 0x5c;
+const LONE_SURROGATE_MAYBE = /[\ud800-\udfff]/;
+/** FNV-1a, 32 bits, kept to 30 (a small integer: a fast Map key). */
+const HASH_SEED = 0x811c9dc5;
+const HASH_PRIME = 0x01000193;
+const HASH_MASK = 0x3fffffff;
+
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let hash = HASH_SEED;
+  for (let at = from; at < to; at++) hash = Math.imul(hash ^ bytes[at]!, HASH_PRIME);
+  return hash & HASH_MASK;
+}
+
+/** A path's UTF-8 bytes (as the cache file holds a path written without escapes). */
+function utf8Of(path: string): Buffer {
+  return Buffer.from(path, 'utf8');
+}
+
+/** Whether `prefix` is at `at`, wholly before `end` (a loop: for short prefixes at many places). */
+function bytesAt(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
+  if (end - at < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false;
+  return true;
+}
+
+/** Where `needle` first is in `[from, end)`, or -1: a loop over the first bytes (an entry names its paths after its id and agent), then indexOf. */
+function firstIndexOf(bytes: Buffer, needle: Buffer, from: number, end: number): number {
+  const first = needle[0]!;
+  const near = Math.min(end - needle.length, from + 256);
+  for (let at = from; at <= near; at++) if (bytes[at] === first && bytesAt(bytes, at, end, needle)) return at;
+  if (near >= end - needle.length) return -1;
+  const found = bytes.indexOf(needle, near + 1);
+  return found === -1 || found + needle.length > end ? -1 : found;
 }
 
 function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
