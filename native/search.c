@@ -1781,6 +1781,9 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/** File stamps for a warm start: native/stamps.c. */
+napi_value stamp_files(napi_env env, napi_callback_info info);
+
 static pthread_once_t folded_once = PTHREAD_ONCE_INIT;
 
 static void fill_folded(void) {
@@ -1800,5 +1803,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "close", fn);
   napi_create_function(env, "answersHold", NAPI_AUTO_LENGTH, answers_hold, NULL, &fn);
   napi_set_named_property(env, exports, "answersHold", fn);
+  napi_create_function(env, "stamps", NAPI_AUTO_LENGTH, stamp_files, NULL, &fn);
+  napi_set_named_property(env, exports, "stamps", fn);
   return exports;
 }

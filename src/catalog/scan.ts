@@ -14,7 +14,8 @@ import { AGENTS, type Agent } from '../core/model.js';
 import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
 import { mergeRows, newestFirst } from './merge-rows.js';
-import { summarizeOnWorkers } from './summary-pool.js';
+import { BIG_FILE_BYTES, FoldQueue, summarizeOnWorkers } from './summary-pool.js';
+import { NATIVE_STAMPS_MIN_GROUPS, stampsTaken, takeStamps } from './native-stamps.js';
 
 export type { CatalogSession };
 
@@ -45,8 +46,8 @@ export interface ScanOptions {
   /** Files at least this big get their fold saved in the cache (default FOLD_SAVE_MIN_BYTES). */
   readonly saveFoldFrom?: number;
   /**
-   * Worker threads to read summaries on (0: the main thread only). Default: one per core on machines with
-   * three or more, when there are enough files to read to pay for starting them.
+   * Worker threads to read summaries on beside the main thread (0: the main thread only). Default: one per other
+   * core, when there are enough files (or big enough ones) to read to pay for starting them.
    */
   readonly workers?: number;
   /**
@@ -72,6 +73,8 @@ export class ScanContext implements AdapterContext {
   readonly problems: Problem[] = [];
   /** Summaries read on worker threads (the rest were read on the calling thread or came from the cache). */
   workerReads = 0;
+  /** Summaries a worker handed back to be read on the calling thread (they looked up another conversation's files). */
+  workerRetries = 0;
   private readonly reported = new Set<string>();
   /** File groups by agent, then id (no composite key strings: 100k of them cost ≈ 10 MB). */
   private readonly groups = new Map<Agent, Map<string, SessionFileGroup>>();
@@ -349,6 +352,7 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
 
   const cached: number[] = [];
   const changed = options.changed;
+  const taken = changed === undefined && groups.length >= NATIVE_STAMPS_MIN_GROUPS ? takeStamps(groups) : null;
   groups.forEach((group, index) => {
     try {
       const unchanged = cache !== undefined && changed !== undefined && !group.paths.some((path) => changed.has(path)) ? cache.lookupUnchanged(group.paths) : undefined;
@@ -362,7 +366,7 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
         out.push(unchanged.session);
         return;
       }
-      const stamps = cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false);
+      const stamps = (taken === null ? null : stampsTaken(taken, index, group, cache)) ?? (cache ? stampsFor(cache, group.paths) : stampsOf(group.paths, false));
       // Kept only for the files that are read (100k stamps are ≈ 18 MB while the scan runs).
       sizes[index] = stamps.reduce((sum, stamp) => sum + stamp[1], 0);
       newestByIndex[index] = Math.max(...stamps.map((stamp) => stamp[2]));
@@ -387,48 +391,71 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
   // Newest files first: on a cold start the rows a user looks for first arrive first.
   todo.sort((a, b) => newestByIndex[b]! - newestByIndex[a]!);
 
-  const fresh = todo.filter((index) => cache?.foldCandidate(stampsByIndex[index]!) === undefined);
-  const workers = options.workers ?? (fresh.length >= PARALLEL_MIN_FILES && availableParallelism() >= PARALLEL_MIN_CORES ? availableParallelism() : 0);
-  const finished = new Set<number>();
-  if (workers > 0 && fresh.length > 0) {
-    try {
-      await summarizeOnWorkers(groups, fresh, {
-        workers,
-        saveFoldFrom: context.saveFoldFrom,
-        names: context.allNames(),
-        onProblem: context.report,
-        onResult: ({ index, indexed, error }) => {
-          finished.add(index);
-          context.workerReads++;
-          if (error !== undefined || indexed === undefined) fail(index, error ?? 'no result');
-          else found(index, acceptIndexed(groups[index]!, indexed, context, cache, stampsByIndex[index] ?? null));
-          stampsByIndex[index] = null;
-          progress(index);
-        },
-      });
-    } catch {
-      // A worker could not start or died: what it left undone is read here, as without workers.
-    }
-  }
-  const turns = new EventLoopTurns(YIELD_EVERY_MS);
-  await forEachLimited(
-    todo.filter((index) => !finished.has(index)),
-    options.concurrency ?? 32,
-    async (index) => {
-      // Small files are read synchronously and settle as microtasks: without a turn of the event loop now and
-      // then, the browser's timers (rows shown as they are indexed, keys) would wait for the whole scan.
-      for (let wait = turns.maybeYield(); wait !== undefined; wait = turns.maybeYield()) await wait;
-      const group = groups[index]!;
-      try {
-        found(index, await indexGroup(group, context, cache, stampsByIndex[index] ?? undefined));
-      } catch (error) {
-        fail(index, describeError(error));
-      }
-      // The cache keeps its own stamps of what was read: these would stay until the last file is read (≈ 18 MB at 100k).
-      stampsByIndex[index] = null;
-      progress(index);
-    },
+  // A file with a saved fold goes on from it on the main thread (the cache is here); the rest is folded on both
+  // threads' share of one queue.
+  const resumed = todo.filter((index) => cache?.foldCandidate(stampsByIndex[index]!) !== undefined).reverse();
+  const queue = new FoldQueue(
+    todo.filter((index) => cache?.foldCandidate(stampsByIndex[index]!) === undefined),
+    (index) => sizes[index] ?? 0,
   );
+  const cores = availableParallelism();
+  const workers = options.workers ?? ((queue.size >= PARALLEL_MIN_FILES || (queue.bigBytes >= PARALLEL_MIN_BIG_BYTES && queue.size > 1)) && cores >= PARALLEL_MIN_CORES ? cores - 1 : 0);
+  const foldHere = async (index: number): Promise<void> => {
+    const group = groups[index]!;
+    try {
+      found(index, await indexGroup(group, context, cache, stampsByIndex[index] ?? undefined));
+    } catch (error) {
+      fail(index, describeError(error));
+    }
+    // The cache keeps its own stamps of what was read: these would stay until the last file is read (≈ 18 MB at 100k).
+    stampsByIndex[index] = null;
+    progress(index);
+  };
+  const turns = new EventLoopTurns(YIELD_EVERY_MS);
+  // One big file at a time on the main thread: the workers take the others.
+  let bigHere = 0;
+  const foldOnMain = (): Promise<void[]> =>
+    Promise.all(
+      Array.from({ length: options.concurrency ?? 32 }, async () => {
+        for (;;) {
+          // Small files are read synchronously and settle as microtasks: without a turn of the event loop now and
+          // then, the browser's timers (rows shown as they are indexed, keys) would wait for the whole scan.
+          for (let wait = turns.maybeYield(); wait !== undefined; wait = turns.maybeYield()) await wait;
+          const index = resumed.pop() ?? queue.takeOne(bigHere === 0);
+          if (index === undefined) return;
+          const big = (sizes[index] ?? 0) >= BIG_FILE_BYTES;
+          if (big) bigHere++;
+          await foldHere(index);
+          if (big) bigHere--;
+        }
+      }),
+    );
+  const pool =
+    workers > 0 && queue.size > 0
+      ? summarizeOnWorkers(groups, queue, {
+          workers,
+          saveFoldFrom: context.saveFoldFrom,
+          names: context.allNames(),
+          onProblem: context.report,
+          onResult: ({ index, indexed, error, retry }) => {
+            // A fold that needed another conversation's files is read here, where every group is known.
+            if (retry) {
+              context.workerRetries++;
+              return queue.giveBack([index]);
+            }
+            context.workerReads++;
+            if (error !== undefined || indexed === undefined) fail(index, error ?? 'no result');
+            else found(index, acceptIndexed(groups[index]!, indexed, context, cache, stampsByIndex[index] ?? null));
+            stampsByIndex[index] = null;
+            progress(index);
+          },
+        }).catch(() => {
+          // A worker could not start or died: what it left undone is back in the queue, read here.
+        })
+      : Promise.resolve();
+  await Promise.all([pool, foldOnMain()]);
+  // What the workers gave back (or were still folding when the main thread ran out of work).
+  await foldOnMain();
   return out;
 }
 
@@ -481,12 +508,14 @@ export class EventLoopTurns {
  */
 const PARALLEL_MIN_FILES = 400;
 
+/** Or this many bytes of big files (≈ 0.5 s of folding): one of them is folded beside the rest. */
+const PARALLEL_MIN_BIG_BYTES = 64 * 1024 * 1024;
+
 /**
- * On the 2-vCPU machine the benchmark runs on, two summary workers finished a cold 10k scan in 1.38 s against
- * 1.44 s on the main thread, for 2.5 s of CPU instead of 1.8 s (each worker ran at half speed beside the
- * other): not worth it. With more cores the work is spread (not measured here).
+ * Workers fold beside the main thread, one per other core (two summary workers that left the main thread idle
+ * finished a cold 10k scan on 2 cores in 1.38 s against 1.44 s on the main thread alone: not worth it then).
  */
-const PARALLEL_MIN_CORES = 3;
+const PARALLEL_MIN_CORES = 2;
 
 /** Names kept beside the sessions (Codex's session_index.jsonl), not in them: applied after (cached) summaries. */
 export function applyNames(sessions: CatalogSession[], context: ScanContext): void {
