@@ -3,6 +3,7 @@ import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptio
 import { fold, type FuseRecord, type MatchRanges, type SearchDoc, type SearchField, type SearchHit } from './search-doc.js';
 import { fuseKeeps } from './search-membership.js';
 import { matchTier, NEVER, UNSURE } from './search-prefilter.js';
+import { ListView, type ReadonlyList } from '../core/list-view.js';
 import { toExpression, type ParsedQuery } from './search-query.js';
 
 /** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
@@ -30,28 +31,31 @@ export class SearchRun {
   /** Everything that passed the prefilter, in catalog order. */
   private readonly passed: number[] = [];
   private scanned = 0;
-  private readonly rankedFirst = new Set<number>();
+  /** Per slot: RANKED_FIRST (in the first page), SCORED (handed to fuse.js). Typed flags, not sets: 80k lookups a keystroke. */
+  private readonly flags: Uint8Array;
+  private rankedFirstCount = 0;
   /** After the walk: the candidates not ranked yet, in tier order. */
   private queue: number[] | null = null;
   private queued = 0;
   private expression: Expression | null = null;
   /** Candidates that match: those fuse.js keeps whatever it scores (see matchTier), and the unsure ones it keeps (see fuseKeeps). */
   private sure = 0;
-  /** Every slot handed to fuse.js so far. */
-  private readonly scored = new Set<number>();
   private readonly hitOf = new WeakMap<FuseResult<SearchDoc>, SearchHit>();
 
   constructor(
     readonly query: string,
     private readonly parts: RunParts,
-  ) {}
+  ) {
+    this.flags = new Uint8Array(parts.docs.length);
+  }
 
   /** Walk until a page of title matches is found (or briefly), and rank a first page. */
   start(): void {
     if (this.parts.query.groups.length === 0 && this.parts.query.excluded.length === 0) return;
     this.scan(this.parts.now() + FIRST_SCAN_MS, FIRST_PAGE);
     const first = this.tiers.flat().slice(0, FIRST_PAGE);
-    for (const slot of first) this.rankedFirst.add(slot);
+    for (const slot of first) this.flags[slot]! |= RANKED_FIRST;
+    this.rankedFirstCount = first.length;
     this.rank(first);
   }
 
@@ -88,14 +92,32 @@ export class SearchRun {
    */
   unrankedHits(): SearchHit[] {
     const out: SearchHit[] = [];
-    for (const tier of this.tiers) for (const slot of tier) if (!this.scored.has(slot)) out.push(unrankedHit(this.parts.docs[slot]!));
+    const { flags } = this;
+    const { docs } = this.parts;
+    for (const tier of this.tiers) for (const slot of tier) if ((flags[slot]! & SCORED) === 0) out.push(unrankedHit(docs[slot]!));
     return out;
+  }
+
+  /**
+   * Every match as the list shows it, once `count` is known: hits() then unrankedHits(), the same hits in the same
+   * order, but the unranked ones made only when read (a list of 80k matches shows a screenful). Before the count is
+   * known, hits() alone. The view is a snapshot: later ranking does not change it.
+   */
+  matches(): ReadonlyList<SearchHit> {
+    const ranked = this.hits();
+    if (this.count === null || this.done) return ranked;
+    // The candidates not in the first page, in tier order, are ranked in that order (see step): the unranked ones
+    // are the queue past what was handed to fuse.js.
+    const queue = this.remaining();
+    const from = Math.min(this.queued, queue.length);
+    const { docs } = this.parts;
+    return new ListView(ranked.length + queue.length - from, (i) => (i < ranked.length ? ranked[i]! : unrankedHit(docs[queue[from + i - ranked.length]!]!)));
   }
 
   /** Candidates not scored yet (those still to be walked count as one each). */
   get pending(): number {
     const unwalked = this.parts.pool.length - this.scanned;
-    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirst.size);
+    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirstCount);
   }
 
   /** The hits ranked so far, best first (the same hit objects from call to call: a list re-renders only what moved). */
@@ -137,7 +159,12 @@ export class SearchRun {
 
   /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
   private remaining(): number[] {
-    this.queue ??= this.tiers.flat().filter((slot) => !this.rankedFirst.has(slot));
+    if (this.queue === null) {
+      const { flags } = this;
+      const queue: number[] = [];
+      for (const tier of this.tiers) for (const slot of tier) if ((flags[slot]! & RANKED_FIRST) === 0) queue.push(slot);
+      this.queue = queue;
+    }
     return this.queue;
   }
 
@@ -145,7 +172,7 @@ export class SearchRun {
   private rank(slots: readonly number[]): void {
     if (slots.length === 0) return;
     const { docs, options, keys, recordOf, query } = this.parts;
-    for (const slot of slots) this.scored.add(slot);
+    for (const slot of slots) this.flags[slot]! |= SCORED;
     let results: FuseResult<SearchDoc>[];
     if (query.groups.length === 0) {
       // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
@@ -165,6 +192,9 @@ export class SearchRun {
     this.ranked = mergeSorted(this.ranked, results);
   }
 }
+
+const RANKED_FIRST = 1;
+const SCORED = 2;
 
 /** A document's hit before it is ranked, made once: a count of 80k matches hands over 80k of them per keystroke. */
 function unrankedHit(doc: SearchDoc): SearchHit {

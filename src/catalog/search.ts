@@ -65,6 +65,9 @@ export class SearchIndex {
    */
   setSessions(sessions: readonly CatalogSession[]): void {
     const generation = ++this.generation;
+    // A new array, not this one changed: a search begun before, and the matches it handed out (see
+    // SearchRun.matches), keep reading the documents they were made from.
+    this.docs = this.docs.slice();
     const fresh: SearchDoc[] = [];
     sessions.forEach((session, order) => {
       const known = this.slotOf.get(session);

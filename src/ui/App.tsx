@@ -56,7 +56,7 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   useContentSearch(services, state.query, dispatch);
   useContentSnippets(services, state, dispatch);
   useTranscriptLoader(services, state.transcript?.key ?? null, state.transcript?.session ?? null, dispatch);
-  const selected = state.rows[state.selected]?.session ?? null;
+  const selected = state.rows.at(state.selected)?.session ?? null;
   const previewShown = state.transcript === null && listGeometry(state.size).preview.placement !== 'none';
   usePreviewLoader(services, selected, previewShown, dispatch);
   useForkRunner(services, state.fork, dispatch);

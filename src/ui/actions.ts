@@ -4,6 +4,7 @@ import type { Key } from 'ink';
 import type { Snippet } from '../core/io/snippet.js';
 import type { ScanProgress, CatalogSession } from '../catalog/scan.js';
 import type { SearchHit } from '../catalog/search.js';
+import type { ReadonlyList } from '../core/list-view.js';
 import type { Problem } from '../core/formats/types.js';
 import type { HostStatus } from '../remote/host-source.js';
 import type { ScreenSize } from './geometry.js';
@@ -36,7 +37,7 @@ export type Action =
   | { readonly type: 'catalogChanged'; readonly upserted: readonly CatalogSession[]; readonly removed: readonly string[]; readonly problems?: readonly Problem[] }
   /** `counted`: the hits are every match (the count is final), though `pending` of them are not ranked yet. */
   /** `catalog`: the sessions the search ran over; when they are still the list's, each hit's session is the row's. */
-  | { readonly type: 'searchResults'; readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted?: boolean; readonly catalog?: readonly CatalogSession[] }
+  | { readonly type: 'searchResults'; readonly query: string; readonly hits: ReadonlyList<SearchHit>; readonly pending: number; readonly counted?: boolean; readonly catalog?: readonly CatalogSession[] }
   /** More sessions found by content search for `query` (appended); `done` when the search is over. */
   /** `fresh`: a new search of the text has started (what an earlier one found is dropped, not added to). */
   | { readonly type: 'contentResults'; readonly query: string; readonly hits: readonly ContentHit[]; readonly done: boolean; readonly error?: string; readonly fresh?: true }

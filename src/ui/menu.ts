@@ -29,7 +29,7 @@ export function menuItems(state: BrowserState): MenuItem[] {
     items.push({ key: 'q', label: 'back to the list', shortcut: 'Esc', action: { type: 'back' } });
     return items;
   }
-  const row = state.rows[state.selected];
+  const row = state.rows.at(state.selected);
   if (row) {
     items.push({ key: '', label: `resume in ${row.session.agent}`, shortcut: 'Enter', action: { type: 'resume' } });
     items.push({ key: 'o', label: 'read the transcript', shortcut: '→', action: { type: 'open' } });

@@ -1,6 +1,8 @@
 // The list's part of the browser's one reducer (reducer.ts): which sessions are rows, in what order, which one is
 // selected and which window of them is on screen, as the catalog, the query and the scope change.
 import type { CatalogSession } from '../catalog/scan.js';
+import type { SearchHit } from '../catalog/search.js';
+import { ListView, type ReadonlyList } from '../core/list-view.js';
 import { isUnder } from '../catalog/locations.js';
 import type { Problem } from '../core/formats/types.js';
 import { sessionKey } from '../core/model.js';
@@ -31,11 +33,15 @@ export function keyed(sessions: readonly CatalogSession[]): Map<string, CatalogS
 /** Recompute the visible rows; keep the selected session selected ('keep') or select the best match ('top'). */
 export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserState {
   const inScope = (session: CatalogSession): boolean => state.scope === 'all' || isUnder(session.cwd, state.cwd);
-  const rows: ListRow[] = [];
+  let rows: ListRow[] | ReadonlyList<ListRow> = [];
+  /** Where the selected session is in `rows`, when found without reading every row. */
+  let keptAt: number | null = null;
   let hiddenMatches = 0;
   const query = state.query.trim();
   const content = contentQuery(state.query);
   if (content !== null) {
+    const list: ListRow[] = [];
+    rows = list;
     // What content search found for this text, in the order found, as the catalog's rows (files of one
     // conversation found apart are one row, their matches added up).
     if (state.content?.query === content) {
@@ -50,15 +56,15 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
         const at = seen.get(key);
         if (at !== undefined) {
           if (at >= 0) {
-            const row = rows[at]!;
-            rows[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
+            const row = list[at]!;
+            list[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
           }
           continue;
         }
         if (inScope(session)) {
-          seen.set(key, rows.length);
+          seen.set(key, list.length);
           const snippet = found.snippet === null ? state.content.snippets?.get(key) : undefined;
-          rows.push({ session, hit: null, content: snippet === undefined ? found : { ...found, snippet } });
+          list.push({ session, hit: null, content: snippet === undefined ? found : { ...found, snippet } });
         } else {
           seen.set(key, -1);
           hiddenMatches++;
@@ -68,23 +74,60 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
   } else if (query && state.search) {
     // Hits of a search over this very catalog carry their sessions: no look-up per match (80k for one letter).
     const current = state.search.catalog === state.sessions;
-    for (const hit of state.search.hits) {
-      const session = current && hit.session ? hit.session : state.byKey.get(hit.key);
-      if (!session) continue;
-      if (inScope(session)) rows.push({ session, hit });
-      else hiddenMatches++;
+    const { hits } = state.search;
+    if (current && state.scope === 'all') {
+      // Every match is a row: each made when the list reads it (a screenful), not 80k of them per keystroke.
+      rows = new ListView(hits.length, (i) => {
+        const hit = hits.at(i)!;
+        return searchRow(hit.session ?? state.byKey.get(hit.key)!, hit);
+      });
+      if (policy === 'keep' && !state.followTop && state.selectedKey !== null) {
+        keptAt = -1;
+        for (let i = 0; i < hits.length; i++) {
+          if (hits.at(i)!.key === state.selectedKey) {
+            keptAt = i;
+            break;
+          }
+        }
+      }
+    } else {
+      const some: ListRow[] = [];
+      for (const hit of hits) {
+        const session = current && hit.session ? hit.session : state.byKey.get(hit.key);
+        if (!session) continue;
+        if (inScope(session)) some.push(searchRow(session, hit));
+        else hiddenMatches++;
+      }
+      rows = some;
     }
   } else {
-    for (const session of state.sessions) if (inScope(session)) rows.push({ session, hit: null });
+    const list: ListRow[] = [];
+    for (const session of state.sessions) if (inScope(session)) list.push({ session, hit: null });
+    rows = list;
   }
   let selected = 0;
   // Until the user moves, the top row is selected however rows arrive and move (at start, while a query is typed).
   if (state.followTop) policy = 'top';
   if (policy === 'keep') {
-    const kept = state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey);
+    const kept = keptAt ?? (state.selectedKey === null ? -1 : rows.findIndex((row) => sessionKey(row.session) === state.selectedKey));
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
   }
   return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
+}
+
+/**
+ * A search hit's row, made once per hit and session: the hits of a query's unranked tail are the same objects from
+ * keystroke to keystroke (see SearchRun.unrankedHits), so a list of 80k matches is not 80k new rows each time.
+ */
+const searchRows = new WeakMap<SearchHit, ListRow>();
+
+function searchRow(session: CatalogSession, hit: SearchHit): ListRow {
+  let row = searchRows.get(hit);
+  if (row === undefined || row.session !== session) {
+    row = { session, hit };
+    searchRows.set(hit, row);
+  }
+  return row;
 }
 
 const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();
@@ -118,7 +161,7 @@ export function windowed(state: BrowserState, selected: number, top: number): Br
   if (selected < listTop) listTop = selected;
   if (selected >= listTop + height) listTop = selected - height + 1;
   listTop = Math.max(0, listTop);
-  const row = state.rows[selected];
+  const row = state.rows.at(selected);
   const selectedKey = row ? sessionKey(row.session) : null;
   const preview = state.preview && state.preview.key === selectedKey ? state.preview : null;
   return { ...state, selected: row ? selected : 0, selectedKey, listTop, preview };

@@ -10,7 +10,7 @@ import { contentQuery, type BrowserState, type ForkState, type Notice, type Tran
 import { findMatches, firstMatchFrom, itemAtLine, layoutTranscript, turnAtLine, type TranscriptItem, type TranscriptLayout } from './transcript-layout.js';
 
 export function open(state: BrowserState): BrowserState {
-  const row = state.rows[state.selected];
+  const row = state.rows.at(state.selected);
   if (!row) return state;
   // From content search: find the text in the transcript, and show its first match once read.
   const find = row.content ? (contentQuery(state.query) ?? '') : '';
@@ -190,7 +190,7 @@ export function startFork(state: BrowserState): BrowserState {
 
 /** The list's menu: fork or hand off the selected row's whole session, without reading it first. */
 export function startForkWhole(state: BrowserState): BrowserState {
-  const session = state.rows[state.selected]?.session;
+  const session = state.rows.at(state.selected)?.session;
   if (!session) return state;
   if (session.userTurns < 1) return { ...state, notice: { text: 'this session has no user turn: there is nothing to fork', tone: 'error' } };
   const fork: ForkState = { session, atTurn: 0, whole: true, turns: session.userTurns, turnText: '', branchName: '', target: session.agent, codeRecorded: false, withCode: false, status: 'editing', error: null };

@@ -10,7 +10,7 @@ import type { BrowserState } from './state.js';
 export function writesReducer(state: BrowserState, action: Action): BrowserState | null {
   switch (action.type) {
     case 'startRename': {
-      const session = state.rows[state.selected]?.session;
+      const session = state.rows.at(state.selected)?.session;
       if (!session) return state;
       return { ...state, mode: 'rename', rename: { session, name: session.name ?? '', status: 'editing', error: null }, notice: null };
     }
@@ -33,7 +33,7 @@ export function writesReducer(state: BrowserState, action: Action): BrowserState
     case 'renameFailed':
       return state.rename ? { ...state, rename: { ...state.rename, status: 'error', error: action.message } } : state;
     case 'startRemove': {
-      const session = state.rows[state.selected]?.session;
+      const session = state.rows.at(state.selected)?.session;
       if (!session) return state;
       const message = `Move ${session.agent} session "${session.title}" to the trash? (Ctrl-R puts it back)`;
       return { ...state, mode: 'confirm', confirm: { kind: 'remove', session, message, returnTo: 'list' }, notice: null };

@@ -141,7 +141,7 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       // Enter right after typing: the rows on screen may be for the query a key ago. Resume the best match for
       // what is typed, once it is known, never the row that happened to be first before.
       if (state.mode === 'list' && !searchSettled(state)) return { ...state, whenSearched: 'resume' };
-      const session = state.mode === 'transcript' || state.mode === 'find' ? state.transcript?.session : state.rows[state.selected]?.session;
+      const session = state.mode === 'transcript' || state.mode === 'find' ? state.transcript?.session : state.rows.at(state.selected)?.session;
       return session ? { ...state, resumeRequest: session } : state;
     }
     case 'resumeChecked':

@@ -1,6 +1,7 @@
 import type { CatalogSession, ScanProgress } from '../catalog/scan.js';
 import type { HostStatus } from '../remote/host-source.js';
 import type { SearchHit } from '../catalog/search.js';
+import type { ReadonlyList } from '../core/list-view.js';
 import type { Problem } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { Snippet } from '../core/io/snippet.js';
@@ -199,8 +200,9 @@ export interface BrowserState {
   } | null;
   /** Results of the last search that finished (it may lag `query` by a keystroke). */
   /** `counted`: `hits` holds every match (the count is final) while `pending` of them are still being ranked. */
-  readonly search: { readonly query: string; readonly hits: readonly SearchHit[]; readonly pending: number; readonly counted: boolean; readonly catalog?: readonly CatalogSession[] } | null;
-  readonly rows: readonly ListRow[];
+  readonly search: { readonly query: string; readonly hits: ReadonlyList<SearchHit>; readonly pending: number; readonly counted: boolean; readonly catalog?: readonly CatalogSession[] } | null;
+  /** What the list shows, in order: for a search of 80k matches, rows made as they are read (see withRows). */
+  readonly rows: ReadonlyList<ListRow>;
   /** Enter (resume) or → (open) was pressed before the results for the typed query arrived: done to the best match when they are. */
   readonly whenSearched: 'open' | 'resume' | null;
   /** Matches of the current query outside the scope (the header offers Tab to see them). */

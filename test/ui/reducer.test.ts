@@ -9,6 +9,7 @@ import { initialState, type BrowserState, type ContentHit } from '../../src/ui/s
 import { catalogSession, transcriptOf } from './helpers.js';
 import { continueChoices } from '../../src/core/handoff/index.js';
 import { sessionKey } from '../../src/core/model.js';
+import { ListView } from '../../src/core/list-view.js';
 
 const CWD = '/home/dev/src/api';
 const size = { columns: 100, rows: 30 };
@@ -28,7 +29,7 @@ function run(actions: readonly Action[], start: BrowserState = initialState({ si
 
 const loaded: Action = { type: 'scanDone', sessions, problems: [] };
 const ids = (state: BrowserState): string[] => state.rows.map((row) => row.session.id);
-const selectedId = (state: BrowserState): string | undefined => state.rows[state.selected]?.session.id;
+const selectedId = (state: BrowserState): string | undefined => state.rows.at(state.selected)?.session.id;
 const hit = (id: string, score = 0): SearchHit => ({ key: `codex:${id}`, score });
 const key = (input: string, partial: Parameters<typeof keyOf>[0] = {}): Action => ({ type: 'key', input, key: keyOf(partial) });
 const enter = key('', { return: true });
@@ -100,6 +101,34 @@ describe('search', () => {
     const changed = run([{ type: 'catalogChanged', upserted: [renamed], removed: [] }], state);
     const stale = run([{ type: 'searchResults', query: 'c', hits: [withSession(sessions[3]!)], pending: 0, catalog: state.sessions }], changed);
     expect(stale.rows.map((row) => row.session.title)).toEqual(['renamed c']);
+  });
+
+  it('a search over the catalog in every directory: rows made as they are read, the chosen row kept by its key as the ranking moves it', () => {
+    const all = run([loaded, { type: 'toggleScope' }, key('x')]);
+    expect(all.scope).toBe('all');
+    const made: number[] = [];
+    const byId = (id: string): CatalogSession => all.sessions.find((one) => one.id === id)!;
+    // As a search's matches are: one hit object per session, made when read.
+    const hitsOf = new Map<string, SearchHit>();
+    const lazyHits = (order: string[]): ListView<SearchHit> =>
+      new ListView(order.length, (i) => {
+        made.push(i);
+        const id = order[i]!;
+        if (!hitsOf.has(id)) hitsOf.set(id, { key: `codex:${id}`, session: byId(id), score: 1 });
+        return hitsOf.get(id)!;
+      });
+    const first = run([{ type: 'searchResults', query: 'x', hits: lazyHits(['d', 'a', 'e', 'c', 'b']), pending: 3, catalog: all.sessions }], all);
+    expect(first.rows.length).toBe(5);
+    expect(made.length).toBeLessThanOrEqual(1); // the selected row's, at most: none made for the count
+    expect(ids(first)).toEqual(['d', 'a', 'e', 'c', 'b']);
+    expect(first.rows.at(1)).toBe(first.rows.at(1)); // one row per hit, not a new one per read
+    expect(selectedId(first)).toBe('d');
+    const moved = run([{ type: 'move', delta: 2 }], first);
+    expect(selectedId(moved)).toBe('e');
+    const ranked = run([{ type: 'searchResults', query: 'x', hits: lazyHits(['b', 'c', 'd', 'a', 'e']), pending: 0, catalog: all.sessions }], moved);
+    expect(selectedId(ranked)).toBe('e');
+    expect(ranked.selected).toBe(4);
+    expect(ranked.hiddenMatches).toBe(0);
   });
 
   it('ignores results for a query that is no longer typed', () => {
@@ -226,7 +255,7 @@ describe('content search', () => {
     expect(run([loaded, key('>')]).query).toBe('>');
     const typed = run([key(' 2'), { type: 'contentResults', query: 'answer 2', hits: [found('c', 3)], done: false }], started);
     expect(ids(typed)).toEqual(['c']);
-    expect(typed.rows[0]!.content?.matches).toBe(3);
+    expect(typed.rows.at(0)!.content?.matches).toBe(3);
     const more = run([{ type: 'contentResults', query: 'answer 2', hits: [found('d', 1), found('a', 9)], done: true }], typed);
     expect(ids(more)).toEqual(['c', 'a']); // d is in another directory
     expect(more.hiddenMatches).toBe(1);
@@ -234,7 +263,7 @@ describe('content search', () => {
     // a file the catalog does not list is left out; another file of a listed conversation adds its matches
     const merged = run([{ type: 'contentResults', query: 'answer 2', hits: [{ paths: ['/elsewhere/x.jsonl'], matches: 5, snippet: null }, found('c', 2)], done: true }], more);
     expect(ids(merged)).toEqual(['c', 'a']);
-    expect(merged.rows[0]!.content?.matches).toBe(5);
+    expect(merged.rows.at(0)!.content?.matches).toBe(5);
     // results for text no longer typed are dropped
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
   });
@@ -279,7 +308,7 @@ describe('live catalog changes', () => {
     const grown = { ...sessions[3]!, userTurns: 7, updatedAt: '2026-11-09T00:00:00Z' };
     const state = run([loaded, { type: 'catalogChanged', upserted: [grown], removed: [] }]);
     expect(ids(state)).toEqual(['c', 'a', 'b']);
-    expect(state.rows[0]!.session.userTurns).toBe(7);
+    expect(state.rows.at(0)!.session.userTurns).toBe(7);
     expect(selectedId(state)).toBe('c');
     const moved = run([loaded, { type: 'move', delta: 1 }, { type: 'move', delta: -1 }, { type: 'catalogChanged', upserted: [grown], removed: [] }]);
     expect(selectedId(moved)).toBe('a');

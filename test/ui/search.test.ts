@@ -255,10 +255,27 @@ describe('the count of a search, known before the ranking is over', () => {
     const listed = [...run.hits(), ...run.unrankedHits()].map((hit) => hit.key);
     expect(new Set(listed)).toEqual(new Set(full));
     expect(listed).toHaveLength(full.length);
+    // What the list is handed: the same hits, the unranked ones made as they are read.
+    expect(run.matches().map((hit) => hit.key)).toEqual(listed);
+    run.step(0.5);
+    expect(run.matches().map((hit) => hit.key)).toEqual([...run.hits(), ...run.unrankedHits()].map((hit) => hit.key));
     while (!run.step(5));
     expect(run.count).toBe(full.length);
     expect(run.unrankedHits()).toEqual([]);
     expect(run.hits().map((hit) => hit.key)).toEqual(full);
+  });
+
+  it('the matches handed out stay what they were when the catalog changes after (a session removed, another renamed)', () => {
+    const index = new SearchIndex(catalog);
+    const run = index.begin('deploy');
+    while (run.count === null) run.step(1);
+    const matches = run.matches();
+    const before = matches.map((hit) => [hit.key, hit.session?.title]);
+    expect(before.length).toBeGreaterThan(FIRST_PAGE);
+    const last = matches.at(matches.length - 1)!;
+    index.setSessions(catalog.filter((session) => sessionKey(session) !== last.key).map((session, i) => (i === 0 ? { ...session, title: 'renamed' } : session)));
+    expect(matches.map((hit) => [hit.key, hit.session?.title])).toEqual(before);
+    expect(index.search('deploy').map((hit) => hit.key)).not.toContain(last.key);
   });
 
   it.each(['dploy', 'prser lmiter', 'halth'])('%s: counted at once, and every match one fuse.js scored', (query) => {

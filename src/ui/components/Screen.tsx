@@ -72,7 +72,7 @@ function Body({ state, lookedIn, height }: { readonly state: BrowserState; reado
   const listHeight = Math.max(1, geometry.listHeight - below);
   // A prompt under the list may cover the selected row: keep it in view.
   const top = Math.max(state.listTop, state.selected - listHeight + 1);
-  const row = state.rows[state.selected] ?? null;
+  const row = state.rows.at(state.selected) ?? null;
   const query = state.query.trim();
   const content = contentQuery(state.query);
   const emptyText = content !== null
@@ -117,7 +117,7 @@ function promptOf(state: BrowserState): { readonly prompt: ReactNode; readonly p
   if (state.mode === 'confirm' && state.confirm) return { prompt: <ConfirmPrompt confirm={state.confirm} cwd={state.cwd} width={columns} />, promptRows: CONFIRM_PROMPT_ROWS };
   if (state.mode === 'menu' && state.menu) {
     const items = menuItems(state);
-    const title = state.menu.returnTo === 'transcript' ? state.transcript?.session.title : state.rows[state.selected]?.session.title;
+    const title = state.menu.returnTo === 'transcript' ? state.transcript?.session.title : state.rows.at(state.selected)?.session.title;
     return { prompt: <MenuView items={items} selected={state.menu.selected} title={title ?? 'the list'} width={columns} />, promptRows: menuRows(items) };
   }
   return { prompt: null, promptRows: 0 };

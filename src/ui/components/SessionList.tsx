@@ -5,9 +5,10 @@ import type { ListRow, SortKey } from '../state.js';
 import { useTheme } from '../theme.js';
 import { SessionRow } from './SessionRow.js';
 import { sessionKey } from '../../core/model.js';
+import type { ReadonlyList } from '../../core/list-view.js';
 
 export interface SessionListProps {
-  readonly rows: readonly ListRow[];
+  readonly rows: ReadonlyList<ListRow>;
   readonly top: number;
   readonly selected: number;
   readonly width: number;

@@ -41,7 +41,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
       // ones) and the count is final; the order of the unranked tail settles when the ranking is over.
       const send = (): void => {
         const count = run.count;
-        dispatch({ type: 'searchResults', query: trimmed, hits: count === null || run.done ? run.hits() : [...run.hits(), ...run.unrankedHits()], pending: run.done ? 0 : run.pending, counted: count !== null, catalog: sessions });
+        dispatch({ type: 'searchResults', query: trimmed, hits: run.matches(), pending: run.done ? 0 : run.pending, counted: count !== null, catalog: sessions });
       };
       send();
       let counted = run.count !== null;
