@@ -31,6 +31,8 @@ const env = { XDG_CACHE_HOME: xdg };
 const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
 const cache = await CatalogCache.load(defaultCachePath(env, home, locations));
 const { sessions } = await scanCatalog(locations, { cache });
+globalThis.gc?.();
+const heapBefore = process.memoryUsage().heapUsed;
 const t0 = performance.now();
 const index = new SearchIndex(sessions);
 const buildMs = performance.now() - t0;
@@ -38,7 +40,7 @@ let state = browserReducer(initialState({ size: { columns: 160, rows: 48 }, cwd:
 const catalog = state.sessions;
 index.setSessions(catalog);
 const r = (x) => Number(x.toFixed(1));
-process.stderr.write(`${sessions.length} sessions, index built in ${r(buildMs)} ms, heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MB\n`);
+process.stderr.write(`${sessions.length} sessions, index built in ${r(buildMs)} ms, heap ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MB (index: ${globalThis.gc ? (globalThis.gc(), Math.round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20)) : '? (--expose-gc)'} MB), haystack ${index.haystack?.size ?? "none"} chars\n`);
 
 const perPrefix = new Map();
 for (let run = 0; run <= runs; run++) {
@@ -47,6 +49,7 @@ for (let run = 0; run <= runs; run++) {
     for (let i = 1; i <= q.length; i++) {
       const prefix = q.slice(0, i);
       if (prefix.endsWith(' ')) continue;
+      const cpu = process.cpuUsage();
       const s = performance.now();
       const search = index.begin(prefix);
       while (search.count === null) search.step(8);
@@ -56,12 +59,14 @@ for (let run = 0; run <= runs; run++) {
       const made = performance.now();
       state = browserReducer({ ...state, query: prefix }, { type: 'searchResults', query: prefix, hits, pending: search.pending, counted: true, catalog });
       const end = performance.now();
+      const used = process.cpuUsage(cpu);
       if (run === 0) continue; // warm-up
       const entry = perPrefix.get(prefix) ?? { count: search.count, walk: [], rows: [], total: [] };
       entry.walk.push(walked - s);
       entry.rows.push(end - walked);
       (entry.made ??= []).push(made - walked);
       entry.total.push(end - s);
+      (entry.cpu ??= []).push((used.user + used.system) / 1000);
       perPrefix.set(prefix, entry);
     }
   }
@@ -69,7 +74,7 @@ for (let run = 0; run <= runs; run++) {
 const all = [...perPrefix.values()].flatMap((e) => e.total);
 const out = { sessions: sessions.length, buildMs: r(buildMs), runs, p50: r(percentile(all, 50)), p95: r(percentile(all, 95)), prefixes: {} };
 for (const [prefix, e] of perPrefix) {
-  out.prefixes[prefix] = { count: e.count, walkMs: r(median(e.walk)), rowsMs: r(median(e.rows)), totalMs: r(median(e.total)), maxMs: r(Math.max(...e.total)) };
-  process.stderr.write(`${prefix.padEnd(16)} ${String(e.count).padStart(6)}  walk ${r(median(e.walk))}  rows ${r(median(e.rows))} (hits ${r(median(e.made))})  total ${r(median(e.total))} (max ${r(Math.max(...e.total))}) ms\n`);
+  out.prefixes[prefix] = { count: e.count, walkMs: r(median(e.walk)), rowsMs: r(median(e.rows)), totalMs: r(median(e.total)), cpuMs: r(median(e.cpu)), maxMs: r(Math.max(...e.total)) };
+  process.stderr.write(`${prefix.padEnd(16)} ${String(e.count).padStart(6)}  walk ${r(median(e.walk))}  rows ${r(median(e.rows))} (hits ${r(median(e.made))})  total ${r(median(e.total))} (max ${r(Math.max(...e.total))}) ms, CPU ${r(median(e.cpu))} ms\n`);
 }
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -173,7 +173,8 @@ try {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    minify: true,
+    // SESSIONS_NO_MINIFY=1: names a CPU profile can be read by (bench/typing-profile.mjs).
+    minify: process.env.SESSIONS_NO_MINIFY !== "1",
     // React's production build: the development build spends seconds per search in performance.measure and GC.
     define: { 'process.env.NODE_ENV': '"production"' },
     // Ink's optional devtools integration is only loaded when DEV=true.

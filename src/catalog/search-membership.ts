@@ -96,6 +96,8 @@ interface Chunk {
   readonly pattern: string;
   /** Each character's bits: bit (length − 1 − i) for the pattern's character i (createPatternAlphabet). */
   readonly alphabet: ReadonlyMap<string, number>;
+  /** The same for the character codes below 256, read by code (a Map look-up per character of every text was most of a pass). */
+  readonly low: Int32Array;
   /** The most errors fuse.js accepts: the largest e with e / length ≤ the threshold. */
   readonly errors: number;
   /**
@@ -107,16 +109,18 @@ interface Chunk {
 
 function chunkOf(pattern: string): Chunk {
   const alphabet = new Map<string, number>();
+  const low = new Int32Array(256);
   const length = pattern.length;
   for (let i = 0; i < length; i++) {
     const char = pattern.charAt(i);
     alphabet.set(char, (alphabet.get(char) ?? 0) | (1 << (length - i - 1)));
   }
+  for (const [char, bits] of alphabet) if (char.charCodeAt(0) < 256) low[char.charCodeAt(0)] = bits;
   let errors = 0;
   while (errors + 1 < length && (errors + 1) / length <= THRESHOLD) errors++;
   const pieces: string[] = [];
   for (let k = 0; k <= errors; k++) pieces.push(pattern.slice(Math.floor((k * length) / (errors + 1)), Math.floor(((k + 1) * length) / (errors + 1))));
-  return { pattern, alphabet, errors, pieces };
+  return { pattern, alphabet, low, errors, pieces };
 }
 
 /** Row registers of the bitap pass (one per error count), reused from call to call. */
@@ -129,7 +133,7 @@ let next = new Int32Array(16);
  * at once, stopping at the first match; the same columns (the text and `length` more past its end) and starting state.
  */
 function chunkMatches(chunk: Chunk, text: string): boolean {
-  const { pattern, alphabet, errors, pieces } = chunk;
+  const { pattern, alphabet, low, errors, pieces } = chunk;
   if (text.includes(pattern)) return true;
   if (errors === 0 || !pieces.some((piece) => text.includes(piece))) return false;
   const length = pattern.length;
@@ -142,7 +146,8 @@ function chunkMatches(chunk: Chunk, text: string): boolean {
   for (let i = 0; i <= errors; i++) rows[i] = (1 << i) - 1;
   const textLength = text.length;
   for (let j = textLength + length; j >= 1; j--) {
-    const char = j - 1 < textLength ? (alphabet.get(text.charAt(j - 1)) ?? 0) : 0;
+    const code = j - 1 < textLength ? text.charCodeAt(j - 1) : -1;
+    const char = code < 0 ? 0 : code < 256 ? low[code]! : (alphabet.get(text.charAt(j - 1)) ?? 0);
     let value = ((rows[0]! << 1) | 1) & char;
     next[0] = value;
     if (value & mask) return true;

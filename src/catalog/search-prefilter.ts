@@ -15,18 +15,19 @@ export function isSubsequence(needle: string, haystack: string): boolean {
 }
 
 /**
- * True when `needle` is a subsequence of `haystack` within a window of at most twice its length (plus two):
- * `apihlth` in `api-health`, but not `rate` strewn over a long path — fuse.js would not match that either.
+ * True when `needle` is a subsequence of `haystack` (of its first `end` characters) within a window of at most twice
+ * its length (plus two): `apihlth` in `api-health`, but not `rate` strewn over a long path — fuse.js would not match
+ * that either.
  */
-export function isCompactSubsequence(needle: string, haystack: string): boolean {
+export function isCompactSubsequence(needle: string, haystack: string, end = haystack.length): boolean {
   const maxSpan = needle.length * 2 + 2;
   const first = needle[0]!;
-  for (let start = haystack.indexOf(first); start !== -1; start = haystack.indexOf(first, start + 1)) {
+  for (let start = haystack.indexOf(first); start !== -1 && start < end; start = haystack.indexOf(first, start + 1)) {
     let at = start + 1;
     let ok = true;
     for (let i = 1; i < needle.length; i++) {
       at = haystack.indexOf(needle[i]!, at);
-      if (at === -1) return false; // no later start can succeed either
+      if (at === -1 || at >= end) return false; // no later start can succeed either
       if (at - start >= maxSpan) {
         ok = false;
         break;
@@ -36,6 +37,16 @@ export function isCompactSubsequence(needle: string, haystack: string): boolean 
     if (ok) return true;
   }
   return false;
+}
+
+/** What one word's sweep of the haystack found (search-haystack.ts), by slot (meaningful for the slots of the pool it was asked for). */
+export interface TermFacts {
+  /** Where the word first occurs in the document's `folded`, or -1. */
+  readonly foldedAt: Int32Array;
+  /** 0: in the name; 1: in another short field (cwd, branch, id, agent, model) and not the name; -1: in none. */
+  readonly short: Int8Array;
+  /** Whether the word is a compact subsequence of a shared short field (see inShortField), as asked. */
+  readonly shared: Map<string, boolean>;
 }
 
 /** Added to a tier when fuse.js may still reject the candidate (see matchTier). */
@@ -56,15 +67,15 @@ export const NEVER = 8;
  * prompts when fuse.js reads the short fields only (`broad`). Sure candidates are counted at once; the unsure
  * ones are decided by fuseKeeps (search-membership.ts) as the walk meets them.
  */
-export function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean): number {
-  for (const term of query.excluded) if (termTier(doc, term) >= 0) return -1;
+export function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean, slot = -1, swept?: ReadonlyMap<QueryTerm, TermFacts>): number {
+  for (const term of query.excluded) if (termTier(doc, term, slot, swept) >= 0) return -1;
   let tier = 0;
   let status = SURE_TERM;
   for (const group of query.groups) {
     let best = -1;
     let groupStatus = NEVER_TERM;
     for (const term of group) {
-      const one = termTier(doc, term);
+      const one = termTier(doc, term, slot, swept);
       if (one < 0) continue;
       if (best < 0 || one < best) best = one;
       let oneStatus = termStatus(one, term, broad);
@@ -114,19 +125,26 @@ function withinOneDeletion(doc: SearchDoc, token: string): boolean {
 
 /**
  * How one word matches: 0 in the title or name, 1 in another short field, 2 in the prompts, 3 (fuzzy words
- * only) as a compact subsequence of a short field; -1 not at all.
+ * only) as a compact subsequence of a short field; -1 not at all. Where the word is (or is not) found, `swept`
+ * may know already for `slot` (the haystack's answer for the whole catalog: search-haystack.ts).
  */
-function termTier(doc: SearchDoc, term: QueryTerm): number {
+function termTier(doc: SearchDoc, term: QueryTerm, slot: number, swept: ReadonlyMap<QueryTerm, TermFacts> | undefined): number {
   if (term.kind === 'fuzzy' || term.kind === 'include') {
     const token = term.text;
+    const facts = swept?.get(term);
     // `folded` is the title then the prompts: where the first occurrence falls tells which.
-    const at = doc.folded.indexOf(token);
+    const at = facts ? facts.foldedAt[slot]! : doc.folded.indexOf(token);
     if (at !== -1 && at < doc.titleEnd) return 0;
-    if (doc.name.includes(token)) return 0;
-    if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) return 1;
+    if (facts) {
+      const short = facts.short[slot]!;
+      if (short >= 0) return short;
+    } else {
+      if (doc.name.includes(token)) return 0;
+      if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) return 1;
+    }
     if (at !== -1) return 2;
     // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
-    if (term.kind === 'fuzzy' && token.length > 2 && shortFields(doc).some((field) => isCompactSubsequence(token, field))) return 3;
+    if (term.kind === 'fuzzy' && token.length > 2 && inShortField(doc, token, facts?.shared)) return 3;
     return -1;
   }
   const short = (field: string): boolean => field !== '' && fieldMatches(term, field);
@@ -172,7 +190,28 @@ function promptsMatch(doc: SearchDoc, term: QueryTerm): boolean {
   return starts() && ends();
 }
 
-/** The short fields, folded, for the subsequence test (the title is cut from `folded` only when needed). */
-function shortFields(doc: SearchDoc): string[] {
-  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id, doc.agent, doc.model];
+/**
+ * A compact subsequence of one of the short fields, folded (the title: `folded`'s first `titleEnd` characters). The
+ * fields sessions share (cwd, branch, agent, model: one string for all who have it) are asked once per `shared` map.
+ */
+export function inShortField(doc: SearchDoc, token: string, shared?: Map<string, boolean>): boolean {
+  return (
+    isCompactSubsequence(token, doc.folded, doc.titleEnd) ||
+    isCompactSubsequence(token, doc.name) ||
+    isCompactSubsequence(token, doc.id) ||
+    inSharedField(token, doc.cwd, shared) ||
+    inSharedField(token, doc.gitBranch, shared) ||
+    inSharedField(token, doc.agent, shared) ||
+    inSharedField(token, doc.model, shared)
+  );
+}
+
+function inSharedField(token: string, field: string, shared: Map<string, boolean> | undefined): boolean {
+  if (shared === undefined) return isCompactSubsequence(token, field);
+  let known = shared.get(field);
+  if (known === undefined) {
+    known = isCompactSubsequence(token, field);
+    shared.set(field, known);
+  }
+  return known;
 }

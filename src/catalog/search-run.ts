@@ -2,9 +2,10 @@
 import Fuse, { type Expression, type FuseIndex, type FuseResult, type IFuseOptions } from 'fuse.js';
 import { fold, type FuseRecord, type MatchRanges, type SearchDoc, type SearchField, type SearchHit } from './search-doc.js';
 import { fuseKeeps } from './search-membership.js';
-import { matchTier, NEVER, UNSURE } from './search-prefilter.js';
+import type { SearchHaystack } from './search-haystack.js';
+import { matchTier, NEVER, UNSURE, type TermFacts } from './search-prefilter.js';
 import { ListView, type ReadonlyList } from '../core/list-view.js';
-import { toExpression, type ParsedQuery } from './search-query.js';
+import { toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
 
 /** Candidates fuse.js ranks before `begin` returns: more than a screen of rows. */
 export const FIRST_PAGE = 150;
@@ -22,6 +23,8 @@ interface RunParts {
   readonly options: IFuseOptions<SearchDoc>;
   readonly keys: FuseIndex<SearchDoc>['keys'];
   readonly onScanned: (candidates: readonly number[]) => void;
+  /** The catalog's text in one string: a pool of a good part of the catalog is swept once per word (see sweep). */
+  readonly haystack?: SearchHaystack;
 }
 
 /** One query's search in progress (see SearchIndex.begin). */
@@ -31,6 +34,8 @@ export class SearchRun {
   /** Everything that passed the prefilter, in catalog order. */
   private readonly passed: number[] = [];
   private scanned = 0;
+  /** What the haystack says of the query's words (see sweep); undefined until the walk starts. */
+  private swept: Map<QueryTerm, TermFacts> | null | undefined;
   /** Per slot: RANKED_FIRST (in the first page), SCORED (handed to fuse.js). Typed flags, not sets: 80k lookups a keystroke. */
   private readonly flags: Uint8Array;
   private rankedFirstCount = 0;
@@ -136,10 +141,12 @@ export class SearchRun {
     const { pool, docs, query } = this.parts;
     let i = this.scanned;
     const { broad } = this.parts;
+    this.swept ??= this.sweep();
+    const swept = this.swept ?? undefined;
     while (i < pool.length) {
       const slot = pool[i++]!;
       const doc = docs[slot]!;
-      let tier = matchTier(doc, query, broad);
+      let tier = matchTier(doc, query, broad, slot, swept);
       if (tier >= NEVER) {
         this.passed.push(slot);
       } else if (tier >= 0) {
@@ -155,6 +162,23 @@ export class SearchRun {
     }
     this.scanned = i;
     if (i >= pool.length) this.parts.onScanned(this.passed);
+  }
+
+  /**
+   * Where each plain word (fuzzy or `'exact`) is in every document of the pool, from one sweep of the haystack per
+   * word, when the pool is a good part of the catalog (the first keys of a query: one letter narrows nothing);
+   * a narrowed pool is cheaper asked document by document. Null: ask each document.
+   */
+  private sweep(): Map<QueryTerm, TermFacts> | null {
+    const { haystack, pool, docs, query } = this.parts;
+    if (haystack === undefined || pool.length * SWEEP_SHARE < docs.length) return null;
+    const swept = new Map<QueryTerm, TermFacts>();
+    for (const term of [...query.groups.flat(), ...query.excluded]) {
+      // A word of one or two letters is in nearly every document, found near its start: the sweep would stop in
+      // each document twice and gain nothing over asking it.
+      if ((term.kind === 'fuzzy' || term.kind === 'include') && term.text.length >= SWEEP_MIN_LENGTH && !swept.has(term)) swept.set(term, haystack.sweep(term.text, docs, pool));
+    }
+    return swept;
   }
 
   /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
@@ -224,6 +248,10 @@ function exactPromptMatch(doc: SearchDoc, slot: number, query: ParsedQuery): Fus
 const FIRST_SCAN_MS = 6;
 
 const STEP_SLICE = 100;
+
+/** A pool of at least 1/SWEEP_SHARE of the catalog is swept (see SearchRun.sweep), for its words of SWEEP_MIN_LENGTH letters or more. */
+const SWEEP_SHARE = 4;
+const SWEEP_MIN_LENGTH = 3;
 
 /** fuse.js score first (0 is best), then catalog order (newest first). */
 function byScore(a: FuseResult<SearchDoc>, b: FuseResult<SearchDoc>): number {

@@ -3,6 +3,7 @@ import Fuse from 'fuse.js';
 import type { CatalogSession } from './scan.js';
 import { FUSE_OPTIONS, fold, recordFor, SHORT_KEYS, SHORT_OPTIONS, toDoc, type FuseRecord, type SearchDoc, type SearchHit } from './search-doc.js';
 import { narrows, parseQuery } from './search-query.js';
+import { SearchHaystack } from './search-haystack.js';
 import { SearchRun } from './search-run.js';
 import { sessionKey } from '../core/model.js';
 
@@ -45,6 +46,9 @@ export class SearchIndex {
   private last: { readonly query: string; readonly candidates: readonly number[] } | null = null;
   /** Every live slot in catalog order (newest first); rebuilt when the catalog changes, not per keystroke. */
   private ordered: number[] = [];
+  /** Every document's text in one string (search-haystack.ts), and how many documents changed since it was built. */
+  private haystack: SearchHaystack | null = null;
+  private outdated = 0;
 
   /** `now` is the clock the time budgets of `begin` and `step` are measured on (milliseconds). */
   constructor(
@@ -81,6 +85,7 @@ export class SearchIndex {
       const slot = this.slots.get(key);
       const doc = toDoc(session, key, order, this.foldedShort);
       doc.generation = generation;
+      this.outdated++;
       if (slot !== undefined) {
         this.docs[slot] = doc;
         this.slotOf.set(session, slot);
@@ -94,6 +99,7 @@ export class SearchIndex {
       if (this.docs[slot]!.generation === generation) continue;
       this.slots.delete(key);
       this.docs[slot] = null;
+      this.outdated++;
       this.records.delete(slot);
       this.shortRecords.delete(slot);
     }
@@ -103,6 +109,12 @@ export class SearchIndex {
       this.docs.push(doc);
     }
     if (this.docs.length > 2 * this.slots.size + 64) this.compact();
+    // What changed since the haystack was built is asked document by document (SearchHaystack.sweep): a new one is
+    // built once that is a good part of the catalog, not for every appended turn.
+    if (this.haystack === null || this.outdated > HAYSTACK_REBUILD_MIN + this.slots.size / HAYSTACK_REBUILD_SHARE) {
+      this.haystack = this.slots.size === 0 ? null : new SearchHaystack(this.docs);
+      this.outdated = 0;
+    }
     this.ordered = [...this.slots.values()].sort((a, b) => this.docs[a]!.order - this.docs[b]!.order);
     this.last = null;
   }
@@ -135,6 +147,7 @@ export class SearchIndex {
       recordOf: (slot) => this.recordOf(slot, broad),
       broad,
       now: this.now,
+      haystack: this.haystack ?? undefined,
       options: broad ? SHORT_OPTIONS : FUSE_OPTIONS,
       keys: (broad ? this.shortKeysTemplate : this.keysTemplate).keys,
       // The complete candidate list (catalog order) narrows the next, longer query.
@@ -174,11 +187,17 @@ export class SearchIndex {
       this.slotOf.set(doc.session, i);
     });
     this.docs = docs;
+    // Slots moved: the haystack is built again (see setSessions).
+    this.haystack = null;
     // Records carry their slot: let them be made again.
     this.records.clear();
     this.shortRecords.clear();
   }
 }
+
+/** The haystack is built again once more than HAYSTACK_REBUILD_MIN + 1/HAYSTACK_REBUILD_SHARE of the documents changed, came or went. */
+const HAYSTACK_REBUILD_MIN = 256;
+const HAYSTACK_REBUILD_SHARE = 8;
 
 /** fuse.js records kept per kind (full and short keys). */
 const KEPT_RECORDS = 4096;

@@ -2,7 +2,10 @@ import Fuse from 'fuse.js';
 import { describe, expect, it } from 'vitest';
 import { fold, FUSE_OPTIONS, recordFor, SHORT_OPTIONS, toDoc, type SearchDoc } from '../../src/catalog/search-doc.js';
 import { fuseKeeps, fuzzyTest } from '../../src/catalog/search-membership.js';
-import { parseQuery, toExpression } from '../../src/catalog/search-query.js';
+import { parseQuery, toExpression, type QueryTerm } from '../../src/catalog/search-query.js';
+import { isCompactSubsequence } from '../../src/catalog/search-prefilter.js';
+import { SearchIndex } from '../../src/catalog/search.js';
+import type { CatalogSession } from '../../src/catalog/scan.js';
 import { catalogSession } from './helpers.js';
 
 // fuseKeeps and fuzzyTest must say what fuse.js says, exactly: the match count is decided by them, the ranking by
@@ -53,12 +56,15 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
   const pick = (): string => words[next(words.length)]!;
   // Misspelt words, split words and runs of letters: most fields are near misses of the queries' words.
   const phrase = (): string => Array.from({ length: 1 + next(4) }, () => (next(3) === 0 ? draw(3 + next(6), 'deploymatrcsh') : pick())).join(next(2) ? ' ' : '-');
-  const docs: SearchDoc[] = Array.from({ length: 400 }, (_, i) => {
+  const sessionOf = (i: number): CatalogSession => {
     const prompts = Array.from({ length: next(4) }, () => (next(5) === 0 ? ' ' : phrase()));
     const title = next(2) ? (prompts[0] ?? phrase()) : phrase();
-    const session = catalogSession({ id: `id-${i}-${draw(4, 'abcdef0123')}`, title, name: next(5) === 0 ? phrase() : null, prompts, cwd: `/src/${phrase()}`, gitBranch: next(3) === 0 ? `feat/${phrase()}` : null });
-    return toDoc(session, `k${i}`, i, new Map());
-  });
+    // A few sessions with text past Latin-1: the haystack keeps them apart (search-haystack.ts).
+    if (next(7) === 0) prompts.push(`ünï ${phrase()} 项目`);
+    return catalogSession({ id: `id-${i}-${draw(4, 'abcdef0123')}`, title, name: next(5) === 0 ? phrase() : null, prompts, cwd: `/src/${phrase()}`, gitBranch: next(3) === 0 ? `feat/${phrase()}` : null });
+  };
+  const sessions = Array.from({ length: 400 }, (_, i) => sessionOf(i));
+  const docs: SearchDoc[] = sessions.map((session, i) => toDoc(session, `k${i}`, i, new Map()));
   const queries = [
     'deploy', 'dploy', 'deplyo', 'parsr', 'cahce', 'modul', 'widgte', 'rte', 'limitter', 'sidbar', 'deploymatrcsh',
     'dep parse', "'cache dploy", '^deploy', '^cach', 'limiter$', 'modle$', '^widget$', 'rate | sidbar', 'dploy !cache', 'xyzzyq',
@@ -73,5 +79,59 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
       const found = new Set(docs.flatMap((doc, slot) => (query.groups.length > 0 && fuseKeeps(doc, query, broad) ? [slot] : [])));
       expect(found, `${text}, ${broad ? 'short fields' : 'every field'}`).toEqual(expected);
     }
+  });
+
+  // The count is what the walk over the catalog decides (the prefilter, over the haystack's sweeps for a pool of most
+  // of the catalog, then fuseKeeps): every query's matches must be what fuse.js keeps over every session, less those
+  // holding an excluded word in some field. The same after the catalog changed (the haystack answers for what it
+  // holds and asks the changed sessions themselves) and once it is built again.
+  describe('the matches of a search: what fuse.js keeps over the whole catalog', () => {
+    const queries = ['deploy', 'dploy', 'deplyo', 'parsr', 'cahce', 'modul', 'widgte', 'limitter', 'sidbar', 'deploymatrcsh', 'dep parse', "'cache dploy", '^deploy', 'limiter$', 'rate | sidbar', 'dploy !cache', 'xyzzyq', 'ünï', '项目', 'dep', 'mat'];
+    const fields = (session: CatalogSession): string[] => [session.title, session.name ?? '', ...session.prompts, session.cwd ?? '', session.gitBranch ?? '', session.id, session.agent, session.model ?? ''].map(fold);
+    const shortFields = (session: CatalogSession): string[] => [session.title, session.name ?? '', session.cwd ?? '', session.gitBranch ?? '', session.id, session.agent, session.model ?? ''].map(fold);
+    // A plain word must also be in the session's text, or (fuzzy, three letters or more) a compact subsequence of a
+    // short field: the search's own rule (search.ts), which fuse.js alone does not make.
+    const inText = (session: CatalogSession, term: QueryTerm): boolean =>
+      (term.kind !== 'fuzzy' && term.kind !== 'include') || fields(session).some((field) => field.includes(term.text)) || (term.kind === 'fuzzy' && term.text.length > 2 && shortFields(session).some((field) => isCompactSubsequence(term.text, field)));
+    const expected = (catalog: readonly CatalogSession[], text: string): string[] => {
+      const query = parseQuery(text, fold);
+      const catalogDocs = catalog.map((session, i) => toDoc(session, `k${i}`, i, new Map()));
+      const kept = new Fuse(catalogDocs, FUSE_OPTIONS).search(toExpression(query)).map((result) => catalog[result.refIndex]!);
+      return kept
+        .filter((session) => query.groups.every((group) => group.some((term) => inText(session, term))))
+        .filter((session) => !query.excluded.some((term) => fields(session).some((field) => field.includes(term.text))))
+        .map((session) => session.id)
+        .sort();
+    };
+    const found = (index: SearchIndex, text: string): string[] => {
+      const run = index.begin(text);
+      while (run.count === null) run.step(5);
+      const ids = run.matches().map((hit) => hit.session!.id).sort();
+      expect(ids).toHaveLength(run.count);
+      return ids;
+    };
+    const check = (index: SearchIndex, catalog: readonly CatalogSession[]): void => {
+      for (const text of queries) expect(found(index, text), text).toEqual(expected(catalog, text));
+    };
+
+    it('over the haystack built for the catalog', () => {
+      check(new SearchIndex(sessions), sessions);
+    });
+
+    it('after turns appended, sessions added, renamed and removed, and once the haystack is built again', () => {
+      const index = new SearchIndex(sessions);
+      let catalog = sessions;
+      // A watched append: a session's row with one more prompt; a new session; a removal; a new title.
+      catalog = catalog.map((session, i) => (i === 3 ? { ...session, prompts: [...session.prompts, 'now deploy the widget'] } : i === 5 ? { ...session, title: 'sidebar deploy' } : session));
+      catalog = [sessionOf(400), ...catalog.filter((_, i) => i !== 7)];
+      index.setSessions(catalog);
+      check(index, catalog);
+      expect(found(index, 'widget').includes(sessions[3]!.id)).toBe(true);
+      expect(found(index, 'sidebar')).toContain(sessions[5]!.id);
+      // Enough changes that the haystack is built again: every session new.
+      catalog = catalog.map((session, i) => ({ ...session, prompts: [...session.prompts, phrase()], id: `${session.id}-${i}` }));
+      index.setSessions(catalog);
+      check(index, catalog);
+    });
   });
 });
