@@ -61,10 +61,12 @@ describe('useSearch', () => {
     const dispatch = (action: Action): void => void (action.type === 'searchResults' && actions.push(action));
     const app = render(<Probe sessions={catalog} query="module" dispatch={dispatch} />);
     await settle();
-    // The first page at once; the walk's slices follow each other until the count is known.
+    // The walk's slices follow each other until the count is known: handed over once, with every match (the
+    // first page alone only when the walk takes long).
     for (let i = 0; i < 100 && !actions.at(-1)?.counted; i++) vi.advanceTimersToNextTimer();
     const counted = actions.at(-1)!;
     expect(counted.counted).toBe(true);
+    expect(actions).toHaveLength(1);
     expect(counted.hits).toHaveLength(450);
     expect(counted.pending).toBeGreaterThan(0);
     const handed = actions.length;

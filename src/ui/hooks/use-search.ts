@@ -13,9 +13,15 @@ const RANK_SLICE_MS = 8;
 const TAIL_RANK_DELAY_MS = 300;
 
 /**
+ * The first page is shown on its own only when the count is not known this long after the search began: a frame
+ * costs the list a redraw, and a walk of the catalog takes tens of milliseconds (the typed key is on screen already).
+ */
+const FIRST_PAGE_WAIT_MS = 100;
+
+/**
  * Run the fuzzy search off the render path: after the frame that shows the typed character, coalescing
- * keystrokes that arrive before it runs; results come back as `searchResults` actions (the first page at once,
- * every match with the final count once the walk is over, the complete ranking when fuse.js has scored every
+ * keystrokes that arrive before it runs; results come back as `searchResults` actions (every match with the final
+ * count once the walk is over, the first page before it when the walk takes long, the complete ranking when fuse.js has scored every
  * candidate). `now` is the clock the ranking's time slices are measured on (a test's input; the real one by
  * default).
  */
@@ -33,6 +39,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
     // `>text` searches inside the transcripts (use-content-search.ts), not the catalog.
     if (trimmed === '' || trimmed.startsWith('>')) return;
     let tail: NodeJS.Timeout | undefined;
+    let firstPage: NodeJS.Timeout | undefined;
     let handle = setImmediate(() => {
       syncIndex(index, indexed, sessions);
       // The first page is ranked at once; the rest in slices between keystrokes, so typing never waits.
@@ -43,8 +50,9 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
         const count = run.count;
         dispatch({ type: 'searchResults', query: trimmed, hits: run.matches(), pending: run.done ? 0 : run.pending, counted: count !== null, catalog: sessions });
       };
-      send();
       let counted = run.count !== null;
+      if (counted) send();
+      else firstPage = setTimeout(send, FIRST_PAGE_WAIT_MS);
       const rankTail = (): void => {
         tail = setTimeout(() => (handle = setImmediate(rankMore)), TAIL_RANK_DELAY_MS);
       };
@@ -53,6 +61,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
       const rankMore = (): void => {
         const done = run.step(RANK_SLICE_MS);
         const countedNow = !counted && run.count !== null;
+        if (countedNow) clearTimeout(firstPage);
         if (done || countedNow) send();
         if (done) return;
         if (countedNow) {
@@ -69,6 +78,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
     return () => {
       clearImmediate(handle);
       clearTimeout(tail);
+      clearTimeout(firstPage);
     };
   }, [index, sessions, query, dispatch]);
 }
