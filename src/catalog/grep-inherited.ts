@@ -32,8 +32,8 @@ export async function inheritedMatches(
   search: InheritedSearch,
   loadCache: (() => Promise<CatalogCache | undefined>) | undefined,
   report: (problem: Problem) => void,
-  /** Whether a group is a fork, when its row says (the browser's catalog): then no head or cache is looked at. */
-  isFork?: (index: number) => boolean,
+  /** A group's inherited part, when the caller knows it (the browser's catalog): then no head or cache is looked at. */
+  knownBase?: (index: number) => InheritedBase | null,
 ): Promise<{ readonly index: number; readonly found: GrepFound }[]> {
   const capable = (group: SessionFileGroup): InheritedHistory | undefined => ADAPTERS[group.agent].inheritedHistory;
   if (![...matched.keys()].some((index) => capable(groups[index]!) !== undefined)) return [];
@@ -54,8 +54,13 @@ export async function inheritedMatches(
     const history = capable(group);
     let base: InheritedBase | null = null;
     try {
-      const cached = isFork === undefined ? cache?.lookupUnchanged(group.paths) : undefined;
-      const mayBeFork = isFork !== undefined ? isFork(index) : cached !== undefined ? (cached.session?.forkedFrom ?? null) !== null : history !== undefined && history.mayInherit(headOf(group.paths[0]!));
+      if (knownBase !== undefined) {
+        base = knownBase(index);
+        bases.set(index, base);
+        return base;
+      }
+      const cached = cache?.lookupUnchanged(group.paths);
+      const mayBeFork = cached !== undefined ? (cached.session?.forkedFrom ?? null) !== null : history !== undefined && history.mayInherit(headOf(group.paths[0]!));
       if (history !== undefined && mayBeFork) base = history.base(group);
     } catch (error) {
       report({ path: group.paths[0] ?? group.root, message: describeError(error) });

@@ -463,8 +463,8 @@ export class NativeGrepPool {
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
     if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
-    // Room was made for what waits (a bounded search).
-    if (this.running && this.backlog.length > 0) this.flush();
+    // Room was made for what waits (a bounded search): handed over once half the bound is free, in one call.
+    if (this.running && this.backlog.length > 0 && this.handed - this.finished <= this.maxInFlight / 2) this.flush();
     this.check();
   }
 

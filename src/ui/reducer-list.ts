@@ -8,7 +8,8 @@ import type { Problem } from '../core/formats/types.js';
 import { sessionKey } from '../core/model.js';
 import { oneLine, tildePath } from '../core/text.js';
 import { listGeometry, noticeRows } from './geometry.js';
-import { contentQuery, type BrowserState, type ListRow, type SortKey } from './state.js';
+import type { Snippet } from '../core/io/snippet.js';
+import { contentQuery, type BrowserState, type ContentHit, type ListRow, type SortKey } from './state.js';
 
 export function hostRows(state: BrowserState): CatalogSession[] {
   return state.hosts.length === 0 ? [] : state.sessions.filter((session) => session.host !== undefined);
@@ -45,31 +46,9 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
     // What content search found for this text, in the order found, as the catalog's rows (files of one
     // conversation found apart are one row, their matches added up).
     if (state.content?.query === content) {
-      // Made only for a hit that names no row (a walk's): the catalog's own search names each row by key.
-      let byPath: Map<string, CatalogSession> | null = null;
-      const seen = new Map<string, number>();
-      for (const found of state.content.hits) {
-        // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
-        const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => (byPath ??= pathIndex(state.sessions)).get(pathKey(found.host, path))).find((one) => one !== undefined);
-        if (!session) continue;
-        const key = sessionKey(session);
-        const at = seen.get(key);
-        if (at !== undefined) {
-          if (at >= 0) {
-            const row = list[at]!;
-            list[at] = { ...row, content: { ...row.content!, matches: row.content!.matches + found.matches } };
-          }
-          continue;
-        }
-        if (inScope(session)) {
-          seen.set(key, list.length);
-          const snippet = found.snippet === null ? state.content.snippets?.get(key) : undefined;
-          list.push({ session, hit: null, content: snippet === undefined ? found : { ...found, snippet } });
-        } else {
-          seen.set(key, -1);
-          hiddenMatches++;
-        }
-      }
+      const index = contentRowsFrom(state, state.content.hits, list, new Map(), new Set(), 0);
+      hiddenMatches = index.hidden;
+      contentIndexes.set(list, index);
     }
   } else if (query && state.search) {
     // Hits of a search over this very catalog carry their sessions: no look-up per match (80k for one letter).
@@ -128,6 +107,123 @@ function searchRow(session: CatalogSession, hit: SearchHit): ListRow {
     searchRows.set(hit, row);
   }
   return row;
+}
+
+/** Content rows made from every hit so far: which hits, from what, and where each session's row is (-1: out of scope). */
+interface ContentRowsIndex {
+  readonly hits: readonly ContentHit[];
+  readonly sessions: readonly CatalogSession[];
+  readonly scope: BrowserState['scope'];
+  readonly cwd: string;
+  readonly snippets: ReadonlyMap<string, Snippet> | undefined;
+  /** Handed on to the rows made next by appending (never read again through the rows it was made for). */
+  readonly seen: Map<string, number>;
+  /** The sessions whose row shows a snippet read for it (`snippets`), not its first hit's. */
+  readonly fromMap: Set<string>;
+  readonly hidden: number;
+}
+
+const contentIndexes = new WeakMap<object, ContentRowsIndex>();
+
+/** Rows for `hits` appended to `rows` (their sessions looked up in the catalog), `seen` and `hidden` carried on. */
+function contentRowsFrom(state: BrowserState, hits: readonly ContentHit[], rows: ListRow[], seen: Map<string, number>, fromMap: Set<string>, hidden: number, from = 0): ContentRowsIndex {
+  const content = state.content!;
+  // Made only for a hit that names no row (a walk's): the catalog's own search names each row by key.
+  let byPath: Map<string, CatalogSession> | null = null;
+  for (let at = from; at < hits.length; at++) {
+    const found = hits[at]!;
+    // A store's hit names its conversation by key (the key carries the host); a file's, by the host's path.
+    const session = found.key !== undefined ? state.byKey.get(found.key) : found.paths.map((path) => (byPath ??= pathIndex(state.sessions)).get(pathKey(found.host, path))).find((one) => one !== undefined);
+    if (!session) continue;
+    const key = found.key ?? sessionKey(session);
+    const row = seen.get(key);
+    if (row !== undefined) {
+      if (row >= 0) rows[row] = { ...rows[row]!, content: { ...rows[row]!.content!, matches: rows[row]!.content!.matches + found.matches } };
+      continue;
+    }
+    if (state.scope === 'all' || isUnder(session.cwd, state.cwd)) {
+      seen.set(key, rows.length);
+      const snippet = found.snippet === null ? content.snippets?.get(key) : undefined;
+      if (snippet !== undefined) fromMap.add(key);
+      rows.push({ session, hit: null, content: snippet === undefined ? found : { ...found, snippet } });
+    } else {
+      seen.set(key, -1);
+      hidden++;
+    }
+  }
+  return { hits, sessions: state.sessions, scope: state.scope, cwd: state.cwd, snippets: content.snippets, seen, fromMap, hidden };
+}
+
+/**
+ * `next` is `before` with hits appended to its content search (the same text): their rows are appended to the rows
+ * made for the earlier hits, not all made again (a common word at 100k sessions finds 16k, in tens of batches), when
+ * those rows were made from the same catalog, scope and snippets; else all are made again (`withRows`).
+ */
+export function withContentAppended(before: BrowserState, next: BrowserState): BrowserState {
+  const index = reusableIndex(before, next, next.content?.snippets);
+  if (index === null) return withRows(next, 'keep');
+  const rows = before.rows.slice();
+  const appended = contentRowsFrom(next, next.content!.hits, rows, index.seen, index.fromMap, index.hidden, index.hits.length);
+  return withContentRows(next, rows, appended);
+}
+
+/**
+ * `next` is `before` with snippets read for some of its content rows (`keys`): those rows are made again, not every row
+ * (a snippet comes for each row that comes on screen, while thousands of sessions are listed).
+ */
+export function withContentSnippets(before: BrowserState, next: BrowserState, keys: Iterable<string>): BrowserState {
+  const index = reusableIndex(before, next, before.content?.snippets);
+  const snippets = next.content?.snippets;
+  if (index === null || snippets === undefined || next.content!.hits !== index.hits) return withRows(next, 'keep');
+  const rows = before.rows.slice();
+  for (const key of keys) {
+    const at = index.seen.get(key);
+    const snippet = snippets.get(key);
+    if (at === undefined || at < 0 || snippet === undefined) continue;
+    const row = rows[at]!;
+    // A row whose first hit came with a snippet keeps it.
+    if (row.content!.snippet !== null && !index.fromMap.has(key)) continue;
+    index.fromMap.add(key);
+    rows[at] = { ...row, content: { ...row.content!, snippet } };
+  }
+  return withContentRows(next, rows, { ...index, snippets });
+}
+
+/**
+ * The index of `before`'s content rows, taken from them (its map and set are added to for the rows made next: rows
+ * made from `before` again are made whole), when they were made from the same catalog, scope and snippets as `next`'s
+ * would be; else null.
+ */
+function reusableIndex(before: BrowserState, next: BrowserState, snippets: ReadonlyMap<string, Snippet> | undefined): ContentRowsIndex | null {
+  const index = contentIndexes.get(before.rows);
+  const content = next.content;
+  if (
+    index === undefined ||
+    !Array.isArray(before.rows) ||
+    content === null ||
+    index.hits !== before.content?.hits ||
+    index.sessions !== next.sessions ||
+    index.scope !== next.scope ||
+    index.cwd !== next.cwd ||
+    index.snippets !== snippets ||
+    contentQuery(next.query) !== content.query
+  ) {
+    return null;
+  }
+  contentIndexes.delete(before.rows);
+  return index;
+}
+
+/** The state with these content rows, the selection kept as withRows keeps it. */
+function withContentRows(next: BrowserState, rows: ListRow[], index: ContentRowsIndex): BrowserState {
+  contentIndexes.set(rows, index);
+  let selected = 0;
+  if (!next.followTop) {
+    // The row selected stays selected (its session's row, found by key).
+    const kept = next.selectedKey === null ? undefined : index.seen.get(next.selectedKey);
+    selected = kept !== undefined && kept >= 0 ? kept : Math.min(next.selected, rows.length - 1);
+  }
+  return windowed({ ...next, rows, hiddenMatches: index.hidden }, Math.max(0, selected), next.followTop ? 0 : next.listTop);
 }
 
 const pathIndexes = new WeakMap<readonly CatalogSession[], Map<string, CatalogSession>>();

@@ -6,7 +6,7 @@ import type { Action } from './actions.js';
 import { listGeometry, noticeRows } from './geometry.js';
 import { resolveAction, splitKeys } from './keymap.js';
 import { menuItemForKey, menuItems, type MenuItem } from './menu.js';
-import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSessions, withRows } from './reducer-list.js';
+import { catalogChanged, hostRows, initialScope, keyed, select, setQuery, sortSessions, withContentAppended, withContentSnippets, withRows } from './reducer-list.js';
 import { findStep, jumpTurn, nextAgent, nextExtent, open, relayoutTranscript, retoggle, scrollTo, showMatch, startFork, startForkWhole, transcriptLoaded, updateTranscript, viewHeight } from './reducer-transcript.js';
 import { contentQuery, initialState, searchSettled, type BrowserState, type InitialOptions, type Mode, type Notice, type SortKey } from './state.js';
 import { findMatches, firstMatchFrom } from './transcript-layout.js';
@@ -72,13 +72,14 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       if (action.query !== contentQuery(state.query)) return state;
       const same = state.content?.query === action.query && action.fresh !== true;
       const hits = same ? [...state.content!.hits, ...action.hits] : action.hits;
-      return withRows({ ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null, ...(same && state.content!.snippets ? { snippets: state.content!.snippets } : {}) } }, same ? 'keep' : 'top');
+      const next = { ...state, content: { query: action.query, hits, done: action.done, error: action.error ?? null, ...(same && state.content!.snippets ? { snippets: state.content!.snippets } : {}) } };
+      return same ? withContentAppended(state, next) : withRows(next, 'top');
     }
     case 'contentSnippets': {
       if (state.content === null || action.query !== state.content.query || action.query !== contentQuery(state.query)) return state;
       const snippets = new Map(state.content.snippets);
       for (const [key, snippet] of action.snippets) snippets.set(key, snippet);
-      return withRows({ ...state, content: { ...state.content, snippets } }, 'keep');
+      return withContentSnippets(state, { ...state, content: { ...state.content, snippets } }, action.snippets.map(([key]) => key));
     }
     case 'toggleContent': {
       // `>` in front of the query searches inside the transcripts; Ctrl-G puts it there or takes it away.

@@ -4,6 +4,7 @@ import { type SearchHit } from '../../src/catalog/search.js';
 import { transcriptHeight } from '../../src/ui/geometry.js';
 import { keyOf } from '../../src/ui/keymap.js';
 import { browserReducer, type Action } from '../../src/ui/reducer.js';
+import { withRows } from '../../src/ui/reducer-list.js';
 import { buildTranscriptItems, withCodeMarks } from '../../src/ui/transcript-layout.js';
 import { initialState, type BrowserState, type ContentHit } from '../../src/ui/state.js';
 import { catalogSession, transcriptOf } from './helpers.js';
@@ -266,6 +267,56 @@ describe('content search', () => {
     expect(merged.rows.at(0)!.content?.matches).toBe(5);
     // results for text no longer typed are dropped
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
+  });
+
+  it('hits streamed in batches are appended to the rows made before: the rows, hidden count and selection all made again would give', () => {
+    // 150 sessions, a third elsewhere; hits by key (the catalog's search) and by path (a walk's), some twice.
+    const many = Array.from({ length: 150 }, (_, i) =>
+      catalogSession({ id: `s${i}`, updatedAt: `2026-11-05T00:${String(i % 60).padStart(2, '0')}:00Z`, cwd: i % 3 === 0 ? '/home/dev/src/web' : CWD }),
+    );
+    const byId = new Map(many.map((one) => [one.id, one]));
+    const hitOf = (i: number, byKey: boolean): ContentHit => {
+      const one = byId.get(`s${(i * 37) % 90}`)!;
+      return { paths: one.paths, ...(byKey ? { key: sessionKey(one) } : {}), matches: i % 4, snippet: i % 4 === 1 ? null : { before: 'a ', match: 'answer', after: ' b' } };
+    };
+    let state = run([{ type: 'scanDone', sessions: many, problems: [] }, key('>'), key('answer')]);
+    const reference = (made: BrowserState): BrowserState => withRows({ ...made, rows: [] }, 'keep');
+    let hits = 0;
+    for (let batch = 0; batch < 12; batch++) {
+      const before = state;
+      const size = 1 + ((batch * 7) % 19);
+      const batchHits = Array.from({ length: size }, (_, k) => hitOf(hits + k, (hits + k) % 2 === 0));
+      hits += size;
+      state = run([{ type: 'contentResults', query: 'answer', hits: batchHits, done: false }], state);
+      const appended = state;
+      // The user moves after a few batches: from then on the selected session stays selected.
+      if (batch === 4) state = run([{ type: 'move', delta: 3 }], state);
+      if (batch % 3 === 2) {
+        // Snippets read for some rows (those whose hit came without one take it; a second one for a row replaces it;
+        // a row whose hit had one keeps that), and for a session no row shows.
+        const rowsBefore = state.rows;
+        const keys = state.rows.slice(0, 6).map((row) => sessionKey(row.session));
+        const snippet = (n: number) => ({ before: `read ${batch} `, match: 'answer', after: ` ${n}` });
+        state = run([{ type: 'contentSnippets', query: 'answer', snippets: [...keys.map((one, n) => [one, snippet(n)] as const), ['codex:nowhere', snippet(9)]] }], state);
+        const made = reference(state);
+        expect(state.rows).toEqual(made.rows);
+        expect([state.hiddenMatches, state.selected, state.listTop]).toEqual([made.hiddenMatches, made.selected, made.listTop]);
+        expect(state.rows.slice().filter((row, at) => row === rowsBefore.at(at)).length).toBeGreaterThanOrEqual(rowsBefore.length - 6);
+      }
+      const again = reference(state);
+      expect(state.rows).toEqual(again.rows);
+      expect([state.hiddenMatches, state.selected, state.listTop, state.selectedKey]).toEqual([again.hiddenMatches, again.selected, again.listTop, again.selectedKey]);
+      // Appended, not made again: the rows made before are the same objects, but for those whose matches a hit of the
+      // batch added to (made all again, none would be).
+      const same = appended.rows.slice(0, before.rows.length).filter((row, at) => row === before.rows.at(at)).length;
+      if (before.content !== null) expect(same + size, `batch ${batch}`).toBeGreaterThanOrEqual(before.rows.length);
+      if (before.content !== null && before.rows.length > size) expect(same).toBeGreaterThan(0);
+    }
+    expect(state.rows.length).toBeGreaterThan(40);
+    expect(state.hiddenMatches).toBeGreaterThan(10);
+    expect(state.rows.slice().some((row) => row.content!.matches > 3)).toBe(true);
+    expect(state.rows.slice().filter((row) => row.content!.snippet?.before.startsWith('read ')).length).toBeGreaterThan(1);
+    expect(state.rows.slice().some((row) => row.content!.snippet?.before === 'read 11 ')).toBe(true);
   });
 
   it('a host\'s hits go to that host\'s rows, even where its paths are this machine\'s too', () => {
