@@ -31,9 +31,10 @@ export interface SearchDoc {
   readonly session: CatalogSession;
   /**
    * The title (unless it is the first prompt) and the prompts, folded (lower case, no diacritics) and joined
-   * by '\n': the prefilter's haystack for substrings. One copy of the long text per session, nothing more.
+   * by '\n': the prefilter's haystack for substrings. One copy of the long text per session, nothing more (once the
+   * index's haystack is built, a slice of its text: search-haystack.ts).
    */
-  readonly folded: string;
+  folded: string;
   /** Where the title ends in `folded` (a first occurrence before it is a title match). */
   readonly titleEnd: number;
   /** Where the prompts start in `folded` (0 when the title is the first prompt). */

@@ -2,14 +2,13 @@
 // each occurrence mapped back to its document by offset) instead of once per document: at 100k sessions the first
 // letters of a query each walked 80k documents, and a word absent from most of them read each one to its end.
 import type { SearchDoc } from './search-doc.js';
-import type { TermFacts } from './search-prefilter.js';
 
 /**
- * The documents of one moment, each as `folded \n name \n cwd \n gitBranch \n id \n agent \n model \n`. A word of a
- * query holds no whitespace (the query is split on it), so no occurrence spans two fields or two documents, and the
- * first occurrence in a document's fields is in the name when the name has the word (it comes first). A document
- * changed or added since (not the object it was built from) is asked directly, so the answers follow the catalog
- * (see SearchIndex.setSessions, which builds a new haystack once enough has changed).
+ * The documents of one moment, each as its `folded` text and a line break. A word of a query holds no whitespace (the
+ * query is split on it), so no occurrence spans two documents. The documents' `folded` become slices of the haystack's
+ * text (no second copy of the catalog's text). A document changed or added since (not the object it was built from)
+ * is asked directly, so the answers follow the catalog (see SearchIndex.setSessions, which builds a new haystack
+ * once enough has changed).
  */
 export class SearchHaystack {
   /**
@@ -27,12 +26,24 @@ export class SearchHaystack {
     this.starts = new Int32Array(docs.length).fill(-1);
     const narrow = new SegmentBuilder();
     const wide = new SegmentBuilder();
+    const segmentOf: SegmentBuilder[] = [];
     docs.forEach((doc, slot) => {
       if (doc === null) return;
-      const part = `${doc.folded}\n${doc.name}\n${doc.cwd}\n${doc.gitBranch}\n${doc.id}\n${doc.agent}\n${doc.model}\n`;
-      this.starts[slot] = (WIDE.test(part) ? wide : narrow).add(slot, part);
+      const builder = WIDE.test(doc.folded) ? wide : narrow;
+      this.starts[slot] = builder.add(slot, doc.folded);
+      segmentOf[slot] = builder;
     });
-    this.segments = [narrow.done(), wide.done()];
+    const texts = new Map<SegmentBuilder, Segment>([
+      [narrow, narrow.done()],
+      [wide, wide.done()],
+    ]);
+    this.segments = [...texts.values()];
+    // Each document's text is now read from the haystack's (a slice shares its characters).
+    docs.forEach((doc, slot) => {
+      if (doc === null) return;
+      const start = this.starts[slot]!;
+      doc.folded = texts.get(segmentOf[slot]!)!.text.slice(start, start + doc.folded.length);
+    });
   }
 
   /** Characters held. */
@@ -40,38 +51,25 @@ export class SearchHaystack {
     return this.segments.reduce((sum, segment) => sum + segment.text.length, 0);
   }
 
-  /** Where `token` (non-empty, no whitespace) occurs in each document of `pool` (slots of `docs`). */
-  sweep(token: string, docs: readonly (SearchDoc | null)[], pool: readonly number[]): TermFacts {
+  /** Where `token` (non-empty, no whitespace) first occurs in the `folded` of each document of `pool` (slots of `docs`), or -1. */
+  sweep(token: string, docs: readonly (SearchDoc | null)[], pool: ArrayLike<number>): Int32Array {
     const foldedAt = new Int32Array(docs.length).fill(-1);
-    const short = new Int8Array(docs.length).fill(-1);
     const { starts, built } = this;
     for (const { text, order, ends } of this.segments) {
       let k = 0;
-      for (let at = text.indexOf(token); at !== -1; ) {
+      for (let at = text.indexOf(token); at !== -1; at = text.indexOf(token, ends[k]!)) {
         while (ends[k]! <= at) k++;
         const slot = order[k]!;
-        const doc = built[slot]!;
-        const start = starts[slot]!;
-        const shortStart = start + doc.folded.length + 1;
-        let next: number;
-        if (at < shortStart) {
-          foldedAt[slot] = at - start;
-          next = shortStart;
-        } else {
-          short[slot] = at < shortStart + doc.name.length ? 0 : 1;
-          next = ends[k]!;
-        }
-        at = text.indexOf(token, next);
+        foldedAt[slot] = at - starts[slot]!;
       }
     }
     // What changed since the haystack was built: asked directly (and a slot it holds another document for is reset).
-    for (const slot of pool) {
+    for (let i = 0; i < pool.length; i++) {
+      const slot = pool[i]!;
       const doc = docs[slot];
-      if (!doc || built[slot] === doc) continue;
-      foldedAt[slot] = doc.folded.indexOf(token);
-      short[slot] = doc.name.includes(token) ? 0 : doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token) ? 1 : -1;
+      if (doc && built[slot] !== doc) foldedAt[slot] = doc.folded.indexOf(token);
     }
-    return { foldedAt, short, shared: new Map() };
+    return foldedAt;
   }
 }
 
@@ -92,10 +90,10 @@ class SegmentBuilder {
   private length = 0;
 
   /** Where the part starts. */
-  add(slot: number, part: string): number {
+  add(slot: number, folded: string): number {
     const start = this.length;
-    this.length += part.length;
-    this.parts.push(part);
+    this.length += folded.length + 1;
+    this.parts.push(folded, '\n');
     this.order.push(slot);
     this.ends.push(this.length);
     return start;

@@ -39,13 +39,13 @@ export function isCompactSubsequence(needle: string, haystack: string, end = hay
   return false;
 }
 
-/** What one word's sweep of the haystack found (search-haystack.ts), by slot (meaningful for the slots of the pool it was asked for). */
+/** What is known of one word before the walk: its sweep of the haystack (search-haystack.ts), and the shared fields asked so far. */
 export interface TermFacts {
-  /** Where the word first occurs in the document's `folded`, or -1. */
+  /** Where the word first occurs in each document's `folded`, by slot, or -1. */
   readonly foldedAt: Int32Array;
-  /** 0: in the name; 1: in another short field (cwd, branch, id, agent, model) and not the name; -1: in none. */
-  readonly short: Int8Array;
-  /** Whether the word is a compact subsequence of a shared short field (see inShortField), as asked. */
+  /** Whether a shared short field (cwd, branch, agent, model: one string for every session that has it) holds the word. */
+  readonly holds: Map<string, boolean>;
+  /** Whether the word is a compact subsequence of a shared short field (see inShortField). */
   readonly shared: Map<string, boolean>;
 }
 
@@ -135,12 +135,12 @@ function termTier(doc: SearchDoc, term: QueryTerm, slot: number, swept: Readonly
     // `folded` is the title then the prompts: where the first occurrence falls tells which.
     const at = facts ? facts.foldedAt[slot]! : doc.folded.indexOf(token);
     if (at !== -1 && at < doc.titleEnd) return 0;
+    if (doc.name.includes(token)) return 0;
     if (facts) {
-      const short = facts.short[slot]!;
-      if (short >= 0) return short;
-    } else {
-      if (doc.name.includes(token)) return 0;
-      if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) return 1;
+      const { holds } = facts;
+      if (doc.id.includes(token) || holdsShared(holds, doc.cwd, token) || holdsShared(holds, doc.gitBranch, token) || holdsShared(holds, doc.agent, token) || holdsShared(holds, doc.model, token)) return 1;
+    } else if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) {
+      return 1;
     }
     if (at !== -1) return 2;
     // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
@@ -204,6 +204,16 @@ export function inShortField(doc: SearchDoc, token: string, shared?: Map<string,
     inSharedField(token, doc.agent, shared) ||
     inSharedField(token, doc.model, shared)
   );
+}
+
+/** `field.includes(token)`, asked once per shared field's value. */
+function holdsShared(holds: Map<string, boolean>, field: string, token: string): boolean {
+  let known = holds.get(field);
+  if (known === undefined) {
+    known = field.includes(token);
+    holds.set(field, known);
+  }
+  return known;
 }
 
 function inSharedField(token: string, field: string, shared: Map<string, boolean> | undefined): boolean {

@@ -176,7 +176,7 @@ export class SearchRun {
     for (const term of [...query.groups.flat(), ...query.excluded]) {
       // A word of one or two letters is in nearly every document, found near its start: the sweep would stop in
       // each document twice and gain nothing over asking it.
-      if ((term.kind === 'fuzzy' || term.kind === 'include') && term.text.length >= SWEEP_MIN_LENGTH && !swept.has(term)) swept.set(term, haystack.sweep(term.text, docs, pool));
+      if ((term.kind === 'fuzzy' || term.kind === 'include') && term.text.length >= SWEEP_MIN_LENGTH && !swept.has(term)) swept.set(term, { foldedAt: haystack.sweep(term.text, docs, pool), holds: new Map(), shared: new Map() });
     }
     return swept;
   }

@@ -114,6 +114,9 @@ export class SearchIndex {
     if (this.haystack === null || this.outdated > HAYSTACK_REBUILD_MIN + this.slots.size / HAYSTACK_REBUILD_SHARE) {
       this.haystack = this.slots.size === 0 ? null : new SearchHaystack(this.docs);
       this.outdated = 0;
+      // Records read the documents' text, now the new haystack's: those made before would keep the old one.
+      this.records.clear();
+      this.shortRecords.clear();
     }
     this.ordered = [...this.slots.values()].sort((a, b) => this.docs[a]!.order - this.docs[b]!.order);
     this.last = null;
