@@ -4,6 +4,7 @@
 import type { SessionFileGroup } from '../core/formats/types.js';
 import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
+import { fingerprintText } from '../core/io/lines.js';
 import { nativeSearchAddon } from './native-grep.js';
 
 interface StampsAddon {
@@ -42,7 +43,7 @@ export function nativeStamps(paths: readonly string[]): TakenStamps | null {
     stamp: (i) => (out[4 * i]! < 0 ? null : [paths[i]!, out[4 * i]!, out[4 * i + 1]!, '']),
     fingerprint: (i) => {
       const length = out[4 * i + 2]!;
-      return length < 0 ? null : `${length.toString(16)}:${out[4 * i + 3]!.toString(16).padStart(8, '0')}`;
+      return length < 0 ? null : fingerprintText(length, out[4 * i + 3]!);
     },
   };
 }

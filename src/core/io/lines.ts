@@ -288,7 +288,12 @@ export function headFingerprint(path: string): string {
 export function fingerprintOf(head: Buffer): string {
   let hash = 0x811c9dc5;
   for (const byte of head) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  return `${head.length.toString(16)}:${hash.toString(16).padStart(8, '0')}`;
+  return fingerprintText(head.length, hash);
+}
+
+/** A fingerprint as the cache writes it, from the bytes' count and their FNV-1a hash (the native stamps' too). */
+export function fingerprintText(length: number, hash: number): string {
+  return `${length.toString(16)}:${hash.toString(16).padStart(8, '0')}`;
 }
 
 export interface FoldedFile {
