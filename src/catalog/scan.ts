@@ -15,6 +15,7 @@ import { isUnder, type Locations } from './locations.js';
 import type { CatalogSession } from './row.js';
 import { mergeRows, newestFirst } from './merge-rows.js';
 import { BIG_FILE_BYTES, FoldQueue, summarizeOnWorkers } from './summary-pool.js';
+import { shareStrings, StringPool } from './share-strings.js';
 import { NATIVE_STAMPS_MIN_GROUPS, stampsTaken, takeStamps } from './native-stamps.js';
 
 export type { CatalogSession };
@@ -79,6 +80,8 @@ export class ScanContext implements AdapterContext {
   /** File groups by agent, then id (no composite key strings: 100k of them cost ≈ 10 MB). */
   private readonly groups = new Map<Agent, Map<string, SessionFileGroup>>();
   private readonly nameMaps = new Map<string, ReadonlyMap<string, string>>();
+  /** The strings rows repeat (a model, a directory), one copy each: rows folded on workers arrive with copies of their own. */
+  readonly strings = new StringPool();
 
   /** Files at least this big get their fold back with their row (only worth it with a cache to keep it in). */
   constructor(readonly saveFoldFrom = Number.POSITIVE_INFINITY) {}
@@ -312,7 +315,7 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
 
 function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | null): CatalogSession | null {
   const summary = indexed.summary;
-  const session: CatalogSession | null = summary === null ? null : { ...summary, root: group.root };
+  const session: CatalogSession | null = summary === null ? null : { ...shareStrings(summary, group, context.strings), root: group.root };
   if (session !== null) context.register(group, session.id);
   // Stamps taken before the read: a file that grew meanwhile is read again (from its fold) next time. A file the
   // cache did not know has no fingerprint yet: the read took it (a single file), or it is taken now. Files that
