@@ -4,7 +4,8 @@
 // no catalog.
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
+import { ADAPTERS, notConversationSources } from '../core/formats/index.js';
+import { notConversationPattern } from '../core/io/snippet.js';
 import type { InheritedBase, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { sessionKey } from '../core/model.js';
 import { inheritedMatches } from './grep-inherited.js';
@@ -69,7 +70,7 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     ignoreCase: options.ignoreCase,
     count: false,
     context: null,
-    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    notConversation: notConversationSources(),
     stamps: false,
   };
   const pool =
@@ -179,8 +180,7 @@ async function inheritedOnly(
     if (found !== undefined) matches.set(local, found);
   });
   // A snippet prefers a match in conversation text (the adapters' `notConversation` patterns), as grep's does.
-  const sources = ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : []));
-  const notConversation = sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|')) : null;
+  const notConversation = notConversationPattern(notConversationSources());
   const search = { text, ignoreCase: options.ignoreCase, count: false, context: options.context ?? null, notConversation };
   const knownBase = (local: number): InheritedBase | null => {
     const session = searched[at[local]!]!;

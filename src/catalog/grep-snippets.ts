@@ -1,6 +1,6 @@
 // Snippets of sessions already known to hold a text, read when asked: the browser's content search lists what the
 // native engine finds at once and reads the snippets of the rows it shows only (a common word matches thousands).
-import { ADAPTER_LIST } from '../core/formats/index.js';
+import { notConversationSources } from '../core/formats/index.js';
 import type { Snippet } from '../core/io/snippet.js';
 import type { Agent } from '../core/model.js';
 import { GrepPool } from './grep-pool.js';
@@ -24,7 +24,7 @@ export class SnippetReader {
       ignoreCase: options.ignoreCase,
       count: false,
       context: options.context,
-      notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+      notConversation: notConversationSources(),
       stamps: false,
     });
     // Open until closed: reads are added as rows come on screen.

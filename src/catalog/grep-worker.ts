@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from '../core/formats/index.js';
 import { compileTextSearch, fileContainsSync, fileMatchesSync, searchBuffer } from '../core/io/contains.js';
-import { firstSnippet, type Snippet } from '../core/io/snippet.js';
+import { firstSnippet, notConversationPattern, type Snippet } from '../core/io/snippet.js';
 import type { Agent } from '../core/model.js';
 import { cwdInHead, SUMMARY_HEAD_BYTES } from '../core/io/heads.js';
 import { FINGERPRINT_BYTES, fingerprintOf, headFingerprint } from '../core/io/lines.js';
@@ -81,7 +81,7 @@ if (parentPort) {
   const skipLine = Object.fromEntries(
     Object.entries(ADAPTERS).map(([agent, adapter]) => [agent, adapter.isNonConversationLine?.bind(adapter)]),
   ) as Record<Agent, ((opening: string) => boolean) | undefined>;
-  const notConversation = job.notConversation.length > 0 ? new RegExp(job.notConversation.map((source) => `(?:${source})`).join('|')) : null;
+  const notConversation = notConversationPattern(job.notConversation);
   port.on('message', (request: GrepRequest) => {
     if (request.kind === 'stop') {
       port.close();

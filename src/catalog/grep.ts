@@ -1,7 +1,7 @@
 import { walkFs, whileWalkingSynchronously } from '../core/io/walk-fs.js';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
+import { ADAPTERS, notConversationSources } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import { type Agent, sessionKey } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
@@ -15,6 +15,7 @@ import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
+import { notConversationPattern } from '../core/io/snippet.js';
 import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { inheritedMatches } from './grep-inherited.js';
 
@@ -374,7 +375,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (stale || !(await verified)) return STALE;
     await storesDone;
     // Step 5: forks matched by the turns they inherit (their parents' files are known to match by now).
-    const inheritedSearch = { text, ignoreCase: options.ignoreCase ?? false, count: options.count ?? false, context: options.context ?? null, notConversation: notConversationPattern() };
+    const inheritedSearch = { text, ignoreCase: options.ignoreCase ?? false, count: options.count ?? false, context: options.context ?? null, notConversation: notConversationPattern(notConversationSources()) };
     for (const { index, found } of await inheritedMatches(groups, ownMatches, inheritedSearch, loadCache, (problem) => context.report(problem))) onMatch(index, found);
   } finally {
     lineageSeen.open();
@@ -397,7 +398,7 @@ function startEngine(text: string, options: GrepOptions): { pool: GrepPool | Nat
     ignoreCase: options.ignoreCase ?? false,
     count: options.count ?? false,
     context: options.context ?? null,
-    notConversation: ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : [])),
+    notConversation: notConversationSources(),
     stamps,
   };
   // Counts and snippets: the native engine finds the matching sessions, JS workers read those whole.
@@ -459,12 +460,6 @@ async function searchStores(
       onMatch(group, what);
     }
   }
-}
-
-/** The adapters' `notConversation` patterns as one (a snippet prefers a match in conversation text). */
-function notConversationPattern(): RegExp | null {
-  const sources = ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : []));
-  return sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|')) : null;
 }
 
 /** The engine a search takes (see GrepOptions.engine). */

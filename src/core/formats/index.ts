@@ -33,6 +33,11 @@ export const ADAPTERS: Readonly<Record<Agent, FormatAdapter>> = {
 /** The adapters in AGENTS order. */
 export const ADAPTER_LIST: readonly FormatAdapter[] = AGENTS.map((agent) => ADAPTERS[agent]);
 
+/** The adapters' `notConversation` patterns, as sources (what a grep worker is handed: see `notConversationPattern`). */
+export function notConversationSources(): string[] {
+  return ADAPTER_LIST.flatMap((adapter) => (adapter.notConversation ? [adapter.notConversation.source] : []));
+}
+
 export function adapterFor(agent: Agent): FormatAdapter {
   return ADAPTERS[agent];
 }

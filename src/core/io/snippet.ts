@@ -18,6 +18,11 @@ export interface PlacedSnippet extends Snippet {
   readonly opened: boolean;
 }
 
+/** The adapters' `notConversation` patterns (`notConversationSources`) as one; null when there are none. */
+export function notConversationPattern(sources: readonly string[]): RegExp | null {
+  return sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|')) : null;
+}
+
 /** The snippet of the first of `places` in conversation text (see FormatAdapter.notConversation), else of the first. */
 export function firstSnippet(path: string, places: readonly MatchPlace[], context: number, notConversation: RegExp | null): Snippet {
   let first: Snippet | null = null;
