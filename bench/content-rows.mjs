@@ -4,7 +4,12 @@
 // catalog's own files (`grepCatalog`, plus the stores' walk), each timed with its CPU and RSS; the sessions each finds
 // must be the same. Prints the counts, the differences (none expected) and the times.
 //
+// --keys FILE: the sorted keys of the sessions the last run of each way found, one a line (FILE.walk, FILE.catalog), to
+// compare two builds' findings whole.
+//
 //   node bench/content-rows.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--word explain] [--only walk|catalog] [--runs 1]
+//                               [--keys FILE]
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +21,7 @@ const xdg = resolve(opt('--xdg', join(BENCH_DIR, '.work', `xdg-keys-${home.split
 const word = opt('--word', 'explain');
 const only = opt('--only', null);
 const runs = Number(opt('--runs', 1));
+const keysOut = opt('--keys', null);
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
 const { scanCatalog } = await import(dist('catalog/scan.js'));
 const { CatalogCache, defaultCachePath } = await import(dist('catalog/cache.js'));
@@ -73,6 +79,9 @@ let b = null;
 for (let r = 0; r < runs; r++) {
   if (only !== 'catalog') a = await measure('walk', walk);
   if (only !== 'walk') b = await measure('catalog', catalog);
+}
+if (keysOut !== null) {
+  for (const [name, set] of [['walk', a], ['catalog', b]]) if (set) writeFileSync(`${keysOut}.${name}`, `${[...set].sort().join('\n')}\n`);
 }
 if (a && b) {
   const missing = [...a].filter((k) => !b.has(k));

@@ -11,7 +11,8 @@
 // not measured: it changes nothing fzf draws.
 //
 //   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--query Q]... [--content WORD]
-//                             [--no-content] [--out FILE] [--timeout-ms 20000]
+//                             [--no-content] [--content-runs 3] [--node-arg ARG]... [--tui-stderr FILE] [--out FILE]
+//                             [--timeout-ms 20000]
 //
 // Queries are chosen from the data, not by hand: single words of titles (a common and a rarer one), two words of
 // one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b); each
@@ -23,6 +24,7 @@
 // more) and to the search's end (the header no longer says "searching…"); the TUI's VmRSS is sampled meanwhile (its
 // peak) and VmHWM read at the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
 // for WORD over the same folders, whole processes, median of 3, interleaved with two more Ctrl-G searches.
+// --node-arg: a flag for the TUI's node (e.g. --trace-gc, --heap-prof); --tui-stderr: where its stderr goes (else the pane).
 // Prints one JSON object on stdout (and writes it to --out).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,6 +46,9 @@ const NAMED_QUERIES = optAll('--query');
 const CONTENT_WORD = opt('--content', null);
 /** --no-content: the typing only. */
 const CONTENT = !process.argv.includes('--no-content');
+const CONTENT_RUNS = Number(opt('--content-runs', 3));
+const NODE_ARGS = optAll('--node-arg');
+const TUI_STDERR = opt('--tui-stderr', null);
 const NODE = process.execPath;
 const CLI = join(root, 'bin', 'sessions.js');
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
@@ -188,7 +193,7 @@ const rssOf = (pid) => {
  * the header's first count of 1 or more sessions, and to the header without "searching…". VmRSS is read every capture.
  */
 function contentSearch(pid) {
-  const RUNS = 3;
+  const RUNS = CONTENT_RUNS;
   const header = (screen) => screen.split('\n')[0] ?? '';
   const found = (screen) => {
     const m = /(\d[\d,]*) sessions?\b[^·]*in transcripts/.exec(header(screen));
@@ -255,7 +260,7 @@ function contentSearch(pid) {
 // ---- ours
 {
   const vars = ['XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'NO_COLOR', 'FORCE_COLOR', 'HOME', 'PATH'].filter((k) => env[k] !== undefined).map((k) => `${k}=${sq(env[k])}`);
-  const since = tmux.launch(`exec env -i ${vars.join(' ')} TERM=xterm-256color LANG=C.UTF-8 ${sq(NODE)} ${cliArgs(['--all']).map(sq).join(' ')}`, WORK);
+  const since = tmux.launch(`exec env -i ${vars.join(' ')} TERM=xterm-256color LANG=C.UTF-8 ${sq(NODE)} ${[...NODE_ARGS, ...cliArgs(['--all'])].map(sq).join(' ')}${TUI_STDERR === null ? '' : ` 2>${sq(resolve(TUI_STDERR))}`}`, WORK);
   // settled: rows painted, the header no longer says it is scanning or indexing
   const ready = tmux.waitFor((s) => / in all directories/.test(s.split('\n')[0] ?? '') && !/scanning|indexing/i.test(s.split('\n')[0] ?? ''), { since, timeoutMs: 600000, pollMs: 20 });
   if (!ready.ok) throw new Error(`the TUI never settled:\n${ready.screen}`);

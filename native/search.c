@@ -24,6 +24,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #define CHUNK (256 * 1024)
 /** What grep looks at for a cwd and a lineage (SUMMARY_HEAD_BYTES in src/core/io/heads.ts). */
@@ -1311,6 +1314,11 @@ static void tsfn_finalize(napi_env env, void *data, void *hint) {
   engine_t *engine = data;
   for (int i = 0; i < engine->nthreads; i++) pthread_join(engine->threads[i], NULL);
   engine_unref(engine);
+#if defined(__GLIBC__)
+  /* The search's items, chunks and maps were freed in the threads' malloc arenas, which glibc keeps: ~15 MB of
+     resident memory more after each search of 100k sessions in the browser. Handed back once the threads are gone. */
+  malloc_trim(0);
+#endif
 }
 
 static void handle_finalize(napi_env env, void *data, void *hint) {
