@@ -3,7 +3,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../src/core/model.js';
 import { listGeometry, rowColumns } from '../../src/ui/geometry.js';
-import { fit, ONE_CLUSTER_RUNS, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
+import { fit, ONE_CLUSTER_ASTRAL_RUNS, ONE_CLUSTER_RUNS, sessionRowSegments, type RowInput } from '../../src/ui/row-cells.js';
 import { themeFor } from '../../src/ui/theme.js';
 import { hostStatusText } from '../../src/ui/components/Header.js';
 import { catalogSession } from './helpers.js';
@@ -160,11 +160,34 @@ describe('text whose code points are each a grapheme cluster (fit measures it wi
     expect(fit('\u4e00\u200b\ufffd', 10).width).toBe(3);
   });
 
+  it('takes code points past the BMP that join no neighbour, each measured as string-width measures it', () => {
+    let checked = 0;
+    let previous = 0xffff;
+    for (const [first, last] of ONE_CLUSTER_ASTRAL_RUNS) {
+      expect(first, first.toString(16)).toBeGreaterThan(previous);
+      previous = last;
+      for (let code = first; code <= last; code++) {
+        const c = String.fromCodePoint(code);
+        expect(/\p{Grapheme_Extend}|\p{Mc}|\p{Regional_Indicator}|\p{Emoji_Modifier}/u.test(c), code.toString(16)).toBe(false);
+        if (segments(`${c}${c}`).length !== 2 || segments(`a${c}a`).length !== 3 || segments(`${c}\u4e00${c}`).length !== 3 || segments(`\u{1f642}${c}\u{1f642}`).length !== 3) {
+          expect.fail(`U+${code.toString(16)} joins a neighbour`);
+        }
+        if (fit(`a${c}\u4e00`, 10).width !== stringWidth(c) + 3) expect.fail(`U+${code.toString(16)}: fit and string-width differ`);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(2_500);
+    // The code points next to the runs do join (a skin tone, a flag's half): left to the segmenter.
+    expect(segments('\u{1f44d}\u{1f3fd}')).toHaveLength(1);
+    expect(segments('\u{1f1eb}\u{1f1f7}')).toHaveLength(1);
+    expect(fit('\u{1f44d}\u{1f3fd}\u{1f642}', 10).width).toBe(stringWidth('\u{1f44d}\u{1f3fd}') + 2);
+  });
+
   it('cuts mixed text of those ranges as the segmenter would, and text past them (emoji, combining marks) too', () => {
     let seed = 7;
     const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
-    const pool = RANGES.flatMap(([from, to]) => [from, to, from + ((to - from) >> 1)]).map((code) => String.fromCharCode(code));
-    const extra = ['e\u0301', '👩‍💻', '🇫🇷', '한국어', 'ｶﾞ', '\u200d'];
+    const pool = [...RANGES, ...ONE_CLUSTER_ASTRAL_RUNS].flatMap(([from, to]) => [from, to, from + ((to - from) >> 1)]).map((code) => String.fromCodePoint(code));
+    const extra = ['e\u0301', '👩‍💻', '🇫🇷', '👍🏽', '❤️', '한국어', 'ｶﾞ', '\u200d', '\ud83d'];
     for (let i = 0; i < 400; i++) {
       const parts = Array.from({ length: 1 + random(40) }, () => (i % 4 === 0 && random(5) === 0 ? extra[random(extra.length)]! : pool[random(pool.length)]!));
       const text = parts.join('');
