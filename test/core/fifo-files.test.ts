@@ -2,6 +2,7 @@
 // blocking, a FIFO hangs the command until a writer comes, and /dev/zero is read until memory runs out. Each is
 // refused (regular files only, opened O_NONBLOCK) and read up to a bound.
 import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,22 @@ it('reads a small file whole and refuses one past its bound, reading no more tha
   // Gemini CLI's projects.json was read for 620 MB).
   await expect(readRegularFile('/proc/self/maps', 16)).rejects.toMatchObject({ code: 'EFBIG' });
   await expect(readRegularFile('/dev/zero', 16)).rejects.toMatchObject({ code: 'EFTYPE' });
+  expect(() => readRegularFileSync('/proc/self/maps', 16)).toThrow(FileTooLargeError);
+});
+
+it('reads a file whole synchronously whatever its size says: empty, megabytes of multi-byte text, a /proc file stat calls empty', async () => {
+  const empty = join(dir, 'empty');
+  await writeFile(empty, '');
+  expect(readRegularFileSync(empty)).toBe('');
+  const big = join(dir, 'big');
+  const text = 'é🙂 line\n'.repeat(300_000);
+  await writeFile(big, text);
+  expect(readRegularFileSync(big)).toBe(text);
+  expect(readRegularFileSync(big, Buffer.byteLength(text))).toBe(text);
+  expect(() => readRegularFileSync(big, Buffer.byteLength(text) - 1)).toThrow(FileTooLargeError);
+  // Size 0 by stat, bytes when read: the buffer grows to hold them.
+  expect(statSync('/proc/self/cmdline').size).toBe(0);
+  expect(readRegularFileSync('/proc/self/cmdline')).toBe(readFileSync('/proc/self/cmdline', 'utf8'));
 });
 
 it('a FIFO as a database (opencode.db) is refused, not opened by SQLite (which opens blocking)', () => {

@@ -100,21 +100,29 @@ export async function readRegularFile(path: string, maxBytes = Infinity): Promis
   }
 }
 
-/** readRegularFile, synchronous, decoded as UTF-8. */
+/**
+ * readRegularFile, synchronous, decoded as UTF-8. Read into one buffer of the size fstat gave, grown when the file
+ * is longer (it grew, or stat does not tell, as in /proc): 64 KiB chunks, each copied and then concatenated, were
+ * ~0.3 s of CPU and most of the garbage of reading grep's 23.6 MB walk memo at 100k sessions.
+ */
 export function readRegularFileSync(path: string, maxBytes = Infinity): string {
-  const fd = openRegularSync(path);
+  const { fd, stats } = openRegularWithStatsSync(path);
   try {
-    const chunks: Buffer[] = [];
-    const buffer = Buffer.allocUnsafe(1 << 16);
+    // One byte past the size: a read that fills it says the file is longer than stat said.
+    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(stats.size, maxBytes) + 1));
     let total = 0;
     for (;;) {
-      const n = readSync(fd, buffer, 0, Math.min(buffer.length, maxBytes + 1 - total), null);
+      if (total === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(2 * buffer.length, maxBytes + 1));
+        buffer.copy(grown, 0, 0, total);
+        buffer = grown;
+      }
+      const n = readSync(fd, buffer, total, Math.min(buffer.length, maxBytes + 1) - total, null);
       if (n === 0) break;
-      chunks.push(Buffer.from(buffer.subarray(0, n)));
       total += n;
       if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return buffer.toString('utf8', 0, total);
   } finally {
     closeSync(fd);
   }
