@@ -286,7 +286,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const walked = Promise.all([Promise.all(walks), verified]).then(([, ok]) => {
     // A stale memo's search reports nothing: what waits for the walks waits for ever (and is dropped with it).
     if (!ok) return new Promise<void>(() => {});
-    for (const group of unregistered ?? []) context.register(group);
+    context.registerAll(unregistered ?? []);
     unregistered = null;
     if (lineageUnseen === 0) lineageSeen.open();
   });

@@ -1,6 +1,6 @@
 // The scan's turns of the event loop: every concurrent worker waits for the same turn, and the budget restarts once.
 import { expect, it } from 'vitest';
-import { EventLoopTurns } from '../../src/catalog/scan.js';
+import { EventLoopTurns } from '../../src/catalog/event-loop-turns.js';
 
 it('lets all workers wait for one shared turn once the budget is spent, and restarts the budget when it is given', async () => {
   let now = 0;
