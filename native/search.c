@@ -1791,6 +1791,8 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
 
 /** File stamps for a warm start: native/stamps.c. */
 napi_value stamp_files(napi_env env, napi_callback_info info);
+/** The index's line fields: native/fields.c. */
+void register_line_fields(napi_env env, napi_value exports);
 
 static pthread_once_t folded_once = PTHREAD_ONCE_INIT;
 
@@ -1813,5 +1815,6 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "answersHold", fn);
   napi_create_function(env, "stamps", NAPI_AUTO_LENGTH, stamp_files, NULL, &fn);
   napi_set_named_property(env, exports, "stamps", fn);
+  register_line_fields(env, exports);
   return exports;
 }

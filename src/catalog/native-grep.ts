@@ -2,9 +2,9 @@
 // per-session search as the JS workers (grep-worker.ts), on threads of its own. Here: loading it, and the pool
 // that feeds it sessions and turns what it finds into what grep's JS pool reports.
 import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
+import { nativeEngine } from '../core/native.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import { removeStaleTemps } from '../core/io/atomic.js';
@@ -76,21 +76,12 @@ const FIRST = 8;
 /** A backlog this long is handed over at once, not at the end of the event loop's turn. */
 const FLUSH_NOW = 1024;
 
-let addon: NativeSearchAddon | null | undefined;
-
 /**
  * The native engine, or null when it was not built (no C compiler at install) or does not load. Its place is
  * fixed relative to this module: two folders down from the package root, in src/, dist/ and dist/bundle/ alike.
  */
 export function nativeSearchAddon(): NativeSearchAddon | null {
-  if (addon === undefined) {
-    try {
-      addon = createRequire(import.meta.url)('../../native/build/Release/sessions_search.node') as NativeSearchAddon;
-    } catch {
-      addon = null;
-    }
-  }
-  return addon;
+  return nativeEngine() as NativeSearchAddon | null;
 }
 
 /** answersHold's code of each answer (native/search.c). */

@@ -138,6 +138,10 @@ class PendingLine {
     }
   }
 
+  isEmpty(): boolean {
+    return this.length === 0 && this.clipper === null;
+  }
+
   /** The line that `last` (up to its newline) ends, starting at `offset`; the next one starts empty. */
   line(offset: number, last: Buffer): RawLine {
     const length = this.length + last.length;
@@ -307,6 +311,13 @@ export interface FoldedFile {
   readonly partial: RawLine | null;
 }
 
+/**
+ * Every line of `data[from, to)` (each ended by a newline; a CR before it is not the line's), `base` the file offset
+ * of `data[0]`: `foldLines` hands a chunk's lines over at once to a reader that judges them together (natively).
+ * The bytes are valid only during the call.
+ */
+export type LineBatch = (data: Buffer, from: number, to: number, base: number) => void;
+
 /** Files up to this size are read with one synchronous read: thousands of small async reads cost more than reading. */
 const SYNC_READ_MAX = 1 << 20;
 
@@ -315,7 +326,7 @@ const SYNC_READ_MAX = 1 << 20;
  * one pass. A line's bytes are valid only during the call (chunks are reused). The unterminated last line, if
  * any, is returned, not folded: the caller decides (a fold that is saved must stop before it).
  */
-export async function foldLines(path: string, start: number, onLine: (line: RawLine) => void): Promise<FoldedFile> {
+export async function foldLines(path: string, start: number, onLine: (line: RawLine) => void, onBatch?: LineBatch): Promise<FoldedFile> {
   // Synchronous open, stat and close: for thousands of small files a FileHandle's promises cost more than reading.
   const fd = openRegularSync(path);
   try {
@@ -330,6 +341,21 @@ export async function foldLines(path: string, start: number, onLine: (line: RawL
     const pending = new PendingLine(true);
     const consume = (data: Buffer): void => {
       let from = 0;
+      if (onBatch !== undefined) {
+        // The line begun in the last chunk alone, then every line ending in this one at once.
+        const nl = pending.isEmpty() ? -1 : data.indexOf(NEWLINE);
+        if (nl !== -1) {
+          onLine(pending.line(lineStart, data.subarray(0, nl)));
+          lineStart = position + nl + 1;
+          from = nl + 1;
+        }
+        const last = pending.isEmpty() ? data.lastIndexOf(NEWLINE) : -1;
+        if (last >= from) {
+          onBatch(data, from, last + 1, position);
+          lineStart = position + last + 1;
+          from = last + 1;
+        }
+      }
       for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
         onLine(pending.line(lineStart, data.subarray(from, nl)));
         lineStart = position + nl + 1;

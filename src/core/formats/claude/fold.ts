@@ -5,6 +5,7 @@ import { reportSkippedLines } from '../problems.js';
 import type { AdapterContext, FoldResume, IndexedSession, SessionFileGroup } from '../types.js';
 import { isRecord } from '../../json.js';
 import { addIndexLine } from './indexed.js';
+import { nativeIndexBatch } from './native-fold.js';
 import { type ClaudeNode, MESSAGE_TYPES } from './lines.js';
 import { ClaudeScan } from './scan.js';
 import { livePath, readTitleSidecar, summarize } from './summary.js';
@@ -208,7 +209,7 @@ export async function indexClaude(group: SessionFileGroup, context: AdapterConte
   const start = resumed === null ? 0 : resume!.offset;
   const stats = newLineStats();
   const before = indexReads.bytes;
-  const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats));
+  const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats), nativeIndexBatch(scan, stats));
   if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
   // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
   // The active chain (300k nodes in a 200 MB session) is walked once when no such line changes it.

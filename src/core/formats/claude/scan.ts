@@ -56,7 +56,12 @@ export class ClaudeScan {
   baseLeaf: string | null = null;
 
   add(line: JsonLine): void {
-    const value = line.value;
+    // The line's length in the file (a giant line an index read clipped is shorter in memory).
+    this.addValue(line.value, line.offset, line.fileLength ?? line.bytes.length);
+  }
+
+  /** A line's parsed value (or the members of it the fold reads), its offset and its length in the file. */
+  addValue(value: JsonObject, offset: number, length: number): void {
     const type = typeof value.type === 'string' ? value.type : '';
     const sidechain = value.isSidechain === true;
     const timestamp = isoTimestamp(value.timestamp);
@@ -110,9 +115,8 @@ export class ClaudeScan {
       logicalParentUuid: stringOrNull(value.logicalParentUuid),
       type,
       sidechain,
-      offset: line.offset,
-      // The line's length in the file (a giant line an index read clipped is shorter in memory).
-      length: line.fileLength ?? line.bytes.length,
+      offset,
+      length,
       value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
       userTurn,
       meta: value.isMeta === true,

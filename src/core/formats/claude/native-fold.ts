@@ -1,0 +1,160 @@
+/**
+ * The index's fold fed by the native engine (native/fields.c): each line of a chunk judged as JSON.parse judges it,
+ * and for the lines whose content the fold does not read (assistant answers, tool results, progress, attachments),
+ * the fields it does read handed back as spans; those become a small object instead of a parsed line. A line the
+ * engine leaves to JS (a prompt, a title, a big line, an escaped key) goes the way every line goes without it.
+ */
+import { type LineBatch, type LineStats } from '../../io/lines.js';
+import { type JsonObject } from '../../json.js';
+import { nativeEngine } from '../../native.js';
+import { addIndexLine } from './indexed.js';
+import { type ClaudeScan } from './scan.js';
+
+interface FieldsEngine {
+  lineFields(chunk: Buffer, from: number, to: number, records: Int32Array, usage: Float64Array): number;
+}
+
+// native/fields.c's record: [start, end, verdict, flags, 11 spans (start, end), escaped spans, next line's start, spans as the line before's]
+const V_BLANK = 0;
+const V_FIELDS = 3;
+const F_SIDECHAIN = 1;
+const F_META = 2;
+const F_COMPACT = 4;
+const F_MESSAGE = 8;
+const F_USAGE = 16;
+const F_TOOL_RESULTS = 32;
+const [K_TYPE, K_UUID, K_PARENT, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const SPANS = 11;
+const SLOT_ESCAPED = 4 + 2 * SPANS;
+const SLOT_NEXT = SLOT_ESCAPED + 1;
+const SLOT_SAME = SLOT_NEXT + 1;
+const SLOTS = SLOT_SAME + 1;
+const USAGE_NUMBERS = 4;
+/** Lines judged per call. */
+const BATCH_LINES = 2048;
+
+/** A tool result's content as the fold reads it: a tool_result block, no text. */
+const TOOL_RESULT_CONTENT = Object.freeze([Object.freeze({ type: 'tool_result' })]);
+
+let buffers: { records: Int32Array; usage: Float64Array } | null = null;
+
+/**
+ * The batch reader that folds a chunk's lines into `scan` through the native engine, or undefined when the engine
+ * was not built (each line then goes through `addIndexLine`, with the same result).
+ */
+export function nativeIndexBatch(scan: ClaudeScan, stats: LineStats): LineBatch | undefined {
+  const engine = nativeEngine() as Partial<FieldsEngine> | null;
+  if (engine?.lineFields === undefined) return undefined;
+  const lineFields = engine.lineFields.bind(engine);
+  buffers ??= { records: new Int32Array(BATCH_LINES * SLOTS), usage: new Float64Array(BATCH_LINES * USAGE_NUMBERS) };
+  const { records, usage } = buffers;
+  const reader = new FieldsReader(records, usage);
+  return (data, from, to, base) => {
+    while (from < to) {
+      const count = lineFields(data, from, to, records, usage);
+      for (let i = 0; i < count; i++) {
+        const r = i * SLOTS;
+        const start = records[r]!;
+        const end = records[r + 1]!;
+        switch (records[r + 2]) {
+          case V_BLANK:
+            break;
+          case V_FIELDS:
+            scan.addValue(reader.value(data, i), base + start, end - start);
+            break;
+          default:
+            // To parse, big, or malformed (rare): the way every line goes without the engine, which counts it.
+            addIndexLine(scan, { offset: base + start, bytes: data.subarray(start, end), terminated: true }, stats);
+        }
+      }
+      from = records[(count - 1) * SLOTS + SLOT_NEXT]!;
+    }
+  };
+}
+
+/**
+ * The members of described lines as JSON.parse would give them: a span's bytes decoded, or the string made for the
+ * line before when the engine says its bytes are the same (SLOT_SAME).
+ */
+class FieldsReader {
+  /** The values of the last line read, by span. */
+  private readonly last: unknown[] = new Array<unknown>(SPANS).fill(undefined);
+
+  constructor(
+    private readonly records: Int32Array,
+    private readonly usage: Float64Array,
+  ) {}
+
+  /** Span k of record r (undefined: the member is absent). */
+  private span(data: Buffer, r: number, k: number, same: number): unknown {
+    const records = this.records;
+    let value: unknown;
+    if ((same & (1 << k)) !== 0) {
+      value = k === K_PARENT ? this.last[K_UUID] : this.last[k];
+    } else {
+      const start = records[r + 4 + 2 * k]!;
+      if (start < 0) value = undefined;
+      else if (data[start] === 0x22 && (records[r + SLOT_ESCAPED]! & (1 << k)) === 0) value = data.toString('utf8', start + 1, records[r + 5 + 2 * k]! - 1);
+      else value = JSON.parse(data.toString('utf8', start, records[r + 5 + 2 * k]!)) as unknown;
+    }
+    return value;
+  }
+
+  /** The members of the line at record i the fold reads (ClaudeScan.add). */
+  value(data: Buffer, i: number): JsonObject {
+    const r = i * SLOTS;
+    const records = this.records;
+    const flags = records[r + 3]!;
+    const same = records[r + SLOT_SAME]!;
+    const last = this.last;
+    // The parent first: it may be the line before's uuid, which this line's uuid replaces below.
+    const parentUuid = this.span(data, r, K_PARENT, same);
+    for (const k of READ_FIRST) last[k] = this.span(data, r, k, same);
+    last[K_PARENT] = parentUuid;
+    const value: JsonObject = {
+      type: last[K_TYPE],
+      uuid: last[K_UUID],
+      parentUuid,
+      logicalParentUuid: last[K_LOGICAL_PARENT],
+      timestamp: last[K_TIMESTAMP],
+      sessionId: last[K_SESSION],
+      cwd: last[K_CWD],
+      gitBranch: last[K_BRANCH],
+      requestSessionId: last[K_REQUEST_SESSION],
+      isSidechain: (flags & F_SIDECHAIN) !== 0,
+      isMeta: (flags & F_META) !== 0,
+      isCompactSummary: (flags & F_COMPACT) !== 0,
+    };
+    if ((flags & F_MESSAGE) !== 0) {
+      const message: JsonObject = { model: last[K_MODEL], id: last[K_ID] };
+      if ((flags & F_USAGE) !== 0) {
+        const u = i * USAGE_NUMBERS;
+        const usage = this.usage;
+        message.usage = { input_tokens: usage[u], output_tokens: usage[u + 1], cache_read_input_tokens: usage[u + 2], cache_creation_input_tokens: usage[u + 3] };
+      }
+      if ((flags & F_TOOL_RESULTS) !== 0) message.content = TOOL_RESULT_CONTENT;
+      value.message = message;
+    }
+    return value;
+  }
+}
+
+/** Every span but the parent's, read after it. */
+const READ_FIRST = [K_TYPE, K_UUID, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID];
+
+const VERDICTS = ['blank', 'malformed', 'parse', 'fields', 'big'] as const;
+
+/**
+ * The engine's verdict on one line (no newline in it), and for a line it describes the object the fold is given;
+ * null when the engine was not built. For tests: the verdict must be JSON.parse's, the object the parsed line's fields.
+ */
+export function judgeLine(bytes: Buffer): { readonly verdict: (typeof VERDICTS)[number]; readonly value?: JsonObject } | null {
+  const engine = nativeEngine() as Partial<FieldsEngine> | null;
+  if (engine?.lineFields === undefined) return null;
+  const data = Buffer.concat([bytes, Buffer.from('\n')]);
+  const records = new Int32Array(SLOTS);
+  const usage = new Float64Array(USAGE_NUMBERS);
+  if (engine.lineFields(data, 0, data.length, records, usage) !== 1 || records[SLOT_NEXT] !== data.length) throw new Error('one line, one record');
+  const verdict = VERDICTS[records[2]!]!;
+  return verdict === 'fields' ? { verdict, value: new FieldsReader(records, usage).value(data, 0) } : { verdict };
+}
