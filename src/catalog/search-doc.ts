@@ -47,6 +47,15 @@ export interface SearchDoc {
   readonly agent: string;
   readonly model: string;
   readonly id: string;
+  /**
+   * Which characters the title, the name and the id hold (charsOf): a word none of whose subsequences and
+   * substrings a field can hold (a character it lacks) is not looked for in it.
+   */
+  readonly titleChars: number;
+  readonly nameChars: number;
+  readonly idChars: number;
+  /** The cwd, branch, agent and model as one group shared by every session that has the same four (see SharedFolds). */
+  readonly group: number;
   /** Position in the catalog's order (newest first): breaks score ties. */
   order: number;
   /** Its hit while not ranked yet (see unrankedHit). */
@@ -118,35 +127,90 @@ export function recordFor(options: IFuseOptions<SearchDoc>, doc: SearchDoc, slot
   return record;
 }
 
-export function toDoc(session: CatalogSession, key: string, order: number, shared: Map<string, string>): SearchDoc {
-  const foldShared = (text: string | null): string => {
+/** Groups numbered across every SharedFolds of the process: a word's answers kept by group number never mix two indexes'. */
+let groupsMade = 0;
+
+/**
+ * The short fields sessions share, folded once: cwds, branches, agents and models repeat, and each four of them is
+ * one group (a word is looked for in a group's fields once, not once per session: search-prefilter.ts).
+ */
+export class SharedFolds {
+  private readonly folds = new Map<string, string>();
+  private readonly groups = new Map<string, number>();
+
+  fold(text: string | null): string {
     if (!text) return '';
-    let folded = shared.get(text);
+    let folded = this.folds.get(text);
     if (folded === undefined) {
       folded = foldOrSame(text);
-      shared.set(text, folded);
+      this.folds.set(text, folded);
     }
     return folded;
-  };
+  }
+
+  /** The group of these four folded fields (none holds a NUL: `\0` joins them). */
+  groupOf(cwd: string, gitBranch: string, agent: string, model: string): number {
+    const key = `${cwd}\0${gitBranch}\0${agent}\0${model}`;
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = groupsMade++;
+      this.groups.set(key, group);
+    }
+    return group;
+  }
+}
+
+/** How many groups were ever made (a group's number is below it). */
+export function groupCount(): number {
+  return groupsMade;
+}
+
+/**
+ * Which characters a text (its first `end`) holds, as bits: one per letter a–z, one for the digits, and every
+ * other character one of three bits by its code. A text that holds a word (or any subsequence of it) has every one
+ * of the word's bits: a text lacking one cannot, and is not looked at (30 bits: a small integer).
+ */
+export function charsOf(text: string, end = text.length): number {
+  let chars = 0;
+  for (let i = 0; i < end; i++) chars |= charBit(text.charCodeAt(i));
+  return chars;
+}
+
+export function charBit(code: number): number {
+  return code >= 97 && code <= 122 ? 1 << (code - 97) : code >= 48 && code <= 57 ? 1 << 26 : 1 << (27 + (code % 3));
+}
+
+export function toDoc(session: CatalogSession, key: string, order: number, shared: SharedFolds): SearchDoc {
   const { title, prompts } = session;
   // A title that is the first prompt (most are) is not stored twice: it is the start of the folded prompts.
   const titleIsPrompt = prompts.length > 0 && prompts[0] === title;
   const foldedPrompts = fold(prompts.join('\n'));
   const titleEnd = titleIsPrompt ? fold(title).length : 0;
   const folded = titleIsPrompt ? foldedPrompts : `${fold(title)}\n${foldedPrompts}`;
+  const name = session.name ? foldOrSame(session.name) : '';
+  const id = foldOrSame(session.id);
+  // Another machine's rows are found by its name too (`devbox`), as the row shows it: host:cwd.
+  const cwd = shared.fold(session.host === undefined ? session.cwd : `${session.host}:${session.cwd ?? ''}`);
+  const gitBranch = shared.fold(session.gitBranch);
+  const agent = shared.fold(session.agent);
+  const model = shared.fold(session.model);
+  const end = titleIsPrompt ? titleEnd : folded.length - foldedPrompts.length - 1;
   return {
     key,
     session,
     folded,
-    titleEnd: titleIsPrompt ? titleEnd : folded.length - foldedPrompts.length - 1,
+    titleEnd: end,
     promptsStart: titleIsPrompt ? 0 : folded.length - foldedPrompts.length,
-    name: session.name ? foldOrSame(session.name) : '',
-    // Another machine's rows are found by its name too (`devbox`), as the row shows it: host:cwd.
-    cwd: foldShared(session.host === undefined ? session.cwd : `${session.host}:${session.cwd ?? ''}`),
-    gitBranch: foldShared(session.gitBranch),
-    agent: foldShared(session.agent),
-    model: foldShared(session.model),
-    id: foldOrSame(session.id),
+    name,
+    cwd,
+    gitBranch,
+    agent,
+    model,
+    id,
+    titleChars: charsOf(folded, end),
+    nameChars: charsOf(name),
+    idChars: charsOf(id),
+    group: shared.groupOf(cwd, gitBranch, agent, model),
     order,
     generation: 0,
   };

@@ -2,14 +2,12 @@
 // and for a fuzzy word fuse.js's own bitap recurrence, asked only "is there a match" (no score, no match ranges).
 // The prefilter's unsure candidates are decided here as the catalog is walked, so the number of matches is known
 // when the walk is over, however many of them fuse.js has yet to rank.
-import { fold, rankedPrompts, type SearchDoc } from './search-doc.js';
+import { fold, RANKED_PROMPTS, rankedPrompts, type SearchDoc } from './search-doc.js';
+import { fuseTest } from './search-bitap.js';
 import type { ParsedQuery, QueryTerm } from './search-query.js';
+import { FUSE, groupAnswer, mayMatch, wordOf, type WordFacts } from './search-word.js';
 
-/** fuse.js's threshold (FUSE_OPTIONS): a fuzzy word matches with errors / length ≤ this. */
-const THRESHOLD = 0.3;
-/** fuse.js's bitap reads a pattern in chunks of at most this many characters. */
-const CHUNK = 32;
-
+export { fuzzyTest } from './search-bitap.js';
 /**
  * True when fuse.js, reading the fields FUSE_OPTIONS (or SHORT_OPTIONS when `broad`) gives it, keeps `doc` for the
  * query's positive words: every group has a word that matches some field (fuse.js's $and of $or leaves, each leaf
@@ -20,12 +18,13 @@ export function fuseKeeps(doc: SearchDoc, query: ParsedQuery, broad: boolean): b
   for (const group of query.groups) {
     let kept = false;
     for (const term of group) {
-      const test = testOf(term);
-      if (shortFieldsOf(doc).some((field) => !isBlank(field) && test(field))) {
+      const word = wordOf(term);
+      if (shortFieldsKeep(doc, word)) {
         kept = true;
         break;
       }
-      if (broad) continue;
+      if (broad || !promptsMayKeep(doc, term)) continue;
+      const test = fuseTest(term);
       prompts ??= rankedPrompts(doc.session.prompts).map(fold);
       if (prompts.some((prompt) => !isBlank(prompt) && test(prompt))) {
         kept = true;
@@ -37,128 +36,39 @@ export function fuseKeeps(doc: SearchDoc, query: ParsedQuery, broad: boolean): b
   return true;
 }
 
-/** The short fields as fuse.js reads them (SHORT_KEYS' order and values). */
-function shortFieldsOf(doc: SearchDoc): string[] {
-  return [doc.folded.slice(0, doc.titleEnd), doc.name, doc.cwd, doc.gitBranch, doc.id, doc.agent, doc.model];
+/**
+ * Whether fuse.js's test of the word keeps one of the short fields (SHORT_KEYS' values). A field lacking more of the
+ * word's characters than fuse.js allows errors is not tested; the shared fields are tested once a group.
+ */
+function shortFieldsKeep(doc: SearchDoc, word: WordFacts): boolean {
+  const test = fuseTest(word.term);
+  return (
+    (mayMatch(word, doc.titleChars) && keeps(test, doc.folded.slice(0, doc.titleEnd))) ||
+    (mayMatch(word, doc.nameChars) && keeps(test, doc.name)) ||
+    (mayMatch(word, doc.idChars) && keeps(test, doc.id)) ||
+    groupAnswer(word, doc, FUSE)
+  );
+}
+
+function keeps(test: (text: string) => boolean, field: string): boolean {
+  return !isBlank(field) && test(field);
+}
+
+/**
+ * False when no prompt fuse.js reads can match the word, told from the joined prompts without folding each: they
+ * are `folded` from `promptsStart`, each folded alike (folding never reaches across the line break between two), so
+ * a prompt that holds the word makes the joined text hold it, and a fuzzy match in a prompt is one in any text
+ * around it (bitap's registers only gain bits from more text). Only when fuse.js reads every prompt (RANKED_PROMPTS)
+ * is a fuzzy word tested so: one pass over a 30,000-turn session's text would cost more than its 64 prompts.
+ */
+function promptsMayKeep(doc: SearchDoc, term: QueryTerm): boolean {
+  const { folded, promptsStart } = doc;
+  if (term.kind !== 'fuzzy') return folded.indexOf(term.text, promptsStart) !== -1;
+  if (doc.session.prompts.length > RANKED_PROMPTS.first + RANKED_PROMPTS.last) return true;
+  return fuseTest(term)(folded.slice(promptsStart));
 }
 
 /** fuse.js indexes no blank string (createIndex skips them). */
 function isBlank(text: string): boolean {
   return text.trim().length === 0;
-}
-
-const tests = new WeakMap<QueryTerm, (text: string) => boolean>();
-
-/** fuse.js's extended-search matcher of a term (search-query.ts's fusePattern), as a test of one field. */
-function testOf(term: QueryTerm): (text: string) => boolean {
-  let test = tests.get(term);
-  if (test === undefined) {
-    const { text: pattern } = term;
-    switch (term.kind) {
-      case 'include':
-        test = (text) => text.includes(pattern);
-        break;
-      case 'prefix':
-        test = (text) => text.startsWith(pattern);
-        break;
-      case 'suffix':
-        test = (text) => text.endsWith(pattern);
-        break;
-      case 'equal':
-        test = (text) => text === pattern;
-        break;
-      case 'fuzzy':
-        test = fuzzyTest(pattern);
-        break;
-    }
-    tests.set(term, test);
-  }
-  return test;
-}
-
-/**
- * fuse.js's BitapSearch.searchIn as a yes/no (ignoreLocation, threshold 0.3): the field is the pattern, or one of
- * the pattern's chunks of 32 characters (the last one ending at the pattern's end) matches it.
- */
-export function fuzzyTest(pattern: string): (text: string) => boolean {
-  const chunks: Chunk[] = [];
-  if (pattern.length > CHUNK) {
-    const remainder = pattern.length % CHUNK;
-    for (let at = 0; at < pattern.length - remainder; at += CHUNK) chunks.push(chunkOf(pattern.slice(at, at + CHUNK)));
-    if (remainder) chunks.push(chunkOf(pattern.slice(pattern.length - CHUNK)));
-  } else if (pattern.length > 0) {
-    chunks.push(chunkOf(pattern));
-  }
-  return (text) => text === pattern || chunks.some((chunk) => chunkMatches(chunk, text));
-}
-
-interface Chunk {
-  readonly pattern: string;
-  /** Each character's bits: bit (length − 1 − i) for the pattern's character i (createPatternAlphabet). */
-  readonly alphabet: ReadonlyMap<string, number>;
-  /** The same for the character codes below 256, read by code (a Map look-up per character of every text was most of a pass). */
-  readonly low: Int32Array;
-  /** The most errors fuse.js accepts: the largest e with e / length ≤ the threshold. */
-  readonly errors: number;
-  /**
-   * errors + 1 pieces of the pattern, end to end: a text within that many edits of the pattern holds one of them
-   * unchanged (an edit changes one piece at most), so a text with none is no match and needs no bitap pass.
-   */
-  readonly pieces: readonly string[];
-}
-
-function chunkOf(pattern: string): Chunk {
-  const alphabet = new Map<string, number>();
-  const low = new Int32Array(256);
-  const length = pattern.length;
-  for (let i = 0; i < length; i++) {
-    const char = pattern.charAt(i);
-    alphabet.set(char, (alphabet.get(char) ?? 0) | (1 << (length - i - 1)));
-  }
-  for (const [char, bits] of alphabet) if (char.charCodeAt(0) < 256) low[char.charCodeAt(0)] = bits;
-  let errors = 0;
-  while (errors + 1 < length && (errors + 1) / length <= THRESHOLD) errors++;
-  const pieces: string[] = [];
-  for (let k = 0; k <= errors; k++) pieces.push(pattern.slice(Math.floor((k * length) / (errors + 1)), Math.floor(((k + 1) * length) / (errors + 1))));
-  return { pattern, alphabet, low, errors, pieces };
-}
-
-/** Row registers of the bitap pass (one per error count), reused from call to call. */
-let rows = new Int32Array(16);
-let next = new Int32Array(16);
-
-/**
- * Whether fuse.js's bitap `search` (fuse.js/src/search/bitap/search.ts, location ignored) finds the chunk in `text`
- * with at most `errors` errors: its recurrence, column by column from the text's end (as it scans), every error row
- * at once, stopping at the first match; the same columns (the text and `length` more past its end) and starting state.
- */
-function chunkMatches(chunk: Chunk, text: string): boolean {
-  const { pattern, alphabet, low, errors, pieces } = chunk;
-  if (text.includes(pattern)) return true;
-  if (errors === 0 || !pieces.some((piece) => text.includes(piece))) return false;
-  const length = pattern.length;
-  const mask = 1 << (length - 1);
-  if (rows.length <= errors) {
-    rows = new Int32Array(errors + 1);
-    next = new Int32Array(errors + 1);
-  }
-  // Column finish + 1: fuse.js's bitArr[finish + 1] = (1 << i) - 1 for row i.
-  for (let i = 0; i <= errors; i++) rows[i] = (1 << i) - 1;
-  const textLength = text.length;
-  for (let j = textLength + length; j >= 1; j--) {
-    const code = j - 1 < textLength ? text.charCodeAt(j - 1) : -1;
-    const char = code < 0 ? 0 : code < 256 ? low[code]! : (alphabet.get(text.charAt(j - 1)) ?? 0);
-    let value = ((rows[0]! << 1) | 1) & char;
-    next[0] = value;
-    if (value & mask) return true;
-    for (let i = 1; i <= errors; i++) {
-      value = (((rows[i]! << 1) | 1) & char) | (((rows[i - 1]! | next[i - 1]!) << 1) | 1 | rows[i - 1]!);
-      next[i] = value;
-      if (value & mask) return true;
-    }
-    const swap = rows;
-    rows = next;
-    next = swap;
-  }
-  return false;
 }

@@ -2,51 +2,15 @@
 // before fuse.js scores any of them.
 import type { ParsedQuery, QueryTerm } from './search-query.js';
 import { RANKED_PROMPTS, type SearchDoc } from './search-doc.js';
+import { COMPACT, groupAnswer, HOLDS, isCompactSubsequence, NEAR, variantsOf, wordOf, type WordFacts } from './search-word.js';
 
-/** True when every character of `needle` appears in `haystack` in order (both folded). */
-export function isSubsequence(needle: string, haystack: string): boolean {
-  let at = 0;
-  for (const char of needle) {
-    at = haystack.indexOf(char, at);
-    if (at < 0) return false;
-    at += char.length;
-  }
-  return true;
-}
+export { isCompactSubsequence, isSubsequence } from './search-word.js';
 
-/**
- * True when `needle` is a subsequence of `haystack` (of its first `end` characters) within a window of at most twice
- * its length (plus two): `apihlth` in `api-health`, but not `rate` strewn over a long path — fuse.js would not match
- * that either.
- */
-export function isCompactSubsequence(needle: string, haystack: string, end = haystack.length): boolean {
-  const maxSpan = needle.length * 2 + 2;
-  const first = needle[0]!;
-  for (let start = haystack.indexOf(first); start !== -1 && start < end; start = haystack.indexOf(first, start + 1)) {
-    let at = start + 1;
-    let ok = true;
-    for (let i = 1; i < needle.length; i++) {
-      at = haystack.indexOf(needle[i]!, at);
-      if (at === -1 || at >= end) return false; // no later start can succeed either
-      if (at - start >= maxSpan) {
-        ok = false;
-        break;
-      }
-      at++;
-    }
-    if (ok) return true;
-  }
-  return false;
-}
-
-/** What is known of one word before the walk: its sweep of the haystack (search-haystack.ts), and the shared fields asked so far. */
+/** What a run knows of one plain word (fuzzy or `'exact`) before the walk. */
 export interface TermFacts {
-  /** Where the word first occurs in each document's `folded`, by slot, or -1. */
-  readonly foldedAt: Int32Array;
-  /** Whether a shared short field (cwd, branch, agent, model: one string for every session that has it) holds the word. */
-  readonly holds: Map<string, boolean>;
-  /** Whether the word is a compact subsequence of a shared short field (see inShortField). */
-  readonly shared: Map<string, boolean>;
+  /** Where the word first occurs in each document's `folded`, by slot, or -1 (its sweep of the haystack: search-haystack.ts); null: ask each document. */
+  readonly foldedAt: Int32Array | null;
+  readonly word: WordFacts;
 }
 
 /** Added to a tier when fuse.js may still reject the candidate (see matchTier). */
@@ -79,7 +43,7 @@ export function matchTier(doc: SearchDoc, query: ParsedQuery, broad: boolean, sl
       if (one < 0) continue;
       if (best < 0 || one < best) best = one;
       let oneStatus = termStatus(one, term, broad);
-      if (oneStatus === MAYBE_TERM && !broad && term.kind === 'fuzzy' && withinOneDeletion(doc, term.text)) oneStatus = SURE_TERM;
+      if (oneStatus === MAYBE_TERM && !broad && term.kind === 'fuzzy' && withinOneDeletion(doc, term)) oneStatus = SURE_TERM;
       groupStatus = Math.min(groupStatus, oneStatus);
       if (best === 0) break;
     }
@@ -112,15 +76,15 @@ function termStatus(tier: number, term: QueryTerm, broad: boolean): number {
  * (fuseKeeps): `plea` over 100k sessions had 67k such candidates (`ple`, `pla` are everywhere). Only when fuse.js reads every
  * prompt (see RANKED_PROMPTS); patterns longer than fuse.js's 32-letter chunks are left to fuse.js.
  */
-function withinOneDeletion(doc: SearchDoc, token: string): boolean {
+function withinOneDeletion(doc: SearchDoc, term: QueryTerm): boolean {
+  const token = term.text;
   if (token.length < 4 || token.length > 32) return false;
   if (doc.session.prompts.length > RANKED_PROMPTS.first + RANKED_PROMPTS.last) return false;
-  for (let i = 0; i < token.length; i++) {
-    if (i > 0 && token[i] === token[i - 1]) continue; // the same variant as the one before
-    const variant = token.slice(0, i) + token.slice(i + 1);
-    if (doc.folded.includes(variant) || doc.name.includes(variant) || doc.cwd.includes(variant) || doc.gitBranch.includes(variant) || doc.id.includes(variant) || doc.agent.includes(variant) || doc.model.includes(variant)) return true;
+  const word = wordOf(term);
+  for (const { text, chars } of variantsOf(word)) {
+    if (doc.folded.includes(text) || ((doc.nameChars & chars) === chars && doc.name.includes(text)) || ((doc.idChars & chars) === chars && doc.id.includes(text))) return true;
   }
-  return false;
+  return groupAnswer(word, doc, NEAR);
 }
 
 /**
@@ -132,19 +96,17 @@ function termTier(doc: SearchDoc, term: QueryTerm, slot: number, swept: Readonly
   if (term.kind === 'fuzzy' || term.kind === 'include') {
     const token = term.text;
     const facts = swept?.get(term);
+    const word = facts?.word ?? wordOf(term);
+    const { chars } = word;
     // `folded` is the title then the prompts: where the first occurrence falls tells which.
-    const at = facts ? facts.foldedAt[slot]! : doc.folded.indexOf(token);
+    const at = facts?.foldedAt ? facts.foldedAt[slot]! : doc.folded.indexOf(token);
     if (at !== -1 && at < doc.titleEnd) return 0;
-    if (doc.name.includes(token)) return 0;
-    if (facts) {
-      const { holds } = facts;
-      if (doc.id.includes(token) || holdsShared(holds, doc.cwd, token) || holdsShared(holds, doc.gitBranch, token) || holdsShared(holds, doc.agent, token) || holdsShared(holds, doc.model, token)) return 1;
-    } else if (doc.cwd.includes(token) || doc.gitBranch.includes(token) || doc.id.includes(token) || doc.agent.includes(token) || doc.model.includes(token)) {
-      return 1;
-    }
+    // A field lacking one of the word's characters holds neither it nor any subsequence of it: not asked.
+    if ((doc.nameChars & chars) === chars && doc.name.includes(token)) return 0;
+    if (((doc.idChars & chars) === chars && doc.id.includes(token)) || groupAnswer(word, doc, HOLDS)) return 1;
     if (at !== -1) return 2;
     // Gaps in a one- or two-letter token find nearly anything: only longer tokens may be subsequences.
-    if (term.kind === 'fuzzy' && token.length > 2 && inShortField(doc, token, facts?.shared)) return 3;
+    if (term.kind === 'fuzzy' && token.length > 2 && inShortField(doc, word)) return 3;
     return -1;
   }
   const short = (field: string): boolean => field !== '' && fieldMatches(term, field);
@@ -192,36 +154,15 @@ function promptsMatch(doc: SearchDoc, term: QueryTerm): boolean {
 
 /**
  * A compact subsequence of one of the short fields, folded (the title: `folded`'s first `titleEnd` characters). The
- * fields sessions share (cwd, branch, agent, model: one string for all who have it) are asked once per `shared` map.
+ * fields sessions share (cwd, branch, agent, model: one group for all who have the same four) are asked once a group.
  */
-export function inShortField(doc: SearchDoc, token: string, shared?: Map<string, boolean>): boolean {
+function inShortField(doc: SearchDoc, word: WordFacts): boolean {
+  const { text, chars } = word;
   return (
-    isCompactSubsequence(token, doc.folded, doc.titleEnd) ||
-    isCompactSubsequence(token, doc.name) ||
-    isCompactSubsequence(token, doc.id) ||
-    inSharedField(token, doc.cwd, shared) ||
-    inSharedField(token, doc.gitBranch, shared) ||
-    inSharedField(token, doc.agent, shared) ||
-    inSharedField(token, doc.model, shared)
+    ((doc.titleChars & chars) === chars && isCompactSubsequence(text, doc.folded, doc.titleEnd)) ||
+    ((doc.nameChars & chars) === chars && isCompactSubsequence(text, doc.name)) ||
+    ((doc.idChars & chars) === chars && isCompactSubsequence(text, doc.id)) ||
+    groupAnswer(word, doc, COMPACT)
   );
 }
 
-/** `field.includes(token)`, asked once per shared field's value. */
-function holdsShared(holds: Map<string, boolean>, field: string, token: string): boolean {
-  let known = holds.get(field);
-  if (known === undefined) {
-    known = field.includes(token);
-    holds.set(field, known);
-  }
-  return known;
-}
-
-function inSharedField(token: string, field: string, shared: Map<string, boolean> | undefined): boolean {
-  if (shared === undefined) return isCompactSubsequence(token, field);
-  let known = shared.get(field);
-  if (known === undefined) {
-    known = isCompactSubsequence(token, field);
-    shared.set(field, known);
-  }
-  return known;
-}

@@ -4,6 +4,7 @@ import { fold, type FuseRecord, type MatchRanges, type SearchDoc, type SearchFie
 import { fuseKeeps } from './search-membership.js';
 import type { SearchHaystack } from './search-haystack.js';
 import { matchTier, NEVER, UNSURE, type TermFacts } from './search-prefilter.js';
+import { wordOf } from './search-word.js';
 import { ListView, type ReadonlyList } from '../core/list-view.js';
 import { toExpression, type ParsedQuery, type QueryTerm } from './search-query.js';
 
@@ -35,7 +36,7 @@ export class SearchRun {
   private readonly passed: number[] = [];
   private scanned = 0;
   /** What the haystack says of the query's words (see sweep); undefined until the walk starts. */
-  private swept: Map<QueryTerm, TermFacts> | null | undefined;
+  private swept: Map<QueryTerm, TermFacts> | undefined;
   /** Per slot: RANKED_FIRST (in the first page), SCORED (handed to fuse.js). Typed flags, not sets: 80k lookups a keystroke. */
   private readonly flags: Uint8Array;
   private rankedFirstCount = 0;
@@ -141,8 +142,7 @@ export class SearchRun {
     const { pool, docs, query } = this.parts;
     let i = this.scanned;
     const { broad } = this.parts;
-    this.swept ??= this.sweep();
-    const swept = this.swept ?? undefined;
+    const swept = (this.swept ??= this.sweep());
     while (i < pool.length) {
       const slot = pool[i++]!;
       const doc = docs[slot]!;
@@ -165,18 +165,20 @@ export class SearchRun {
   }
 
   /**
-   * Where each plain word (fuzzy or `'exact`) is in every document of the pool, from one sweep of the haystack per
-   * word, when the pool is a good part of the catalog (the first keys of a query: one letter narrows nothing);
-   * a narrowed pool is cheaper asked document by document. Null: ask each document.
+   * What the walk knows of each plain word (fuzzy or `'exact`): where it is in every document of the pool, from one
+   * sweep of the haystack per word, when the pool is a good part of the catalog (the first keys of a query: one
+   * letter narrows nothing); a narrowed pool is cheaper asked document by document (foldedAt null).
    */
-  private sweep(): Map<QueryTerm, TermFacts> | null {
+  private sweep(): Map<QueryTerm, TermFacts> {
     const { haystack, pool, docs, query } = this.parts;
-    if (haystack === undefined || pool.length * SWEEP_SHARE < docs.length) return null;
+    const sweeps = haystack !== undefined && pool.length * SWEEP_SHARE >= docs.length;
     const swept = new Map<QueryTerm, TermFacts>();
     for (const term of [...query.groups.flat(), ...query.excluded]) {
+      if ((term.kind !== 'fuzzy' && term.kind !== 'include') || swept.has(term)) continue;
       // A word of one or two letters is in nearly every document, found near its start: the sweep would stop in
       // each document twice and gain nothing over asking it.
-      if ((term.kind === 'fuzzy' || term.kind === 'include') && term.text.length >= SWEEP_MIN_LENGTH && !swept.has(term)) swept.set(term, { foldedAt: haystack.sweep(term.text, docs, pool), holds: new Map(), shared: new Map() });
+      const foldedAt = sweeps && term.text.length >= SWEEP_MIN_LENGTH ? haystack.sweep(term.text, docs, pool) : null;
+      swept.set(term, { foldedAt, word: wordOf(term) });
     }
     return swept;
   }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import Fuse from 'fuse.js';
 import type { CatalogSession } from './scan.js';
-import { FUSE_OPTIONS, fold, recordFor, SHORT_KEYS, SHORT_OPTIONS, toDoc, type FuseRecord, type SearchDoc, type SearchHit } from './search-doc.js';
+import { FUSE_OPTIONS, fold, recordFor, SharedFolds, SHORT_KEYS, SHORT_OPTIONS, toDoc, type FuseRecord, type SearchDoc, type SearchHit } from './search-doc.js';
 import { narrows, parseQuery } from './search-query.js';
 import { SearchHaystack } from './search-haystack.js';
 import { SearchRun } from './search-run.js';
@@ -39,7 +39,7 @@ export class SearchIndex {
   /** Bumped by each setSessions: documents not marked with the current one are gone from the catalog. */
   private generation = 0;
   /** Folded cwds and branches, shared by the sessions that have them. */
-  private readonly foldedShort = new Map<string, string>();
+  private readonly foldedShort = new SharedFolds();
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
   private readonly shortKeysTemplate = Fuse.createIndex(SHORT_KEYS, [] as SearchDoc[]);
   /** The last query's candidates, in catalog order: a query that extends it only narrows them. */
@@ -140,7 +140,7 @@ export class SearchIndex {
     const trimmed = query.trim();
     const parsed = parseQuery(trimmed, fold);
     const empty = parsed.groups.length === 0 && parsed.excluded.length === 0;
-    const pool = empty ? [] : this.last && narrows(this.last.query, trimmed) ? this.last.candidates : this.ordered;
+    const pool = empty ? [] : this.last && narrows(this.last.query, trimmed, fold) ? this.last.candidates : this.ordered;
     // One or two letters match most of a big catalog: rank those by the short fields, not every prompt.
     const broad = parsed.positiveLength <= 2 && pool.length > BROAD_QUERY_CANDIDATES;
     const run = new SearchRun(trimmed, {

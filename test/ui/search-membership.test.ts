@@ -1,8 +1,10 @@
 import Fuse from 'fuse.js';
 import { describe, expect, it } from 'vitest';
-import { fold, FUSE_OPTIONS, recordFor, SHORT_OPTIONS, toDoc, type SearchDoc } from '../../src/catalog/search-doc.js';
+import { fold, FUSE_OPTIONS, recordFor, SharedFolds, SHORT_OPTIONS, toDoc, type SearchDoc } from '../../src/catalog/search-doc.js';
 import { fuseKeeps, fuzzyTest } from '../../src/catalog/search-membership.js';
-import { parseQuery, toExpression, type QueryTerm } from '../../src/catalog/search-query.js';
+import { narrows, parseQuery, toExpression, type QueryTerm } from '../../src/catalog/search-query.js';
+import { charsOf } from '../../src/catalog/search-doc.js';
+import { mayMatch, wordOf } from '../../src/catalog/search-word.js';
 import { isCompactSubsequence } from '../../src/catalog/search-prefilter.js';
 import { SearchIndex } from '../../src/catalog/search.js';
 import type { CatalogSession } from '../../src/catalog/scan.js';
@@ -51,6 +53,39 @@ describe('fuzzyTest: fuse.js bitap, yes or no', () => {
   });
 });
 
+describe('what a field lacking some of a word\'s characters is spared', () => {
+  // mayMatch is a necessary condition: a field it rules out is one fuse.js's test does not keep, for every kind of word.
+  it('rules out no field fuse.js\'s test keeps', () => {
+    let ruledOut = 0;
+    for (let w = 0; w < 300; w++) {
+      const raw = draw(1 + next(w % 3 === 0 ? 40 : 9), 'pleasrtx');
+      const text = ['', "'", '^', ''][next(4)] + raw + (next(4) === 0 ? '$' : '');
+      const term = parseQuery(text, fold).groups[0]![0]!;
+      const word = wordOf(term);
+      for (let f = 0; f < 40; f++) {
+        const field = draw(next(30), 'pleasrtxy -');
+        if (mayMatch(word, charsOf(field))) continue;
+        ruledOut++;
+        const kept = term.kind === 'fuzzy' ? fuzzyTest(term.text)(field) : term.kind === 'include' ? field.includes(term.text) : term.kind === 'prefix' ? field.startsWith(term.text) : term.kind === 'suffix' ? field.endsWith(term.text) : field === term.text;
+        expect(kept, `${text} in ${JSON.stringify(field)}`).toBe(false);
+      }
+    }
+    expect(ruledOut).toBeGreaterThan(1000);
+  });
+});
+
+describe('narrows: when the last query\'s candidates hold every match of the next', () => {
+  it('not from a fuzzy word of one or two letters to one of three or more (then subsequences of short fields count)', () => {
+    expect(narrows('dp', 'dpl', fold)).toBe(false);
+    expect(narrows('x dp', 'x dplo', fold)).toBe(false);
+    expect(narrows('dep', 'depl', fold)).toBe(true);
+    expect(narrows('de', 'de p', fold)).toBe(true);
+    expect(narrows('d', 'de', fold)).toBe(true);
+    expect(narrows("'de", "'dep", fold)).toBe(true);
+    expect(narrows('de', 'de$', fold)).toBe(true);
+  });
+});
+
 describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
   const words = ['deploy', 'parser', 'cache', 'module', 'widget', 'rate', 'limiter', 'sidebar'];
   const pick = (): string => words[next(words.length)]!;
@@ -64,7 +99,7 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
     return catalogSession({ id: `id-${i}-${draw(4, 'abcdef0123')}`, title, name: next(5) === 0 ? phrase() : null, prompts, cwd: `/src/${phrase()}`, gitBranch: next(3) === 0 ? `feat/${phrase()}` : null });
   };
   const sessions = Array.from({ length: 400 }, (_, i) => sessionOf(i));
-  const docs: SearchDoc[] = sessions.map((session, i) => toDoc(session, `k${i}`, i, new Map()));
+  const docs: SearchDoc[] = sessions.map((session, i) => toDoc(session, `k${i}`, i, new SharedFolds()));
   const queries = [
     'deploy', 'dploy', 'deplyo', 'parsr', 'cahce', 'modul', 'widgte', 'rte', 'limitter', 'sidbar', 'deploymatrcsh',
     'dep parse', "'cache dploy", '^deploy', '^cach', 'limiter$', 'modle$', '^widget$', 'rate | sidbar', 'dploy !cache', 'xyzzyq',
@@ -95,7 +130,7 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
       (term.kind !== 'fuzzy' && term.kind !== 'include') || fields(session).some((field) => field.includes(term.text)) || (term.kind === 'fuzzy' && term.text.length > 2 && shortFields(session).some((field) => isCompactSubsequence(term.text, field)));
     const expected = (catalog: readonly CatalogSession[], text: string): string[] => {
       const query = parseQuery(text, fold);
-      const catalogDocs = catalog.map((session, i) => toDoc(session, `k${i}`, i, new Map()));
+      const catalogDocs = catalog.map((session, i) => toDoc(session, `k${i}`, i, new SharedFolds()));
       const kept = new Fuse(catalogDocs, FUSE_OPTIONS).search(toExpression(query)).map((result) => catalog[result.refIndex]!);
       return kept
         .filter((session) => query.groups.every((group) => group.some((term) => inText(session, term))))
@@ -116,6 +151,23 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
 
     it('over the haystack built for the catalog', () => {
       check(new SearchIndex(sessions), sessions);
+    });
+
+    // Typed one key at a time, each query narrows the last one's candidates (a pool too small to sweep: each
+    // document asked), and the fields sessions share are asked once per group of them: sessions here share a few
+    // cwds and branches, one of which holds a query's letters in order.
+    it('typed one key at a time, over sessions sharing their cwds and branches', () => {
+      const cwds = ['/src/deploy-tools', '/src/d-e-p-l-o-y', '/work/sidebar', `/src/${phrase()}`, `/src/${phrase()}`];
+      const branches = ['main', 'feat/dploy', 'fix/limiter', null];
+      const catalog = Array.from({ length: 300 }, (_, i) => ({ ...sessionOf(500 + i), cwd: cwds[next(cwds.length)]!, gitBranch: branches[next(branches.length)]! }));
+      const index = new SearchIndex(catalog);
+      for (const text of ['deploy', 'dploy', 'deplyo', 'limitter', 'sidbar', 'dep parse', 'dploy !cache', 'mat']) {
+        for (let i = 1; i <= text.length; i++) {
+          const prefix = text.slice(0, i);
+          if (prefix.endsWith(' ') || prefix.endsWith('!')) continue;
+          expect(found(index, prefix), prefix).toEqual(expected(catalog, prefix));
+        }
+      }
     });
 
     it('after turns appended, sessions added, renamed and removed, and once the haystack is built again', () => {
