@@ -106,10 +106,31 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     matched.add(key);
     options.onFound(session, found);
   };
-  // The newest sessions first, at once; the rest's items are made on the next turn, while the engine reads those.
+  // The newest sessions first, at once; the rest's items are made while the engine reads those, a slice per turn of the
+  // event loop (all of them in one turn held the first match's row back ~17 ms at 100k sessions), handed over together.
   const first = Math.min(sessions.length, MAX_IN_FLIGHT);
   pool.expect(Promise.resolve(itemsOf(sessions.slice(0, first), false)));
-  if (first < sessions.length) pool.expect(new Promise<readonly CatalogSession[]>((resolve) => setImmediate(() => resolve(sessions.slice(first)))).then((rest) => itemsOf(rest, false)));
+  if (first < sessions.length) {
+    pool.expect(
+      new Promise<readonly GrepItem[]>((resolve) => {
+        // Made oldest first (as itemsOf orders them), so the slices go from the end of the list to `first`.
+        const slices: GrepItem[][] = [];
+        let end = sessions.length;
+        const next = (): void => {
+          if (!open || signal?.aborted) {
+            resolve([]);
+            return;
+          }
+          const start = Math.max(first, end - MAX_IN_FLIGHT);
+          slices.push(itemsOf(sessions.slice(start, end), false));
+          end = start;
+          if (end > first) setImmediate(next);
+          else resolve(slices.flat());
+        };
+        setImmediate(next);
+      }),
+    );
+  }
 
   // Forks' inherited parts are read while the engine searches (a slice at a time: the browser's thread stays free):
   // the last step then reads none (~3,000 Codex forks' headers at 100k sessions took 0.5 s after the search).

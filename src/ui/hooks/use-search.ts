@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type Dispatch } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, type Dispatch } from 'react';
 import type { CatalogSession } from '../../catalog/scan.js';
 import { SearchIndex } from '../../catalog/search.js';
 import type { Action } from '../reducer.js';
@@ -34,6 +34,14 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
     return () => clearTimeout(timer);
   }, [index, sessions]);
 
+  // The query the list is for, set as the frame that shows a new one is committed: a ranking's slices stop there, not
+  // when the effect below is cleaned up (React runs that later; at 100k sessions the old query's slices ran for up to
+  // 250 ms after Ctrl-G, holding back the content search's first row).
+  const committed = useRef(query);
+  useLayoutEffect(() => {
+    committed.current = query;
+  }, [query]);
+
   useEffect(() => {
     const trimmed = query.trim();
     // `>text` searches inside the transcripts (use-content-search.ts), not the catalog.
@@ -59,6 +67,7 @@ export function useSearch(sessions: readonly CatalogSession[], query: string, di
       // Until the count is known, slices follow each other; the rest (the order of the list's tail, below the
       // ranked first page) waits until typing pauses: the next keystroke would throw that work away.
       const rankMore = (): void => {
+        if (committed.current !== query) return;
         const done = run.step(RANK_SLICE_MS);
         const countedNow = !counted && run.count !== null;
         if (countedNow) clearTimeout(firstPage);
