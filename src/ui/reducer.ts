@@ -86,7 +86,8 @@ export function browserReducer(state: BrowserState, action: Action): BrowserStat
       const trimmed = state.query.trimStart();
       const query = trimmed.startsWith('>') ? trimmed.slice(1).trimStart() : `>${trimmed}`;
       // Into content search: a new search starts, so an earlier one's results (the same text's too) are not shown as its.
-      return setQuery({ ...state, mode: 'list', menu: null, notice: null, ...(query.startsWith('>') ? { content: null } : {}) }, query);
+      // Out of it: they are not kept either (16k found sessions at 100k held ~15 MB until the next search).
+      return setQuery({ ...state, mode: 'list', menu: null, notice: null, content: null }, query);
     }
     case 'move':
       return select(state, state.selected + action.delta);

@@ -267,6 +267,10 @@ describe('content search', () => {
     expect(merged.rows.at(0)!.content?.matches).toBe(5);
     // results for text no longer typed are dropped
     expect(run([{ type: 'contentResults', query: 'answer', hits: [found('b', 1)], done: true }], more)).toBe(more);
+    // Ctrl-G back to the fuzzy query lets the found sessions go (a common word at 100k sessions finds 16k)
+    const back = run([key('g', { ctrl: true })], more);
+    expect(back.query).toBe('answer 2');
+    expect(back.content).toBeNull();
   });
 
   it('hits streamed in batches are appended to the rows made before: the rows, hidden count and selection all made again would give', () => {
