@@ -100,13 +100,45 @@ let next = new Int32Array(16);
 
 /**
  * Whether fuse.js's bitap `search` (fuse.js/src/search/bitap/search.ts, location ignored) finds the chunk in `text`
- * with at most `errors` errors: its recurrence, column by column from the text's end (as it scans), every error row
- * at once, stopping at the first match; the same columns (the text and `length` more past its end) and starting state.
+ * with at most `errors` errors. A match is at most length + errors characters of the text with one of the pieces
+ * among them unchanged, and bitap finds one in a text exactly when one is within that many edits of a part of it:
+ * in a long text, only the text around each occurrence of a piece is read (prompts hold the pieces of a short word
+ * now and then, not everywhere).
  */
 function chunkMatches(chunk: Chunk, text: string): boolean {
-  const { pattern, alphabet, low, errors, pieces } = chunk;
+  const { pattern, errors, pieces } = chunk;
   if (text.includes(pattern)) return true;
-  if (errors === 0 || !pieces.some((piece) => text.includes(piece))) return false;
+  if (errors === 0) return false;
+  const reach = pattern.length + errors;
+  if (text.length <= reach * WHOLE_TEXT_REACHES) return pieces.some((piece) => text.includes(piece)) && bitap(chunk, text, 0, text.length);
+  for (const piece of pieces) {
+    // Windows of one piece's occurrences, joined where they overlap.
+    let from = -1;
+    let to = -1;
+    for (let at = text.indexOf(piece); at !== -1; at = text.indexOf(piece, at + 1)) {
+      const start = Math.max(0, at + piece.length - reach);
+      if (from !== -1 && start > to) {
+        if (bitap(chunk, text, from, to)) return true;
+        from = -1;
+      }
+      if (from === -1) from = start;
+      to = Math.min(text.length, at + reach);
+    }
+    if (from !== -1 && bitap(chunk, text, from, to)) return true;
+  }
+  return false;
+}
+
+/** A text up to this many times a match's longest is read whole (one bitap pass), not around its pieces. */
+const WHOLE_TEXT_REACHES = 4;
+
+/**
+ * fuse.js's bitap over `text`'s characters from `from` to `to`, as a text of its own: its recurrence, column by column
+ * from the end (as it scans), every error row at once, stopping at the first match; the same columns (the text and
+ * `length` more past its end) and starting state.
+ */
+function bitap(chunk: Chunk, text: string, from: number, to: number): boolean {
+  const { pattern, alphabet, low, errors } = chunk;
   const length = pattern.length;
   const mask = 1 << (length - 1);
   if (rows.length <= errors) {
@@ -115,9 +147,8 @@ function chunkMatches(chunk: Chunk, text: string): boolean {
   }
   // Column finish + 1: fuse.js's bitArr[finish + 1] = (1 << i) - 1 for row i.
   for (let i = 0; i <= errors; i++) rows[i] = (1 << i) - 1;
-  const textLength = text.length;
-  for (let j = textLength + length; j >= 1; j--) {
-    const code = j - 1 < textLength ? text.charCodeAt(j - 1) : -1;
+  for (let j = to + length; j > from; j--) {
+    const code = j - 1 < to ? text.charCodeAt(j - 1) : -1;
     const char = code < 0 ? 0 : code < 256 ? low[code]! : (alphabet.get(text.charAt(j - 1)) ?? 0);
     let value = ((rows[0]! << 1) | 1) & char;
     next[0] = value;

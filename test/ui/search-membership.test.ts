@@ -24,8 +24,12 @@ describe('fuzzyTest: fuse.js bitap, yes or no', () => {
     ['short words and texts', 3, 9, 0, 30],
     ['words of 4 to 12 letters', 4, 9, 4, 60],
     ['words longer than one chunk of 32', 28, 50, 20, 120],
-  ])('%s', (_, minWord, wordSpread, minText, textSpread) => {
-    const texts = Array.from({ length: 200 }, () => draw(minText + next(textSpread), 'pleasrt -'));
+    // Long texts are read around their occurrences of the word's pieces only: in few letters (pieces everywhere,
+    // windows joined) and in many (windows apart).
+    ['words of 4 to 12 letters in long texts', 4, 9, 60, 400],
+    ['words of 4 to 12 letters in long texts of many letters', 4, 9, 60, 400, 'abcdefghijklmnopqrstuvwxyz -'],
+  ])('%s', (_, minWord, wordSpread, minText, textSpread, letters = 'pleasrt -') => {
+    const texts = Array.from({ length: 200 }, () => draw(minText + next(textSpread), letters));
     const fuse = new Fuse(texts.map((text) => ({ text })), options);
     let kept = 0;
     let dropped = 0;
