@@ -29,10 +29,17 @@ enum {
   F_MESSAGE = 8,        // message is an object
   F_USAGE = 16,         // message.usage is an object
   F_TOOL_RESULTS = 32,  // message.content is an array with a tool_result block and no text block
+  F_ORIGIN = 64,        // origin is an object
 };
 
 /** Top-level members taken as spans, in record order (slots 4 + 2k, 5 + 2k). */
-enum { K_TYPE, K_UUID, K_PARENT, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID, K_SPANS };
+enum {
+  K_TYPE, K_UUID, K_PARENT, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID,
+  K_LAST_PROMPT,  // lastPrompt
+  K_CONTENT,      // message.content when it is a string (a prompt)
+  K_ORIGIN_KIND,  // origin.kind
+  K_SPANS
+};
 #define RECORD_SLOTS (4 + 2 * K_SPANS + 3)
 /** Slot of where the next line starts (past this one's newline). */
 #define SLOT_NEXT (4 + 2 * K_SPANS + 1)
@@ -60,6 +67,7 @@ typedef struct {
   double usage[USAGE_NUMBERS];
   int content_text, content_tool_result, content_array;
   int block_type;  // the block being read: 1 text, 2 tool_result, 0 anything else
+  int content_string;  // message.content is a string
 } line_t;
 
 static inline void ws(cur_t *c) {
@@ -80,6 +88,15 @@ static int string(cur_t *c, int *escaped) {
   int32_t i = c->i + 1, n = c->n;
   int esc = 0;
   for (;;) {
+    // Eight bytes at a time while none is a quote, a backslash or a control character (most of a line is strings).
+    while (i + 8 <= n) {
+      uint64_t x;
+      memcpy(&x, p + i, 8);
+      uint64_t quote = x ^ 0x2222222222222222ull, backslash = x ^ 0x5c5c5c5c5c5c5c5cull;
+      uint64_t special = ((quote - 0x0101010101010101ull) & ~quote) | ((backslash - 0x0101010101010101ull) & ~backslash) | ((x - 0x2020202020202020ull) & ~x);
+      if (special & 0x8080808080808080ull) break;
+      i += 8;
+    }
     if (i >= n) return 0;
     uint8_t b = p[i];
     if (b == '"') break;
@@ -321,6 +338,12 @@ static int content(cur_t *c, line_t *line) {
   line->content_text = 0;
   line->content_tool_result = 0;
   line->content_array = 0;
+  line->content_string = 0;
+  line->spans[2 * K_CONTENT] = -1;
+  if (c->p[c->i] == '"') {
+    line->content_string = 1;
+    return take(c, line, K_CONTENT);
+  }
   if (c->p[c->i] != '[') return value(c);
   line->content_array = 1;
   c->i++;
@@ -365,6 +388,10 @@ static int message_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
   return value(c);
 }
 
+static int origin_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
+  return key_is(c, ks, ke, "kind") ? take(c, line, K_ORIGIN_KIND) : value(c);
+}
+
 static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
   // Keys by length first: most members are none of these.
   switch (ke - ks - 2) {
@@ -375,15 +402,24 @@ static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
     case 3:
       if (key_is(c, ks, ke, "cwd")) return take(c, line, K_CWD);
       break;
+
     case 6:
       if (key_is(c, ks, ke, "isMeta")) return flag(c, line, F_META);
+      if (key_is(c, ks, ke, "origin")) {
+        // The last `origin` is the line's.
+        line->flags &= ~F_ORIGIN;
+        line->spans[2 * K_ORIGIN_KIND] = -1;
+        if (c->p[c->i] != '{') return value(c);
+        line->flags |= F_ORIGIN;
+        return members(c, line, origin_member);
+      }
       break;
     case 7:
       if (key_is(c, ks, ke, "message")) {
         // The last `message` is the line's: what an earlier one held is forgotten.
         line->flags &= ~(F_MESSAGE | F_USAGE);
-        line->spans[2 * K_MODEL] = line->spans[2 * K_ID] = -1;
-        line->content_text = line->content_tool_result = line->content_array = 0;
+        line->spans[2 * K_MODEL] = line->spans[2 * K_ID] = line->spans[2 * K_CONTENT] = -1;
+        line->content_text = line->content_tool_result = line->content_array = line->content_string = 0;
         if (c->p[c->i] != '{') return value(c);
         line->flags |= F_MESSAGE;
         return members(c, line, message_member);
@@ -396,6 +432,7 @@ static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
       break;
     case 10:
       if (key_is(c, ks, ke, "parentUuid")) return take(c, line, K_PARENT);
+      if (key_is(c, ks, ke, "lastPrompt")) return take(c, line, K_LAST_PROMPT);
       break;
     case 11:
       if (key_is(c, ks, ke, "isSidechain")) return flag(c, line, F_SIDECHAIN);
@@ -411,8 +448,8 @@ static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
   return value(c);
 }
 
-/** Line types whose other members the fold reads (titles, names, the last prompt): such lines are parsed. */
-static const char *const PARSED_TYPES[] = {"custom-title", "agent-name", "ai-title", "summary", "last-prompt"};
+/** Line types whose other members the fold reads (titles, names): such lines are parsed. */
+static const char *const PARSED_TYPES[] = {"custom-title", "agent-name", "ai-title", "summary"};
 
 /** One line [start, end) judged, and its record filled. */
 static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record, double *usage) {
@@ -439,7 +476,7 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
   for (int k = 0; k < 2 * K_SPANS; k++) line.spans[k] = -1;
   line.escaped = 0;
   line.flags = 0;
-  line.content_text = line.content_tool_result = line.content_array = line.block_type = 0;
+  line.content_text = line.content_tool_result = line.content_array = line.block_type = line.content_string = 0;
   for (int k = 0; k < USAGE_NUMBERS; k++) line.usage[k] = NAN;
   cur_t c = {p, end, start, 0};
   ws(&c);
@@ -466,8 +503,9 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
       for (size_t t = 0; t < sizeof PARSED_TYPES / sizeof PARSED_TYPES[0]; t++) {
         if (key_is(&c, ts, te, PARSED_TYPES[t])) fields = 0;
       }
-      // A user line is described only when it is a tool's result (no text): the fold reads a prompt's text.
-      if (key_is(&c, ts, te, "user") && !((line.flags & F_MESSAGE) && line.content_array && line.content_tool_result && !line.content_text)) fields = 0;
+      // A user line is described when its content is a string (a prompt: handed back whole) or a tool's result (no
+      // text); content blocks with text are parsed.
+      if (key_is(&c, ts, te, "user") && !((line.flags & F_MESSAGE) && (line.content_string || (line.content_array && line.content_tool_result && !line.content_text)))) fields = 0;
     }
   }
   if (!fields) {

@@ -50,6 +50,9 @@ function foldView(value: Record<string, unknown>): unknown {
     cwd: text(value.cwd),
     gitBranch: text(value.gitBranch),
     requestSessionId: text(value.requestSessionId),
+    lastPrompt: text(value.lastPrompt),
+    content: value.type === 'user' && message !== null && !Array.isArray(message.content) ? message.content : null,
+    origin: record(value.origin) === null ? null : { kind: record(value.origin)!.kind },
     flags: [value.isSidechain === true, value.isMeta === true, value.isCompactSummary === true],
     message: message === null ? null : { model: message.model, id: message.id },
     usage: usage === null ? null : [count(usage.input_tokens), count(usage.output_tokens), count(usage.cache_read_input_tokens), count(usage.cache_creation_input_tokens)],
@@ -166,6 +169,11 @@ describe('the native line fields', () => {
       b('{"type":"user","uuid":"u","message":{"content":[{"type":"tool_result"},{"type":"text","text":"/init"}]}}'),
       b('{"type":"user","uuid":"u","message":{"content":[{"type":"text","type":"tool_result"}]}}'),
       b('{"type":"user","uuid":"u","message":{"content":"a prompt"}}'),
+      b('{"type":"user","uuid":"u","message":{"content":"<command-name>/init</command-name>\\n"},"origin":{"kind":"task"},"origin":{"kind":"human","x":1}}'),
+      b('{"type":"user","uuid":"u","message":{"content":"a prompt","content":[{"type":"text","text":"b"}]}}'),
+      b('{"type":"user","uuid":"u","message":{"content":["x"]},"origin":[]}'),
+      b('{"type":"user","uuid":"u","isMeta":true,"message":{"content":"\\u003clocal-command-caveat>"},"origin":{}}'),
+      b('{"type":"last-prompt","lastPrompt":"fix the \\"bug\\"","sessionId":"s"}'),
       b('{"type":"ai-title","aiTitle":"t"}'),
       b('{"type":7,"uuid":"u"}'),
       b('{"uuid":"u","parentUuid":"p","timestamp":{"a":1},"gitBranch":false}'),
@@ -177,8 +185,10 @@ describe('the native line fields', () => {
       const parsed = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
       const type = parsed.type;
       const blocks = foldView(parsed) as { toolResult: boolean; text: boolean };
-      // Prompts, titles, names and the last prompt are parsed whole: the fold reads their text.
-      if ((type !== undefined && typeof type !== 'string') || ['custom-title', 'agent-name', 'ai-title', 'summary', 'last-prompt'].includes(type as string) || (type === 'user' && (!blocks.toolResult || blocks.text))) {
+      // Titles, names and content blocks with text are parsed whole; a prompt written as one string is handed back.
+      const message = parsed.message as Record<string, unknown> | null | undefined;
+      const stringContent = message !== null && typeof message === 'object' && !Array.isArray(message) && typeof message.content === 'string';
+      if ((type !== undefined && typeof type !== 'string') || ['custom-title', 'agent-name', 'ai-title', 'summary'].includes(type as string) || (type === 'user' && !stringContent && (!blocks.toolResult || blocks.text))) {
         expect(judged.verdict, line.toString().slice(0, 120)).toBe('parse');
         continue;
       }
