@@ -107,8 +107,8 @@ export function toExpression(query: ParsedQuery): Expression {
 /**
  * True when every session matching `next` also matches `previous`, so `previous`'s candidates can be narrowed
  * rather than the catalog walked again: `next` extends it, adds no `|`, and does not lengthen a `!` word (a
- * longer excluded word excludes less), a `word$` (`foo$` then `foo$x` is another word), or a fuzzy word of one or
- * two letters to three or more (`fold`: how the words are compared).
+ * longer excluded word excludes less), a `word$` (`foo$` then `foo$x` is another word), or a fuzzy word to three
+ * letters or more (`fold`: how the words are compared).
  */
 export function narrows(previous: string, next: string, fold: (text: string) => string = (text) => text): boolean {
   if (!next.startsWith(previous)) return false;
@@ -116,10 +116,11 @@ export function narrows(previous: string, next: string, fold: (text: string) => 
   const last = before[before.length - 1] ?? '';
   if (previous.trim() === '' || last.startsWith('!') || last.endsWith('$') || /(^|\s)\|(\s|$)/.test(next)) return false;
   // A fuzzy word of one or two letters is looked for as a substring only, one of three or more as a subsequence of a
-  // short field too (search-prefilter.ts): `dp` then `dpl` may find sessions `dp` did not (a title `deploy`).
+  // short field too (search-prefilter.ts), within a window that a letter more widens, and fuse.js allows a longer
+  // word more errors: `dp` then `dpl`, or `dep` then `depl`, may find sessions the shorter word did not.
   if (!/\s$/.test(previous) && !/^['^]/.test(last)) {
     const grown = next.slice(previous.length - last.length).split(/\s/)[0]!;
-    if (!grown.endsWith('$') && fold(last).length <= 2 && fold(grown).length > 2) return false;
+    if (!grown.endsWith('$') && grown !== last && fold(grown).length > 2) return false;
   }
   // The previous query must have had a word (a bare `'` or `^` matched nothing, which narrows nothing).
   return before.some((word) => word.replace(/^[!'^]+|\$$/g, '') !== '' && word !== '|');

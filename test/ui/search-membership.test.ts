@@ -79,10 +79,12 @@ describe('what a field lacking some of a word\'s characters is spared', () => {
 });
 
 describe('narrows: when the last query\'s candidates hold every match of the next', () => {
-  it('not from a fuzzy word of one or two letters to one of three or more (then subsequences of short fields count)', () => {
+  it('not when a fuzzy word grows to three letters or more (subsequences of short fields count, in a window a letter widens)', () => {
     expect(narrows('dp', 'dpl', fold)).toBe(false);
     expect(narrows('x dp', 'x dplo', fold)).toBe(false);
-    expect(narrows('dep', 'depl', fold)).toBe(true);
+    expect(narrows('dep', 'depl', fold)).toBe(false);
+    expect(narrows('dep', 'dep p', fold)).toBe(true);
+    expect(narrows("'dep", "'depl", fold)).toBe(true);
     expect(narrows('de', 'de p', fold)).toBe(true);
     expect(narrows('d', 'de', fold)).toBe(true);
     expect(narrows("'de", "'dep", fold)).toBe(true);
@@ -172,6 +174,15 @@ describe('fuseKeeps: the documents fuse.js keeps for a query', () => {
           expect(found(index, prefix), prefix).toEqual(expected(catalog, prefix));
         }
       }
+    });
+
+    // A word of three letters or more is also a subsequence of a short field within twice its length and two: a
+    // letter more widens that window, so `depl` keeps a title whose `dep` spans one letter too many for `dep`.
+    it('typed one key at a time, a longer word finds what its prefix’s window left out', () => {
+      const catalog = [catalogSession({ id: 'wide', title: 'dxpl', cwd: '/src/dxxxexxxpl', prompts: [] }), ...sessions.slice(0, 50)];
+      const index = new SearchIndex(catalog);
+      for (const prefix of ['d', 'de', 'dep', 'depl']) expect(found(index, prefix), prefix).toEqual(expected(catalog, prefix));
+      expect(found(index, 'depl')).toContain('wide');
     });
 
     it('after turns appended, sessions added, renamed and removed, and once the haystack is built again', () => {
