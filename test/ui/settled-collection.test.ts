@@ -1,5 +1,6 @@
 // Once the catalog has settled (scan done, watcher ready) and no key came for a moment, the TUI's services run one
-// full garbage collection: the pages the setup's garbage took go back (run.tsx gives the collector).
+// full garbage collection: the pages the setup's garbage took go back (run.tsx gives the collector); and again after
+// each content search.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fixtureHome, fixtureServices, waitFor } from './helpers.js';
 
@@ -40,4 +41,14 @@ it('collects after the watcher is ready, once no key came for a moment, never du
   expect(readyAt).not.toBeNull();
   // It waited for a quiet moment after the last key (a lower bound: a busy machine only makes it later).
   expect(collectedAt! - lastKeyAt).toBeGreaterThanOrEqual(2000);
+});
+
+it('collects again once a content search is done and no key came for a moment', async () => {
+  let collections = 0;
+  const services = fixtureServices(home, { collectGarbage: () => collections++ });
+  await services.scan(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    services.grep!('health', () => undefined, (error) => (error === null ? resolve() : reject(new Error(error))));
+  });
+  await waitFor(() => expect(collections).toBe(1), { timeout: 15000, interval: 50 });
 });
