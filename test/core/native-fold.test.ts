@@ -2,7 +2,7 @@
 // JSON.parse's on the line's UTF-8-decoded text, the fields handed back must be the parsed line's, and a fold fed by
 // the engine must end where the fold without it ends. With SESSIONS_REQUIRE_NATIVE=1 (CI) the engine must load;
 // without it the native cases are skipped (the JS path is then the only one).
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { judgeLine, nativeIndexBatch } from '../../src/core/formats/claude/nativ
 import { addIndexLine } from '../../src/core/formats/claude/indexed.js';
 import { ClaudeScan } from '../../src/core/formats/claude/scan.js';
 import { foldLines, newLineStats } from '../../src/core/io/lines.js';
+import { rawLines } from '../helpers/files.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const built = judgeLine(Buffer.from('{}')) !== null;
@@ -76,15 +77,7 @@ function expectSameVerdicts(bytes: Buffer, label: string, step = 1): number {
 async function claudeFixtureLines(): Promise<Buffer[]> {
   const files = (await readdir(FIXTURES, { recursive: true })).filter((name) => name.includes('claude') && name.endsWith('.jsonl'));
   const lines: Buffer[] = [];
-  for (const name of files) {
-    const data = await readFile(join(FIXTURES, name));
-    let from = 0;
-    for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, from)) {
-      lines.push(data.subarray(from, nl));
-      from = nl + 1;
-    }
-    if (from < data.length) lines.push(data.subarray(from));
-  }
+  for (const name of files) lines.push(...(await rawLines(join(FIXTURES, name))));
   return lines;
 }
 
