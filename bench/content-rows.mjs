@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, option as opt, PRODUCT_ROOT as root } from './lib.mjs';
+import { BENCH_DIR, loadCachedCatalog, option as opt, PRODUCT_ROOT as root } from './lib.mjs';
 
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
@@ -23,18 +23,12 @@ const only = opt('--only', null);
 const runs = Number(opt('--runs', 1));
 const keysOut = opt('--keys', null);
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
-const { scanCatalog } = await import(dist('catalog/scan.js'));
-const { CatalogCache, defaultCachePath } = await import(dist('catalog/cache.js'));
-const { resolveLocations } = await import(dist('catalog/locations.js'));
 const { grepPlace } = await import(dist('app/grep.js'));
 const { grepCatalog } = await import(dist('catalog/grep-catalog.js'));
 const { ADAPTER_LIST } = await import(dist('core/formats/index.js'));
 const { sessionKey } = await import(dist('core/model.js'));
 
-const env = { XDG_CACHE_HOME: xdg };
-const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
-const cache = await CatalogCache.load(defaultCachePath(env, home, locations));
-const { sessions } = await scanCatalog(locations, { cache });
+const { sessions, locations } = await loadCachedCatalog({ home, clawDir, xdg });
 const byPath = new Map();
 for (const s of sessions) for (const p of s.paths) byPath.set(p, s);
 const byKey = new Map(sessions.map((s) => [sessionKey(s), s]));

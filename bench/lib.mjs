@@ -19,6 +19,20 @@ export function loadProduct(rel) {
   return import(pathToFileURL(join(PRODUCT_ROOT, 'dist', rel)).href);
 }
 
+/**
+ * The catalog of `home` as the measured build's scan makes it from the cache under `xdg` (the one
+ * bench/keystrokes.mjs writes): the sessions and the locations they came from.
+ */
+export async function loadCachedCatalog({ home, clawDir, xdg }) {
+  const { scanCatalog } = await loadProduct('catalog/scan.js');
+  const { CatalogCache, defaultCachePath } = await loadProduct('catalog/cache.js');
+  const { resolveLocations } = await loadProduct('catalog/locations.js');
+  const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
+  const cache = await CatalogCache.load(defaultCachePath({ XDG_CACHE_HOME: xdg }, home, locations));
+  const { sessions } = await scanCatalog(locations, { cache });
+  return { sessions, locations };
+}
+
 /** Whether `--name` is among the script's arguments. */
 export function hasFlag(name, args = process.argv.slice(2)) {
   return args.includes(name);

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median, percentile, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
+import { loadCachedCatalog, median, percentile, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
@@ -20,17 +20,11 @@ const named = process.argv.slice(2).flatMap((arg, i, all) => (arg === '--query' 
 const queries = named.length > 0 ? named : ['deploy', 'websocket auth'];
 const dist = (p) => pathToFileURL(join(root, 'dist', p)).href;
 
-const { scanCatalog } = await import(dist('catalog/scan.js'));
-const { CatalogCache, defaultCachePath } = await import(dist('catalog/cache.js'));
-const { resolveLocations } = await import(dist('catalog/locations.js'));
 const { SearchIndex } = await import(dist('catalog/search.js'));
 const { browserReducer } = await import(dist('ui/reducer.js'));
 const { initialState } = await import(dist('ui/state.js'));
 
-const env = { XDG_CACHE_HOME: xdg };
-const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: {}, homeDir: home, cwd: home });
-const cache = await CatalogCache.load(defaultCachePath(env, home, locations));
-const { sessions } = await scanCatalog(locations, { cache });
+const { sessions } = await loadCachedCatalog({ home, clawDir, xdg });
 globalThis.gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
 const t0 = performance.now();
