@@ -11,8 +11,8 @@
 // not measured: it changes nothing fzf draws.
 //
 //   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--query Q]... [--content WORD]
-//                             [--no-content] [--content-runs 3] [--node-arg ARG]... [--tui-stderr FILE] [--out FILE]
-//                             [--timeout-ms 20000]
+//                             [--no-content] [--content-runs 3] [--rg-first] [--cold-cache] [--node-arg ARG]...
+//                             [--tui-stderr FILE] [--out FILE] [--timeout-ms 20000]
 //
 // Queries are chosen from the data, not by hand: single words of titles (a common and a rarer one), two words of
 // one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b); each
@@ -22,8 +22,14 @@
 // Content search (Ctrl-G), after the typing: WORD (--content; default: the commonest word of the titles) is typed as
 // a query, then Ctrl-G; from that key, the time to the first session found on screen (the header's count is 1 or
 // more) and to the search's end (the header no longer says "searching…"); the TUI's VmRSS is sampled meanwhile (its
-// peak) and VmHWM read at the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
-// for WORD over the same folders, whole processes, median of 3, interleaved with two more Ctrl-G searches.
+// peak, until the search ends and --rss-tail-ms 1500 after it) and VmHWM read at the end; the TUI's CPU time (every
+// thread, /proc/PID/stat) from the key to the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
+// for WORD over the same folders, whole processes, median of 3, interleaved with two more Ctrl-G searches (after each
+// search; --rg-first: before it). The page cache decides these times (the files read from storage or from memory:
+// rg -uu over the 100k home 83.5 s after dropping it, 2.0 s warm), so each search and each rg says what it read from
+// storage: the TUI's /proc/PID/io read_bytes and rg's own (/usr/bin/time's %I), with the system's pgpgin and major
+// faults (/proc/vmstat) over the same span, and how much of a sample of the files the page cache held before (fincore); `done` is compared with rg only where both read (almost) nothing from
+// storage. --cold-cache drops the page cache before every rg and every search (root; never beside other benches).
 // --node-arg: a flag for the TUI's node (e.g. --trace-gc, --heap-prof); --tui-stderr: where its stderr goes (else the pane).
 // Prints one JSON object on stdout (and writes it to --out).
 import { spawnSync } from 'node:child_process';
@@ -31,7 +37,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Tmux, median, percentile, sleepSync, sq, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
+import { Tmux, cacheResidency, dropPageCache, median, percentile, procIo, sleepSync, sq, timeProcess, vmstatIo, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
 const home = resolve(opt('--home'));
 const clawDir = resolve(opt('--claw-dir', join(home, 'src')));
@@ -47,6 +53,10 @@ const CONTENT_WORD = opt('--content', null);
 /** --no-content: the typing only. */
 const CONTENT = !process.argv.includes('--no-content');
 const CONTENT_RUNS = Number(opt('--content-runs', 3));
+/** --rg-first: each run times rg (and rg -i) before the TUI's search, not after it. */
+const RG_FIRST = process.argv.includes('--rg-first');
+/** --cold-cache: drop the page cache (root) before every rg and every TUI search: only on a machine no one else measures on. */
+const COLD_CACHE = process.argv.includes('--cold-cache');
 const NODE_ARGS = optAll('--node-arg');
 const TUI_STDERR = opt('--tui-stderr', null);
 const NODE = process.execPath;
@@ -187,6 +197,17 @@ const rssOf = (pid) => {
   const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024) };
 };
+/** CPU time (ms, user + system, every thread) a live process has used: under load steadier than the wall time. */
+const cpuOf = (pid) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime: clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+};
+/** After a search's end its RSS is still sampled this long: what it does once done (snippets read, a collection) counts. */
+const RSS_TAIL_MS = Number(opt('--rss-tail-ms', 1500));
 
 /**
  * Ctrl-G on `contentWord` typed as a query, RUNS times, each beside `rg -l -F -uu` (and -i) timed whole: from the key to
@@ -207,14 +228,32 @@ function contentSearch(pid) {
   tmux.sendLiteral(contentWord);
   tmux.waitFor((s) => new RegExp(`\\d+ matching "${escapeRe(contentWord)}"|Nothing matches`).test(s), { timeoutMs: TIMEOUT_MS });
   const loadBefore = load();
+  /** rg and rg -i, each on the cache state asked for, with what each read from storage. */
+  const peers = () => {
+    for (const [list, flags] of [[rg, []], [rgi, ['-i']]]) {
+      if (COLD_CACHE) dropPageCache();
+      const cached = cacheResidency(residencySample);
+      const vm = vmstatIo();
+      const t = timeProcess('rg', ['-l', '-F', '-uu', ...flags, '--', contentWord, ...searchedDirs], { captureStdout: true });
+      list.push({ ...t, io: { cachedBefore: cached, ...ioDelta(vm, vmstatIo(), t.diskReadKB) } });
+    }
+  };
   for (let r = 0; r < RUNS; r++) {
+    if (RG_FIRST) peers();
     sleepSync(500);
+    if (COLD_CACHE) dropPageCache();
+    const cached = cacheResidency(residencySample);
     const before = rssOf(pid);
+    const vm = vmstatIo();
+    const io = procIo(pid);
+    const cpuBefore = cpuOf(pid);
     const since = process.hrtime.bigint();
     tmux.sendKeys('C-g');
     let firstMs = null;
     let doneMs = null;
     let peakRssMB = before.rssMB;
+    let peakSearchRssMB = null;
+    let cpuMs = null;
     let sessionsFound = null;
     for (;;) {
       const screen = tmux.capture();
@@ -226,35 +265,67 @@ function contentSearch(pid) {
         doneMs = ms;
         sessionsFound = n;
         if (firstMs === null) firstMs = ms;
+        cpuMs = cpuOf(pid) - cpuBefore;
+        peakSearchRssMB = peakRssMB;
+        const tailUntil = Date.now() + RSS_TAIL_MS;
+        while (Date.now() < tailUntil) {
+          peakRssMB = Math.max(peakRssMB, rssOf(pid).rssMB);
+          sleepSync(10);
+        }
         break;
       }
       if (ms > TIMEOUT_MS * 3) break;
       sleepSync(2);
     }
     const after = rssOf(pid);
-    runs.push({ firstMs: firstMs === null ? null : Number(firstMs.toFixed(1)), doneMs: doneMs === null ? null : Number(doneMs.toFixed(1)), sessions: sessionsFound, rssBeforeMB: before.rssMB, peakRssMB, hwmMB: after.hwmMB, load: load() });
+    const ioAfter = procIo(pid);
+    const tuiReadKB = io && ioAfter ? (ioAfter.readBytes - io.readBytes) / 1024 : null;
+    runs.push({ firstMs: firstMs === null ? null : Number(firstMs.toFixed(1)), doneMs: doneMs === null ? null : Number(doneMs.toFixed(1)), sessions: sessionsFound, cpuMs, rssBeforeMB: before.rssMB, peakRssMB, peakSearchRssMB, hwmMB: after.hwmMB, load: load(), io: { cachedBefore: cached, ...ioDelta(vm, vmstatIo(), tuiReadKB) } });
     // back to the fuzzy query, then the peers
     tmux.sendKeys('C-g');
     tmux.waitFor((s) => !/in transcripts/.test(header(s)), { timeoutMs: TIMEOUT_MS });
-    rg.push(timeProcess('rg', ['-l', '-F', '-uu', '--', contentWord, ...searchedDirs], { captureStdout: true }));
-    rgi.push(timeProcess('rg', ['-l', '-F', '-uu', '-i', '--', contentWord, ...searchedDirs], { captureStdout: true }));
+    if (!RG_FIRST) peers();
   }
   const files = (r) => r.stdout.split('\n').filter(Boolean).length;
   const med = (xs) => (xs.some((x) => x === null) ? null : Number(median(xs).toFixed(1)));
+  // warm: read under 1 MB from storage (the homes are 0.9–1.7 GB; a cold search reads hundreds of MB)
+  const warm = (x) => x.io.readMB !== null && x.io.readMB < 1;
+  const warmRuns = runs.filter(warm);
+  const warmRg = rg.filter(warm);
+  const peer = (list) => list.map((x) => ({ ms: Number(x.ms.toFixed(1)), cpuMs: x.cpuMs, ...x.io }));
   const result = {
     word: contentWord,
     runs,
     firstMs: med(runs.map((r) => r.firstMs)),
     doneMs: med(runs.map((r) => r.doneMs)),
+    cpuMs: med(runs.map((r) => r.cpuMs)),
     peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)),
     hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
     sessions: runs[0]?.sessions ?? null,
-    rg: { ms: Number(median(rg.map((r) => r.ms)).toFixed(1)), files: files(rg[0]), command: `rg -l -F -uu ${contentWord} DIRS` },
-    rgIgnoreCase: { ms: Number(median(rgi.map((r) => r.ms)).toFixed(1)), files: files(rgi[0]) },
+    rg: { ms: Number(median(rg.map((r) => r.ms)).toFixed(1)), files: files(rg[0]), command: `rg -l -F -uu ${contentWord} DIRS`, runs: peer(rg) },
+    rgIgnoreCase: { ms: Number(median(rgi.map((r) => r.ms)).toFixed(1)), files: files(rgi[0]), runs: peer(rgi) },
+    order: RG_FIRST ? 'rg before each search' : 'rg after each search',
+    coldCache: COLD_CACHE,
+    // like with like: the searches and the rg runs that read (almost) nothing from storage
+    warm: { searches: warmRuns.length, doneMs: warmRuns.length ? med(warmRuns.map((r) => r.doneMs)) : null, rgMs: warmRg.length ? Number(median(warmRg.map((r) => r.ms)).toFixed(1)) : null },
     load: [loadBefore, load()],
   };
-  log(`content search "${contentWord}": first ${result.firstMs} ms, done ${result.doneMs} ms (${result.sessions} sessions), peak RSS ${result.peakRssMB} MB; rg -l -F -uu ${result.rg.ms} ms (${result.rg.files} files), with -i ${result.rgIgnoreCase.ms} ms; load ${loadBefore[0]}`);
+  const ioText = (x) => `${x.io.readMB ?? '?'} MB from storage (${x.io.cachedBefore === null ? '?' : Math.round(x.io.cachedBefore * 100)} % of a sample cached before)`;
+  for (const [i, r] of runs.entries()) log(`  search ${i + 1}: first ${r.firstMs} ms, done ${r.doneMs} ms, CPU ${r.cpuMs} ms, ${ioText(r)} (pgpgin ${r.io.pgpginMB} MB, ${r.io.majfaults} major faults), peak RSS ${r.peakSearchRssMB} MB (${RSS_TAIL_MS} ms after: ${r.peakRssMB} MB), before ${r.rssBeforeMB} MB; rg ${rg[i].ms.toFixed(0)} ms (CPU ${rg[i].cpuMs} ms) ${ioText(rg[i])}, rg -i ${rgi[i].ms.toFixed(0)} ms ${ioText(rgi[i])}`);
+  log(`content search "${contentWord}": first ${result.firstMs} ms, done ${result.doneMs} ms (${result.sessions} sessions), CPU ${result.cpuMs} ms, peak RSS ${result.peakRssMB} MB; rg -l -F -uu ${result.rg.ms} ms (${result.rg.files} files), with -i ${result.rgIgnoreCase.ms} ms; warm only: done ${result.warm.doneMs} ms (${result.warm.searches} searches) beside rg ${result.warm.rgMs} ms; load ${loadBefore[0]}`);
   return result;
+}
+
+/** A sample of the searched files (every k-th session's, ~2,000), whose page-cache residency is taken before each run. */
+const residencySample = (() => {
+  const step = Math.max(1, Math.floor(sessions.length / 2000));
+  return sessions.filter((_, i) => i % step === 0).flatMap((s) => s.paths ?? [s.path]).filter((p) => p.startsWith(home) || p.startsWith(clawDir));
+})();
+
+/** What a span read from storage: the process's own bytes (KB → MB) and the system's page-ins and major faults. */
+function ioDelta(before, after, ownKB) {
+  const mb = (kb) => (kb === null || !Number.isFinite(kb) ? null : Number((kb / 1024).toFixed(1)));
+  return { readMB: mb(ownKB), pgpginMB: before && after ? mb(after.pgpginKB - before.pgpginKB) : null, majfaults: before && after ? after.pgmajfault - before.pgmajfault : null };
 }
 
 // ---- ours

@@ -1,6 +1,6 @@
 // Small helpers shared by the benchmark scripts: statistics, timed processes, tmux screens, /proc.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -69,7 +69,8 @@ export function timeProcess(cmd, args, { env = process.env, cwd, input, captureS
   const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
   const rssFile = join(dir, 'rss');
   const hasTime = existsSync('/usr/bin/time');
-  const argv = hasTime ? ['-f', '%U %S %M', '-o', rssFile, cmd, ...args] : args;
+  // %I: blocks of 512 bytes the process read from storage (page-cache misses), to tell a cold cache from a warm one
+  const argv = hasTime ? ['-f', '%U %S %M %I', '-o', rssFile, cmd, ...args] : args;
   const started = process.hrtime.bigint();
   const res = spawnSync(hasTime ? '/usr/bin/time' : cmd, argv, {
     env,
@@ -82,16 +83,66 @@ export function timeProcess(cmd, args, { env = process.env, cwd, input, captureS
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   let maxRssKB = null;
   let cpuMs = null;
+  let diskReadKB = null;
   try {
     // The last line (a command that failed adds one of its own before it).
-    const [user, sys, rss] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    const [user, sys, rss, blocks] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
     maxRssKB = rss;
     cpuMs = Math.round((user + sys) * 1000);
+    diskReadKB = Number.isFinite(blocks) ? blocks / 2 : null;
   } catch {
     // no /usr/bin/time
   }
   rmSync(dir, { recursive: true, force: true });
-  return { ms, maxRssKB, cpuMs, status: res.status, signal: res.signal, stdout: captureStdout ? res.stdout?.toString() ?? '' : '', stderr: res.stderr?.toString() ?? '', error: res.error };
+  return { ms, maxRssKB, cpuMs, diskReadKB, status: res.status, signal: res.signal, stdout: captureStdout ? res.stdout?.toString() ?? '' : '', stderr: res.stderr?.toString() ?? '', error: res.error };
+}
+
+/** The system's page-in counters (/proc/vmstat): kB read from storage, major faults; null off Linux. */
+export function vmstatIo() {
+  try {
+    const text = readFileSync('/proc/vmstat', 'utf8');
+    const get = (k) => Number(new RegExp(`^${k} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    return { pgpginKB: get('pgpgin'), pgmajfault: get('pgmajfault') };
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes a live process has caused to be read from storage (/proc/PID/io read_bytes), and its read syscalls' bytes. */
+export function procIo(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const get = (k) => Number(new RegExp(`^${k}: (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    return { readBytes: get('read_bytes'), rchar: get('rchar') };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How much of these files the page cache holds now (fincore: mincore, which reads no data), as a fraction of their
+ * pages; null without fincore. Taken on a sample of a home's files before a search, it says whether the search met a
+ * cold cache (this machine's kdamond pages out what was not touched for a minute or so).
+ */
+export function cacheResidency(paths) {
+  if (paths.length === 0) return null;
+  const r = spawnSync('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'PAGES,SIZE', ...paths], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.error || typeof r.stdout !== 'string') return null;
+  let resident = 0;
+  let pages = 0;
+  for (const line of r.stdout.trim().split('\n')) {
+    const [res, size] = line.trim().split(/\s+/).map(Number);
+    if (!Number.isFinite(res) || !Number.isFinite(size)) continue;
+    resident += res;
+    pages += Math.ceil(size / 4096);
+  }
+  return pages === 0 ? null : Number((resident / pages).toFixed(3));
+}
+
+/** Drop the page cache (root only): for a cold-cache comparison on a machine no one else is measuring on. */
+export function dropPageCache() {
+  spawnSync('sync');
+  writeFileSync('/proc/sys/vm/drop_caches', '1\n');
 }
 
 /** VmRSS / VmHWM (kB) of a live process, or null. */
