@@ -141,7 +141,7 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     const until = performance.now() + BASES_SLICE_MS;
     while (readBases < forks.length && open && !signal?.aborted && performance.now() < until) {
       const fork = forks[readBases++]!;
-      bases.set(fork, baseOf(fork));
+      bases.set(fork, knownBaseOf(fork));
     }
     if (readBases < forks.length && open && !signal?.aborted) setImmediate(readSomeBases);
   };
@@ -206,13 +206,27 @@ async function inheritedOnly(
   const knownBase = (local: number): InheritedBase | null => {
     const session = searched[at[local]!]!;
     if (session.forkedFrom === null) return null;
-    const base = bases.has(session) ? bases.get(session)! : baseOf(session);
+    const base = bases.has(session) ? bases.get(session)! : knownBaseOf(session);
     // Thrown here, it is reported as inheritedMatches reports a base it cannot read.
     if (base instanceof Error) throw base;
     return base;
   };
   const found = await inheritedMatches(groups, matches, search, undefined, (problem) => options.onProblem?.(problem), knownBase);
   return found.map(({ index, found: what }) => ({ index: at[index]!, found: what }));
+}
+
+/**
+ * Bases read by earlier searches, by row: a fork's header names them and does not change as the file grows, and a row
+ * re-read by the watcher is a new object (a search of 10k sessions read ~300 headers again each time: 25–100 ms).
+ */
+const basesRead = new WeakMap<CatalogSession, InheritedBase | null>();
+
+/** `baseOf`, kept for the row when it could be read. */
+function knownBaseOf(session: CatalogSession): InheritedBase | null | Error {
+  if (basesRead.has(session)) return basesRead.get(session)!;
+  const base = baseOf(session);
+  if (!(base instanceof Error)) basesRead.set(session, base);
+  return base;
 }
 
 /** The part of its parent's file a fork inherits (null: none), or why it could not be read. */

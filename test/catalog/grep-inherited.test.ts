@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Cache from '../../src/catalog/cache.js';
+import type * as CatalogGrep from '../../src/catalog/grep-catalog.js';
 import type * as Grep from '../../src/catalog/grep.js';
+import type * as Formats from '../../src/core/formats/index.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
@@ -104,4 +106,37 @@ describe('grep and the turns a Codex fork inherits', () => {
     expect(hits.get(GRANDCHILD_ID)!.found.inherited).toBe(true);
   });
 
+  it("the browser's search reads a fork's base once per row: a later search of the same rows reads no header again", async () => {
+    const scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
+    const catalogGrep = (await import(join(ROOT, 'dist', 'catalog', 'grep-catalog.js'))) as typeof CatalogGrep;
+    const formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+    const locations = resolveLocations({ home }, { env: {}, homeDir: home, cwd: '/nowhere' });
+    const { sessions: rows } = await scan.scanCatalog(locations, {});
+    const history = formats.ADAPTERS.codex.inheritedHistory!;
+    const base = history.base.bind(history);
+    const read: string[] = [];
+    (history as { base: typeof history.base }).base = (group) => {
+      read.push(group.idHint ?? '');
+      return base(group);
+    };
+    try {
+      const found = async (list: readonly Scan.CatalogSession[]): Promise<Map<string, boolean>> => {
+        const hits = new Map<string, boolean>();
+        await catalogGrep.grepCatalog(list, 'health check', { ...grepEngineOption(), ignoreCase: true, onFound: (row, what) => hits.set(row.id, what.inherited === true) }).done;
+        return hits;
+      };
+      const first = await found(rows);
+      expect([...first].sort()).toEqual(([[PARENT_ID, false], [FORK_ID, true], [GRANDCHILD_ID, true]] as [string, boolean][]).sort());
+      expect(read.sort()).toEqual([FORK_ID, GRANDCHILD_ID].sort());
+      read.length = 0;
+      expect(await found(rows)).toEqual(first);
+      expect(read).toEqual([]);
+      // A row made again (the watcher re-read its file) is a new object: its base is read again.
+      const again = rows.map((row) => (row.id === FORK_ID ? { ...row } : row));
+      expect(await found(again)).toEqual(first);
+      expect(read).toEqual([FORK_ID]);
+    } finally {
+      (history as { base: typeof history.base }).base = base;
+    }
+  });
 });

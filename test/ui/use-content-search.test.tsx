@@ -86,4 +86,23 @@ describe('useContentSearch', () => {
     expect(results().at(-1)).toMatchObject({ hits: [], done: true });
     app.unmount();
   });
+
+  it('once more than a screenful is listed, batches come every 250 ms (each is a frame on the cores the search uses)', async () => {
+    const { services, searches } = fakeGrep();
+    const actions: Action[] = [];
+    const app = render(<Probe services={services} query=">deploy" dispatch={(action) => void actions.push(action)} />);
+    await settle();
+    vi.advanceTimersByTime(0);
+    const search = searches[0]!;
+    const sizes = (): number[] => actions.filter((action): action is Results => action.type === 'contentResults' && action.fresh === undefined).map((action) => action.hits.length);
+    for (let i = 0; i < 130; i++) search.onHit(hit(`/s${i}.jsonl`));
+    vi.advanceTimersByTime(60);
+    expect(sizes()).toEqual([1, 129]);
+    search.onHit(hit('/late.jsonl'));
+    vi.advanceTimersByTime(200);
+    expect(sizes()).toEqual([1, 129]);
+    vi.advanceTimersByTime(60);
+    expect(sizes()).toEqual([1, 129, 1]);
+    app.unmount();
+  });
 });
