@@ -36,7 +36,7 @@ enum {
 enum {
   K_TYPE, K_UUID, K_PARENT, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID,
   K_LAST_PROMPT,  // lastPrompt
-  K_CONTENT,      // message.content when it is a string (a prompt)
+  K_CONTENT,      // message.content when it is a string (a prompt); in show's judging, whatever it is
   K_ORIGIN_KIND,  // origin.kind
   K_SPANS
 };
@@ -58,6 +58,7 @@ typedef struct {
   int32_t n;  // end of the line
   int32_t i;
   int complex;  // a key with an escape, a number the pass does not convert: the line is one to parse
+  int deep;  // nested deeper than the pass keeps track of (a long line only): the line is one to parse, not malformed
 } cur_t;
 
 typedef struct {
@@ -68,6 +69,7 @@ typedef struct {
   int content_text, content_tool_result, content_array;
   int block_type;  // the block being read: 1 text, 2 tool_result, 0 anything else
   int content_string;  // message.content is a string
+  int whole;  // show's judging: K_CONTENT is message.content's span whatever its value
 } line_t;
 
 static inline void ws(cur_t *c) {
@@ -172,8 +174,8 @@ static int scalar(cur_t *c) {
 }
 
 /**
- * Any value from c->i (whitespace before it skipped), nested to any depth without recursion: a line is shorter than
- * FIELDS_BIG_LINE, so its depth is too. 0: not JSON.
+ * Any value from c->i (whitespace before it skipped), nested without recursion: a line shorter than FIELDS_BIG_LINE
+ * is never deeper than that; a longer one (show's lines) that is sets c->deep and is left to JSON.parse. 0: not JSON.
  */
 static int value(cur_t *c) {
   uint8_t stack[FIELDS_BIG_LINE];
@@ -190,7 +192,10 @@ static int value(cur_t *c) {
       if (c->p[c->i] == (b == '{' ? '}' : ']')) {
         c->i++;
       } else {
-        if (depth >= FIELDS_BIG_LINE) return 0;
+        if (depth >= FIELDS_BIG_LINE) {
+          c->deep = 1;
+          return 0;
+        }
         stack[depth++] = b;
         if (b == '{') {
           if (c->p[c->i] != '"' || !string(c, NULL)) return 0;
@@ -344,6 +349,8 @@ static int content(cur_t *c, line_t *line) {
     line->content_string = 1;
     return take(c, line, K_CONTENT);
   }
+  // Show's judging reads the content whole (JS parses its span), whatever it holds: its blocks are not looked at.
+  if (line->whole) return take(c, line, K_CONTENT);
   if (c->p[c->i] != '[') return value(c);
   line->content_array = 1;
   c->i++;
@@ -451,8 +458,11 @@ static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
 /** Line types whose other members the fold reads (titles, names): such lines are parsed. */
 static const char *const PARSED_TYPES[] = {"custom-title", "agent-name", "ai-title", "summary"};
 
-/** One line [start, end) judged, and its record filled. */
-static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record, double *usage) {
+/**
+ * One line [start, end) judged, and its record filled. `whole` (show's read): lines of any length are judged, and
+ * every object the pass can describe is (JS decides which lines it parses, by their type).
+ */
+static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record, double *usage, int whole) {
   record[0] = start;
   record[1] = end;
   record[3] = 0;
@@ -468,7 +478,7 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
     record[2] = V_BLANK;
     return;
   }
-  if (length >= FIELDS_BIG_LINE) {
+  if (length >= FIELDS_BIG_LINE && !whole) {
     record[2] = V_BIG;
     return;
   }
@@ -477,8 +487,9 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
   line.escaped = 0;
   line.flags = 0;
   line.content_text = line.content_tool_result = line.content_array = line.block_type = line.content_string = 0;
+  line.whole = whole;
   for (int k = 0; k < USAGE_NUMBERS; k++) line.usage[k] = NAN;
-  cur_t c = {p, end, start, 0};
+  cur_t c = {p, end, start, 0, 0};
   ws(&c);
   if (c.i >= end || p[c.i] != '{') {
     // Valid or not, what is not an object is counted malformed (jsonObjects).
@@ -486,7 +497,7 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
     return;
   }
   if (!members(&c, &line, top_member)) {
-    record[2] = V_MALFORMED;
+    record[2] = c.deep ? V_PARSE : V_MALFORMED;
     return;
   }
   ws(&c);
@@ -496,7 +507,7 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
   }
   int fields = !c.complex;
   int32_t ts = line.spans[2 * K_TYPE], te = line.spans[2 * K_TYPE + 1];
-  if (fields && ts >= 0) {
+  if (fields && ts >= 0 && !whole) {
     if (p[ts] != '"' || (line.escaped & (1 << K_TYPE))) {
       fields = 0;
     } else {
@@ -537,19 +548,22 @@ static int32_t same_spans(const uint8_t *p, const int32_t *before, const int32_t
 }
 
 /**
- * lineFields(chunk, from, to, records, usage): the lines of chunk[from, to) (each ended by a newline, a CR before it
- * not the line's), one record of RECORD_SLOTS int32 each in `records` and USAGE_NUMBERS doubles in `usage`, as many
- * as they hold (each record's last slot: where the next line starts). Returns how many lines were judged.
+ * lineFields(chunk, from, to, records, usage[, whole]): the lines of chunk[from, to) (each ended by a newline, a CR
+ * before it not the line's), one record of RECORD_SLOTS int32 each in `records` and USAGE_NUMBERS doubles in `usage`,
+ * as many as they hold (each record's last slot: where the next line starts). Returns how many lines were judged.
+ * `whole` true: show's judging (see judge).
  */
 static napi_value line_fields(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
+  size_t argc = 6;
+  napi_value argv[6];
   void *data = NULL, *rdata = NULL, *udata = NULL;
   size_t length = 0, rlength = 0, ulength = 0, offset = 0;
   uint32_t from = 0, to = 0;
   napi_typedarray_type type;
   napi_value arraybuffer, result;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 5) goto bad;
+  bool whole = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) goto bad;
+  if (argc > 5 && napi_get_value_bool(env, argv[5], &whole) != napi_ok) goto bad;
   if (napi_get_buffer_info(env, argv[0], &data, &length) != napi_ok) goto bad;
   if (napi_get_value_uint32(env, argv[1], &from) != napi_ok || napi_get_value_uint32(env, argv[2], &to) != napi_ok) goto bad;
   if (from > to || to > length) goto bad;
@@ -568,7 +582,7 @@ static napi_value line_fields(napi_env env, napi_callback_info info) {
     uint32_t end = (uint32_t)(nl - p);
     uint32_t stripped = end > at && p[end - 1] == '\r' ? end - 1 : end;
     int32_t *record = records + count * RECORD_SLOTS;
-    judge(p, (int32_t)at, (int32_t)stripped, record, usage + count * USAGE_NUMBERS);
+    judge(p, (int32_t)at, (int32_t)stripped, record, usage + count * USAGE_NUMBERS, whole);
     at = end + 1;
     record[SLOT_NEXT] = (int32_t)at;
     record[SLOT_SAME] = count > 0 && record[2] == V_FIELDS && record[2 - RECORD_SLOTS] == V_FIELDS ? same_spans(p, record - RECORD_SLOTS, record) : 0;
@@ -577,7 +591,7 @@ static napi_value line_fields(napi_env env, napi_callback_info info) {
   napi_create_uint32(env, (uint32_t)count, &result);
   return result;
 bad:
-  napi_throw_type_error(env, NULL, "lineFields(chunk, from, to, records, usage)");
+  napi_throw_type_error(env, NULL, "lineFields(chunk, from, to, records, usage[, whole])");
   return NULL;
 }
 

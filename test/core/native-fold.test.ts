@@ -6,10 +6,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeLine, nativeIndexBatch } from '../../src/core/formats/claude/native-fold.js';
+import { judgeLine, nativeIndexBatch, showLineReader } from '../../src/core/formats/claude/native-fold.js';
 import { addIndexLine } from '../../src/core/formats/claude/indexed.js';
 import { ClaudeScan } from '../../src/core/formats/claude/scan.js';
-import { foldLines, newLineStats } from '../../src/core/io/lines.js';
+import { foldLines, jsonObjects, newLineStats, readLineBatches, readLineChunks } from '../../src/core/io/lines.js';
 import { rawLines } from '../helpers/files.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -62,13 +62,26 @@ function foldView(value: Record<string, unknown>): unknown {
   };
 }
 
-/** Every verdict the engine gives on `bytes` and on each of its prefixes, against JSON.parse's. */
+/** The engine's verdict as show's read judges a line (at any length), as the three JSON.parse gives. */
+function wholeVerdict(bytes: Buffer): string {
+  const { verdict } = judgeLine(bytes, true)!;
+  // A line left to JSON.parse (nested deeper than the engine tracks, an escaped key) is judged by it.
+  if (verdict === 'parse') return parseVerdict(bytes);
+  return verdict === 'fields' ? 'object' : verdict;
+}
+
+/** Every verdict the engine gives on `bytes` and on each of its prefixes, against JSON.parse's (show's judging too, at any length). */
 function expectSameVerdicts(bytes: Buffer, label: string, step = 1): number {
   let judged = 0;
   for (let cut = bytes.length; cut >= 0; cut -= cut === bytes.length ? 1 : step) {
     const line = bytes.subarray(0, cut);
-    if (line.includes(0x0a) || line.length >= 4096) continue;
-    expect(nativeVerdict(line), `${label} cut at ${cut}: ${line.toString('utf8').slice(0, 120)}`).toBe(parseVerdict(line));
+    if (line.includes(0x0a)) continue;
+    const whole = cut === bytes.length || (line.length >= 4096 && cut % Math.ceil(bytes.length / 16) < step);
+    if (line.length >= 4096 && !whole) continue;
+    const expected = parseVerdict(line);
+    if (line.length < 4096) expect(nativeVerdict(line), `${label} cut at ${cut}: ${line.toString('utf8').slice(0, 120)}`).toBe(expected);
+    // Show's judging (the same pass on a short line): the whole line, and some 16 of a long line's long prefixes.
+    if (whole) expect(wholeVerdict(line), `${label} cut at ${cut}, whole: ${line.toString('utf8').slice(0, 120)}`).toBe(expected);
     judged++;
   }
   return judged;
@@ -126,6 +139,18 @@ describe('the native line fields', () => {
       expect(nativeVerdict(cut)).toBe('object');
     }
     expect(nativeVerdict(b(`{"d":${'['.repeat(2100)}${']'.repeat(2100)}}`))).toBe('big');
+    // Show's judging takes lines of any length: long strings, deep nesting past what it tracks (left to JSON.parse).
+    const long = b(`{"type":"attachment","uuid":"u","attachment":{"content":"${'x\\n'.repeat(300000)}"}}`);
+    expect(judgeLine(long, true)!.verdict).toBe('fields');
+    expect(judgeLine(long.subarray(0, long.length - 3), true)!.verdict).toBe('malformed');
+    for (const depth of [4000, 4096, 4097, 4098, 9000]) {
+      const deep = b(`{"uuid":"u","d":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      expect(wholeVerdict(deep), `depth ${depth}`).toBe('object');
+      expect(wholeVerdict(deep.subarray(0, deep.length - 2)), `depth ${depth} cut`).toBe('malformed');
+      expect(wholeVerdict(Buffer.concat([deep.subarray(0, deep.length - 2), b(',]}')])), `depth ${depth} changed`).toBe('malformed');
+    }
+    expect(judgeLine(b(`{"uuid":"u","d":${'['.repeat(4000)}${']'.repeat(4000)}}`), true)!.verdict).toBe('fields');
+    expect(judgeLine(b(`{"uuid":"u","d":${'['.repeat(9000)}${']'.repeat(9000)}}`), true)!.verdict).toBe('parse');
   });
 
   it.skipIf(!built)('judges every Claude fixture line, every prefix of it and every byte of it changed, as JSON.parse does', async () => {
@@ -141,14 +166,14 @@ describe('the native line fields', () => {
         seed = (seed * 1103515245 + 12345) >>> 0;
         const mutated = Buffer.from(line);
         mutated[seed % line.length] = swaps[(seed >>> 8) % swaps.length]!;
-        if (mutated.length < 4096) {
-          expect(nativeVerdict(mutated), `fixture line ${index} changed at ${seed % line.length}`).toBe(parseVerdict(mutated));
-          judged++;
-        }
+        const expected = parseVerdict(mutated);
+        if (mutated.length < 4096) expect(nativeVerdict(mutated), `fixture line ${index} changed at ${seed % line.length}`).toBe(expected);
+        expect(wholeVerdict(mutated), `fixture line ${index} changed at ${seed % line.length}, whole`).toBe(expected);
+        judged++;
       }
     }
     expect(judged).toBeGreaterThan(20000);
-  });
+  }, 60_000);
 
   it.skipIf(!built)('hands back the fields of a line it describes as the parsed line holds them, and leaves prompts and titles to JS', async () => {
     const lines = [
@@ -239,5 +264,98 @@ describe('a fold fed by the native engine', () => {
     }
     const stats = ((await folded(mixedPath, true)) as { stats: { malformed: number } }).stats;
     expect(stats.malformed).toBeGreaterThan(100);
+  });
+});
+
+/**
+ * What show's one-pass fold (LinearFold in stream.ts, ClaudeMessageFold, isClaudeUserTurn) reads of a line: nothing of
+ * a line with no uuid, a system line whole, of a user line or an answer its flags, time, origin's kind and message's id
+ * and content, and of any other line its uuid, type, parent and two flags, as the fold reads them.
+ */
+function linearView(value: Record<string, unknown>): unknown {
+  if (typeof value.uuid !== 'string' || value.uuid.length === 0) return null;
+  if (value.type === 'system') return value;
+  const record = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+  const node = {
+    uuid: value.uuid,
+    type: typeof value.type === 'string' ? value.type : '',
+    parentUuid: typeof value.parentUuid === 'string' && value.parentUuid.length > 0 ? value.parentUuid : null,
+    isSidechain: value.isSidechain === true,
+    isMeta: value.isMeta === true,
+  };
+  if (value.type !== 'user' && value.type !== 'assistant') return node;
+  const origin = record(value.origin);
+  const message = record(value.message);
+  return {
+    ...node,
+    isCompactSummary: value.isCompactSummary === true,
+    timestamp: value.timestamp,
+    origin: origin === null ? null : { kind: origin.kind },
+    message: message === null ? null : { id: message.id, content: message.content },
+  };
+}
+
+describe("show's reading of a file's lines", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sessions-show-lines-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Each line's offset and what the one-pass fold reads of it, and the lines counted malformed and partial. */
+  async function read(path: string, how: 'native' | 'js' | 'parsed'): Promise<{ lines: [number, unknown][]; malformed: number; partial: number }> {
+    const stats = newLineStats();
+    const lines: [number, unknown][] = [];
+    const keep = (offset: number, value: Record<string, unknown>): void => {
+      const view = linearView(value);
+      if (view !== null) lines.push([offset, view]);
+    };
+    if (how === 'parsed') {
+      for await (const batch of readLineBatches(path)) for (const line of jsonObjects(batch, stats)) keep(line.offset, line.value);
+    } else {
+      const readChunk = showLineReader(stats, how === 'native');
+      for await (const chunk of readLineChunks(path, { reuseChunk: true, chunkSize: 1 << 16 })) readChunk(chunk, keep);
+    }
+    return { lines, ...stats };
+  }
+
+  it('hands the fold what parsing every line gives it, for every Claude fixture line, cut, changed, long and doubled', async () => {
+    const lines = await claudeFixtureLines();
+    const mixed: Buffer[] = [];
+    for (const [index, line] of lines.entries()) {
+      mixed.push(line, line.subarray(0, line.length >> 1));
+      const changed = Buffer.from(line);
+      if (changed.length > 0) changed[(index * 31) % changed.length] = [0x22, 0x7d, 0x5c, 0x2c, 0x5b][index % 5]!;
+      mixed.push(changed, Buffer.concat([line, b('\r')]), b(index % 5 === 0 ? '  ' : ''));
+    }
+    mixed.push(
+      b(`{"type":"attachment","uuid":"big","parentUuid":"p","isMeta":true,"attachment":{"content":"${'y'.repeat(200000)}"}}`),
+      b(`{"type":"attachment","uuid":"big2","attachment":{"content":"${'y'.repeat(200000)}`),
+      b(`{"type":"progress","uuid":"deep","d":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+      b('{"type":"attachment","uuid":"","parentUuid":"p"}'),
+      b('{"type":"attachment","uuid":7,"parentUuid":"p"}'),
+      b('{"type":"attachment","u\\u0075id":"esc-key","parentUuid":"p"}'),
+      b('{"type":"att\\u0061chment","uuid":"esc\\u0041","parentUuid":"p\\"q","isSidechain":true,"isSidechain":false}'),
+      b('{"type":"us\\u0065r","uuid":"u1","message":{"content":"hi"}}'),
+      b('{"type":"user","uuid":"u3","timestamp":17,"origin":{"kind":7},"origin":{"kind":"task"},"message":{"content":[{"type":"text","text":"a"}],"id":"x","content":[{"type":"tool_result","content":[{"type":"text","text":"\\u00e9"}],"is_error":true}]},"isCompactSummary":true}'),
+      b('{"type":"user","uuid":"u4","origin":"human","message":"text","isMeta":true,"isSidechain":true}'),
+      b('{"type":"user","uuid":"u5","message":{"content":{"not":"an array"}},"message":{"id":{"a":[1,2.50,-0]},"content":null}}'),
+      b('{"type":"assistant","uuid":"a1","message":{"id":"m\\"1","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"n":1.0e2,"s":"\\ud83d\\ude00","deep":[[[{}]]]}}],"usage":{"input_tokens":1.5}}}'),
+      b('{"type":"assistant","uuid":"a2","message":{"content":"plain","content":"again \\t"},"timestamp":"2026-01-01T00:00:00Z"}'),
+      b('{"type":["user"],"uuid":"u2","parentUuid":null,"isMeta":true}'),
+      b('{"type":"system","uuid":"s1","subtype":"compact_boundary"}'),
+      b('{"uuid":"no-type","parentUuid":""}'),
+      b('[{"uuid":"array"}]'),
+      b('{"type":"attachment","uuid":"last-unterminated"'),
+    );
+    const path = join(dir, 'mixed.jsonl');
+    await writeFile(path, Buffer.concat(mixed.flatMap((line, i) => (i === mixed.length - 1 ? [line] : [line, b('\n')]))));
+    const expected = await read(path, 'parsed');
+    expect(expected.malformed).toBeGreaterThan(100);
+    expect(expected.partial).toBe(1);
+    expect(await read(path, 'js')).toEqual(expected);
+    if (built) expect(await read(path, 'native')).toEqual(expected);
   });
 });

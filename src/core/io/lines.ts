@@ -51,6 +51,36 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
  * 200 MB session is ~300k lines). With `reuseChunk`, a batch's bytes are valid until the next batch is asked for.
  */
 export async function* readLineBatches(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine[]> {
+  for await (const chunk of readLineChunks(path, options)) {
+    const lines: RawLine[] = chunk.joined === null ? [] : [chunk.joined];
+    const { data, base } = chunk;
+    for (let from = chunk.from, nl = data.indexOf(NEWLINE, from); from < chunk.to; from = nl + 1, nl = data.indexOf(NEWLINE, from)) {
+      lines.push({ offset: base + from, bytes: stripCr(data.subarray(from, nl)), terminated: true });
+    }
+    if (lines.length > 0) yield lines;
+  }
+}
+
+/**
+ * What one chunk read ends: the line begun in an earlier chunk that ends in it (joined, or clipped when giant:
+ * `joined`), then the lines wholly in it, `data[from, to)`, each ended by a newline (a CR before it not the line's),
+ * `base` the file offset of `data[0]`. The unterminated last line of a file comes last, as `joined`.
+ */
+export interface LineChunk {
+  readonly joined: RawLine | null;
+  readonly data: Buffer;
+  readonly from: number;
+  readonly to: number;
+  readonly base: number;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * A file's lines a chunk at a time, as byte ranges (a reader can judge a chunk's lines at once, natively): see
+ * `readLineBatches`, which makes them lines.
+ */
+export async function* readLineChunks(path: string, options: ReadLinesOptions = {}): AsyncGenerator<LineChunk> {
   const chunkSize = options.chunkSize ?? 1 << 20;
   const handle = await openRegular(path);
   /** The read of the next chunk, started before the lines of this one are handed out (the file is read while they are folded). */
@@ -88,22 +118,27 @@ export async function* readLineBatches(path: string, options: ReadLinesOptions =
       if (error !== null) throw error;
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
-      const lines: RawLine[] = [];
+      let joined: RawLine | null = null;
       let from = 0;
-      for (let nl = data.indexOf(NEWLINE, from); nl !== -1; nl = data.indexOf(NEWLINE, from)) {
-        lines.push(pending.line(lineStart, data.subarray(from, nl)));
-        lineStart = position + nl + 1;
-        from = nl + 1;
+      const first = data.indexOf(NEWLINE);
+      if (first !== -1 && !pending.isEmpty()) {
+        joined = pending.line(lineStart, data.subarray(0, first));
+        lineStart = position + first + 1;
+        from = first + 1;
       }
-      if (from < data.length) pending.add(data.subarray(from));
+      const last = first === -1 ? -1 : data.lastIndexOf(NEWLINE);
+      const to = last >= from ? last + 1 : from;
+      if (to > from) lineStart = position + to;
+      if (to < data.length) pending.add(data.subarray(to));
+      const base = position;
       position += bytesRead;
       // The next read goes into the other buffer: this batch's bytes stay as they are until the next one is asked for.
       if (position < end) ahead = readAt(position);
-      if (lines.length > 0) yield lines;
+      if (joined !== null || to > from) yield { joined, data, from, to, base };
     }
     // With an explicit end, a line crossing it belongs to a later reader.
     const partial = options.end === undefined ? pending.partial(lineStart) : null;
-    if (partial !== null) yield [partial];
+    if (partial !== null) yield { joined: partial, data: NO_BYTES, from: 0, to: 0, base: lineStart };
   } finally {
     // A reader that stopped early: the read started ahead ends before the file is closed.
     await ahead;

@@ -5,18 +5,19 @@
  * engine leaves to JS (content blocks with text, a title, a big line, an escaped key) goes the way every line goes
  * without it.
  */
-import { type LineBatch, type LineStats } from '../../io/lines.js';
+import { jsonObjects, type LineBatch, type LineChunk, type LineStats, type RawLine } from '../../io/lines.js';
 import { type JsonObject } from '../../json.js';
 import { nativeEngine } from '../../native.js';
 import { addIndexLine } from './indexed.js';
 import { type ClaudeScan } from './scan.js';
 
 interface FieldsEngine {
-  lineFields(chunk: Buffer, from: number, to: number, records: Int32Array, usage: Float64Array): number;
+  lineFields(chunk: Buffer, from: number, to: number, records: Int32Array, usage: Float64Array, whole?: boolean): number;
 }
 
 // native/fields.c's record: [start, end, verdict, flags, 14 spans (start, end), escaped spans, next line's start, spans as the line before's]
 const V_BLANK = 0;
+const V_MALFORMED = 1;
 const V_FIELDS = 3;
 const F_SIDECHAIN = 1;
 const F_META = 2;
@@ -162,16 +163,141 @@ const READ_FIRST = [K_TYPE, K_UUID, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_
 const VERDICTS = ['blank', 'malformed', 'parse', 'fields', 'big'] as const;
 
 /**
- * The engine's verdict on one line (no newline in it), and for a line it describes the object the fold is given;
- * null when the engine was not built. For tests: the verdict must be JSON.parse's, the object the parsed line's fields.
+ * The engine's verdict on one line (no newline in it; `whole`: as show's read judges it, at any length), and for a
+ * line it describes the object the fold is given; null when the engine was not built. For tests: the verdict must be JSON.parse's, the object the parsed line's fields.
  */
-export function judgeLine(bytes: Buffer): { readonly verdict: (typeof VERDICTS)[number]; readonly value?: JsonObject } | null {
+export function judgeLine(bytes: Buffer, whole = false): { readonly verdict: (typeof VERDICTS)[number]; readonly value?: JsonObject } | null {
   const engine = nativeEngine() as Partial<FieldsEngine> | null;
   if (engine?.lineFields === undefined) return null;
   const data = Buffer.concat([bytes, Buffer.from('\n')]);
   const records = new Int32Array(SLOTS);
   const usage = new Float64Array(USAGE_NUMBERS);
-  if (engine.lineFields(data, 0, data.length, records, usage) !== 1 || records[SLOT_NEXT] !== data.length) throw new Error('one line, one record');
+  if (engine.lineFields(data, 0, data.length, records, usage, whole) !== 1 || records[SLOT_NEXT] !== data.length) throw new Error('one line, one record');
   const verdict = VERDICTS[records[2]!]!;
   return verdict === 'fields' ? { verdict, value: new FieldsReader(records, usage).value(data, 0) } : { verdict };
+}
+
+/**
+ * `show`'s reading of a linear file's lines (`LinearFold` in stream.ts), a chunk at a time: each object line handed to
+ * `add` with its offset, blank ones skipped and malformed ones counted, exactly as `jsonObjects` does. With the
+ * native engine, every line is judged by it first (as JSON.parse judges it, at any length), and the members the fold
+ * reads are taken from their bytes: of an attachment (a third of a big session's bytes) its uuid, type, parent and
+ * flags, nothing of a line with no uuid, and of an answer or a user line its message's content is parsed alone
+ * (`shownLine`); system lines, and lines the engine leaves to JS, are parsed whole. Without the engine, or with
+ * one built before it judged whole lines (or `native` false, for tests), every line is parsed.
+ */
+export function showLineReader(stats: LineStats, native = true): (chunk: LineChunk, add: (offset: number, value: JsonObject) => void) => void {
+  const parsed = (lines: Iterable<RawLine>, add: (offset: number, value: JsonObject) => void): void => {
+    for (const line of jsonObjects(lines, stats)) add(line.offset, line.value);
+  };
+  const engine = native ? wholeLineEngine() : null;
+  if (engine === null) {
+    return (chunk, add) => {
+      if (chunk.joined !== null) parsed([chunk.joined], add);
+      parsed(linesOf(chunk), add);
+    };
+  }
+  const records = new Int32Array(BATCH_LINES * SLOTS);
+  const usage = new Float64Array(BATCH_LINES * USAGE_NUMBERS);
+  return (chunk, add) => {
+    if (chunk.joined !== null) parsed([chunk.joined], add);
+    const { data, base } = chunk;
+    for (let from = chunk.from; from < chunk.to; ) {
+      const count = engine.lineFields(data, from, chunk.to, records, usage, true);
+      for (let i = 0; i < count; i++) {
+        const r = i * SLOTS;
+        const start = records[r]!;
+        const end = records[r + 1]!;
+        const verdict = records[r + 2]!;
+        if (verdict === V_BLANK) continue;
+        if (verdict === V_MALFORMED) {
+          stats.malformed++;
+          continue;
+        }
+        if (verdict === V_FIELDS) {
+          // No uuid (a string, not empty): the fold reads nothing else of the line.
+          const uuid = stringSpan(data, records, r, K_UUID);
+          if (typeof uuid !== 'string' || uuid.length === 0) continue;
+          const type = stringSpan(data, records, r, K_TYPE);
+          const flags = records[r + 3]!;
+          const parentUuid = stringSpan(data, records, r, K_PARENT);
+          if (type === 'user' || type === 'assistant') {
+            add(base + start, shownLine(data, records, r, type, uuid, parentUuid, flags));
+            continue;
+          }
+          if (type !== 'system') {
+            add(base + start, { uuid, type, parentUuid, isSidechain: (flags & F_SIDECHAIN) !== 0, isMeta: (flags & F_META) !== 0 });
+            continue;
+          }
+        }
+        parsed([{ offset: base + start, bytes: data.subarray(start, end), terminated: true }], add);
+      }
+      from = records[(count - 1) * SLOTS + SLOT_NEXT]!;
+    }
+  };
+}
+
+/**
+ * A user or assistant line as the fold reads it (LinearFold, ClaudeMessageFold, isClaudeUserTurn): its flags, time,
+ * origin, and its message's id and content, the content parsed from its own bytes (not the line's usage, request ids,
+ * cwd, version: most of an answer's bytes).
+ */
+function shownLine(data: Buffer, records: Int32Array, r: number, type: string, uuid: string, parentUuid: string | null, flags: number): JsonObject {
+  const value: JsonObject = {
+    type,
+    uuid,
+    parentUuid,
+    isSidechain: (flags & F_SIDECHAIN) !== 0,
+    isMeta: (flags & F_META) !== 0,
+    isCompactSummary: (flags & F_COMPACT) !== 0,
+    timestamp: anySpan(data, records, r, K_TIMESTAMP),
+  };
+  if ((flags & F_ORIGIN) !== 0) value.origin = { kind: anySpan(data, records, r, K_ORIGIN_KIND) };
+  if ((flags & F_MESSAGE) !== 0) value.message = { id: anySpan(data, records, r, K_ID), content: anySpan(data, records, r, K_CONTENT) };
+  return value;
+}
+
+/** Span k of record r as JSON.parse gives it (undefined: the member is absent). */
+function anySpan(data: Buffer, records: Int32Array, r: number, k: number): unknown {
+  const start = records[r + 4 + 2 * k]!;
+  if (start < 0) return undefined;
+  const end = records[r + 5 + 2 * k]!;
+  return data[start] === 0x22 && (records[r + SLOT_ESCAPED]! & (1 << k)) === 0 ? utf8Slice(data, start + 1, end - 1) : (JSON.parse(utf8Slice(data, start, end)) as unknown);
+}
+
+/** Span k of record r when it is a string (decoded as JSON.parse decodes it), else null (absent, or another value). */
+function stringSpan(data: Buffer, records: Int32Array, r: number, k: number): string | null {
+  const start = records[r + 4 + 2 * k]!;
+  if (start < 0 || data[start] !== 0x22) return null;
+  const end = records[r + 5 + 2 * k]!;
+  return (records[r + SLOT_ESCAPED]! & (1 << k)) === 0 ? utf8Slice(data, start + 1, end - 1) : (JSON.parse(utf8Slice(data, start, end)) as string);
+}
+
+/** A chunk's whole lines, each a view of it. */
+function* linesOf(chunk: LineChunk): Generator<RawLine> {
+  const { data, base } = chunk;
+  for (let from = chunk.from; from < chunk.to; ) {
+    const nl = data.indexOf(0x0a, from);
+    const end = nl > from && data[nl - 1] === 0x0d ? nl - 1 : nl;
+    yield { offset: base + from, bytes: data.subarray(from, end), terminated: true };
+    from = nl + 1;
+  }
+}
+
+let wholeLines: FieldsEngine | null | undefined;
+
+/** The engine when it judges whole lines (a build from before that refuses the argument, or says a long line is big). */
+function wholeLineEngine(): FieldsEngine | null {
+  if (wholeLines !== undefined) return wholeLines;
+  const engine = nativeEngine() as Partial<FieldsEngine> | null;
+  wholeLines = null;
+  if (engine?.lineFields === undefined) return null;
+  const probe = Buffer.from(`{"uuid":"${'u'.repeat(5000)}"}\n`, 'latin1');
+  try {
+    const records = new Int32Array(SLOTS);
+    if (engine.lineFields(probe, 0, probe.length, records, new Float64Array(USAGE_NUMBERS), true) === 1 && records[2] === V_FIELDS) wholeLines = engine as FieldsEngine;
+  } catch {
+    // built before: every line is parsed
+  }
+  return wholeLines;
 }

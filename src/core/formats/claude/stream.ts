@@ -1,5 +1,5 @@
 /** `show`'s transcript handed on message by message: one pass for a linear file, two for any other. */
-import { foldLines, jsonObjects, newLineStats, parseJsonLine, readLineBatches, type JsonLine, type LineStats } from '../../io/lines.js';
+import { foldLines, newLineStats, parseJsonLine, readLineChunks, type JsonLine, type LineStats } from '../../io/lines.js';
 import { type Message, type Usage } from '../../model.js';
 import { commandAnsweredBy, type CommandWalkNode } from './rules.js';
 import type { AdapterContext, FoldResume, MessageStream, SessionFileGroup } from '../types.js';
@@ -8,6 +8,7 @@ import { importClaudeFold, isLinear } from './fold.js';
 import { addIndexLine } from './indexed.js';
 import { isClaudeCommandCaveat, isClaudeUserTurn, MESSAGE_TYPES, messageOf, rawUserText, slashCommandOf, stringOrNull } from './lines.js';
 import { ClaudeMessageFold } from './messages.js';
+import { showLineReader } from './native-fold.js';
 import { ClaudeScan } from './scan.js';
 import { livePath } from './summary.js';
 import { type ClipLimits, clipRawLine } from '../../io/clip.js';
@@ -192,16 +193,11 @@ class LinearFold {
 async function* linearMessages(path: string, stats: LineStats): AsyncGenerator<readonly Message[]> {
   const ready: Message[] = [];
   const reader = new LinearFold(path, (message) => ready.push(message));
-  let first = true;
-  for await (const lines of readLineBatches(path, { reuseChunk: true })) {
-    for (const line of jsonObjects(lines, stats)) {
-      reader.add(line.offset, line.value);
-      // The first message goes out as soon as it is folded, not after its chunk (a batch's bytes stay valid meanwhile).
-      if (first && ready.length > 0) {
-        first = false;
-        yield ready.splice(0);
-      }
-    }
+  const readChunk = showLineReader(stats);
+  const add = (offset: number, value: JsonObject): void => reader.add(offset, value);
+  // A chunk's messages go out once it is folded (a chunk is 1 MiB: ~10 ms), the first one too.
+  for await (const chunk of readLineChunks(path, { reuseChunk: true })) {
+    readChunk(chunk, add);
     if (ready.length > 0) yield ready.splice(0);
   }
   reader.finish();
