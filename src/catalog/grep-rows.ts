@@ -33,8 +33,15 @@ export class MatchRows {
   /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
   private readonly stampsOf = new Map<SessionFileGroup, SniffedStamps>();
   private cache: Promise<CatalogCache | undefined> | null = null;
-  private indexesByLineage: Map<string | null, number[]> | null = null;
-  /** The summaries of the sessions whose lineage the head did not show, by the lineage their rows have. */
+  /** Every lineage-linked file's lineage (or how to read it), by its group's index, as the search hands them over. */
+  private readonly lineages = new Map<number, SniffedLineage>();
+  /** Lineages handed over and not yet read into `indexesByLineage` (read once a family is wanted: `wantFamilies`). */
+  private unindexed: (readonly [number, SniffedLineage])[] = [];
+  private familiesWanted = false;
+  private readonly indexesByLineage = new Map<string | null, number[]>();
+  /** The summaries of the sessions whose lineage the head did not show, started as they are indexed. */
+  private readonly unsniffedRows: Promise<CatalogSession | null>[] = [];
+  /** Those summaries by the lineage their rows have (once every lineage was handed over). */
   private unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
   private readonly families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
   /** The merged row of a conversation of several files, by its id's and its files' hint's keys (see `row`). */
@@ -42,10 +49,39 @@ export class MatchRows {
 
   constructor(
     private readonly groups: readonly SessionFileGroup[],
-    private readonly lineages: ReadonlyMap<number, SniffedLineage>,
     private readonly context: ScanContext,
     private readonly loadCache: (() => Promise<CatalogCache | undefined>) | undefined,
   ) {}
+
+  /** What the search read of a lineage-linked file's head (every such file's comes before a family is linked). */
+  noteLineage(index: number, lineage: SniffedLineage): void {
+    this.lineages.set(index, lineage);
+    this.unindexed.push([index, lineage]);
+    if (this.familiesWanted) this.indexLineages();
+  }
+
+  /**
+   * A row will be linked to its family: the lineages handed over so far are read now, and from now on as they come,
+   * with the summaries of the files whose head did not show theirs (while the search goes on, on a thread that would
+   * otherwise wait for it; read after the search, they were most of a rare word's time once its files were searched).
+   */
+  wantFamilies(): void {
+    if (this.familiesWanted) return;
+    this.familiesWanted = true;
+    this.indexLineages();
+  }
+
+  private indexLineages(): void {
+    const pending = this.unindexed;
+    this.unindexed = [];
+    for (const [index, lazy] of pending) {
+      const sniffed = typeof lazy === 'function' ? lazy() : lazy;
+      const same = this.indexesByLineage.get(sniffed);
+      if (same === undefined) this.indexesByLineage.set(sniffed, [index]);
+      else same.push(index);
+      if (sniffed === null) this.unsniffedRows.push(this.summarise(this.groups[index]!));
+    }
+  }
 
   noteStamps(index: number, stamps: SniffedStamps): void {
     const group = this.groups[index];
@@ -146,18 +182,11 @@ export class MatchRows {
   private familyOf(lineage: string): Promise<(row: CatalogSession) => CatalogSession> {
     let family = this.families.get(lineage);
     if (family !== undefined) return family;
-    if (this.indexesByLineage === null) {
-      this.indexesByLineage = new Map();
-      for (const [index, lazy] of this.lineages) {
-        const sniffed = typeof lazy === 'function' ? lazy() : lazy;
-        const same = this.indexesByLineage.get(sniffed);
-        if (same === undefined) this.indexesByLineage.set(sniffed, [index]);
-        else same.push(index);
-      }
-    }
+    this.familiesWanted = true;
+    this.indexLineages();
     const known = this.indexesByLineage;
     const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(this.groups[index]!);
-    this.unsniffed ??= Promise.all((known.get(null) ?? []).map(summariseAt)).then((rows) => {
+    this.unsniffed ??= Promise.all(this.unsniffedRows).then((rows) => {
       const byReal = new Map<string | undefined, CatalogSession[]>();
       for (const row of rows) {
         if (row === null) continue;

@@ -188,13 +188,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   // `list` links such a fork to the earliest session of its lineage (the root id they share), so these rows wait until
   // every such file's head was seen.
-  /** The lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it). */
-  const lineages = new Map<number, SniffedLineage>();
   // Loaded once, for the rows and for the forks that inherit their parents' turns.
   let cacheLoaded: Promise<CatalogCache | undefined> | null = null;
   const load = options.cache;
   const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
-  const rows = new MatchRows(groups, lineages, context, loadCache);
+  // It holds the lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it).
+  const rows = new MatchRows(groups, context, loadCache);
   /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
   const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
   const ownMatches = new Map<number, GrepFound>();
@@ -341,15 +340,25 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       rowsRunning ??= runRows();
       return;
     }
-    // A row that waits for every lineage is made only then: made now, thousands of them (a common word's Claude rows,
-    // whose files are searched first) would keep the rows that can go out at once (Codex's, claw's) waiting behind them.
-    const ready = lineageSeen.wait.then(() => walked).then(namesRead);
-    lineageRows.push(ready.then(row).then((r) => (r === null || signal?.aborted ? null : rows.withLineage(r))).then(noted));
+    // A row that waits for every lineage is made in turn with the others, a window at a time, while the search goes on
+    // (made only once every lineage was seen, a rare word's rows and the cache's opening came after the search, on a
+    // thread that had waited idle); only its link to its family and its emission wait for every lineage.
+    const made = new Promise<CatalogSession | null>((resolve, reject) =>
+      rowJobs.push(() => {
+        // Its family will be wanted: the lineages are read from now on, as they come (after the walks, as rows are).
+        rows.wantFamilies();
+        const making = row();
+        making.then(resolve, reject);
+        return making.then(() => undefined);
+      }),
+    );
+    rowsRunning ??= runRows();
+    lineageRows.push(made.then(async (r) => (r === null ? null : (await lineageSeen.wait, signal?.aborted ? null : rows.withLineage(r)))).then(noted));
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
-      lineages.set(index, lineage);
       rows.noteStamps(index, stamps);
+      rows.noteLineage(index, lineage);
     }
     lineageUnseen -= seen.length;
     if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
