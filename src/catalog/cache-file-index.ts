@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { readRegularFile } from '../core/io/regular.js';
+import { readRegularBytesSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
 
@@ -42,6 +42,25 @@ export class CacheFileIndex {
     } catch {
       return null;
     }
+    return CacheFileIndex.of(path, bytes);
+  }
+
+  /**
+   * `open`, read synchronously: for a process that does nothing else meanwhile (the CLI's grep), whose event loop is
+   * busy with the search's results, where an asynchronous read waits a turn of it for each of its chunks (512 KiB:
+   * 23 of them at 10k sessions, 130 at 100k, and the rows with them).
+   */
+  static openSync(path: string): CacheFileIndex | null {
+    let bytes: Buffer;
+    try {
+      bytes = readRegularBytesSync(path);
+    } catch {
+      return null;
+    }
+    return CacheFileIndex.of(path, bytes);
+  }
+
+  private static of(path: string, bytes: Buffer): CacheFileIndex | null {
     const table: string[] = [];
     const entryStarts: number[] = [];
     const entryEnds: number[] = [];

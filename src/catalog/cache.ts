@@ -86,10 +86,19 @@ export class CatalogCache {
    * the file is missing or not one `load` would use.
    */
   static async lazy(path: string): Promise<CatalogCache> {
+    return CatalogCache.lazyOf(path, await CacheFileIndex.open(path));
+  }
+
+  /** `lazy`, its file read synchronously (see CacheFileIndex.openSync): for a process that does nothing else meanwhile. */
+  static lazySync(path: string): CatalogCache {
+    return CatalogCache.lazyOf(path, CacheFileIndex.openSync(path));
+  }
+
+  private static lazyOf(path: string, source: CacheFileIndex | null): CatalogCache {
     const cache = new CatalogCache(path);
     cache.partial = true;
     cache.keepDecoded = false;
-    cache.source = await CacheFileIndex.open(path);
+    cache.source = source;
     if (cache.source === null) cache.rejected = 'no usable cache';
     return cache;
   }

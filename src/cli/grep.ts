@@ -96,11 +96,13 @@ Examples:
       }
       // No catalog scan first: files are searched as soon as they are found, and only matches are summarised.
       const { locations, cachePath } = setup;
+      // The cache is read synchronously (nothing else runs here): read asynchronously, each chunk waited for a turn of
+      // an event loop busy with the search's results, and every row waited for the cache.
       const { matched, problems } = await grepPlace({ kind: 'local' }, text, {
         ...request,
         local: {
           locations,
-          ...(cachePath === null ? {} : { cache: () => CatalogCache.lazy(cachePath), walkMemo: defaultWalkMemoPath(env, homedir(), locations), trigrams: trigramMapsBeside(cachePath) }),
+          ...(cachePath === null ? {} : { cache: async () => CatalogCache.lazySync(cachePath), walkMemo: defaultWalkMemoPath(env, homedir(), locations), trigrams: trigramMapsBeside(cachePath) }),
           onProblem: (problem) => reportProblems([problem]),
           walkSynchronously: true,
         },

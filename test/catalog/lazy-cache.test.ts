@@ -41,11 +41,17 @@ async function cachedHome(name: string, as: string) {
   return { sessions: [...result.sessions, ...result.subagentSessions], cachePath, home };
 }
 
-describe('a lazy catalog cache', () => {
+// Opened as the browser's content search does (read asynchronously) and as the CLI's grep does (synchronously).
+const OPENINGS = [
+  { how: 'read asynchronously', lazyAt: (path: string): Promise<CatalogCache> => CatalogCache.lazy(path) },
+  { how: 'read synchronously', lazyAt: (path: string): Promise<CatalogCache> => Promise.resolve(CatalogCache.lazySync(path)) },
+];
+
+describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {
   it('answers every lookup of the fixture home as the loaded cache does', async () => {
-    const { sessions, cachePath } = await cachedHome('home', 'home');
+    const { sessions, cachePath } = await cachedHome('home', `home-${how.split(' ')[1]}`);
     const loaded = await CatalogCache.load(cachePath);
-    const lazy = await CatalogCache.lazy(cachePath);
+    const lazy = await lazyAt(cachePath);
     expect(lazy.rejected).toBeNull();
     expect(sessions.length).toBeGreaterThan(10);
     let found = 0;
@@ -73,7 +79,7 @@ describe('a lazy catalog cache', () => {
   });
 
   it('finds an entry whose path holds a quote, a backslash and non-ASCII letters', async () => {
-    const home = join(dir, 'odd-paths');
+    const home = join(dir, `odd-paths-${how.split(' ')[1]}`);
     const project = join(home, '.claude', 'projects', '-tmp-a"b\\c-é');
     await mkdir(project, { recursive: true });
     const source = join(FIXTURES, 'claude-synthetic', '.claude', 'projects');
@@ -81,35 +87,35 @@ describe('a lazy catalog cache', () => {
     const [file] = readdirSync(join(source, folder!)).filter((name) => name.endsWith('.jsonl'));
     await writeFile(join(project, file!), await readFile(join(source, folder!, file!)));
     const locations = { ...resolveLocations({ home }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
-    const cachePath = join(dir, 'odd.cache.jsonl');
+    const cachePath = join(dir, `odd-${how.split(' ')[1]}.cache.jsonl`);
     const cache = await CatalogCache.load(cachePath);
     const { sessions } = await scanCatalog(locations, { cache });
     await cache.save();
     const session = sessions.find((s) => s.path.startsWith(project));
     expect(session).toBeDefined();
     expect(await readFile(cachePath, 'utf8')).toContain('a\\"b\\\\c');
-    const lazy = await CatalogCache.lazy(cachePath);
+    const lazy = await lazyAt(cachePath);
     expect(lazy.lookup(stampsOf(session!.paths))).toEqual((await CatalogCache.load(cachePath)).lookup(stampsOf(session!.paths)));
     expect(lazy.lookup(stampsOf(session!.paths))?.id).toBe(session!.id);
   });
 
   it('is an empty cache when the file is missing, cut short or of another version, and never writes', async () => {
-    const { cachePath, sessions } = await cachedHome('claude-synthetic', 'cut');
+    const { cachePath, sessions } = await cachedHome('claude-synthetic', `cut-${how.split(' ')[1]}`);
     const whole = await readFile(cachePath, 'utf8');
     const stamps = stampsOf(sessions[0]!.paths);
     // cut short: the end line is gone
     await writeFile(cachePath, whole.slice(0, whole.lastIndexOf('{"end"')));
-    const cut = await CatalogCache.lazy(cachePath);
+    const cut = await lazyAt(cachePath);
     expect(cut.rejected).not.toBeNull();
     expect(cut.lookup(stamps)).toBeUndefined();
     // another version
     await writeFile(cachePath, whole.replace(/^\{"version":\d+/, '{"version":1'));
-    expect((await CatalogCache.lazy(cachePath)).lookup(stamps)).toBeUndefined();
+    expect((await lazyAt(cachePath)).lookup(stamps)).toBeUndefined();
     // missing
-    expect((await CatalogCache.lazy(join(dir, 'missing.jsonl'))).lookup(stamps)).toBeUndefined();
+    expect((await lazyAt(join(dir, 'missing.jsonl'))).lookup(stamps)).toBeUndefined();
     // read-only: a store and a save leave the file as it was
     await writeFile(cachePath, whole);
-    const lazy = await CatalogCache.lazy(cachePath);
+    const lazy = await lazyAt(cachePath);
     expect(lazy.lookup(stamps)).toBeDefined();
     lazy.store(stamps, null);
     await lazy.save();

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/core/formats/index.js';
 import type { AdapterContext } from '../../src/core/formats/types.js';
 import { geminiProjectFolder } from '../../src/core/formats/gemini/handoff.js';
-import { FileTooLargeError, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
+import { FileTooLargeError, readRegularBytesSync, readRegularFile, readRegularFileSync } from '../../src/core/io/regular.js';
 import { withReadOnly } from '../../src/core/io/sqlite.js';
 
 let dir: string;
@@ -53,11 +53,15 @@ it('reads a file whole synchronously whatever its size says: empty, megabytes of
   const text = 'é🙂 line\n'.repeat(300_000);
   await writeFile(big, text);
   expect(readRegularFileSync(big)).toBe(text);
+  expect(readRegularBytesSync(big).equals(Buffer.from(text))).toBe(true);
   expect(readRegularFileSync(big, Buffer.byteLength(text))).toBe(text);
+  expect(() => readRegularBytesSync(big, Buffer.byteLength(text) - 1)).toThrow(FileTooLargeError);
+  expect(() => readRegularBytesSync('/dev/zero')).toThrow(expect.objectContaining({ code: 'EFTYPE' }));
   expect(() => readRegularFileSync(big, Buffer.byteLength(text) - 1)).toThrow(FileTooLargeError);
   // Size 0 by stat, bytes when read: the buffer grows to hold them.
   expect(statSync('/proc/self/cmdline').size).toBe(0);
   expect(readRegularFileSync('/proc/self/cmdline')).toBe(readFileSync('/proc/self/cmdline', 'utf8'));
+  expect(readRegularBytesSync('/proc/self/cmdline').equals(readFileSync('/proc/self/cmdline'))).toBe(true);
 });
 
 it('a FIFO as a database (opencode.db) is refused, not opened by SQLite (which opens blocking)', () => {

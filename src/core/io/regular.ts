@@ -106,6 +106,17 @@ export async function readRegularFile(path: string, maxBytes = Infinity): Promis
  * ~0.3 s of CPU and most of the garbage of reading grep's 23.6 MB walk memo at 100k sessions.
  */
 export function readRegularFileSync(path: string, maxBytes = Infinity): string {
+  const { bytes, length } = readRegularBytesIntoSync(path, maxBytes);
+  return bytes.toString('utf8', 0, length);
+}
+
+/** readRegularFileSync's bytes, undecoded. */
+export function readRegularBytesSync(path: string, maxBytes = Infinity): Buffer {
+  const { bytes, length } = readRegularBytesIntoSync(path, maxBytes);
+  return bytes.subarray(0, length);
+}
+
+function readRegularBytesIntoSync(path: string, maxBytes: number): { readonly bytes: Buffer; readonly length: number } {
   const { fd, stats } = openRegularWithStatsSync(path);
   try {
     // One byte past the size: a read that fills it says the file is longer than stat said.
@@ -122,7 +133,7 @@ export function readRegularFileSync(path: string, maxBytes = Infinity): string {
       total += n;
       if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
     }
-    return buffer.toString('utf8', 0, total);
+    return { bytes: buffer, length: total };
   } finally {
     closeSync(fd);
   }
