@@ -14,6 +14,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /** Lines this long and longer are left to JS (SUMMARY_CLIP_FROM_BYTES: they are read by their bytes there). */
 #define FIELDS_BIG_LINE 4096
@@ -90,6 +93,20 @@ static int string(cur_t *c, int *escaped) {
   int32_t i = c->i + 1, n = c->n;
   int esc = 0;
   for (;;) {
+#if defined(__SSE2__)
+    // Sixteen bytes at a time while none is a quote, a backslash or a control character (most of a line is strings).
+    while (i + 16 <= n) {
+      __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+      __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                                     _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x));
+      int mask = _mm_movemask_epi8(special);
+      if (mask != 0) {
+        i += __builtin_ctz((unsigned)mask);
+        break;
+      }
+      i += 16;
+    }
+#endif
     // Eight bytes at a time while none is a quote, a backslash or a control character (most of a line is strings).
     while (i + 8 <= n) {
       uint64_t x;
