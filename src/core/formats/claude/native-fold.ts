@@ -204,11 +204,19 @@ export function showLineReader(stats: LineStats, native = true): (chunk: LineChu
     const { data, base } = chunk;
     for (let from = chunk.from; from < chunk.to; ) {
       const count = engine.lineFields(data, from, chunk.to, records, usage, true);
+      // The uuid and type decoded from the record before (undefined: not decoded), reused where the engine says this
+      // record's type, or parent, has the same bytes (SLOT_SAME): most lines name the line before as their parent.
+      let lastUuid: string | null | undefined;
+      let lastType: string | null | undefined;
       for (let i = 0; i < count; i++) {
         const r = i * SLOTS;
         const start = records[r]!;
         const end = records[r + 1]!;
         const verdict = records[r + 2]!;
+        const same = records[r + SLOT_SAME]!;
+        const uuidBefore = lastUuid;
+        const typeBefore = lastType;
+        lastUuid = lastType = undefined;
         if (verdict === V_BLANK) continue;
         if (verdict === V_MALFORMED) {
           stats.malformed++;
@@ -216,11 +224,11 @@ export function showLineReader(stats: LineStats, native = true): (chunk: LineChu
         }
         if (verdict === V_FIELDS) {
           // No uuid (a string, not empty): the fold reads nothing else of the line.
-          const uuid = stringSpan(data, records, r, K_UUID);
+          const uuid = (lastUuid = stringSpan(data, records, r, K_UUID));
           if (typeof uuid !== 'string' || uuid.length === 0) continue;
-          const type = stringSpan(data, records, r, K_TYPE);
+          const type = (lastType = (same & (1 << K_TYPE)) !== 0 && typeBefore !== undefined ? typeBefore : stringSpan(data, records, r, K_TYPE));
           const flags = records[r + 3]!;
-          const parentUuid = stringSpan(data, records, r, K_PARENT);
+          const parentUuid = (same & (1 << K_PARENT)) !== 0 && uuidBefore !== undefined ? uuidBefore : stringSpan(data, records, r, K_PARENT);
           if (type === 'user' || type === 'assistant') {
             add(base + start, shownLine(data, records, r, type, uuid, parentUuid, flags));
             continue;
