@@ -77,6 +77,8 @@ export class ScanContext implements AdapterContext {
   workerReads = 0;
   /** Summaries a worker handed back to be read on the calling thread (they looked up another conversation's files). */
   workerRetries = 0;
+  /** Second-phase passes (claw's roots from cwds) begun while workers still folded the first phase's files. */
+  earlyPasses = 0;
   private readonly reported = new Set<string>();
   /** File groups by agent, then id (no composite key strings: 100k of them cost ≈ 10 MB). */
   private readonly groups = new Map<Agent, Map<string, SessionFileGroup>>();
@@ -166,16 +168,20 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
 
   // Every agent's candidate roots are looked for at once (claw's walk of its dirs runs while the others are read).
   const candidates = new Map(adapters.map((adapter) => [adapter, candidateRoots(adapter, locations, context.report)]));
-  // Agents whose roots come from other sessions' cwds (claw) go second: the first agents' rows name those cwds.
-  for (const phase of [adapters.filter((a) => !a.discovery?.rootsFromCwds), adapters.filter((a) => a.discovery?.rootsFromCwds)]) {
-    if (phase.length === 0) continue;
-    // Each cwd once: at 100k sessions most share a few hundred folders.
-    const cwds = locations.rootsFromCwds === false ? [] : [...new Set(summaries.flatMap((summary) => (summary.cwd ? [summary.cwd] : [])))];
+  // Per adapter, the folders already looked at and the real paths of the roots walked: a later pass (cwds of rows
+  // made after the first) looks only at new folders and walks a root once, under its first spelling.
+  const seen = new Map(adapters.map((adapter) => [adapter, { paths: new Set<string>(), walked: new Set<string>() }]));
+  const cwdsOf = (rows: readonly CatalogSession[]): string[] => (locations.rootsFromCwds === false ? [] : [...new Set(rows.flatMap((row) => (row.cwd ? [row.cwd] : [])))]);
+  const runPhase = async (phase: readonly FormatAdapter[], cwds: readonly string[], onMainIdle?: OnMainIdle): Promise<CatalogSession[]> => {
     const found: SessionFileGroup[] = [];
     await Promise.all(
       phase.map(async (adapter) => {
-        const roots = await discoveryRoots(adapter, [...(await candidates.get(adapter)!), ...(adapter.discovery?.rootsFromCwds ? cwds : [])]);
-        await forEachLimited(roots, FS_CALLS_IN_FLIGHT, async (root) => {
+        const { paths, walked } = seen.get(adapter)!;
+        const looked = [...(await candidates.get(adapter)!), ...(adapter.discovery?.rootsFromCwds ? cwds : [])].filter((path) => !paths.has(path));
+        for (const path of looked) paths.add(path);
+        const fresh = (await discoveryRootsReal(adapter, looked)).filter(({ real }) => !walked.has(real));
+        for (const { real } of fresh) walked.add(real);
+        await forEachLimited(fresh, FS_CALLS_IN_FLIGHT, async ({ root }) => {
           await context.loadNames(adapter, root);
           found.push(...(await discoverRoot(adapter, root, context.report)));
         });
@@ -183,18 +189,32 @@ export async function scanCatalog(locations: Locations, options: ScanOptions = {
     );
     for (const group of found) context.register(group);
     const stores = found.filter(isStoreGroup);
-    summaries.push(...(await summarize(found.filter((group) => !isStoreGroup(group)), context, options)));
+    const rows = await summarize(found.filter((group) => !isStoreGroup(group)), context, options, onMainIdle);
     for (const store of stores) {
       try {
-        const rows = await storeRows(store, context, options.cache);
-        for (const row of rows) options.onSession?.(row);
-        summaries.push(...rows);
+        const storeRowsFound = await storeRows(store, context, options.cache);
+        for (const row of storeRowsFound) options.onSession?.(row);
+        rows.push(...storeRowsFound);
       } catch (error) {
         context.report({ path: store.paths[0]!, message: describeError(error) });
       }
     }
     groups.push(...found);
-  }
+    return rows;
+  };
+  // Agents whose roots come from other sessions' cwds (claw) go second: the first agents' rows name those cwds.
+  const first = adapters.filter((a) => !a.discovery?.rootsFromCwds);
+  const second = adapters.filter((a) => a.discovery?.rootsFromCwds);
+  const secondRows: CatalogSession[] = [];
+  // When the main thread has no first-phase file left while workers still fold big ones, the second phase starts
+  // from the cwds of the rows made so far; the cwds of the rest are looked at after, their roots walked only if new.
+  const early: OnMainIdle | undefined = second.length === 0 ? undefined : async (rowsSoFar) => {
+    context.earlyPasses++;
+    secondRows.push(...(await runPhase(second, cwdsOf(rowsSoFar))));
+  };
+  if (first.length > 0) summaries.push(...(await runPhase(first, [], early)));
+  if (second.length > 0) secondRows.push(...(await runPhase(second, cwdsOf(summaries))));
+  summaries.push(...secondRows);
 
   if (options.cache) options.cache.retain(new Set(groups.map((g) => g.paths[0]!)));
   applyNames(summaries, context);
@@ -238,13 +258,17 @@ export async function candidateRoots(adapter: FormatAdapter, locations: Location
 /**
  * The folders an agent's sessions are discovered in, of `candidates` (its candidate roots, then for adapters that keep
  * sessions in working directories the cwds other sessions ran in): each once (by real path: a folder reached through
- * a symlink is read once, under its first spelling), when it is one of the agent's roots (default: a directory).
+ * a symlink is read once, under its first spelling), when it is one of the agent's roots (default: a directory);
+ * discoveryRootsReal gives each with its real path.
  */
 export async function discoveryRoots(adapter: FormatAdapter, candidates: readonly string[]): Promise<string[]> {
+  return (await discoveryRootsReal(adapter, candidates)).map(({ root }) => root);
+}
+async function discoveryRootsReal(adapter: FormatAdapter, candidates: readonly string[]): Promise<{ readonly root: string; readonly real: string }[]> {
   const isRoot = adapter.discovery?.isRoot ?? isDirectory;
   const distinct = await distinctDirectories(candidates);
-  const checks = await mapLimited(distinct, FS_CALLS_IN_FLIGHT, isRoot);
-  return distinct.filter((_, i) => checks[i]);
+  const checks = await mapLimited(distinct, FS_CALLS_IN_FLIGHT, ({ path }) => isRoot(path));
+  return distinct.filter((_, i) => checks[i]).map(({ path, real }) => ({ root: path, real }));
 }
 
 /** One root's groups; a root that cannot be walked is reported, never fatal. */
@@ -343,8 +367,11 @@ function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context
   return session;
 }
 
+/** Called once when the main thread has no file of a scan left but workers are still folding: work for it meanwhile. */
+type OnMainIdle = (rowsSoFar: readonly CatalogSession[]) => Promise<void>;
+
 /** Rows of these groups; a group whose row came from the cache is replaced in `groups` by one sharing the row's paths. */
-async function summarize(groups: SessionFileGroup[], context: ScanContext, options: ScanOptions): Promise<CatalogSession[]> {
+async function summarize(groups: SessionFileGroup[], context: ScanContext, options: ScanOptions, onMainIdle?: OnMainIdle): Promise<CatalogSession[]> {
   const out: CatalogSession[] = [];
   const cache = options.cache;
   let done = 0;
@@ -472,7 +499,10 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
           // A worker could not start or died: what it left undone is back in the queue, read here.
         })
       : Promise.resolve();
-  await Promise.all([pool, foldOnMain()]);
+  let poolDone = false;
+  // Only beside big files (seconds left on the workers): beside the last batches of small ones it would only add heap.
+  const idle = (): Promise<void> | undefined => (poolDone || onMainIdle === undefined || queue.bigBytes === 0 ? undefined : onMainIdle(out));
+  await Promise.all([pool.then(() => (poolDone = true)), foldOnMain().then(idle)]);
   // What the workers gave back (or were still folding when the main thread ran out of work).
   await foldOnMain();
   return out;
@@ -554,15 +584,17 @@ async function isDirectory(path: string): Promise<boolean> {
  * The directories that exist, each once: a workspace reached through a symlink (or a recorded cwd spelled
  * another way) would otherwise have its sessions read twice. The first spelling met is kept.
  */
-async function distinctDirectories(paths: Iterable<string>): Promise<string[]> {
+async function distinctDirectories(paths: Iterable<string>): Promise<{ readonly path: string; readonly real: string }[]> {
   const list = [...paths];
   const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => walkFs.realpath(path).catch(() => null));
   const seen = new Set<string>();
-  return list.filter((_, i) => {
+  const out: { path: string; real: string }[] = [];
+  list.forEach((path, i) => {
     const key = real[i];
-    if (key === null || key === undefined || seen.has(key)) return false;
+    if (key === null || key === undefined || seen.has(key)) return;
     seen.add(key);
-    return true;
+    out.push({ path, real: key });
   });
+  return out;
 }
 

@@ -75,3 +75,45 @@ describe('summaries on worker threads', () => {
     expect(progress.length).toBeGreaterThanOrEqual(fallback.sessions.length);
   });
 });
+
+describe('claw workspaces named by the cwds of rows folded on workers', () => {
+  /** A Claude session of `turns` answers (each ~`pad` bytes) run in `cwd`. */
+  const claudeSession = (id: string, cwd: string, turns: number, pad: number): string => {
+    const line = (uuid: string, parent: string | null, type: string, content: unknown, at: number): string =>
+      JSON.stringify({ parentUuid: parent, isSidechain: false, type, message: { role: type, content }, uuid, timestamp: new Date(Date.UTC(2026, 0, 2, 10) + at * 1000).toISOString(), cwd, sessionId: id, gitBranch: 'main' });
+    const uuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const lines = [line(uuid(0), null, 'user', `a prompt in ${cwd}`, 0)];
+    for (let n = 1; n <= turns; n++) lines.push(line(uuid(n), uuid(n - 1), 'assistant', [{ type: 'text', text: 'x'.repeat(pad) }], n));
+    return `${lines.join('\n')}\n`;
+  };
+
+  it('are walked, once, whether the second phase began before the workers were done or after', async () => {
+    const home = join(dir, 'cwd-home');
+    const small = join(dir, 'ws-small');
+    const big = join(dir, 'ws-big');
+    for (const [ws, id, turns] of [
+      [small, '11111111-1111-4111-8111-111111111111', 3],
+      // Over BIG_FILE_BYTES: a worker folds it, while the main thread, done with the small one, goes on to claw.
+      [big, '22222222-2222-4222-8222-222222222222', Math.ceil((BIG_FILE_BYTES * 2) / 2048)],
+    ] as const) {
+      await cp(join(FIXTURES, 'claw-synthetic', 'demo'), ws, { recursive: true });
+      const project = join(home, '.claude', 'projects', ws.replaceAll('/', '-'));
+      await mkdir(project, { recursive: true });
+      await writeFile(join(project, `${id}.jsonl`), claudeSession(id, ws, turns, 2048));
+    }
+    const at = () => resolveLocations({ home, roots: { claw: [] } }, { env: {}, homeDir: dir, cwd: join(dir, 'cwd-home') });
+    const { scanCatalog } = (await import(DIST_SCAN)) as typeof sourceScan;
+    const inline = await scanCatalog(at(), { workers: 0 });
+    const threaded = await scanCatalog(at(), { workers: 1 });
+    expect(threaded.context.workerReads).toBeGreaterThan(0);
+    // The big file still folding when the main thread ran out: claw's pass began then, from the small row's cwd.
+    expect(threaded.context.earlyPasses).toBe(1);
+    expect(inline.context.earlyPasses).toBe(0);
+    const clawPaths = (scan: typeof inline): string[] => scan.sessions.filter((row) => row.agent === 'claw').flatMap((row) => [...row.paths]).sort();
+    // Both workspaces' sessions: the big row's cwd was looked at after the workers were done.
+    expect(clawPaths(inline).some((path) => path.startsWith(`${big}/`))).toBe(true);
+    expect(clawPaths(inline).some((path) => path.startsWith(`${small}/`))).toBe(true);
+    expect(new Set(clawPaths(threaded)).size).toBe(clawPaths(threaded).length);
+    expect(threaded.sessions).toEqual(inline.sessions);
+  });
+});
