@@ -10,16 +10,13 @@ import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { conversations, lineageLinker } from './merge-rows.js';
 import { toRow, type CatalogSession, type ScanContext } from './scan.js';
 
-/** Every group by the id its file names suggest (other files of a conversation), and each group's place in discovery order. */
-interface GroupLookups {
-  /**
-   * By agent, then hint: a key string per group (`agent:hint`, 100k of them made and hashed: ~0.15 s of the first
-   * row at 100k sessions) is not made. `sameIdAs` reads it as a lookup by `localSessionKey` would.
-   */
-  readonly sameId: Map<Agent, Map<string, SessionFileGroup[]>>;
-  /** A family is handed to `conversations` in this order (the merge itself does not depend on it). */
-  readonly discoveryIndex: Map<SessionFileGroup, number>;
-}
+/**
+ * Every group by the id its file names suggest (other files of a conversation), by its index in discovery order: by
+ * agent, then hint, the one index or the indexes in order. A key string per group (`agent:hint`, 100k of them made and
+ * hashed: ~0.15 s of the first row at 100k sessions), a map by group object and an array per hint are not made (the
+ * last two were another ~0.15 s). `sameIdAs` reads it as a lookup by `localSessionKey` would.
+ */
+type GroupLookups = Map<Agent, Map<string, number | number[]>>;
 
 /**
  * The rows of one search's matching groups. `groups` is the search's list of every group found, in discovery order
@@ -27,7 +24,7 @@ interface GroupLookups {
  */
 export class MatchRows {
   /** What rows look up among the groups: made when a row first needs it, not while the files are being handed over. */
-  private readonly lookups: GroupLookups = { sameId: new Map(), discoveryIndex: new Map() };
+  private readonly lookups: GroupLookups = new Map();
   private lookedUp = 0;
   private readonly summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
   /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
@@ -88,15 +85,17 @@ export class MatchRows {
     if (stamps !== null && group !== undefined) this.stampsOf.set(group, stamps);
   }
 
-  /** The listed row of a matching session: its summary, merged with other files of the same conversation. */
-  async row(group: SessionFileGroup): Promise<CatalogSession | null> {
+  /** The listed row of a matching session (`index`: its group's in discovery order): its summary, merged with other files of the same conversation. */
+  async row(index: number): Promise<CatalogSession | null> {
+    const group = this.groups[index]!;
     const own = await this.summarise(group);
     if (own === null) return null;
-    const { sameId, discoveryIndex } = this.lookupsNow();
+    const sameId = this.lookupsNow();
+    const indexes = (found: number | number[] | undefined): readonly number[] => (found === undefined ? [] : typeof found === 'number' ? [found] : found);
     // The groups under a key `agent:hint` (no agent's name holds a colon: the key's agent is what precedes its first).
-    const sameIdAs = (key: string): readonly SessionFileGroup[] => {
+    const sameIdAs = (key: string): readonly number[] => {
       const colon = key.indexOf(':');
-      return colon === -1 ? [] : (sameId.get(key.slice(0, colon) as Agent)?.get(key.slice(colon + 1)) ?? []);
+      return colon === -1 ? [] : indexes(sameId.get(key.slice(0, colon) as Agent)?.get(key.slice(colon + 1)));
     };
     // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
     const hint = idHintOf(group);
@@ -108,15 +107,15 @@ export class MatchRows {
     const key = hintKey === null ? null : `${ownKey}\0${hintKey}`;
     let merged = key === null ? undefined : this.mergedRows.get(key);
     if (merged === undefined) {
-      const related = new Set([group, ...sameIdAs(ownKey), ...(hint === null ? [] : (sameId.get(group.agent)?.get(hint) ?? []))]);
+      const related = new Set([index, ...sameIdAs(ownKey), ...(hint === null ? [] : indexes(sameId.get(group.agent)?.get(hint)))]);
       // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them). No other row needs
       // its summary then, unless its lineage's family does: not kept (80k of them were a fifth of a grep's heap at 100k).
       if (related.size === 1) {
-        if (!this.lineages.has(discoveryIndex.get(group)!)) this.forget(group);
+        if (!this.lineages.has(index)) this.forget(group);
         return own;
       }
-      const family = [...related].sort((a, b) => discoveryIndex.get(a)! - discoveryIndex.get(b)!);
-      merged = Promise.all(family.map((one) => this.summarise(one))).then((rows) => {
+      const family = [...related].sort((a, b) => a - b);
+      merged = Promise.all(family.map((one) => this.summarise(this.groups[one]!))).then((rows) => {
         const summaries = rows.filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
         return conversations(summaries).find((row) => row.id === own.id) ?? null;
       });
@@ -141,16 +140,16 @@ export class MatchRows {
   private lookupsNow(): GroupLookups {
     for (; this.lookedUp < this.groups.length; this.lookedUp++) {
       const group = this.groups[this.lookedUp]!;
-      this.lookups.discoveryIndex.set(group, this.lookedUp);
       // A store's conversations (opencode's) are one row each.
       if (ADAPTERS[group.agent].store !== undefined) continue;
       const hint = idHintOf(group);
       if (hint === null) continue;
-      let byHint = this.lookups.sameId.get(group.agent);
-      if (byHint === undefined) this.lookups.sameId.set(group.agent, (byHint = new Map()));
+      let byHint = this.lookups.get(group.agent);
+      if (byHint === undefined) this.lookups.set(group.agent, (byHint = new Map()));
       const same = byHint.get(hint);
-      if (same === undefined) byHint.set(hint, [group]);
-      else same.push(group);
+      if (same === undefined) byHint.set(hint, this.lookedUp);
+      else if (typeof same === 'number') byHint.set(hint, [same, this.lookedUp]);
+      else same.push(this.lookedUp);
     }
     return this.lookups;
   }

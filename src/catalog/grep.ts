@@ -334,7 +334,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       if (r !== null) found.set(r, what);
       return r;
     };
-    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rows.row(group));
+    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rows.row(index));
     if (!byLineage.has(group.agent)) {
       rowJobs.push(() => row().then((r) => (r === null ? undefined : emit(noted(r)!))));
       rowsRunning ??= runRows();
