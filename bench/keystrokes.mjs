@@ -274,7 +274,7 @@ function contentSearch(pid) {
         }
         break;
       }
-      if (ms > TIMEOUT_MS * 3) break;
+      if (ms > (COLD_CACHE ? 600000 : TIMEOUT_MS * 3)) break; // a cold cache: rg took 83.5 s over the 100k home
       sleepSync(2);
     }
     const after = rssOf(pid);
@@ -288,8 +288,9 @@ function contentSearch(pid) {
   }
   const files = (r) => r.stdout.split('\n').filter(Boolean).length;
   const med = (xs) => (xs.some((x) => x === null) ? null : Number(median(xs).toFixed(1)));
-  // warm: read under 1 MB from storage (the homes are 0.9–1.7 GB; a cold search reads hundreds of MB)
-  const warm = (x) => x.io.readMB !== null && x.io.readMB < 1;
+  // warm: read under 16 MB from storage (the homes are 0.9–1.7 GB; a cold search reads hundreds of MB, a warm one at
+  // 100k a few MB that kdamond had just paged out)
+  const warm = (x) => x.io.readMB !== null && x.io.readMB < 16;
   const warmRuns = runs.filter(warm);
   const warmRg = rg.filter(warm);
   const peer = (list) => list.map((x) => ({ ms: Number(x.ms.toFixed(1)), cpuMs: x.cpuMs, ...x.io }));
