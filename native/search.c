@@ -1793,6 +1793,8 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
 napi_value stamp_files(napi_env env, napi_callback_info info);
 /** The index's line fields: native/fields.c. */
 void register_line_fields(napi_env env, napi_value exports);
+/** The lazy catalog cache's first paths: native/cache-index.c. */
+void register_cache_first_paths(napi_env env, napi_value exports);
 
 static pthread_once_t folded_once = PTHREAD_ONCE_INIT;
 
@@ -1816,5 +1818,6 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "stamps", NAPI_AUTO_LENGTH, stamp_files, NULL, &fn);
   napi_set_named_property(env, exports, "stamps", fn);
   register_line_fields(env, exports);
+  register_cache_first_paths(env, exports);
   return exports;
 }

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { nativeEngine } from '../core/native.js';
 import { readRegularBytesSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
@@ -119,8 +120,17 @@ export class CacheFileIndex {
     const wanted = utf8Of(path);
     // A lone surrogate is written escaped: no plain path is it (its bytes would be U+FFFD's).
     if (LONE_SURROGATE_MAYBE.test(path) && wanted.toString('utf8') !== path) return best;
-    const bucket = lookups.plain.get(hashBytes(wanted, 0, wanted.length));
-    for (const at of bucket === undefined ? [] : typeof bucket === 'number' ? [bucket] : bucket) {
+    // The lines whose first path has this hash, in file order: `plain` sorted by hash, then line.
+    const { plain } = lookups;
+    const key = hashBytes(wanted, 0, wanted.length) * LINE_SPAN;
+    let low = 0;
+    for (let high = plain.length; low < high; ) {
+      const middle = (low + high) >>> 1;
+      if (plain[middle]! < key) low = middle + 1;
+      else high = middle;
+    }
+    for (let k = low; k < plain.length && plain[k]! < key + LINE_SPAN; k++) {
+      const at = plain[k]! - key;
       if (best !== -1 && at > best) break;
       const span = this.firstPathSpan(at);
       if (span !== null && span.escaped === false && span.close - span.open - 1 === wanted.length && this.bytes.compare(wanted, 0, wanted.length, span.open + 1, span.close) === 0) {
@@ -132,54 +142,35 @@ export class CacheFileIndex {
   }
 
   private firstPathLookups(): FirstPathLookups {
-    const plain = new Map<number, number | number[]>();
+    // One number per line, hash * LINE_SPAN + line, sorted at once: a Map of 100k hashes was most of this at 100k.
+    const plain = new Float64Array(this.entryStarts.length);
+    let plains = 0;
     const escaped = new Map<string, number>();
+    const hashes = nativeFirstPathHashes(this.bytes, this.entryStarts, this.entryEnds);
     for (let at = 0; at < this.entryStarts.length; at++) {
-      const span = this.firstPathSpan(at);
-      if (span === null) continue;
-      if (span.escaped) {
+      // The native engine's hash of each line's first path (or that it has none, or escapes), as firstPathSpan's.
+      const known = hashes?.[at];
+      if (known === FIRST_PATH_NONE) continue;
+      const span = known === undefined || known === FIRST_PATH_ESCAPED ? this.firstPathSpan(at) : null;
+      if (span?.escaped === true) {
         const first = this.decodedPath(span.open, this.entryEnds[at]!);
         if (first !== null && !escaped.has(first)) escaped.set(first, at);
         continue;
       }
-      const hash = span.hash;
-      const same = plain.get(hash);
-      if (same === undefined) plain.set(hash, at);
-      else if (typeof same === 'number') plain.set(hash, [same, at]);
-      else same.push(at);
+      const hash = span !== null ? span.hash : known;
+      // (A line past LINE_SPAN is not found by its path: its session is read from its files.)
+      if (hash === undefined || at >= LINE_SPAN) continue;
+      plain[plains++] = hash * LINE_SPAN + at;
     }
-    return { plain, escaped };
+    return { plain: plain.subarray(0, plains).sort(), escaped };
   }
 
   /**
    * Where the first path of entry line `at` is (its opening quote, and the next quote: its end unless it is written
    * with escapes), with a hash of its bytes; null when it is not where expected.
    */
-  private firstPathSpan(at: number): { readonly open: number; readonly close: number; readonly escaped: boolean; readonly hash: number } | null {
-    const { bytes } = this;
-    const start = this.entryStarts[at]!;
-    const end = this.entryEnds[at]!;
-    // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
-    // native call costs more than the few bytes it looks at.
-    let open: number;
-    if (bytesAt(bytes, start, end, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
-    else if (bytesAt(bytes, start, end, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
-    else {
-      const key = firstIndexOf(bytes, PATHS_KEY, start, end);
-      if (key === -1) return null;
-      open = key + PATHS_KEY.length - 1;
-    }
-    let hash = HASH_SEED;
-    let escaped = false;
-    let close = open + 1;
-    for (; close < end; close++) {
-      const byte = bytes[close]!;
-      if (byte === QUOTE) break;
-      if (byte === BACKSLASH) escaped = true;
-      hash = Math.imul(hash ^ byte, HASH_PRIME);
-    }
-    if (close >= end) return null;
-    return { open, close, escaped, hash: hash & HASH_MASK };
+  private firstPathSpan(at: number): FirstPathSpan | null {
+    return firstPathSpanIn(this.bytes, this.entryStarts[at]!, this.entryEnds[at]!);
   }
 
   /** A first path written with escapes (a quote, a backslash, a control character), decoded as JSON; null when it does not. */
@@ -294,9 +285,70 @@ function jsonStringEnd(bytes: Buffer, open: number, end: number): number {
   return -1;
 }
 
+/** firstPathSpan of the line [start, end) of bytes (native/cache-index.c answers the same). */
+function firstPathSpanIn(bytes: Buffer, start: number, end: number): FirstPathSpan | null {
+  // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
+  // native call costs more than the few bytes it looks at.
+  let open: number;
+  if (bytesAt(bytes, start, end, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
+  else if (bytesAt(bytes, start, end, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
+  else {
+    const key = firstIndexOf(bytes, PATHS_KEY, start, end);
+    if (key === -1) return null;
+    open = key + PATHS_KEY.length - 1;
+  }
+  let hash = HASH_SEED;
+  let escaped = false;
+  let close = open + 1;
+  for (; close < end; close++) {
+    const byte = bytes[close]!;
+    if (byte === QUOTE) break;
+    if (byte === BACKSLASH) escaped = true;
+    hash = Math.imul(hash ^ byte, HASH_PRIME);
+  }
+  if (close >= end) return null;
+  return { open, close, escaped, hash: hash & HASH_MASK };
+}
+
+/**
+ * What firstPathLookups takes of each line in JS, as nativeFirstPathHashes answers it: the hash, FIRST_PATH_NONE or
+ * FIRST_PATH_ESCAPED. For tests.
+ */
+export function firstPathHashesInJs(bytes: Buffer, starts: readonly number[], ends: readonly number[]): Int32Array {
+  return Int32Array.from(starts, (start, at) => {
+    const span = firstPathSpanIn(bytes, start, ends[at]!);
+    return span === null ? FIRST_PATH_NONE : span.escaped ? FIRST_PATH_ESCAPED : span.hash;
+  });
+}
+
+interface FirstPathSpan {
+  readonly open: number;
+  readonly close: number;
+  readonly escaped: boolean;
+  readonly hash: number;
+}
+
+/** cacheFirstPaths' answers beside a hash: the line names no first path where expected, or names it with escapes. */
+const FIRST_PATH_NONE = -1;
+const FIRST_PATH_ESCAPED = -2;
+
+/**
+ * The first path's hash of every entry line as firstPathSpan would give it (native/cache-index.c, one call for all of
+ * them), FIRST_PATH_NONE or FIRST_PATH_ESCAPED; null without the native engine (firstPathSpan then hashes each in JS).
+ * Exported for tests.
+ */
+export function nativeFirstPathHashes(bytes: Buffer, starts: readonly number[], ends: readonly number[]): Int32Array | null {
+  const native = nativeEngine() as { cacheFirstPaths?: (bytes: Buffer, starts: Float64Array, ends: Float64Array, out: Int32Array) => void } | null;
+  if (typeof native?.cacheFirstPaths !== 'function') return null;
+  const out = new Int32Array(starts.length);
+  native.cacheFirstPaths(bytes, Float64Array.from(starts), Float64Array.from(ends), out);
+  return out;
+}
+
 /** Entry lines (places in entryStarts) by their first path: plain ones by its bytes' hash (`hashBytes`), file order kept. */
 interface FirstPathLookups {
-  readonly plain: Map<number, number | number[]>;
+  /** hash * LINE_SPAN + line, ascending: a hash's lines together, in file order. */
+  readonly plain: Float64Array;
   readonly escaped: Map<string, number>;
 }
 
@@ -306,6 +358,8 @@ const LONE_SURROGATE_MAYBE = /[\ud800-\udfff]/;
 const HASH_SEED = 0x811c9dc5;
 const HASH_PRIME = 0x01000193;
 const HASH_MASK = 0x3fffffff;
+/** Above any line's place: hash * LINE_SPAN + line stays an exact integer in a double (2^30 hashes, 2^23 lines). */
+const LINE_SPAN = 2 ** 23;
 
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let hash = HASH_SEED;

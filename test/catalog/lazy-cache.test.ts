@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogCache } from '../../src/catalog/cache.js';
+import { firstPathHashesInJs, nativeFirstPathHashes } from '../../src/catalog/cache-file-index.js';
+import { nativeEngine } from '../../src/core/native.js';
 import type { FileStamp } from '../../src/catalog/cache-entry.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog } from '../../src/catalog/scan.js';
@@ -120,5 +122,42 @@ describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {
     lazy.store(stamps, null);
     await lazy.save();
     expect(await readFile(cachePath, 'utf8')).toBe(whole);
+  });
+});
+
+describe('the first paths of a cache file', () => {
+  it('are hashed by the native engine as in JS: every line of a cache, escapes, files without a conversation, stores, cut lines', async () => {
+    const { cachePath } = await cachedHome('home', 'first-paths');
+    const written = await readFile(cachePath);
+    const made = [
+      '{"none":[["/h/a.jsonl",1,2,"3:4"]]}',
+      '{"store":[["/h/db",1,2,"3:4"]],"rows":[]}',
+      '{"id":"x","agent":"codex","paths":["/h/a\\"b.jsonl"],"path":0}',
+      '{"id":"x","agent":"codex","paths":["/h/é 🙂.jsonl"]}',
+      '{"id":"x","agent":"codex","paths":["/h/cut',
+      '{"id":"x","agent":"codex","stamps":[]}',
+      `{"id":"${'y'.repeat(400)}","agent":"claude","paths":["/h/late.jsonl"]}`,
+      '{"none":[["',
+      '',
+    ].join('\n');
+    const bytes = Buffer.concat([written, Buffer.from(`\n${made}`)]);
+    const starts: number[] = [];
+    const ends: number[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      let end = bytes.indexOf(0x0a, start);
+      if (end === -1) end = bytes.length;
+      starts.push(start);
+      ends.push(end);
+      start = end + 1;
+    }
+    const inJs = firstPathHashesInJs(bytes, starts, ends);
+    // Every answer is seen: hashes, lines without a first path (the header, strings, the end, a cut one), escapes.
+    expect(inJs.filter((hash) => hash >= 0).length).toBeGreaterThan(10);
+    expect(inJs.filter((hash) => hash === -1).length).toBeGreaterThan(3);
+    expect(inJs.filter((hash) => hash === -2).length).toBe(1);
+    const native = nativeFirstPathHashes(bytes, starts, ends);
+    // Without the native engine (not built), JS hashes them: nothing to compare.
+    if (nativeEngine() === null) return expect(native).toBeNull();
+    expect([...native!]).toEqual([...inJs]);
   });
 });
