@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, read, readSync } from 'node:fs';
+import { closeSync, read, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { openRegular, openRegularSync } from './regular.js';
+import { openRegular, openRegularSync, openRegularWithStatsSync } from './regular.js';
 import { giantLineClip, StreamingClipper } from './clip-stream.js';
 
 /** One line of a file, without its line terminator (LF or CRLF). */
@@ -363,10 +363,9 @@ const SYNC_READ_MAX = 1 << 20;
  */
 export async function foldLines(path: string, start: number, onLine: (line: RawLine) => void, onBatch?: LineBatch): Promise<FoldedFile> {
   // Synchronous open, stat and close: for thousands of small files a FileHandle's promises cost more than reading.
-  const fd = openRegularSync(path);
+  // The fstat the safe open took is the file's stamp as opened (a second one cost ~5 µs a file: 0.5 s at 100k).
+  const { fd, stats: info } = openRegularWithStatsSync(path);
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) throw new Error('not a regular file');
     const size = info.size;
     if (start > size) throw new Error(`file shrank below byte ${start}`);
     let head: Buffer;
