@@ -1,14 +1,13 @@
 import { statSync } from 'node:fs';
 import { readingGiantLinesClipped } from '../core/io/clip-stream.js';
 import { availableParallelism } from 'node:os';
-import { walkFs } from '../core/io/walk-fs.js';
 import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
-import { FS_CALLS_IN_FLIGHT, forEachLimited, mapLimited } from '../core/io/limited.js';
+import { FS_CALLS_IN_FLIGHT, forEachLimited } from '../core/io/limited.js';
 import type { AdapterContext, FoldResume, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import { isUnder, type Locations } from './locations.js';
@@ -18,6 +17,9 @@ import { BIG_FILE_BYTES, FoldQueue, summarizeOnWorkers } from './summary-pool.js
 import { shareStrings, StringPool } from './share-strings.js';
 import { NATIVE_STAMPS_MIN_GROUPS, stampsTaken, takeStamps } from './native-stamps.js';
 import { EventLoopTurns } from './event-loop-turns.js';
+import { discoveryRootsReal } from './discovery-roots.js';
+
+export { discoveryRoots } from './discovery-roots.js';
 
 export type { CatalogSession };
 
@@ -265,22 +267,6 @@ export async function candidateRoots(adapter: FormatAdapter, locations: Location
   const candidates = adapter.discovery?.candidateRoots ? await adapter.discovery.candidateRoots(configured, locations.cwd, report) : [...configured];
   const { within } = locations;
   return within === undefined ? candidates : candidates.filter((root) => isUnder(root, within));
-}
-
-/**
- * The folders an agent's sessions are discovered in, of `candidates` (its candidate roots, then for adapters that keep
- * sessions in working directories the cwds other sessions ran in): each once (by real path: a folder reached through
- * a symlink is read once, under its first spelling), when it is one of the agent's roots (default: a directory);
- * discoveryRootsReal gives each with its real path.
- */
-export async function discoveryRoots(adapter: FormatAdapter, candidates: readonly string[]): Promise<string[]> {
-  return (await discoveryRootsReal(adapter, candidates)).map(({ root }) => root);
-}
-async function discoveryRootsReal(adapter: FormatAdapter, candidates: readonly string[]): Promise<{ readonly root: string; readonly real: string }[]> {
-  const isRoot = adapter.discovery?.isRoot ?? isDirectory;
-  const distinct = await distinctDirectories(candidates);
-  const checks = await mapLimited(distinct, FS_CALLS_IN_FLIGHT, ({ path }) => isRoot(path));
-  return distinct.filter((_, i) => checks[i]).map(({ path, real }) => ({ root: path, real }));
 }
 
 /** One root's groups; a root that cannot be walked is reported, never fatal. */
@@ -583,30 +569,3 @@ export function stampsOf(paths: readonly string[], withFingerprint: boolean): Fi
     return [path, info.size, info.mtimeMs, withFingerprint ? headFingerprint(path) : ''];
   });
 }
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await walkFs.stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The directories that exist, each once: a workspace reached through a symlink (or a recorded cwd spelled
- * another way) would otherwise have its sessions read twice. The first spelling met is kept.
- */
-async function distinctDirectories(paths: Iterable<string>): Promise<{ readonly path: string; readonly real: string }[]> {
-  const list = [...paths];
-  const real = await mapLimited(list, FS_CALLS_IN_FLIGHT, (path) => walkFs.realpath(path).catch(() => null));
-  const seen = new Set<string>();
-  const out: { path: string; real: string }[] = [];
-  list.forEach((path, i) => {
-    const key = real[i];
-    if (key === null || key === undefined || seen.has(key)) return;
-    seen.add(key);
-    out.push({ path, real: key });
-  });
-  return out;
-}
-
