@@ -59,8 +59,7 @@ export class MatchRows {
 
   /**
    * A row will be linked to its family: the lineages handed over so far are read now, and from now on as they come,
-   * with the summaries of the files whose head did not show theirs (while the search goes on, on a thread that would
-   * otherwise wait for it; read after the search, they were most of a rare word's time once its files were searched).
+   * with the summaries of the files whose head did not show theirs (grep asks once every lineage was seen).
    */
   wantFamilies(): void {
     if (this.familiesWanted) return;
