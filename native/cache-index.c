@@ -59,7 +59,7 @@ static int32_t first_path_hash(const uint8_t *start, const uint8_t *end) {
  * cacheFirstPaths(bytes: Buffer, starts: Float64Array, ends: Float64Array, out: Int32Array): for each line
  * [starts[i], ends[i]) of bytes, out[i] = its first path's hash, FIRST_PATH_NONE or FIRST_PATH_ESCAPED.
  */
-static napi_value cache_first_paths(napi_env env, napi_callback_info info) {
+napi_value cache_first_paths(napi_env env, napi_callback_info info) {
   size_t argc = 4;
   napi_value argv[4];
   void *data = NULL, *starts = NULL, *ends = NULL, *out = NULL;
@@ -83,10 +83,4 @@ static napi_value cache_first_paths(napi_env env, napi_callback_info info) {
 bad:
   napi_throw_type_error(env, NULL, "cacheFirstPaths(bytes, starts, ends, out)");
   return NULL;
-}
-
-void register_cache_first_paths(napi_env env, napi_value exports) {
-  napi_value fn;
-  napi_create_function(env, "cacheFirstPaths", NAPI_AUTO_LENGTH, cache_first_paths, NULL, &fn);
-  napi_set_named_property(env, exports, "cacheFirstPaths", fn);
 }

@@ -570,7 +570,7 @@ static int32_t same_spans(const uint8_t *p, const int32_t *before, const int32_t
  * as many as they hold (each record's last slot: where the next line starts). Returns how many lines were judged.
  * `whole` true: show's judging (see judge).
  */
-static napi_value line_fields(napi_env env, napi_callback_info info) {
+napi_value line_fields(napi_env env, napi_callback_info info) {
   size_t argc = 6;
   napi_value argv[6];
   void *data = NULL, *rdata = NULL, *udata = NULL;
@@ -610,11 +610,4 @@ static napi_value line_fields(napi_env env, napi_callback_info info) {
 bad:
   napi_throw_type_error(env, NULL, "lineFields(chunk, from, to, records, usage[, whole])");
   return NULL;
-}
-
-/** Registers lineFields on the engine's exports (search.c's module init). */
-void register_line_fields(napi_env env, napi_value exports) {
-  napi_value fn;
-  napi_create_function(env, "lineFields", NAPI_AUTO_LENGTH, line_fields, NULL, &fn);
-  napi_set_named_property(env, exports, "lineFields", fn);
 }

@@ -1791,10 +1791,17 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
 
 /** File stamps for a warm start: native/stamps.c. */
 napi_value stamp_files(napi_env env, napi_callback_info info);
-/** The index's line fields: native/fields.c. */
-void register_line_fields(napi_env env, napi_value exports);
-/** The lazy catalog cache's first paths: native/cache-index.c. */
-void register_cache_first_paths(napi_env env, napi_value exports);
+/** The index's line fields (lineFields): native/fields.c. */
+napi_value line_fields(napi_env env, napi_callback_info info);
+/** The lazy catalog cache's first paths (cacheFirstPaths): native/cache-index.c. */
+napi_value cache_first_paths(napi_env env, napi_callback_info info);
+
+/** `exports[name] = callback`, a JS function. */
+static void export_function(napi_env env, napi_value exports, const char *name, napi_callback callback) {
+  napi_value fn;
+  napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, NULL, &fn);
+  napi_set_named_property(env, exports, name, fn);
+}
 
 static pthread_once_t folded_once = PTHREAD_ONCE_INIT;
 
@@ -1804,20 +1811,13 @@ static void fill_folded(void) {
 
 NAPI_MODULE_INIT() {
   pthread_once(&folded_once, fill_folded);
-  napi_value fn;
-  napi_create_function(env, "create", NAPI_AUTO_LENGTH, create, NULL, &fn);
-  napi_set_named_property(env, exports, "create", fn);
-  napi_create_function(env, "push", NAPI_AUTO_LENGTH, push, NULL, &fn);
-  napi_set_named_property(env, exports, "push", fn);
-  napi_create_function(env, "judged", NAPI_AUTO_LENGTH, judged, NULL, &fn);
-  napi_set_named_property(env, exports, "judged", fn);
-  napi_create_function(env, "close", NAPI_AUTO_LENGTH, close_engine, NULL, &fn);
-  napi_set_named_property(env, exports, "close", fn);
-  napi_create_function(env, "answersHold", NAPI_AUTO_LENGTH, answers_hold, NULL, &fn);
-  napi_set_named_property(env, exports, "answersHold", fn);
-  napi_create_function(env, "stamps", NAPI_AUTO_LENGTH, stamp_files, NULL, &fn);
-  napi_set_named_property(env, exports, "stamps", fn);
-  register_line_fields(env, exports);
-  register_cache_first_paths(env, exports);
+  export_function(env, exports, "create", create);
+  export_function(env, exports, "push", push);
+  export_function(env, exports, "judged", judged);
+  export_function(env, exports, "close", close_engine);
+  export_function(env, exports, "answersHold", answers_hold);
+  export_function(env, exports, "stamps", stamp_files);
+  export_function(env, exports, "lineFields", line_fields);
+  export_function(env, exports, "cacheFirstPaths", cache_first_paths);
   return exports;
 }
