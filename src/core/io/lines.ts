@@ -52,13 +52,19 @@ export async function* readLines(path: string, options: ReadLinesOptions = {}): 
  */
 export async function* readLineBatches(path: string, options: ReadLinesOptions = {}): AsyncGenerator<RawLine[]> {
   for await (const chunk of readLineChunks(path, options)) {
-    const lines: RawLine[] = chunk.joined === null ? [] : [chunk.joined];
-    const { data, base } = chunk;
-    for (let from = chunk.from, nl = data.indexOf(NEWLINE, from); from < chunk.to; from = nl + 1, nl = data.indexOf(NEWLINE, from)) {
-      lines.push({ offset: base + from, bytes: stripCr(data.subarray(from, nl)), terminated: true });
-    }
+    const lines = chunkLines(chunk);
     if (lines.length > 0) yield lines;
   }
+}
+
+/** The lines one chunk read ends: the line it completes (`joined`), then its whole lines, each a view of its bytes. */
+export function chunkLines(chunk: LineChunk): RawLine[] {
+  const lines: RawLine[] = chunk.joined === null ? [] : [chunk.joined];
+  const { data, base } = chunk;
+  for (let from = chunk.from, nl = data.indexOf(NEWLINE, from); from < chunk.to; from = nl + 1, nl = data.indexOf(NEWLINE, from)) {
+    lines.push({ offset: base + from, bytes: stripCr(data.subarray(from, nl)), terminated: true });
+  }
+  return lines;
 }
 
 /**

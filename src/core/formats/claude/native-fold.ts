@@ -5,7 +5,7 @@
  * engine leaves to JS (content blocks with text, a title, a big line, an escaped key) goes the way every line goes
  * without it.
  */
-import { jsonObjects, type LineBatch, type LineChunk, type LineStats, type RawLine } from '../../io/lines.js';
+import { chunkLines, jsonObjects, type LineBatch, type LineChunk, type LineStats, type RawLine } from '../../io/lines.js';
 import { type JsonObject } from '../../json.js';
 import { nativeEngine } from '../../native.js';
 import { addIndexLine } from './indexed.js';
@@ -192,10 +192,7 @@ export function showLineReader(stats: LineStats, native = true): (chunk: LineChu
   };
   const engine = native ? wholeLineEngine() : null;
   if (engine === null) {
-    return (chunk, add) => {
-      if (chunk.joined !== null) parsed([chunk.joined], add);
-      parsed(linesOf(chunk), add);
-    };
+    return (chunk, add) => parsed(chunkLines(chunk), add);
   }
   const records = new Int32Array(BATCH_LINES * SLOTS);
   const usage = new Float64Array(BATCH_LINES * USAGE_NUMBERS);
@@ -279,17 +276,6 @@ function stringSpan(data: Buffer, records: Int32Array, r: number, k: number): st
   if (start < 0 || data[start] !== 0x22) return null;
   const end = records[r + 5 + 2 * k]!;
   return (records[r + SLOT_ESCAPED]! & (1 << k)) === 0 ? utf8Slice(data, start + 1, end - 1) : (JSON.parse(utf8Slice(data, start, end)) as string);
-}
-
-/** A chunk's whole lines, each a view of it. */
-function* linesOf(chunk: LineChunk): Generator<RawLine> {
-  const { data, base } = chunk;
-  for (let from = chunk.from; from < chunk.to; ) {
-    const nl = data.indexOf(0x0a, from);
-    const end = nl > from && data[nl - 1] === 0x0d ? nl - 1 : nl;
-    yield { offset: base + from, bytes: data.subarray(from, end), terminated: true };
-    from = nl + 1;
-  }
 }
 
 let wholeLines: FieldsEngine | null | undefined;
