@@ -318,7 +318,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     }
     rowsRunning = null;
   };
-  const lineageRows: Promise<CatalogSession | null>[] = [];
+  /** Lineage-linked rows to make once every lineage was seen: each match's group and counts. */
+  const lineageJobs: (readonly [number, GrepFound])[] = [];
   const onMatch = (index: number, what: GrepFound, stamps: readonly GrepStamp[] | null = null): void => {
     if (signal?.aborted) return;
     rows.noteStamps(index, stamps);
@@ -342,16 +343,29 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     }
     // A row that waits for every lineage is made only then: made while the search goes on, a common word's 37k Claude
     // rows were held beside the Codex rows being made (100k: peak RSS 672 -> 850-998 MB) for no gain in wall time at 10k.
-    const ready = lineageSeen.wait.then(() => walked).then(namesRead);
-    lineageRows.push(
-      ready
-        .then(() => {
-          rows.wantFamilies();
-          return row();
-        })
-        .then((r) => (r === null || signal?.aborted ? null : rows.withLineage(r)))
-        .then(noted),
-    );
+    lineageJobs.push([index, what]);
+  };
+  /**
+   * The lineage-linked rows of these matches, made a window at a time (as `rowJobs`): made all at once, a common word's
+   * 37k rows at 100k were each halfway through their promise chain together, and what each held survived the young
+   * generation's collections (most of a second of GC).
+   */
+  const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<CatalogSession[]> => {
+    await walked;
+    await namesRead();
+    rows.wantFamilies();
+    // In the matches' order (the sort below keeps it among equals).
+    const made: (CatalogSession | null)[] = [];
+    const make = async ([index, what]: readonly [number, GrepFound]): Promise<CatalogSession | null> => {
+      if (signal?.aborted) return null;
+      const row = await rows.row(index);
+      if (row === null || signal?.aborted) return null;
+      const linked = await rows.withLineage(row);
+      found.set(linked, what);
+      return linked;
+    };
+    for (let at = 0; at < jobs.length; at += ROW_WINDOW) made.push(...(await Promise.all(jobs.slice(at, at + ROW_WINDOW).map(make))));
+    return made.filter((row): row is CatalogSession => row !== null);
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
@@ -366,8 +380,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   };
   // Rows found by lineage go out together, newest first, once every file of their agents was seen.
   const lineageDone = lineageSeen.wait.then(async () => {
-    const found = (await Promise.all(lineageRows)).filter((row): row is CatalogSession => row !== null);
-    for (const row of found.sort(newestFirst)) emit(row);
+    // The matches noted so far (as a Promise.all of their rows took them here before).
+    for (const row of (await lineageRowsOf(lineageJobs.slice())).sort(newestFirst)) emit(row);
   });
   // A store's conversations are searched in the text their adapter reads out of it, not in the file's bytes.
   const storesDone = walked.then(() =>
