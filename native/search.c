@@ -1729,26 +1729,14 @@ static const char *realpath_via_parent(const char *path, char *out, parent_memo_
 }
 
 /**
- * answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): whether every answer a walk
- * memo rests on still holds, as walkAnswerHolds (src/core/io/walk-fs.ts) checks each with Node's statSync and
+ * Whether every answer holds, as walkAnswerHolds (src/core/io/walk-fs.ts) checks each with Node's statSync and
  * realpathSync.native: answer i is codes[i] about the i-th path of `paths` (each NUL-terminated). A_LISTED: a
  * directory whose mtimeMs is numbers[2i] (NaN: never holds) and inode numbers[2i+1]; A_FILE, A_DIR, A_OTHER: what stat
  * (following links) says it is; A_MISSING: stat fails with ENOENT; A_REAL: its realpath(3) is the next string of
- * `reals`; A_NO_REAL: realpath fails. Stops at the first that does not hold.
+ * `reals`; A_NO_REAL: realpath fails. Stops at the first that does not hold. Touches no JS value: it runs on the main
+ * thread (answersHold) or on one of libuv's (answersHoldLater).
  */
-static napi_value answers_hold(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  size_t count = 0, nnumbers = 0, plen = 0, rlen = 0;
-  void *pdata = NULL, *rdata = NULL;
-  const uint8_t *codes = argc == 4 ? typed_of(env, argv[0], napi_uint8_array, &count) : NULL;
-  const double *numbers = codes ? typed_of(env, argv[1], napi_float64_array, &nnumbers) : NULL;
-  if (!numbers || nnumbers != 2 * count || napi_get_buffer_info(env, argv[2], &pdata, &plen) != napi_ok || napi_get_buffer_info(env, argv[3], &rdata, &rlen) != napi_ok) {
-    napi_throw_type_error(env, NULL, "answersHold(codes, numbers, paths, reals)");
-    return NULL;
-  }
-  const char *paths = pdata, *reals = rdata;
+static int check_answers(const uint8_t *codes, size_t count, const double *numbers, const char *paths, size_t plen, const char *reals, size_t rlen) {
   size_t at = 0, real_at = 0;
   int ok = 1;
   char resolved[PATH_MAX];
@@ -1784,9 +1772,120 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
       ok = code == (S_ISREG(st.st_mode) ? A_FILE : S_ISDIR(st.st_mode) ? A_DIR : A_OTHER);
     }
   }
+  return ok;
+}
+
+/** answersHold's and answersHoldLater's arguments, or 0 (a TypeError thrown) when they are not what they must be. */
+typedef struct {
+  const uint8_t *codes;
+  size_t count;
+  const double *numbers;
+  const char *paths;
+  size_t plen;
+  const char *reals;
+  size_t rlen;
+} answers_args_t;
+
+static int answers_args(napi_env env, napi_callback_info info, const char *usage, answers_args_t *out) {
+  size_t argc = 4;
+  napi_value argv[4];
+  size_t nnumbers = 0;
+  void *pdata = NULL, *rdata = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) argc = 0;
+  out->codes = argc == 4 ? typed_of(env, argv[0], napi_uint8_array, &out->count) : NULL;
+  out->numbers = out->codes ? typed_of(env, argv[1], napi_float64_array, &nnumbers) : NULL;
+  if (!out->numbers || nnumbers != 2 * out->count || napi_get_buffer_info(env, argv[2], &pdata, &out->plen) != napi_ok || napi_get_buffer_info(env, argv[3], &rdata, &out->rlen) != napi_ok) {
+    napi_throw_type_error(env, NULL, usage);
+    return 0;
+  }
+  out->paths = pdata;
+  out->reals = rdata;
+  return 1;
+}
+
+/** answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): check_answers, on this thread. */
+static napi_value answers_hold(napi_env env, napi_callback_info info) {
+  answers_args_t a;
+  if (!answers_args(env, info, "answersHold(codes, numbers, paths, reals)", &a)) return NULL;
   napi_value result;
-  napi_get_boolean(env, ok, &result);
+  napi_get_boolean(env, check_answers(a.codes, a.count, a.numbers, a.paths, a.plen, a.reals, a.rlen), &result);
   return result;
+}
+
+/** A check on one of libuv's threads: copies of its arguments (the caller's buffers may change meanwhile). */
+typedef struct {
+  uint8_t *codes;
+  size_t count;
+  double *numbers;
+  char *paths;
+  size_t plen;
+  char *reals;
+  size_t rlen;
+  int ok;
+  napi_deferred deferred;
+  napi_async_work work;
+} later_check_t;
+
+static void free_later(later_check_t *c) {
+  free(c->codes);
+  free(c->numbers);
+  free(c->paths);
+  free(c->reals);
+  free(c);
+}
+
+static void later_execute(napi_env env, void *data) {
+  (void)env;
+  later_check_t *c = data;
+  c->ok = check_answers(c->codes, c->count, c->numbers, c->paths, c->plen, c->reals, c->rlen);
+}
+
+static void later_complete(napi_env env, napi_status status, void *data) {
+  later_check_t *c = data;
+  napi_value result;
+  /* A check that did not run (the environment is going away) holds nothing. */
+  napi_get_boolean(env, status == napi_ok && c->ok, &result);
+  napi_resolve_deferred(env, c->deferred, result);
+  napi_delete_async_work(env, c->work);
+  free_later(c);
+}
+
+/**
+ * answersHoldLater(codes, numbers, paths, reals): Promise<boolean>, check_answers on one of libuv's threads: the
+ * stat and realpath calls run while the main thread goes on (grep reads the rest of its walk memo meanwhile).
+ */
+static napi_value answers_hold_later(napi_env env, napi_callback_info info) {
+  answers_args_t a;
+  if (!answers_args(env, info, "answersHoldLater(codes, numbers, paths, reals)", &a)) return NULL;
+  later_check_t *c = calloc(1, sizeof *c);
+  if (c) {
+    c->count = a.count;
+    c->plen = a.plen;
+    c->rlen = a.rlen;
+    c->codes = malloc(a.count + 1);
+    c->numbers = malloc(2 * a.count * sizeof(double) + sizeof(double));
+    c->paths = malloc(a.plen + 1);
+    c->reals = malloc(a.rlen + 1);
+  }
+  if (!c || !c->codes || !c->numbers || !c->paths || !c->reals) {
+    if (c) free_later(c);
+    napi_throw_error(env, NULL, "answersHoldLater: out of memory");
+    return NULL;
+  }
+  memcpy(c->codes, a.codes, a.count);
+  memcpy(c->numbers, a.numbers, 2 * a.count * sizeof(double));
+  memcpy(c->paths, a.paths, a.plen);
+  memcpy(c->reals, a.reals, a.rlen);
+  napi_value promise, name;
+  if (napi_create_promise(env, &c->deferred, &promise) != napi_ok || napi_create_string_utf8(env, "sessions:answersHoldLater", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, later_execute, later_complete, c, &c->work) != napi_ok || napi_queue_async_work(env, c->work) != napi_ok) {
+    /* The promise (if made) is dropped unsettled with its check: the caller gets the error. */
+    if (c->work) napi_delete_async_work(env, c->work);
+    free_later(c);
+    napi_throw_error(env, NULL, "answersHoldLater: N-API call failed");
+    return NULL;
+  }
+  return promise;
 }
 
 /** File stamps for a warm start: native/stamps.c. */
@@ -1816,6 +1915,7 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "judged", judged);
   export_function(env, exports, "close", close_engine);
   export_function(env, exports, "answersHold", answers_hold);
+  export_function(env, exports, "answersHoldLater", answers_hold_later);
   export_function(env, exports, "stamps", stamp_files);
   export_function(env, exports, "lineFields", line_fields);
   export_function(env, exports, "cacheFirstPaths", cache_first_paths);

@@ -13,7 +13,7 @@ import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapte
 import { newestFirst } from './merge-rows.js';
 import { describeError } from '../core/errors.js';
 import { WalkMemo, walkMemoKey } from './walk-memo.js';
-import { nativeAnswersHold, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
+import { nativeAnswersHold, nativeAnswersHoldLater, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 import { notConversationPattern } from '../core/io/snippet.js';
 import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
@@ -108,9 +108,11 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
     memo.startRecording();
     try {
       const known = memo;
-      // The native engine checks the memo's answers too, when it searches.
-      const check = searchEngine(options) === 'native' ? nativeAnswersHold : undefined;
-      let result = known.read() ? await grepIn(locations, text, options, known, () => known.verify(check)) : STALE;
+      // The native engine checks the memo's answers too, when it searches: on another thread, begun as soon as they are
+      // read (the rest of the memo is parsed meanwhile).
+      const native = searchEngine(options) === 'native';
+      const check = native ? nativeAnswersHold : undefined;
+      let result = known.read(native ? nativeAnswersHoldLater : undefined) ? await grepIn(locations, text, options, known, () => known.verify(check)) : STALE;
       if (result === STALE) {
         memo.stopRecording();
         memo = new WalkMemo(memoPath, key);
@@ -162,10 +164,11 @@ export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEve
 
 /**
  * One search. With `verify` (a memo `read` but not checked): the memo's files are searched at once, and the answers
- * are checked meanwhile, on this thread (the search runs on others); nothing is reported until they hold, and when one
- * does not the search stops and resolves to STALE.
+ * are checked meanwhile (on another thread when the native engine began it as the memo was read, else on this one;
+ * the search runs on others); nothing is reported until they hold, and when one does not the search stops and
+ * resolves to STALE.
  */
-async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean) | null): Promise<GrepResult | typeof STALE> {
+async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean | Promise<boolean>) | null): Promise<GrepResult | typeof STALE> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
@@ -437,7 +440,7 @@ function startEngine(text: string, options: GrepOptions): { pool: GrepPool | Nat
  * (setImmediate runs after the microtasks that queue them; what the pool holds back for a later hand-over goes first:
  * the threads search while this one checks). A stale memo aborts the search and calls `onStale`.
  */
-function verifyWhileSearching(pool: GrepPool | NativeGrepPool, verify: (() => boolean) | null, onStale: () => void): Promise<boolean> {
+function verifyWhileSearching(pool: GrepPool | NativeGrepPool, verify: (() => boolean | Promise<boolean>) | null, onStale: () => void): Promise<boolean> {
   const verified =
     verify === null
       ? Promise.resolve(true)

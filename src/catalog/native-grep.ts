@@ -40,6 +40,8 @@ interface NativeSearchAddon {
   close(handle: NativeHandle, abort: boolean): void;
   /** Whether every answer holds (see `nativeAnswersHold`). */
   answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): boolean;
+  /** answersHold on one of libuv's threads (see `nativeAnswersHoldLater`). */
+  answersHoldLater(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): Promise<boolean>;
 }
 
 declare const nativeHandle: unique symbol;
@@ -95,6 +97,25 @@ const ANSWER_CODE = { listed: 1, f: 2, d: 3, o: 4, '-': 5, real: 6, noReal: 7 } 
 export function nativeAnswersHold(answers: readonly WalkAnswer[]): boolean | null {
   const native = nativeSearchAddon();
   if (native === null) return null;
+  const args = answersArgs(answers);
+  return args === null ? null : native.answersHold(...args);
+}
+
+/**
+ * nativeAnswersHold on one of libuv's threads: the check runs while the main thread goes on (grep reads its walk memo's
+ * groups meanwhile, with the engine's threads not started yet: the stats take a core that would be idle). Null as
+ * nativeAnswersHold.
+ */
+export function nativeAnswersHoldLater(answers: readonly WalkAnswer[]): Promise<boolean> | null {
+  const native = nativeSearchAddon();
+  // An engine built before it had this call (a build folder copied from an older checkout): checked on this thread.
+  if (native === null || typeof native.answersHoldLater !== 'function') return null;
+  const args = answersArgs(answers);
+  return args === null ? null : native.answersHoldLater(...args);
+}
+
+/** answersHold's arguments for `answers`, or null when one names a path with a NUL in it. */
+function answersArgs(answers: readonly WalkAnswer[]): [Uint8Array, Float64Array, Buffer, Buffer] | null {
   const codes = new Uint8Array(answers.length);
   const numbers = new Float64Array(answers.length * 2);
   const paths: string[] = [];
@@ -117,7 +138,7 @@ export function nativeAnswersHold(answers: readonly WalkAnswer[]): boolean | nul
       reals.push(answer[2]);
     }
   }
-  return native.answersHold(codes, numbers, Buffer.from(`${paths.join('\0')}\0`), Buffer.from(`${reals.join('\0')}\0`));
+  return [codes, numbers, Buffer.from(`${paths.join('\0')}\0`), Buffer.from(`${reals.join('\0')}\0`)];
 }
 
 /** What the pool needs to know of the search (GrepWorkerData's fields the native engine does). */

@@ -7,7 +7,8 @@ import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
 import type { Locations } from './locations.js';
 
-const VERSION = 1;
+/** 2: the answers and candidates on the first line, the roots on the second (the answers' check starts before the roots are parsed). */
+const VERSION = 2;
 
 /** What discovery found of one root: whether it is one of its agent's roots, its real path, and its groups when it was walked. */
 export interface RootWalk {
@@ -27,11 +28,12 @@ export function walkMemoKey(locations: Locations, agents: readonly Agent[]): str
   return JSON.stringify([AGENTS.map((agent) => locations.roots[agent]), locations.cwd, locations.rootsFromCwds ?? true, locations.within ?? null, agents]);
 }
 
-/** A memo's content once parsed. */
-interface Held {
+/** A memo's first line once parsed: what its roots' groups are checked against. */
+interface Header {
   readonly answers: WalkAnswer[];
   readonly candidates: Map<Agent, readonly string[]>;
-  readonly roots: Map<string, RootWalk>;
+  /** The folders the walks listed (every file a memo names is in one). */
+  readonly listed: Set<string>;
 }
 
 type SavedGroup = readonly [paths: readonly string[], idHint: string | null, archived: boolean];
@@ -53,6 +55,8 @@ export class WalkMemo {
   private changed = false;
   /** Something a walk met was reported as a problem: a replay would not report it again, so nothing is saved. */
   private spoiled = false;
+  /** The check `read` started of the answers it read (see `read`'s `startCheck`), or null. */
+  private pending: Promise<boolean> | null = null;
 
   /** An empty memo, kept at `path` for runs of `key`: `load` reads what is there. */
   constructor(
@@ -66,34 +70,43 @@ export class WalkMemo {
 
   /**
    * Read the memo (its answers are not checked yet: `verify`); it stays empty when the file is missing, malformed or
-   * another run's. True when it holds what earlier walks found.
+   * another run's. True when it holds what earlier walks found. `startCheck` may start checking the answers as soon as
+   * they are read, before the roots are (the native engine's `nativeAnswersHoldLater`, on another thread; null: it
+   * cannot): `verify` then waits for that check.
    */
-  read(): boolean {
-    let held: Held | null = null;
+  read(startCheck?: (answers: readonly WalkAnswer[]) => Promise<boolean> | null): boolean {
+    this.pending = null;
     try {
-      held = parse(JSON.parse(readRegularFileSync(this.path)) as unknown, this.key);
+      const text = readRegularFileSync(this.path);
+      const end = text.indexOf('\n');
+      const header = end < 0 ? null : parseHeader(JSON.parse(text.slice(0, end)) as unknown, this.key);
+      if (header === null) return false;
+      const pending = startCheck?.(header.answers) ?? null;
+      const roots = parseRoots(JSON.parse(text.slice(end + 1)) as unknown, header.listed);
+      if (roots === null) return false;
+      this.answers = header.answers;
+      this.candidates = header.candidates;
+      this.roots = roots;
+      this.pending = pending;
+      return true;
     } catch {
-      held = null;
+      return false;
     }
-    if (held === null) return false;
-    this.answers = held.answers;
-    this.candidates = held.candidates;
-    this.roots = held.roots;
-    return true;
   }
 
   /**
    * Whether every answer read still holds (a stat or realpath each). Until this says so, what `read` found may be
    * searched but nothing found in it may be reported: when one answer does not hold, the walks must run again.
-   * `check` may check them all at once (the native engine's `nativeAnswersHold`; null: it cannot, they are checked here).
+   * `check` may check them all at once (the native engine's `nativeAnswersHold`; null: it cannot, they are checked here);
+   * a check `read` started is waited for instead.
    */
-  verify(check?: (answers: readonly WalkAnswer[]) => boolean | null): boolean {
-    return check?.(this.answers) ?? this.answers.every(walkAnswerHolds);
+  verify(check?: (answers: readonly WalkAnswer[]) => boolean | null): boolean | Promise<boolean> {
+    return this.pending ?? check?.(this.answers) ?? this.answers.every(walkAnswerHolds);
   }
 
   /** Read the memo and check it at once: empty unless every answer holds (`read` + `verify`). */
   load(): void {
-    if (this.read() && !this.verify()) {
+    if (this.read() && this.verify() !== true) {
       this.answers = [];
       this.candidates = new Map();
       this.roots = new Map();
@@ -142,7 +155,8 @@ export class WalkMemo {
       const at = id.indexOf('\0');
       return [id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, walk.groups?.map((group): SavedGroup => [group.paths, group.idHint, group.archived]) ?? null];
     });
-    const text = JSON.stringify({ version: VERSION, key: this.key, answers: essentialAnswers(this.answers), candidates: [...this.candidates], roots });
+    // Two lines: the answers' check can start once the first is parsed (see `read`).
+    const text = `${JSON.stringify({ version: VERSION, key: this.key, answers: essentialAnswers(this.answers), candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -188,10 +202,10 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAgent = (value: unknown): value is Agent => (AGENTS as readonly unknown[]).includes(value);
 const isKind = (value: unknown): value is WalkKind => value === 'f' || value === 'd' || value === 'o' || value === '-';
 
-function parse(value: unknown, key: string): Held | null {
+function parseHeader(value: unknown, key: string): Header | null {
   if (typeof value !== 'object' || value === null) return null;
   const data = value as Record<string, unknown>;
-  if (data.version !== VERSION || data.key !== key || !Array.isArray(data.answers) || !Array.isArray(data.candidates) || !Array.isArray(data.roots)) return null;
+  if (data.version !== VERSION || data.key !== key || !Array.isArray(data.answers) || !Array.isArray(data.candidates)) return null;
   // The answers are checked in place (not copied: a 10k-session home's memo holds thousands).
   const answers = data.answers as WalkAnswer[];
   // Every file a memo names is in a folder its walks listed.
@@ -207,8 +221,13 @@ function parse(value: unknown, key: string): Held | null {
     if (!Array.isArray(entry) || entry.length !== 2 || !isAgent(entry[0]) || !Array.isArray(entry[1]) || !(entry[1] as unknown[]).every(isString)) return null;
     candidates.set(entry[0], entry[1] as string[]);
   }
+  return { answers, candidates, listed };
+}
+
+function parseRoots(value: unknown, listed: ReadonlySet<string>): Map<string, RootWalk> | null {
+  if (!Array.isArray(value)) return null;
   const roots = new Map<string, RootWalk>();
-  for (const entry of data.roots as unknown[]) {
+  for (const entry of value as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 5) return null;
     const [agent, root, isRoot, real, groups] = entry as unknown[];
     if (!isAgent(agent) || !isString(root) || typeof isRoot !== 'boolean' || (real !== null && !isString(real)) || (groups !== null && !Array.isArray(groups))) return null;
@@ -224,5 +243,5 @@ function parse(value: unknown, key: string): Held | null {
     }
     roots.set(`${agent}\0${root}`, found === undefined ? { isRoot, real } : { isRoot, real, groups: found });
   }
-  return { answers, candidates, roots };
+  return roots;
 }

@@ -41,6 +41,23 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A memo file's two lines (WalkMemo.save): the answers and candidates, then the roots. */
+interface Saved {
+  readonly header: { key: string; answers: WalkFs.WalkAnswer[] } & Record<string, unknown>;
+  readonly roots: unknown[][];
+}
+
+async function readMemo(path: string): Promise<Saved> {
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  expect(lines).toHaveLength(3);
+  expect(lines[2]).toBe('');
+  return { header: JSON.parse(lines[0]!) as Saved['header'], roots: JSON.parse(lines[1]!) as unknown[][] };
+}
+
+async function writeMemo(path: string, saved: Saved): Promise<void> {
+  await writeFile(path, `${JSON.stringify(saved.header)}\n${JSON.stringify(saved.roots)}\n`);
+}
+
 /** Every folder under `top` (itself included), deepest first. */
 async function folders(top: string): Promise<string[]> {
   const out: string[] = [];
@@ -177,19 +194,32 @@ describe('grep with a walk memo', () => {
     const memo = join(dir, 'c', 'walk.json');
     const plain = await search(home, 'a');
     await search(home, 'a', memo);
-    const saved = JSON.parse(await readFile(memo, 'utf8')) as { key: string; roots: unknown[][] };
+    const saved = await readMemo(memo);
 
-    await writeFile(memo, '{"version":1,');
+    await writeFile(memo, '{"version":2,');
     expect(await search(home, 'a', memo)).toEqual({ rows: plain.rows, walks: expect.any(Number) as number });
     expect((await search(home, 'a', memo)).walks).toBe(0);
 
-    await writeFile(memo, JSON.stringify({ ...saved, key: 'another run' }));
+    // The answers read and their check started, then the roots' line cut short: walked as if there were no memo.
+    await writeFile(memo, `${JSON.stringify(saved.header)}\n${JSON.stringify(saved.roots).slice(0, -2)}\n`);
+    const cut = await search(home, 'a', memo);
+    expect(cut.rows).toEqual(plain.rows);
+    expect(cut.walks).toBeGreaterThan(0);
+    expect((await search(home, 'a', memo)).walks).toBe(0);
+
+    // A memo of the first layout (one line, version 1) is another run's.
+    await writeFile(memo, `${JSON.stringify({ ...saved.header, version: 1, roots: saved.roots })}\n`);
+    const old = await search(home, 'a', memo);
+    expect(old.rows).toEqual(plain.rows);
+    expect(old.walks).toBeGreaterThan(0);
+
+    await writeMemo(memo, { ...saved, header: { ...saved.header, key: 'another run' } });
     const other = await search(home, 'a', memo);
     expect(other.rows).toEqual(plain.rows);
     expect(other.walks).toBeGreaterThan(0);
 
     // A group of a file in a folder no walk listed is not the memo's: the whole memo is dropped.
-    await writeFile(memo, JSON.stringify({ ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [[join(home, 'gone.jsonl')], null, false]]])) }));
+    await writeMemo(memo, { ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [[join(home, 'gone.jsonl')], null, false]]])) });
     const forged = await search(home, 'a', memo);
     expect(forged.rows).toEqual(plain.rows);
     expect(forged.walks).toBeGreaterThan(0);
@@ -322,7 +352,7 @@ describe('the answers a memo keeps', () => {
     const home = await settledHome('home-d');
     const memo = join(dir, 'd', 'walk.json');
     await search(home, 'doctor', memo);
-    const saved = JSON.parse(await readFile(memo, 'utf8')) as { answers: WalkFs.WalkAnswer[] };
+    const saved = (await readMemo(memo)).header;
     expect(saved.answers).toEqual(memoModule.essentialAnswers(saved.answers));
     expect((await search(home, 'doctor', memo, true)).walks).toBe(0);
     // a cwd the walks listed (claw-code/rust), whose '.port_sessions' was looked for and missing

@@ -379,6 +379,12 @@ describe('grep with and without the native engine', () => {
     expect(native.nativeAnswersHold(holding)).toBe(true);
     expect(native.nativeAnswersHold([...holding, ['k', join(base, 'file.jsonl'), 'd']])).toBe(false);
     expect(native.nativeAnswersHold([['k', 'with\0nul', '-']])).toBeNull();
+    // The same check on another thread says the same of each answer and of them all.
+    const later = await Promise.all(answers.map((answer) => native.nativeAnswersHoldLater([answer]) ?? walkFs.walkAnswerHolds(answer)));
+    expect(later).toEqual(one.map(([, holds]) => holds));
+    expect(await native.nativeAnswersHoldLater(holding)).toBe(true);
+    expect(await native.nativeAnswersHoldLater([...holding, ['k', join(base, 'file.jsonl'), 'd']])).toBe(false);
+    expect(native.nativeAnswersHoldLater([['k', 'with\0nul', '-']])).toBeNull();
   });
 
   it.skipIf(!built())('checks many real paths of one folder together as each alone (its parent resolved once)', async () => {
