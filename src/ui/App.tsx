@@ -53,11 +53,12 @@ export function App({ services, cwd, homeDir, columns, rows, theme, initialScope
   useCatalog(services, dispatch);
   useHosts(services, state.hostsRefresh, dispatch);
   useSearch(state.sessions, state.query, dispatch);
-  useContentSearch(services, state.query, dispatch);
+  const geometry = listGeometry(state.size);
+  useContentSearch(services, state.query, dispatch, geometry.listHeight);
   useContentSnippets(services, state, dispatch);
   useTranscriptLoader(services, state.transcript?.key ?? null, state.transcript?.session ?? null, dispatch);
   const selected = state.rows.at(state.selected)?.session ?? null;
-  const previewShown = state.transcript === null && listGeometry(state.size).preview.placement !== 'none';
+  const previewShown = state.transcript === null && geometry.preview.placement !== 'none';
   usePreviewLoader(services, selected, previewShown, dispatch);
   useForkRunner(services, state.fork, dispatch);
   useWriteRunner(services, state.rename, state.pendingWrite, dispatch);
