@@ -23,7 +23,7 @@
 // a query, then Ctrl-G; from that key, the time to the first session found on screen (the header's count is 1 or
 // more) and to the search's end (the header no longer says "searching…"); the TUI's VmRSS is sampled meanwhile (its
 // peak, until the search ends and --rss-tail-ms 1500 after it) and VmHWM read at the end; the TUI's CPU time (every
-// thread, /proc/PID/stat) from the key to the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
+// thread, /proc/PID/stat, and its UI thread's alone) from the key to the end. Peer, in the same run: `rg -l -F -uu` (and with -i: the TUI ignores ASCII case)
 // for WORD over the same folders, whole processes, median of 3, interleaved with two more Ctrl-G searches (after each
 // search; --rg-first: before it). The page cache decides these times (the files read from storage or from memory:
 // rg -uu over the 100k home 83.5 s after dropping it, 2.0 s warm), so each search and each rg says what it read from
@@ -198,9 +198,10 @@ const rssOf = (pid) => {
   return { rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024) };
 };
 /** CPU time (ms, user + system, every thread) a live process has used: under load steadier than the wall time. */
-const cpuOf = (pid) => {
+/** CPU time of the process (every thread), or with `thread` of that thread only (the pid: the UI thread). */
+const cpuOf = (pid, thread = null) => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(thread === null ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime: clock ticks of 10 ms
   } catch {
     return NaN;
@@ -247,6 +248,7 @@ function contentSearch(pid) {
     const vm = vmstatIo();
     const io = procIo(pid);
     const cpuBefore = cpuOf(pid);
+    const uiCpuBefore = cpuOf(pid, pid);
     const since = process.hrtime.bigint();
     tmux.sendKeys('C-g');
     let firstMs = null;
@@ -254,6 +256,7 @@ function contentSearch(pid) {
     let peakRssMB = before.rssMB;
     let peakSearchRssMB = null;
     let cpuMs = null;
+    let uiCpuMs = null;
     let sessionsFound = null;
     for (;;) {
       const screen = tmux.capture();
@@ -266,6 +269,7 @@ function contentSearch(pid) {
         sessionsFound = n;
         if (firstMs === null) firstMs = ms;
         cpuMs = cpuOf(pid) - cpuBefore;
+        uiCpuMs = cpuOf(pid, pid) - uiCpuBefore;
         peakSearchRssMB = peakRssMB;
         const tailUntil = Date.now() + RSS_TAIL_MS;
         while (Date.now() < tailUntil) {
@@ -280,7 +284,7 @@ function contentSearch(pid) {
     const after = rssOf(pid);
     const ioAfter = procIo(pid);
     const tuiReadKB = io && ioAfter ? (ioAfter.readBytes - io.readBytes) / 1024 : null;
-    runs.push({ firstMs: firstMs === null ? null : Number(firstMs.toFixed(1)), doneMs: doneMs === null ? null : Number(doneMs.toFixed(1)), sessions: sessionsFound, cpuMs, rssBeforeMB: before.rssMB, peakRssMB, peakSearchRssMB, hwmMB: after.hwmMB, load: load(), io: { cachedBefore: cached, ...ioDelta(vm, vmstatIo(), tuiReadKB) } });
+    runs.push({ firstMs: firstMs === null ? null : Number(firstMs.toFixed(1)), doneMs: doneMs === null ? null : Number(doneMs.toFixed(1)), sessions: sessionsFound, cpuMs, uiCpuMs, rssBeforeMB: before.rssMB, peakRssMB, peakSearchRssMB, hwmMB: after.hwmMB, load: load(), io: { cachedBefore: cached, ...ioDelta(vm, vmstatIo(), tuiReadKB) } });
     // back to the fuzzy query, then the peers
     tmux.sendKeys('C-g');
     tmux.waitFor((s) => !/in transcripts/.test(header(s)), { timeoutMs: TIMEOUT_MS });
@@ -300,6 +304,7 @@ function contentSearch(pid) {
     firstMs: med(runs.map((r) => r.firstMs)),
     doneMs: med(runs.map((r) => r.doneMs)),
     cpuMs: med(runs.map((r) => r.cpuMs)),
+    uiCpuMs: med(runs.map((r) => r.uiCpuMs)),
     peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)),
     hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
     sessions: runs[0]?.sessions ?? null,
@@ -312,8 +317,8 @@ function contentSearch(pid) {
     load: [loadBefore, load()],
   };
   const ioText = (x) => `${x.io.readMB ?? '?'} MB from storage (${x.io.cachedBefore === null ? '?' : Math.round(x.io.cachedBefore * 100)} % of a sample cached before)`;
-  for (const [i, r] of runs.entries()) log(`  search ${i + 1}: first ${r.firstMs} ms, done ${r.doneMs} ms, CPU ${r.cpuMs} ms, ${ioText(r)} (pgpgin ${r.io.pgpginMB} MB, ${r.io.majfaults} major faults), peak RSS ${r.peakSearchRssMB} MB (${RSS_TAIL_MS} ms after: ${r.peakRssMB} MB), before ${r.rssBeforeMB} MB; rg ${rg[i].ms.toFixed(0)} ms (CPU ${rg[i].cpuMs} ms) ${ioText(rg[i])}, rg -i ${rgi[i].ms.toFixed(0)} ms ${ioText(rgi[i])}`);
-  log(`content search "${contentWord}": first ${result.firstMs} ms, done ${result.doneMs} ms (${result.sessions} sessions), CPU ${result.cpuMs} ms, peak RSS ${result.peakRssMB} MB; rg -l -F -uu ${result.rg.ms} ms (${result.rg.files} files), with -i ${result.rgIgnoreCase.ms} ms; warm only: done ${result.warm.doneMs} ms (${result.warm.searches} searches) beside rg ${result.warm.rgMs} ms; load ${loadBefore[0]}`);
+  for (const [i, r] of runs.entries()) log(`  search ${i + 1}: first ${r.firstMs} ms, done ${r.doneMs} ms, CPU ${r.cpuMs} ms (UI thread ${r.uiCpuMs} ms), ${ioText(r)} (pgpgin ${r.io.pgpginMB} MB, ${r.io.majfaults} major faults), peak RSS ${r.peakSearchRssMB} MB (${RSS_TAIL_MS} ms after: ${r.peakRssMB} MB), before ${r.rssBeforeMB} MB; rg ${rg[i].ms.toFixed(0)} ms (CPU ${rg[i].cpuMs} ms) ${ioText(rg[i])}, rg -i ${rgi[i].ms.toFixed(0)} ms ${ioText(rgi[i])}`);
+  log(`content search "${contentWord}": first ${result.firstMs} ms, done ${result.doneMs} ms (${result.sessions} sessions), CPU ${result.cpuMs} ms (UI thread ${result.uiCpuMs} ms), peak RSS ${result.peakRssMB} MB; rg -l -F -uu ${result.rg.ms} ms (${result.rg.files} files), with -i ${result.rgIgnoreCase.ms} ms; warm only: done ${result.warm.doneMs} ms (${result.warm.searches} searches) beside rg ${result.warm.rgMs} ms; load ${loadBefore[0]}`);
   return result;
 }
 
