@@ -56,10 +56,7 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
     const { hits } = state.search;
     if (current && state.scope === 'all') {
       // Every match is a row: each made when the list reads it (a screenful), not 80k of them per keystroke.
-      rows = new ListView(hits.length, (i) => {
-        const hit = hits.at(i)!;
-        return searchRow(hit.session ?? state.byKey.get(hit.key)!, hit);
-      });
+      rows = searchRowsView(hits, state.byKey);
       if (policy === 'keep' && !state.followTop && state.selectedKey !== null) {
         keptAt = -1;
         for (let i = 0; i < hits.length; i++) {
@@ -92,6 +89,18 @@ export function withRows(state: BrowserState, policy: 'keep' | 'top'): BrowserSt
     selected = kept >= 0 ? kept : Math.min(state.selected, rows.length - 1);
   }
   return windowed({ ...state, rows, hiddenMatches }, Math.max(0, selected), policy === 'top' ? 0 : state.listTop);
+}
+
+/**
+ * A query's matches as rows, each made when read. Made outside withRows: a closure made there would hold withRows's
+ * scope, the state it was given, whose rows are the previous keystroke's view holding the state before it, and so on:
+ * every state of a typing session was kept (at 100k sessions, tens of MB of earlier queries' hits and rows).
+ */
+function searchRowsView(hits: ReadonlyList<SearchHit>, byKey: ReadonlyMap<string, CatalogSession>): ListView<ListRow> {
+  return new ListView(hits.length, (i) => {
+    const hit = hits.at(i)!;
+    return searchRow(hit.session ?? byKey.get(hit.key)!, hit);
+  });
 }
 
 /**
