@@ -354,6 +354,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
    * generation's collections (most of a second of GC).
    */
   const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<CatalogSession[]> => {
+    // No match, no family to gather (wantFamilies loads the cache and reads every lineage: ~1 s of CPU at 100k).
+    if (jobs.length === 0) return [];
     await walked;
     await namesRead();
     rows.wantFamilies();

@@ -1,6 +1,6 @@
 // `sessions grep` takes the rows of unchanged files from the catalog cache: the rows `list` printed, with no
 // file read again to summarise them. Runs the built modules (its workers are the built grep-worker.js).
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,34 @@ describe('grep with the catalog cache', () => {
     await grep.grepLocations(locations(), 'auth test', { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => fresh.push(row) });
     expect(fresh).toEqual(rows);
     expect(indexed.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThanOrEqual(rows.length);
+  });
+
+  it('never loads the cache for a search that matches nothing, even with a Claude session whose head shows no lineage', async () => {
+    // A session whose head has no root line is summarised to find its family, once rows are linked to families: with
+    // no match there is no row to link.
+    const home = join(dir, 'no-root');
+    await cp(HOME, home, { recursive: true });
+    const file = join(home, '.claude', 'projects', '-home-dev-src-a-web-ui', '637c5025-a11d-4fce-bb60-2cbeb9eb07a4.jsonl');
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('"parentUuid":null');
+    await writeFile(file, text.replaceAll('"parentUuid":null', '"parentUuid":"00000000-0000-4000-8000-000000000000"'));
+    const at = () => resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
+    const cachePath = join(dir, 'catalog-no-root.jsonl');
+    const cache = await cacheModule.CatalogCache.load(cachePath);
+    await scan.scanCatalog(at(), { cache });
+    await cache.save();
+    let loads = 0;
+    const load = () => {
+      loads++;
+      return cacheModule.CatalogCache.lazy(cachePath);
+    };
+    const none = await grep.grepLocations(at(), 'zqxvkjwy-in-no-file', { ...grepEngineOption(), cache: load, onMatch: () => undefined });
+    expect(none.matched).toBe(0);
+    expect(loads).toBe(0);
+    // (a search that matches a session of that agent does load it)
+    const some = await grep.grepLocations(at(), 'auth test', { ...grepEngineOption(), ignoreCase: true, cache: load, onMatch: () => undefined });
+    expect(some.matched).toBeGreaterThan(0);
+    expect(loads).toBe(1);
   });
 
   it('streams the rows it can: the first goes out before most of a common word\'s matches were looked up in the cache', async () => {
