@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
 import { readRegularFileSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
@@ -7,8 +7,11 @@ import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
 import type { Locations } from './locations.js';
 
-/** 2: the answers and candidates on the first line, the roots on the second (the answers' check starts before the roots are parsed). */
-const VERSION = 2;
+/**
+ * 2: the answers and candidates on the first line, the roots on the second (the answers' check starts before the roots
+ * are parsed). 3: a group's paths as the place of their folder among the listed ones and their name (`SavedGroup`).
+ */
+const VERSION = 3;
 
 /** What discovery found of one root: whether it is one of its agent's roots, its real path, and its groups when it was walked. */
 export interface RootWalk {
@@ -32,11 +35,16 @@ export function walkMemoKey(locations: Locations, agents: readonly Agent[]): str
 interface Header {
   readonly answers: WalkAnswer[];
   readonly candidates: Map<Agent, readonly string[]>;
-  /** The folders the walks listed (every file a memo names is in one). */
-  readonly listed: Set<string>;
+  /** The folders the walks listed, in order (every file a memo names is in one: see SavedGroup). */
+  readonly listed: string[];
 }
 
-type SavedGroup = readonly [paths: readonly string[], idHint: string | null, archived: boolean];
+/**
+ * A group's paths as pairs: the place of the path's folder among the listed ones (the `d` answers, in order) and its
+ * name in it. Every file a memo names is in a folder its walks listed: so it holds, and a path is made, not checked,
+ * when read (a third less to read at 100k sessions than the paths spelled out, and no lookup of each one's folder).
+ */
+type SavedGroup = readonly [paths: readonly (number | string)[], idHint: string | null, archived: boolean];
 type SavedRoot = readonly [agent: Agent, root: string, isRoot: boolean, real: string | null, groups: readonly SavedGroup[] | null];
 
 /**
@@ -151,12 +159,38 @@ export class WalkMemo {
   /** Write the memo when a walk ran live and met no problem (temp file + rename; a failure only costs the next run a walk). */
   save(): void {
     if (!this.changed || this.spoiled) return;
-    const roots: SavedRoot[] = [...this.roots].map(([id, walk]) => {
+    const answers = essentialAnswers(this.answers);
+    const listed = new Map<string, number>();
+    for (const answer of answers) if (answer[0] === 'd') listed.set(answer[1], listed.size);
+    /** A group's paths as SavedGroup's pairs; null when one is not a plain name in a listed folder (nothing is saved). */
+    const pairs = (paths: readonly string[]): (number | string)[] | null => {
+      const out: (number | string)[] = [];
+      for (const path of paths) {
+        const folder = dirname(path);
+        const at = listed.get(folder);
+        const name = path.slice(folder.length + (folder.endsWith(sep) ? 0 : 1));
+        if (at === undefined || !isPlainName(name) || inFolder(folder, name) !== path) return null;
+        out.push(at, name);
+      }
+      return out;
+    };
+    const roots: SavedRoot[] = [];
+    for (const [id, walk] of this.roots) {
       const at = id.indexOf('\0');
-      return [id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, walk.groups?.map((group): SavedGroup => [group.paths, group.idHint, group.archived]) ?? null];
-    });
+      let groups: SavedGroup[] | null = null;
+      if (walk.groups !== undefined) {
+        groups = [];
+        for (const group of walk.groups) {
+          const paths = pairs(group.paths);
+          // A memo that would not be read back is not written (the next run walks, as it would).
+          if (paths === null) return;
+          groups.push([paths, group.idHint, group.archived]);
+        }
+      }
+      roots.push([id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, groups]);
+    }
     // Two lines: the answers' check can start once the first is parsed (see `read`).
-    const text = `${JSON.stringify({ version: VERSION, key: this.key, answers: essentialAnswers(this.answers), candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
+    const text = `${JSON.stringify({ version: VERSION, key: this.key, answers, candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -209,10 +243,10 @@ function parseHeader(value: unknown, key: string): Header | null {
   // The answers are checked in place (not copied: a 10k-session home's memo holds thousands).
   const answers = data.answers as WalkAnswer[];
   // Every file a memo names is in a folder its walks listed.
-  const listed = new Set<string>();
+  const listed: string[] = [];
   for (const answer of answers as unknown[]) {
     if (!Array.isArray(answer) || !isString(answer[1])) return null;
-    if (answer[0] === 'd' && answer.length === 4 && (answer[2] === null || typeof answer[2] === 'number') && typeof answer[3] === 'number') listed.add(answer[1]);
+    if (answer[0] === 'd' && answer.length === 4 && (answer[2] === null || typeof answer[2] === 'number') && typeof answer[3] === 'number') listed.push(answer[1]);
     else if (answer[0] === 'k' && answer.length === 3 && isKind(answer[2])) continue;
     else if (!(answer[0] === 'r' && answer.length === 3 && (answer[2] === null || isString(answer[2])))) return null;
   }
@@ -224,7 +258,30 @@ function parseHeader(value: unknown, key: string): Header | null {
   return { answers, candidates, listed };
 }
 
-function parseRoots(value: unknown, listed: ReadonlySet<string>): Map<string, RootWalk> | null {
+/** A name a folder can hold: not empty, not `.` or `..`, no separator in it. */
+function isPlainName(name: unknown): name is string {
+  return typeof name === 'string' && name.length > 0 && name !== '.' && name !== '..' && !name.includes('/') && (sep === '/' || !name.includes(sep));
+}
+
+/** `join(folder, name)` for a plain name in a folder a walk listed (no normalisation to do). */
+function inFolder(folder: string, name: string): string {
+  return folder.endsWith(sep) ? folder + name : `${folder}${sep}${name}`;
+}
+
+/** A group's paths from SavedGroup's pairs, or null when they are not pairs of a listed folder and a plain name. */
+function pathsOf(pairs: unknown, listed: readonly string[]): string[] | null {
+  if (!Array.isArray(pairs) || pairs.length === 0 || pairs.length % 2 !== 0) return null;
+  const paths = new Array<string>(pairs.length / 2);
+  for (let at = 0; at < pairs.length; at += 2) {
+    const folder = listed[pairs[at] as number];
+    const name = pairs[at + 1] as unknown;
+    if (folder === undefined || !Number.isInteger(pairs[at]) || !isPlainName(name)) return null;
+    paths[at / 2] = inFolder(folder, name);
+  }
+  return paths;
+}
+
+function parseRoots(value: unknown, listed: readonly string[]): Map<string, RootWalk> | null {
   if (!Array.isArray(value)) return null;
   const roots = new Map<string, RootWalk>();
   for (const entry of value as unknown[]) {
@@ -236,9 +293,10 @@ function parseRoots(value: unknown, listed: ReadonlySet<string>): Map<string, Ro
       found = [];
       for (const group of groups as unknown[]) {
         if (!Array.isArray(group) || group.length !== 3) return null;
-        const [paths, idHint, archived] = group as unknown[];
-        if (!Array.isArray(paths) || paths.length === 0 || !paths.every((path) => isString(path) && listed.has(dirname(path))) || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
-        found.push({ agent, paths: paths as string[], idHint: idHint as string | null, root, archived });
+        const [pairs, idHint, archived] = group as unknown[];
+        const paths = pathsOf(pairs, listed);
+        if (paths === null || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
+        found.push({ agent, paths, idHint: idHint as string | null, root, archived });
       }
     }
     roots.set(`${agent}\0${root}`, found === undefined ? { isRoot, real } : { isRoot, real, groups: found });

@@ -218,11 +218,19 @@ describe('grep with a walk memo', () => {
     expect(other.rows).toEqual(plain.rows);
     expect(other.walks).toBeGreaterThan(0);
 
-    // A group of a file in a folder no walk listed is not the memo's: the whole memo is dropped.
-    await writeMemo(memo, { ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [[join(home, 'gone.jsonl')], null, false]]])) });
-    const forged = await search(home, 'a', memo);
-    expect(forged.rows).toEqual(plain.rows);
-    expect(forged.walks).toBeGreaterThan(0);
+    // A group of a file in a folder no walk listed, or named out of a listed one, is not the memo's: the whole memo is
+    // dropped. (A group's paths are pairs: the place of a listed folder among the `d` answers, and a name in it.)
+    const listed = saved.header.answers.filter((answer) => answer[0] === 'd').length;
+    expect(saved.roots.some((root) => Array.isArray(root[4]) && (root[4] as unknown[][]).some((group) => typeof (group[0] as unknown[])[0] === 'number' && typeof (group[0] as unknown[])[1] === 'string'))).toBe(true);
+    for (const pairs of [[listed, 'gone.jsonl'], [0, join('..', 'gone.jsonl')], [0, '..'], [0, ''], [0.5, 'gone.jsonl'], ['0', 'gone.jsonl'], [join(home, 'gone.jsonl')]]) {
+      await writeMemo(memo, { ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [pairs, null, false]]])) });
+      const forged = await search(home, 'a', memo);
+      expect(forged.rows).toEqual(plain.rows);
+      expect([pairs, forged.walks > 0]).toEqual([pairs, true]);
+    }
+    // The same memo untouched is read (so each of those was dropped for its forged group).
+    await writeMemo(memo, saved);
+    expect((await search(home, 'a', memo)).walks).toBe(0);
   });
 });
 
