@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
 import { readRegularFileSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
@@ -24,6 +24,22 @@ export interface RootWalk {
 export function defaultWalkMemoPath(env: Readonly<Record<string, string | undefined>>, homeDir: string, locations: Pick<Locations, 'roots'>): string {
   const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
   return join(base, 'sessions', `grep-walk-v${VERSION}-${locationsKey(locations)}.json`);
+}
+
+/**
+ * The memos earlier versions kept for the same locations beside `path` (a default path's name: `grep-walk-v<N>-<key>.json`),
+ * removed once this version's is written: no run reads them again (23.6 MB at 100k sessions each).
+ */
+function removeEarlierVersions(path: string): void {
+  const named = /^grep-walk-v(\d+)-([0-9a-f]+\.json)$/.exec(basename(path));
+  if (named === null || Number(named[1]) !== VERSION) return;
+  for (let version = 1; version < VERSION; version++) {
+    try {
+      unlinkSync(join(dirname(path), `grep-walk-v${version}-${named[2]}`));
+    } catch {
+      // none, or not ours to remove
+    }
+  }
 }
 
 /** The runs a memo may answer for: the same roots, current directory, agents and cwd rule (anything else is walked again). */
@@ -201,6 +217,7 @@ export class WalkMemo {
       }
       writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
       renameSync(temp, this.path);
+      removeEarlierVersions(this.path);
     } catch {
       try {
         unlinkSync(temp);

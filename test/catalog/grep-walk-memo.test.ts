@@ -189,6 +189,22 @@ describe('grep with a walk memo', () => {
     expect(result.matched).toBe(rows.length);
   });
 
+  it('removes the memos earlier versions kept for the same locations once it writes its own, and nothing else', async () => {
+    const home = await settledHome('home-v');
+    const memo = memoModule.defaultWalkMemoPath({ XDG_CACHE_HOME: join(dir, 'v') }, home, locationsOf(home));
+    const [, version, key] = /grep-walk-v(\d+)-([0-9a-f]+)\.json$/.exec(memo)!;
+    expect(Number(version)).toBeGreaterThan(1);
+    const beside = (name: string): string => join(memo, '..', name);
+    const earlier = Array.from({ length: Number(version) - 1 }, (_, at) => beside(`grep-walk-v${at + 1}-${key}.json`));
+    const others = [beside(`grep-walk-v1-${'0'.repeat(key!.length)}.json`), beside(`catalog-v1-${key}.jsonl`), beside(`grep-walk-v${Number(version) + 1}-${key}.json`)];
+    await mkdir(beside(''), { recursive: true });
+    for (const path of [...earlier, ...others]) await writeFile(path, 'old');
+    await search(home, 'a', memo);
+    await access(memo);
+    for (const path of earlier) await expect(access(path)).rejects.toThrow();
+    for (const path of others) expect(await readFile(path, 'utf8')).toBe('old');
+  });
+
   it('walks as if there were none when the memo is malformed, of other locations, or names a file in a folder no walk listed', async () => {
     const home = await settledHome('home-c');
     const memo = join(dir, 'c', 'walk.json');
