@@ -564,17 +564,47 @@ static int32_t same_spans(const uint8_t *p, const int32_t *before, const int32_t
   return same;
 }
 
+int32_t uuid_table_key(void *table, const uint8_t *p, int32_t n, int insert);
+void *uuid_table_of(napi_env env, napi_value value);
+
+/** Spans keyed by the uuid table (native/uuid-table.c), in `keys` order: a record's uuid, parent, logical parent. */
+static const int KEYED[] = {K_UUID, K_PARENT, K_LOGICAL_PARENT};
+#define KEYED_SPANS 3
+
 /**
- * lineFields(chunk, from, to, records, usage[, whole]): the lines of chunk[from, to) (each ended by a newline, a CR
+ * The keys of a described line's uuid, parent and logical parent: -1 for a member absent, not a string, or empty (the
+ * fold's stringOrNull: null). 0 when one is a string the table cannot key as JS would decode it (an escape, a byte
+ * past ASCII): the line is then one to parse, and JS keys the decoded string.
+ */
+static int line_keys(const uint8_t *p, const int32_t *record, void *table, int32_t *keys) {
+  for (int j = 0; j < KEYED_SPANS; j++) {
+    int k = KEYED[j];
+    int32_t start = record[4 + 2 * k], end = record[5 + 2 * k];
+    keys[j] = -1;
+    if (start < 0 || p[start] != '"' || end - start <= 2) continue;
+    if (record[SLOT_ESCAPED] & (1 << k)) return 0;
+    for (int32_t i = start + 1; i < end - 1; i++) {
+      if (p[i] >= 0x80) return 0;
+    }
+    int32_t key = uuid_table_key(table, p + start + 1, end - start - 2, 1);
+    if (key < 0) return 0;
+    keys[j] = key;
+  }
+  return 1;
+}
+
+/**
+ * lineFields(chunk, from, to, records, usage[, whole[, table, keys]]): the lines of chunk[from, to) (each ended by a newline, a CR
  * before it not the line's), one record of RECORD_SLOTS int32 each in `records` and USAGE_NUMBERS doubles in `usage`,
  * as many as they hold (each record's last slot: where the next line starts). Returns how many lines were judged.
- * `whole` true: show's judging (see judge).
+ * `whole` true: show's judging (see judge). With a uuid table (`whole` false), `keys` gets KEYED_SPANS int32 per record:
+ * a described line's keys (line_keys); a line whose keys the table cannot give is one to parse.
  */
 napi_value line_fields(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  void *data = NULL, *rdata = NULL, *udata = NULL;
-  size_t length = 0, rlength = 0, ulength = 0, offset = 0;
+  size_t argc = 8;
+  napi_value argv[8];
+  void *data = NULL, *rdata = NULL, *udata = NULL, *kdata = NULL, *table = NULL;
+  size_t length = 0, rlength = 0, ulength = 0, klength = 0, offset = 0;
   uint32_t from = 0, to = 0;
   napi_typedarray_type type;
   napi_value arraybuffer, result;
@@ -586,11 +616,18 @@ napi_value line_fields(napi_env env, napi_callback_info info) {
   if (from > to || to > length) goto bad;
   if (napi_get_typedarray_info(env, argv[3], &type, &rlength, &rdata, &arraybuffer, &offset) != napi_ok || type != napi_int32_array) goto bad;
   if (napi_get_typedarray_info(env, argv[4], &type, &ulength, &udata, &arraybuffer, &offset) != napi_ok || type != napi_float64_array) goto bad;
+  if (argc > 7) {
+    table = uuid_table_of(env, argv[6]);
+    if (table == NULL || whole) goto bad;
+    if (napi_get_typedarray_info(env, argv[7], &type, &klength, &kdata, &arraybuffer, &offset) != napi_ok || type != napi_int32_array) goto bad;
+  }
   const uint8_t *p = data;
   int32_t *records = rdata;
   double *usage = udata;
+  int32_t *keys = kdata;
   size_t capacity = rlength / RECORD_SLOTS;
   if (ulength / USAGE_NUMBERS < capacity) capacity = ulength / USAGE_NUMBERS;
+  if (table != NULL && klength / KEYED_SPANS < capacity) capacity = klength / KEYED_SPANS;
   size_t count = 0;
   uint32_t at = from;
   while (at < to && count < capacity) {
@@ -600,6 +637,7 @@ napi_value line_fields(napi_env env, napi_callback_info info) {
     uint32_t stripped = end > at && p[end - 1] == '\r' ? end - 1 : end;
     int32_t *record = records + count * RECORD_SLOTS;
     judge(p, (int32_t)at, (int32_t)stripped, record, usage + count * USAGE_NUMBERS, whole);
+    if (table != NULL && record[2] == V_FIELDS && !line_keys(p, record, table, keys + count * KEYED_SPANS)) record[2] = V_PARSE;
     at = end + 1;
     record[SLOT_NEXT] = (int32_t)at;
     record[SLOT_SAME] = count > 0 && record[2] == V_FIELDS && record[2 - RECORD_SLOTS] == V_FIELDS ? same_spans(p, record - RECORD_SLOTS, record) : 0;
@@ -608,6 +646,6 @@ napi_value line_fields(napi_env env, napi_callback_info info) {
   napi_create_uint32(env, (uint32_t)count, &result);
   return result;
 bad:
-  napi_throw_type_error(env, NULL, "lineFields(chunk, from, to, records, usage[, whole])");
+  napi_throw_type_error(env, NULL, "lineFields(chunk, from, to, records, usage[, whole[, table, keys]])");
   return NULL;
 }

@@ -1894,6 +1894,11 @@ napi_value stamp_files(napi_env env, napi_callback_info info);
 napi_value line_fields(napi_env env, napi_callback_info info);
 /** The lazy catalog cache's first paths (cacheFirstPaths): native/cache-index.c. */
 napi_value cache_first_paths(napi_env env, napi_callback_info info);
+/** The index fold's node keys (uuidTable, uuidKey, uuidKeyText, uuidTableFree): native/uuid-table.c. */
+napi_value uuid_table_new(napi_env env, napi_callback_info info);
+napi_value uuid_table_key_of(napi_env env, napi_callback_info info);
+napi_value uuid_table_key_text(napi_env env, napi_callback_info info);
+napi_value uuid_table_free(napi_env env, napi_callback_info info);
 
 /** `exports[name] = callback`, a JS function. */
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback callback) {
@@ -1919,5 +1924,9 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "stamps", stamp_files);
   export_function(env, exports, "lineFields", line_fields);
   export_function(env, exports, "cacheFirstPaths", cache_first_paths);
+  export_function(env, exports, "uuidTable", uuid_table_new);
+  export_function(env, exports, "uuidKey", uuid_table_key_of);
+  export_function(env, exports, "uuidKeyText", uuid_table_key_text);
+  export_function(env, exports, "uuidTableFree", uuid_table_free);
   return exports;
 }

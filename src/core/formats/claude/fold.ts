@@ -8,6 +8,7 @@ import { addIndexLine } from './indexed.js';
 import { nativeIndexBatch } from './native-fold.js';
 import { type ClaudeNode, MESSAGE_TYPES } from './lines.js';
 import { ClaudeScan } from './scan.js';
+import { KeyedClaudeScan, newIndexScan } from './keyed-scan.js';
 import { livePath, readTitleSidecar, summarize } from './summary.js';
 
 /** A saved fold keeps this many API messages' usage apart (streamed lines of one message can still come). */
@@ -103,7 +104,7 @@ function exportClaudeFold(scan: ClaudeScan, chain: readonly ClaudeNode[] = scan.
       agentName: scan.agentName,
       requestSessionId: scan.requestSessionId,
       // Titles naming a leaf of this file are resolved now, while every node is known.
-      agentTitles: scan.agentTitles.map(({ title, leafUuid }) => ({ title, leafUuid: leafUuid !== null && scan.nodes.has(leafUuid) ? null : leafUuid })),
+      agentTitles: scan.agentTitles.map(({ title, leafUuid }) => ({ title, leafUuid: leafUuid !== null && scan.hasNode(leafUuid) ? null : leafUuid })),
       lastPrompt: scan.lastPrompt,
       usageBase,
       usage: usage.slice(-USAGE_KEPT_APART),
@@ -194,7 +195,7 @@ function resumedScanIsWhole(scan: ClaudeScan): boolean {
     const { chain, complete } = scan.chainFrom(leaf);
     if (!complete || (chain[0]?.anchorTurns === undefined && chain[0]?.parentUuid !== null)) return false;
   }
-  return scan.agentTitles.slice(scan.savedTitles).every(({ leafUuid }) => leafUuid === null || scan.nodes.has(leafUuid));
+  return scan.agentTitles.slice(scan.savedTitles).every(({ leafUuid }) => leafUuid === null || scan.hasNode(leafUuid));
 }
 
 function isUsage(value: unknown): value is Usage {
@@ -205,12 +206,21 @@ function isUsage(value: unknown): value is Usage {
 export async function indexClaude(group: SessionFileGroup, context: AdapterContext, resume?: FoldResume): Promise<IndexedSession> {
   const path = livePath(group);
   const resumed = resume !== undefined && resume.path === path && resume.row !== undefined ? importClaudeFold(resume.state, resume.row.prompts) : null;
-  const scan = resumed ?? new ClaudeScan(true);
-  const start = resumed === null ? 0 : resume!.offset;
+  const scan = resumed ?? newIndexScan();
+  try {
+    return await indexScan(group, context, resume, scan, resumed !== null);
+  } finally {
+    if (scan instanceof KeyedClaudeScan) scan.release();
+  }
+}
+
+async function indexScan(group: SessionFileGroup, context: AdapterContext, resume: FoldResume | undefined, scan: ClaudeScan, resumed: boolean): Promise<IndexedSession> {
+  const path = livePath(group);
+  const start = resumed ? resume!.offset : 0;
   const stats = newLineStats();
   const before = indexReads.bytes;
   const file = await foldLines(path, start, (line) => addIndexLine(scan, line, stats), nativeIndexBatch(scan, stats));
-  if (resumed !== null && !resumedScanIsWhole(scan)) return indexClaude(group, context);
+  if (resumed && !resumedScanIsWhole(scan)) return indexClaude(group, context);
   // Saved before the unterminated last line (still being written) is folded: a later read starts at that line.
   // The active chain (300k nodes in a 200 MB session) is walked once when no such line changes it.
   let chain = file.size >= (context.saveFoldFrom ?? Number.POSITIVE_INFINITY) ? scan.activeChain() : null;

@@ -9,10 +9,11 @@ import { chunkLines, jsonObjects, type LineBatch, type LineChunk, type LineStats
 import { type JsonObject } from '../../json.js';
 import { nativeEngine } from '../../native.js';
 import { addIndexLine } from './indexed.js';
+import { KeyedClaudeScan } from './keyed-scan.js';
 import { type ClaudeScan } from './scan.js';
 
 interface FieldsEngine {
-  lineFields(chunk: Buffer, from: number, to: number, records: Int32Array, usage: Float64Array, whole?: boolean): number;
+  lineFields(chunk: Buffer, from: number, to: number, records: Int32Array, usage: Float64Array, whole?: boolean, table?: object, keys?: Int32Array): number;
 }
 
 // native/fields.c's record: [start, end, verdict, flags, 14 spans (start, end), escaped spans, next line's start, spans as the line before's]
@@ -35,6 +36,8 @@ const SLOT_NEXT = SLOT_ESCAPED + 1;
 const SLOT_SAME = SLOT_NEXT + 1;
 const SLOTS = SLOT_SAME + 1;
 const USAGE_NUMBERS = 4;
+/** A keyed scan's keys per record (native/fields.c's line_keys): its uuid's, parent's and logical parent's. */
+const KEYED_SPANS = 3;
 /** Lines judged per call. */
 const BATCH_LINES = 2048;
 
@@ -50,7 +53,7 @@ const utf8Slice: (data: Buffer, start: number, end: number) => string =
 /** A tool result's content as the fold reads it: a tool_result block, no text. */
 const TOOL_RESULT_CONTENT = Object.freeze([Object.freeze({ type: 'tool_result' })]);
 
-let buffers: { records: Int32Array; usage: Float64Array } | null = null;
+let buffers: { records: Int32Array; usage: Float64Array; keys: Int32Array } | null = null;
 
 /**
  * The batch reader that folds a chunk's lines into `scan` through the native engine, or undefined when the engine
@@ -60,9 +63,35 @@ export function nativeIndexBatch(scan: ClaudeScan, stats: LineStats): LineBatch 
   const engine = nativeEngine() as Partial<FieldsEngine> | null;
   if (engine?.lineFields === undefined) return undefined;
   const lineFields = engine.lineFields.bind(engine);
-  buffers ??= { records: new Int32Array(BATCH_LINES * SLOTS), usage: new Float64Array(BATCH_LINES * USAGE_NUMBERS) };
-  const { records, usage } = buffers;
+  buffers ??= { records: new Int32Array(BATCH_LINES * SLOTS), usage: new Float64Array(BATCH_LINES * USAGE_NUMBERS), keys: new Int32Array(BATCH_LINES * KEYED_SPANS) };
+  const { records, usage, keys } = buffers;
   const reader = new FieldsReader(records, usage);
+  if (scan instanceof KeyedClaudeScan) {
+    // Described lines come with their keys; their uuids are never decoded.
+    const table = scan.uuids;
+    return (data, from, to, base) => {
+      while (from < to) {
+        const count = lineFields(data, from, to, records, usage, false, table, keys);
+        for (let i = 0; i < count; i++) {
+          const r = i * SLOTS;
+          const start = records[r]!;
+          const end = records[r + 1]!;
+          switch (records[r + 2]) {
+            case V_BLANK:
+              break;
+            case V_FIELDS: {
+              const k = i * KEYED_SPANS;
+              scan.addKeyed(reader.value(data, i, true), base + start, end - start, keys[k]!, keys[k + 1]!, keys[k + 2]!);
+              break;
+            }
+            default:
+              addIndexLine(scan, { offset: base + start, bytes: data.subarray(start, end), terminated: true }, stats);
+          }
+        }
+        from = records[(count - 1) * SLOTS + SLOT_NEXT]!;
+      }
+    };
+  }
   return (data, from, to, base) => {
     while (from < to) {
       const count = lineFields(data, from, to, records, usage);
@@ -114,22 +143,27 @@ class FieldsReader {
     return value;
   }
 
-  /** The members of the line at record i the fold reads (ClaudeScan.add). */
-  value(data: Buffer, i: number): JsonObject {
+  /**
+   * The members of the line at record i the fold reads (ClaudeScan.add); `keyed`: not its uuid, parent and logical
+   * parent (a keyed scan has their keys).
+   */
+  value(data: Buffer, i: number, keyed = false): JsonObject {
     const r = i * SLOTS;
     const records = this.records;
     const flags = records[r + 3]!;
     const same = records[r + SLOT_SAME]!;
     const last = this.last;
-    // The parent first: it may be the line before's uuid, which this line's uuid replaces below.
-    const parentUuid = this.span(data, r, K_PARENT, same);
-    for (const k of READ_FIRST) last[k] = this.span(data, r, k, same);
-    last[K_PARENT] = parentUuid;
+    if (keyed) {
+      for (const k of READ_KEYED) last[k] = this.span(data, r, k, same);
+    } else {
+      // The parent first: it may be the line before's uuid, which this line's uuid replaces below.
+      const parentUuid = this.span(data, r, K_PARENT, same);
+      for (const k of READ_FIRST) last[k] = this.span(data, r, k, same);
+      last[K_PARENT] = parentUuid;
+    }
     const value: JsonObject = {
       type: last[K_TYPE],
-      uuid: last[K_UUID],
-      parentUuid,
-      logicalParentUuid: last[K_LOGICAL_PARENT],
+      ...(keyed ? {} : { uuid: last[K_UUID], parentUuid: last[K_PARENT], logicalParentUuid: last[K_LOGICAL_PARENT] }),
       timestamp: last[K_TIMESTAMP],
       sessionId: last[K_SESSION],
       cwd: last[K_CWD],
@@ -159,6 +193,8 @@ class FieldsReader {
 
 /** Every span but the parent's, read after it. */
 const READ_FIRST = [K_TYPE, K_UUID, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID];
+/** The spans a keyed scan reads (not the uuid, parent and logical parent). */
+const READ_KEYED = [K_TYPE, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID];
 
 const VERDICTS = ['blank', 'malformed', 'parse', 'fields', 'big'] as const;
 

@@ -70,17 +70,23 @@ export interface CommandWalkNode {
  * never reach the model: their next assistant line answers the next prompt.
  */
 export function commandAnsweredBy<T extends CommandWalkNode>(assistant: T, parentOf: (node: T) => T | undefined): T | null {
+  return commandAnsweredAt(assistant, parentOf, (node) => node);
+}
+
+/** commandAnsweredBy over nodes of any kind (a node table's indexes), `fields` telling what each is. */
+export function commandAnsweredAt<T>(assistant: T, parentOf: (node: T) => T | undefined, fields: (node: T) => CommandWalkNode): T | null {
   let sawExpansion = false;
   const seen = new Set<T>();
   for (let node = parentOf(assistant); node !== undefined && !seen.has(node); node = parentOf(node)) {
     seen.add(node);
-    if (node.type === 'attachment') continue;
-    if (node.type !== 'user') return null;
-    if (node.meta) {
+    const { type, meta, command } = fields(node);
+    if (type === 'attachment') continue;
+    if (type !== 'user') return null;
+    if (meta) {
       sawExpansion = true;
       continue;
     }
-    return sawExpansion && node.command !== null ? node : null;
+    return sawExpansion && command !== null ? node : null;
   }
   return null;
 }

@@ -64,6 +64,43 @@ export class ClaudeScan {
   addValue(value: JsonObject, offset: number, length: number): void {
     const type = typeof value.type === 'string' ? value.type : '';
     const sidechain = value.isSidechain === true;
+    this.addLine(value, type, sidechain);
+    const uuid = stringOrNull(value.uuid);
+    if (uuid === null) return;
+    if (MESSAGE_TYPES.has(type)) {
+      // The tool's structured result duplicates the tool_result block; do not hold it in memory.
+      delete value.toolUseResult;
+    }
+    if (MESSAGE_TYPES.has(type) && !sidechain) this.messageLines++;
+    const parentUuid = stringOrNull(value.parentUuid);
+    const userTurn = type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true);
+    const command = type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null;
+    const node: ClaudeNode = {
+      uuid,
+      parentUuid,
+      logicalParentUuid: stringOrNull(value.logicalParentUuid),
+      type,
+      sidechain,
+      offset,
+      length,
+      value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
+      userTurn,
+      meta: value.isMeta === true,
+      caveat: isClaudeCommandCaveat(value),
+      command,
+      // A slash command becomes a turn when the model answers it (markAnsweredCommand): its prompt is kept too.
+      ...(this.rowOnly && (userTurn || command !== null) ? { prompt: promptOpening(userTurnText(value)) } : {}),
+    };
+    this.nodes.set(uuid, node);
+    if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
+    if (!sidechain && LEAF_TYPES.has(type)) {
+      if (this.windowed) this.candidates.length = 0;
+      this.candidates.push(node);
+    }
+  }
+
+  /** What a line tells of the session whether or not it is a node: times, titles, ids, the model and usage. */
+  protected addLine(value: JsonObject, type: string, sidechain: boolean): void {
     const timestamp = isoTimestamp(value.timestamp);
     if (timestamp !== null) {
       this.firstTimestamp ??= timestamp;
@@ -99,38 +136,11 @@ export class ClaudeScan {
       this.requestSessionId = stringOrNull(value.requestSessionId) ?? this.requestSessionId;
     }
     if (type === 'assistant' && !sidechain && !this.windowed) this.addAssistant(value);
-    const uuid = stringOrNull(value.uuid);
-    if (uuid === null) return;
-    if (MESSAGE_TYPES.has(type)) {
-      // The tool's structured result duplicates the tool_result block; do not hold it in memory.
-      delete value.toolUseResult;
-    }
-    if (MESSAGE_TYPES.has(type) && !sidechain) this.messageLines++;
-    const parentUuid = stringOrNull(value.parentUuid);
-    const userTurn = type === 'user' && isClaudeUserTurn(value, parentUuid !== null && this.nodes.get(parentUuid)?.caveat === true);
-    const command = type === 'user' ? slashCommandOf(rawUserText(messageOf(value)?.content)) : null;
-    const node: ClaudeNode = {
-      uuid,
-      parentUuid,
-      logicalParentUuid: stringOrNull(value.logicalParentUuid),
-      type,
-      sidechain,
-      offset,
-      length,
-      value: MESSAGE_TYPES.has(type) && !this.rowOnly ? value : null,
-      userTurn,
-      meta: value.isMeta === true,
-      caveat: isClaudeCommandCaveat(value),
-      command,
-      // A slash command becomes a turn when the model answers it (markAnsweredCommand): its prompt is kept too.
-      ...(this.rowOnly && (userTurn || command !== null) ? { prompt: promptOpening(userTurnText(value)) } : {}),
-    };
-    this.nodes.set(uuid, node);
-    if (type === 'assistant' && !sidechain) this.markAnsweredCommand(node);
-    if (!sidechain && LEAF_TYPES.has(type)) {
-      if (this.windowed) this.candidates.length = 0;
-      this.candidates.push(node);
-    }
+  }
+
+  /** Whether a line read has this uuid. */
+  hasNode(uuid: string): boolean {
+    return this.nodes.has(uuid);
   }
 
   /** Drop every node read before `uuid` (windowed: no later line of a linear file can reach them). */
@@ -162,7 +172,7 @@ export class ClaudeScan {
     for (let i = this.agentTitles.length - 1; i >= 0; i--) {
       const { title, leafUuid } = this.agentTitles[i]!;
       // Old releases put summaries of other conversations at the top of a file; those name another session.
-      if (leafUuid === null || this.nodes.has(leafUuid)) return title;
+      if (leafUuid === null || this.hasNode(leafUuid)) return title;
     }
     return null;
   }
