@@ -33,6 +33,7 @@ enum {
   F_USAGE = 16,         // message.usage is an object
   F_TOOL_RESULTS = 32,  // message.content is an array with a tool_result block and no text block
   F_ORIGIN = 64,        // origin is an object
+  F_ISO_TIME = 128,     // timestamp is a string in canonical ISO form (time.ts's CANONICAL_ISO), no escape in it
 };
 
 /** Top-level members taken as spans, in record order (slots 4 + 2k, 5 + 2k). */
@@ -472,6 +473,17 @@ static int top_member(cur_t *c, line_t *line, int32_t ks, int32_t ke) {
   return value(c);
 }
 
+/** The span [start, end) is a string `"dddd-dd-ddTdd:dd:dd.dddZ"` (what isoTimestamp takes as it is). */
+static int canonical_time(const uint8_t *p, int32_t start, int32_t end) {
+  static const char shape[] = "\"0000-00-00T00:00:00.000Z\"";
+  if (start < 0 || end - start != (int32_t)sizeof shape - 1) return 0;
+  for (int32_t j = 0; j < end - start; j++) {
+    uint8_t b = p[start + j];
+    if (shape[j] == '0' ? (b < '0' || b > '9') : b != (uint8_t)shape[j]) return 0;
+  }
+  return 1;
+}
+
 /** Line types whose other members the fold reads (titles, names): such lines are parsed. */
 static const char *const PARSED_TYPES[] = {"custom-title", "agent-name", "ai-title", "summary"};
 
@@ -542,6 +554,7 @@ static void judge(const uint8_t *p, int32_t start, int32_t end, int32_t *record,
   }
   record[2] = V_FIELDS;
   if ((line.flags & F_MESSAGE) && line.content_array && line.content_tool_result && !line.content_text) line.flags |= F_TOOL_RESULTS;
+  if (!(line.escaped & (1 << K_TIMESTAMP)) && canonical_time(p, line.spans[2 * K_TIMESTAMP], line.spans[2 * K_TIMESTAMP + 1])) line.flags |= F_ISO_TIME;
   record[3] = line.flags;
   memcpy(record + 4, line.spans, sizeof line.spans);
   record[SLOT_ESCAPED] = line.escaped;
@@ -576,12 +589,17 @@ static const int KEYED[] = {K_UUID, K_PARENT, K_LOGICAL_PARENT};
  * fold's stringOrNull: null). 0 when one is a string the table cannot key as JS would decode it (an escape, a byte
  * past ASCII): the line is then one to parse, and JS keys the decoded string.
  */
-static int line_keys(const uint8_t *p, const int32_t *record, void *table, int32_t *keys) {
+static int line_keys(const uint8_t *p, const int32_t *record, const int32_t *before, const int32_t *before_keys, void *table, int32_t *keys) {
   for (int j = 0; j < KEYED_SPANS; j++) {
     int k = KEYED[j];
     int32_t start = record[4 + 2 * k], end = record[5 + 2 * k];
     keys[j] = -1;
     if (start < 0 || p[start] != '"' || end - start <= 2) continue;
+    // Most lines name the line before as their parent: its uuid's key, without a lookup in a table too big to cache.
+    if (k == K_PARENT && before != NULL && before_keys[0] >= 0 && same_span(p, before, K_UUID, record, K_PARENT)) {
+      keys[j] = before_keys[0];
+      continue;
+    }
     if (record[SLOT_ESCAPED] & (1 << k)) return 0;
     for (int32_t i = start + 1; i < end - 1; i++) {
       if (p[i] >= 0x80) return 0;
@@ -637,7 +655,11 @@ napi_value line_fields(napi_env env, napi_callback_info info) {
     uint32_t stripped = end > at && p[end - 1] == '\r' ? end - 1 : end;
     int32_t *record = records + count * RECORD_SLOTS;
     judge(p, (int32_t)at, (int32_t)stripped, record, usage + count * USAGE_NUMBERS, whole);
-    if (table != NULL && record[2] == V_FIELDS && !line_keys(p, record, table, keys + count * KEYED_SPANS)) record[2] = V_PARSE;
+    if (table != NULL && record[2] == V_FIELDS) {
+      int described_before = count > 0 && record[2 - RECORD_SLOTS] == V_FIELDS;
+      int32_t *line_keyed = keys + count * KEYED_SPANS;
+      if (!line_keys(p, record, described_before ? record - RECORD_SLOTS : NULL, line_keyed - KEYED_SPANS, table, line_keyed)) record[2] = V_PARSE;
+    }
     at = end + 1;
     record[SLOT_NEXT] = (int32_t)at;
     record[SLOT_SAME] = count > 0 && record[2] == V_FIELDS && record[2 - RECORD_SLOTS] == V_FIELDS ? same_spans(p, record - RECORD_SLOTS, record) : 0;

@@ -95,6 +95,22 @@ const TREES: Record<string, string[]> = {
   ],
   loop: [user('a', 'b', 'one'), answer('b', 'a', 'm1'), user('c', 'b', 'two')],
   missing: [user('a', null, 'one'), answer('b', 'gone', 'm1')],
+  // Times the fold takes as they are, parses, or skips, read before and after a title (customTitleAt) and a last prompt.
+  times: [
+    answer('a', null, 'm1', { timestamp: '2026-01-01T00:00:05.000Z' }),
+    line({ type: 'attachment', uuid: 'b', parentUuid: 'a', timestamp: '2026-01-01T00:00:06.000Z', isMeta: true }),
+    line({ type: 'custom-title', customTitle: 'Titled' }),
+    line({ type: 'progress', uuid: 'c', parentUuid: 'b', timestamp: '2026-01-01T00:00:07Z' }),
+    answer('d', 'c', 'm2', { timestamp: 1767225600000 }),
+    answer('e', 'd', 'm3', { timestamp: 'not a time', gitBranch: 'b1', requestSessionId: 'r1' }),
+    answer('f', 'e', 'm4', { timestamp: '2026-01-01T00:00:09.000Z', isSidechain: true, gitBranch: 'side' }),
+    line({ type: 'last-prompt', lastPrompt: 'the last', timestamp: '2026-01-01T00:00:10.000Z' }),
+    line({ type: 'assistant', uuid: 'g', parentUuid: 'e', timestamp: '2026-01-01T00:00:11.000Z', gitBranch: 'b2', message: { model: '<synthetic>', usage: { input_tokens: 'x', output_tokens: 2.5 } } }),
+    line({ type: 'assistant', uuid: 'h', parentUuid: 'g', timestamp: '2026-01-01T00:00:12.000Z', sessionId: 's2', cwd: '/v', message: { id: 'm5', model: 'm9' } }),
+    line({ type: 'system', uuid: 'i', parentUuid: 'h', timestamp: '2026-01-01T00:00:13.000Z' }),
+    line({ uuid: 'j', parentUuid: 'i', timestamp: '2026-01-01T00:00:14.000Z' }),
+    line({ type: 'progress', uuid: 'k', parentUuid: 'j', timestamp: '2026-01-01T00:00:15.000Z' }),
+  ],
   unicode: [user('é', null, 'one'), answer('\u00e9x', 'é', 'm1'), user('😀', 'éx', 'two'), answer('r', '😀', 'm2')],
 };
 
@@ -119,6 +135,11 @@ describe('the keyed index fold', () => {
       await writeFile(cut, lines.flatMap((l) => [l, l.slice(0, l.length >> 1)]).join('\n'));
       trees.push(cut);
     }
+    // Many chunks: lines cross chunk boundaries, and the times read between chunks are the last line's.
+    const many = join(dir, 'many.jsonl');
+    const all = [...TREES.times!, ...TREES.commands!].join('\n');
+    await writeFile(many, `${Array.from({ length: Math.ceil((3.5 * (1 << 20)) / all.length) }, () => all).join('\n')}\n`);
+    trees.push(many);
     expect(fixtures.length).toBeGreaterThan(5);
     for (const path of [...fixtures, ...trees]) {
       const uuids = await uuidsOf(path);
@@ -137,5 +158,8 @@ describe('the keyed index fold', () => {
     expect(turns).toEqual(['a', 'c', 'i', 'o']);
     expect(commands.scan.nodes.map((n) => n.uuid)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'q']);
     expect(commands.scan.title).toBe('A summary');
+    const times = (await folded(join(dir, 'times.jsonl'), new KeyedClaudeScan(engine!), true, [])) as { scan: { scalars: unknown[] } };
+    // hasConversation … customTitleAt (the time of the line before the title), requestSessionId, the model (not <synthetic>).
+    expect(times.scan.scalars.slice(0, 11)).toEqual([true, 's2', '/v', 'b2', 'm9', '2026-01-01T00:00:05.000Z', '2026-01-01T00:00:15.000Z', 'Titled', '2026-01-01T00:00:06.000Z', null, 'r1']);
   });
 });

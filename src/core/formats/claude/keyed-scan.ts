@@ -230,6 +230,15 @@ export class KeyedClaudeScan extends ClaudeScan {
     if (!sidechain && LEAF_TYPES.has(type)) this.leaf = id;
   }
 
+  /** The node of a line that is not a user line (never a turn, a command or a caveat), its scalars already read. */
+  addNode(type: string, sidechain: boolean, meta: boolean, offset: number, length: number, uuidKey: number, parentKey: number, logicalKey: number): void {
+    if (uuidKey < 0) return;
+    if (!sidechain && MESSAGE_TYPES.has(type)) this.messageLines++;
+    const id = this.table.add(uuidKey, parentKey, logicalKey, type, offset, length, (sidechain ? SIDECHAIN : 0) | (meta ? META : 0));
+    if (type === 'assistant' && !sidechain) this.markAnswered(id);
+    if (!sidechain && LEAF_TYPES.has(type)) this.leaf = id;
+  }
+
   private markAnswered(answer: number): void {
     const nodes = this.table;
     const parentOf = (node: number): number | undefined => {

@@ -10,6 +10,7 @@ import { type JsonObject } from '../../json.js';
 import { nativeEngine } from '../../native.js';
 import { addIndexLine } from './indexed.js';
 import { KeyedClaudeScan } from './keyed-scan.js';
+import { SYNTHETIC_MODEL, stringOrNull } from './lines.js';
 import { type ClaudeScan } from './scan.js';
 
 interface FieldsEngine {
@@ -27,6 +28,7 @@ const F_MESSAGE = 8;
 const F_USAGE = 16;
 const F_TOOL_RESULTS = 32;
 const F_ORIGIN = 64;
+const F_ISO_TIME = 128;
 const [K_TYPE, K_UUID, K_PARENT, K_LOGICAL_PARENT, K_TIMESTAMP, K_SESSION, K_CWD, K_BRANCH, K_REQUEST_SESSION, K_MODEL, K_ID, K_LAST_PROMPT, K_CONTENT, K_ORIGIN_KIND] = [
   0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 ];
@@ -69,7 +71,9 @@ export function nativeIndexBatch(scan: ClaudeScan, stats: LineStats): LineBatch 
   if (scan instanceof KeyedClaudeScan) {
     // Described lines come with their keys; their uuids are never decoded.
     const table = scan.uuids;
+    const time = new LastTime();
     return (data, from, to, base) => {
+      time.data = data;
       while (from < to) {
         const count = lineFields(data, from, to, records, usage, false, table, keys);
         for (let i = 0; i < count; i++) {
@@ -81,13 +85,19 @@ export function nativeIndexBatch(scan: ClaudeScan, stats: LineStats): LineBatch 
               break;
             case V_FIELDS: {
               const k = i * KEYED_SPANS;
+              reader.begin();
+              if (described(scan, reader, data, i, base + start, end - start, keys[k]!, keys[k + 1]!, keys[k + 2]!, time)) break;
+              time.flush(scan);
               scan.addKeyed(reader.value(data, i, true), base + start, end - start, keys[k]!, keys[k + 1]!, keys[k + 2]!);
               break;
             }
             default:
+              time.flush(scan);
               addIndexLine(scan, { offset: base + start, bytes: data.subarray(start, end), terminated: true }, stats);
           }
         }
+        // The chunk's bytes are reused after this call.
+        time.flush(scan);
         from = records[(count - 1) * SLOTS + SLOT_NEXT]!;
       }
     };
@@ -124,9 +134,27 @@ class FieldsReader {
   private readonly last: unknown[] = new Array<unknown>(SPANS).fill(undefined);
 
   constructor(
-    private readonly records: Int32Array,
-    private readonly usage: Float64Array,
+    readonly records: Int32Array,
+    readonly usage: Float64Array,
   ) {}
+
+  /** Keyed reading: the spans whose value `last` holds for the line before (a line read by `described` skips some). */
+  private known = 0;
+  private fresh = 0;
+
+  /** Keyed reading: a described line begins (its spans decoded are known to the next). */
+  begin(): void {
+    this.known = this.fresh;
+    this.fresh = 0;
+  }
+
+  /** Keyed reading: span k of record r, reused from the line before only when that line decoded it. */
+  keyedSpan(data: Buffer, r: number, k: number): unknown {
+    const value = this.span(data, r, k, this.records[r + SLOT_SAME]! & this.known);
+    this.last[k] = value;
+    this.fresh |= 1 << k;
+    return value;
+  }
 
   /** Span k of record r (undefined: the member is absent). */
   private span(data: Buffer, r: number, k: number, same: number): unknown {
@@ -154,7 +182,7 @@ class FieldsReader {
     const same = records[r + SLOT_SAME]!;
     const last = this.last;
     if (keyed) {
-      for (const k of READ_KEYED) last[k] = this.span(data, r, k, same);
+      for (const k of READ_KEYED) this.keyedSpan(data, r, k);
     } else {
       // The parent first: it may be the line before's uuid, which this line's uuid replaces below.
       const parentUuid = this.span(data, r, K_PARENT, same);
@@ -189,6 +217,74 @@ class FieldsReader {
     if ((flags & F_ORIGIN) !== 0) value.origin = { kind: this.span(data, r, K_ORIGIN_KIND, 0) };
     return value;
   }
+}
+
+/**
+ * The latest canonical timestamp of the described lines read since the last flush, decoded only when something reads
+ * the scan's times (a line the fold reads whole, the chunk's end): most lines' times are overwritten unread.
+ */
+class LastTime {
+  data: Buffer | null = null;
+  private start = -1;
+  private end = -1;
+
+  /** A line's canonical timestamp at [start, end) of `data` (the quotes excluded). */
+  set(scan: ClaudeScan, start: number, end: number): void {
+    if (scan.firstTimestamp === null) {
+      const timestamp = utf8Slice(this.data!, start, end);
+      scan.firstTimestamp = timestamp;
+      scan.lastTimestamp = timestamp;
+      this.start = -1;
+      return;
+    }
+    this.start = start;
+    this.end = end;
+  }
+
+  flush(scan: ClaudeScan): void {
+    if (this.start < 0) return;
+    scan.lastTimestamp = utf8Slice(this.data!, this.start, this.end);
+    this.start = -1;
+  }
+}
+
+/**
+ * A described line that is not a user line nor a last prompt, folded from its record without an object made for it
+ * (ClaudeScan.addLine and KeyedClaudeScan.addKeyed's rules for such a line); false for a line `value` must make.
+ */
+function described(scan: KeyedClaudeScan, reader: FieldsReader, data: Buffer, i: number, offset: number, length: number, uuid: number, parent: number, logical: number, time: LastTime): boolean {
+  const r = i * SLOTS;
+  const records = reader.records;
+  const flags = records[r + 3]!;
+  if ((flags & F_ISO_TIME) === 0) return false;
+  const typed = reader.keyedSpan(data, r, K_TYPE);
+  const type = typeof typed === 'string' ? typed : '';
+  if (type === 'user' || type === 'last-prompt') return false;
+  time.set(scan, records[r + 4 + 2 * K_TIMESTAMP]! + 1, records[r + 5 + 2 * K_TIMESTAMP]! - 1);
+  const sidechain = (flags & F_SIDECHAIN) !== 0;
+  if (type === 'assistant' && !sidechain) {
+    scan.hasConversation = true;
+    const sessionId = reader.keyedSpan(data, r, K_SESSION);
+    const cwd = reader.keyedSpan(data, r, K_CWD);
+    scan.sessionId ??= stringOrNull(sessionId);
+    scan.cwd ??= stringOrNull(cwd);
+    scan.gitBranch = stringOrNull(reader.keyedSpan(data, r, K_BRANCH)) ?? scan.gitBranch;
+    scan.requestSessionId = stringOrNull(reader.keyedSpan(data, r, K_REQUEST_SESSION)) ?? scan.requestSessionId;
+    if ((flags & F_MESSAGE) !== 0) {
+      // ClaudeScan.addAssistant.
+      const model = stringOrNull(reader.keyedSpan(data, r, K_MODEL));
+      const id = stringOrNull(reader.keyedSpan(data, r, K_ID));
+      if (model !== null && model !== SYNTHETIC_MODEL) scan.model = model;
+      if ((flags & F_USAGE) !== 0) {
+        const u = i * USAGE_NUMBERS;
+        const usage = reader.usage;
+        const count = (value: number): number => (Number.isFinite(value) ? value : 0);
+        scan.usageById.set(id ?? `#${scan.anonymousUsage++}`, { input: count(usage[u]!), output: count(usage[u + 1]!), cacheRead: count(usage[u + 2]!), cacheWrite: count(usage[u + 3]!) });
+      }
+    }
+  }
+  scan.addNode(type, sidechain, (flags & F_META) !== 0, offset, length, uuid, parent, logical);
+  return true;
 }
 
 /** Every span but the parent's, read after it. */
