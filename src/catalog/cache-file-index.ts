@@ -11,6 +11,9 @@ const NONE_OPENING = Buffer.from('{"none":[["');
 const STORE_OPENING = Buffer.from('{"store":[["');
 const PATHS_KEY = Buffer.from('"paths":["');
 const END_OPENING = Buffer.from('{"end":');
+const ID_OPENING = Buffer.from('{"id":');
+const STAMPS_KEY = Buffer.from('"stamps":');
+const LINEAGE_KEY = Buffer.from('"lineage":');
 
 /**
  * The cache file's bytes, with its entries found without decoding them (`show` of one id on a 10k-session home:
@@ -182,6 +185,37 @@ export class CacheFileIndex {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * The lineage of the row cached for this one file, read from its entry line's bytes without decoding the line: when
+   * the line is the file's (its first path) and records exactly this stamp as its only one (as the writer encodes it),
+   * `{ lineage }` (undefined: the row has none, as `lookup` would give it), null when they hold no conversation (as
+   * `lookup` says); undefined when that cannot be told so (a
+   * line written otherwise, escapes, a key twice): then the row is looked up. grep's rows read the lineages of the
+   * Claude files whose head does not show theirs (10k of them at 100k sessions), to find a family's members only.
+   */
+  lineageOfExact(stamp: FileStamp): { readonly lineage: string | undefined } | null | undefined {
+    const at = this.firstLineOf(stamp[0]);
+    if (at === -1) return undefined;
+    const start = this.entryStarts[at]!;
+    const end = this.entryEnds[at]!;
+    // Files known to hold no conversation (`lookup` gives null): the line is this stamp's, as the writer encodes it.
+    if (startsWith(this.bytes, start, NONE_OPENING)) {
+      const none = Buffer.from(JSON.stringify({ none: [stamp] }));
+      return end - start === none.length && this.bytes.compare(none, 0, none.length, start, end) === 0 ? null : undefined;
+    }
+    if (!startsWith(this.bytes, start, ID_OPENING)) return undefined;
+    const stamps = Buffer.from(`"stamps":[[0,${JSON.stringify(stamp[1])},${JSON.stringify(stamp[2])},${JSON.stringify(stamp[3])}]],`);
+    if (onlyPlaceOf(this.bytes, stamps, start, end) === -1 || onlyPlaceOf(this.bytes, STAMPS_KEY, start, end) === -1) return undefined;
+    // No lineage key at all: the row has none (a key with another value than a string: told by decoding).
+    if (this.bytes.subarray(start, end).indexOf(LINEAGE_KEY) === -1) return { lineage: undefined };
+    const key = onlyPlaceOf(this.bytes, LINEAGE_KEY, start, end);
+    if (key === -1 || this.bytes[key + LINEAGE_KEY.length] !== QUOTE) return undefined;
+    const open = key + LINEAGE_KEY.length + 1;
+    let close = open;
+    for (; close < end && this.bytes[close] !== QUOTE; close++) if (this.bytes[close]! < 0x20 || this.bytes[close] === BACKSLASH) return undefined;
+    return close >= end ? undefined : { lineage: this.bytes.toString('utf8', open, close) };
   }
 
   /** The entries whose row has this id; null when one does not decode. */
@@ -387,6 +421,14 @@ function firstIndexOf(bytes: Buffer, needle: Buffer, from: number, end: number):
   if (near >= end - needle.length) return -1;
   const found = bytes.indexOf(needle, near + 1);
   return found === -1 || found + needle.length > end ? -1 : found;
+}
+
+/** Where `needle` is in [from, end) when it is there once (an encoded key or member: no string's text holds it), else -1. */
+function onlyPlaceOf(bytes: Buffer, needle: Buffer, from: number, end: number): number {
+  // Searched in a view of the line: a search of the whole file for a needle it holds once runs to its end.
+  const line = bytes.subarray(from, end);
+  const at = line.indexOf(needle);
+  return at === -1 || line.indexOf(needle, at + 1) !== -1 ? -1 : from + at;
 }
 
 function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {

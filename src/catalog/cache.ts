@@ -153,6 +153,17 @@ export class CatalogCache {
   }
 
   /**
+   * The lineage of the row `lookup` would give for this one file, when a lazy cache can tell it without decoding the
+   * entry (CacheFileIndex.lineageOfExact), null when its files hold no conversation; undefined when it cannot tell
+   * (then `lookup` it).
+   */
+  cachedLineage(stamps: readonly FileStamp[]): { readonly lineage: string | undefined } | null | undefined {
+    const [stamp] = stamps;
+    if (stamps.length !== 1 || stamp === undefined || this.source === null || this.byFirstPath.has(stamp[0])) return undefined;
+    return this.source.lineageOfExact(stamp);
+  }
+
+  /**
    * The cached entry of exactly these files, without looking at them (their caller knows they did not change since
    * the cache saw them: a mirror's sync): its row, null when they hold no conversation, undefined when not cached.
    */

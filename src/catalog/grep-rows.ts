@@ -36,10 +36,14 @@ export class MatchRows {
   private unindexed: (readonly [number, SniffedLineage])[] = [];
   private familiesWanted = false;
   private readonly indexesByLineage = new Map<string | null, number[]>();
-  /** The summaries of the sessions whose lineage the head did not show, started as they are indexed. */
-  private readonly unsniffedRows: Promise<CatalogSession | null>[] = [];
-  /** Those summaries by the lineage their rows have (once every lineage was handed over). */
-  private unsniffed: Promise<Map<string | undefined, CatalogSession[]>> | null = null;
+  /** The groups whose head did not show their lineage, as they are indexed. */
+  private readonly unsniffedIndexes: number[] = [];
+  /**
+   * Those groups by the lineage their rows have (once every lineage was handed over), in that order: a group whose
+   * lineage the cache told without its row decoded by its index (summarised only if its family is wanted), any other
+   * by its summary.
+   */
+  private unsniffed: Promise<Map<string | undefined, (number | CatalogSession)[]>> | null = null;
   private readonly families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
   /** The merged row of a conversation of several files, by its id's and its files' hint's keys (see `row`). */
   private readonly mergedRows = new Map<string, Promise<CatalogSession | null>>();
@@ -75,7 +79,7 @@ export class MatchRows {
       const same = this.indexesByLineage.get(sniffed);
       if (same === undefined) this.indexesByLineage.set(sniffed, [index]);
       else same.push(index);
-      if (sniffed === null) this.unsniffedRows.push(this.summarise(this.groups[index]!));
+      if (sniffed === null) this.unsniffedIndexes.push(index);
     }
   }
 
@@ -125,6 +129,16 @@ export class MatchRows {
     return row === null ? null : { ...row };
   }
 
+  /** The unsniffed groups by their rows' lineage: told by the cache's bytes where it can (no row decoded), else summarised. */
+  private async unsniffedByLineage(indexes: readonly number[]): Promise<Map<string | undefined, (number | CatalogSession)[]>> {
+    const cache = await this.loaded();
+    const toldLineage = (index: number): { readonly lineage: string | undefined } | null | undefined => {
+      const stamps = this.fileStamps(this.groups[index]!);
+      return stamps === undefined ? undefined : cache?.cachedLineage(stamps);
+    };
+    return byLineageOf(indexes, toldLineage, (index) => this.summarise(this.groups[index]!));
+  }
+
   /** Let a group's summary and stamps go (made again if it is asked for again). */
   private forget(group: SessionFileGroup): void {
     this.summaries.delete(group);
@@ -161,12 +175,15 @@ export class MatchRows {
     return stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]);
   }
 
+  private loaded(): Promise<CatalogCache | undefined> {
+    const load = this.loadCache;
+    return (this.cache ??= load ? load().catch(() => undefined) : Promise.resolve(undefined));
+  }
+
   private summarise(group: SessionFileGroup): Promise<CatalogSession | null> {
     let summary = this.summaries.get(group);
     if (summary === undefined) {
-      const load = this.loadCache;
-      this.cache ??= load ? load().catch(() => undefined) : Promise.resolve(undefined);
-      summary = this.cache.then((loaded) => summaryOf(group, this.context, loaded, this.fileStamps(group)));
+      summary = this.loaded().then((loaded) => summaryOf(group, this.context, loaded, this.fileStamps(group)));
       this.summaries.set(group, summary);
     }
     return summary;
@@ -184,22 +201,43 @@ export class MatchRows {
     this.indexLineages();
     const known = this.indexesByLineage;
     const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(this.groups[index]!);
-    this.unsniffed ??= Promise.all(this.unsniffedRows).then((rows) => {
-      const byReal = new Map<string | undefined, CatalogSession[]>();
-      for (const row of rows) {
-        if (row === null) continue;
-        const same = byReal.get(row.lineage);
-        if (same === undefined) byReal.set(row.lineage, [row]);
-        else same.push(row);
-      }
-      return byReal;
-    });
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), this.unsniffed]).then(([sniffed, byReal]) =>
-      lineageLinker([...sniffed.filter((s): s is CatalogSession => s !== null && s.lineage === lineage), ...(byReal.get(lineage) ?? [])]),
+    this.unsniffed ??= this.unsniffedByLineage(this.unsniffedIndexes.slice());
+    const unsniffed = this.unsniffed.then((byReal) => Promise.all((byReal.get(lineage) ?? []).map((one) => (typeof one === 'number' ? summariseAt(one) : one))));
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), unsniffed]).then(([sniffed, others]) =>
+      lineageLinker([...sniffed, ...others].filter((s): s is CatalogSession => s !== null && s.lineage === lineage)),
     );
     this.families.set(lineage, family);
     return family;
   }
+}
+
+/** What `unsniffed` holds (see there). */
+async function byLineageOf(
+  indexes: readonly number[],
+  toldLineage: (index: number) => { readonly lineage: string | undefined } | null | undefined,
+  summariseAt: (index: number) => Promise<CatalogSession | null>,
+): Promise<Map<string | undefined, (number | CatalogSession)[]>> {
+  // Told by the cache (null: no conversation in the files), or summarised (all at once, as before): in the groups' order.
+  const told = indexes.map((index) => {
+    const lineage = toldLineage(index);
+    return lineage === undefined ? summariseAt(index) : lineage;
+  });
+  const byReal = new Map<string | undefined, (number | CatalogSession)[]>();
+  for (let at = 0; at < indexes.length; at++) {
+    const one = told[at]!;
+    let lineage: string | undefined;
+    let member: number | CatalogSession;
+    if (one instanceof Promise) {
+      const row = await one;
+      if (row === null) continue;
+      [lineage, member] = [row.lineage, row];
+    } else if (one === null) continue;
+    else [lineage, member] = [one.lineage, indexes[at]!];
+    const same = byReal.get(lineage);
+    if (same === undefined) byReal.set(lineage, [member]);
+    else same.push(member);
+  }
+  return byReal;
 }
 
 async function summaryOf(group: SessionFileGroup, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | undefined): Promise<CatalogSession | null> {
