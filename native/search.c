@@ -1728,6 +1728,17 @@ static const char *realpath_via_parent(const char *path, char *out, parent_memo_
   return out;
 }
 
+/** The answers to check (see check_answers): answersHold's and answersHoldLater's arguments. */
+typedef struct {
+  const uint8_t *codes;
+  size_t count;
+  const double *numbers;
+  const char *paths;
+  size_t plen;
+  const char *reals;
+  size_t rlen;
+} answers_args_t;
+
 /**
  * Whether every answer holds, as walkAnswerHolds (src/core/io/walk-fs.ts) checks each with Node's statSync and
  * realpathSync.native: answer i is codes[i] about the i-th path of `paths` (each NUL-terminated). A_LISTED: a
@@ -1736,7 +1747,11 @@ static const char *realpath_via_parent(const char *path, char *out, parent_memo_
  * `reals`; A_NO_REAL: realpath fails. Stops at the first that does not hold. Touches no JS value: it runs on the main
  * thread (answersHold) or on one of libuv's (answersHoldLater).
  */
-static int check_answers(const uint8_t *codes, size_t count, const double *numbers, const char *paths, size_t plen, const char *reals, size_t rlen) {
+static int check_answers(const answers_args_t *a) {
+  const uint8_t *codes = a->codes;
+  const double *numbers = a->numbers;
+  const char *paths = a->paths, *reals = a->reals;
+  size_t count = a->count, plen = a->plen, rlen = a->rlen;
   size_t at = 0, real_at = 0;
   int ok = 1;
   char resolved[PATH_MAX];
@@ -1776,16 +1791,6 @@ static int check_answers(const uint8_t *codes, size_t count, const double *numbe
 }
 
 /** answersHold's and answersHoldLater's arguments, or 0 (a TypeError thrown) when they are not what they must be. */
-typedef struct {
-  const uint8_t *codes;
-  size_t count;
-  const double *numbers;
-  const char *paths;
-  size_t plen;
-  const char *reals;
-  size_t rlen;
-} answers_args_t;
-
 static int answers_args(napi_env env, napi_callback_info info, const char *usage, answers_args_t *out) {
   size_t argc = 4;
   napi_value argv[4];
@@ -1808,36 +1813,30 @@ static napi_value answers_hold(napi_env env, napi_callback_info info) {
   answers_args_t a;
   if (!answers_args(env, info, "answersHold(codes, numbers, paths, reals)", &a)) return NULL;
   napi_value result;
-  napi_get_boolean(env, check_answers(a.codes, a.count, a.numbers, a.paths, a.plen, a.reals, a.rlen), &result);
+  napi_get_boolean(env, check_answers(&a), &result);
   return result;
 }
 
 /** A check on one of libuv's threads: copies of its arguments (the caller's buffers may change meanwhile). */
 typedef struct {
-  uint8_t *codes;
-  size_t count;
-  double *numbers;
-  char *paths;
-  size_t plen;
-  char *reals;
-  size_t rlen;
+  answers_args_t args;  // its pointers are this check's own copies
   int ok;
   napi_deferred deferred;
   napi_async_work work;
 } later_check_t;
 
 static void free_later(later_check_t *c) {
-  free(c->codes);
-  free(c->numbers);
-  free(c->paths);
-  free(c->reals);
+  free((void *)c->args.codes);
+  free((void *)c->args.numbers);
+  free((void *)c->args.paths);
+  free((void *)c->args.reals);
   free(c);
 }
 
 static void later_execute(napi_env env, void *data) {
   (void)env;
   later_check_t *c = data;
-  c->ok = check_answers(c->codes, c->count, c->numbers, c->paths, c->plen, c->reals, c->rlen);
+  c->ok = check_answers(&c->args);
 }
 
 static void later_complete(napi_env env, napi_status status, void *data) {
@@ -1858,24 +1857,23 @@ static napi_value answers_hold_later(napi_env env, napi_callback_info info) {
   answers_args_t a;
   if (!answers_args(env, info, "answersHoldLater(codes, numbers, paths, reals)", &a)) return NULL;
   later_check_t *c = calloc(1, sizeof *c);
-  if (c) {
-    c->count = a.count;
-    c->plen = a.plen;
-    c->rlen = a.rlen;
-    c->codes = malloc(a.count + 1);
-    c->numbers = malloc(2 * a.count * sizeof(double) + sizeof(double));
-    c->paths = malloc(a.plen + 1);
-    c->reals = malloc(a.rlen + 1);
-  }
-  if (!c || !c->codes || !c->numbers || !c->paths || !c->reals) {
-    if (c) free_later(c);
+  uint8_t *codes = malloc(a.count + 1);
+  double *numbers = malloc(2 * a.count * sizeof(double) + sizeof(double));
+  char *paths = malloc(a.plen + 1), *reals = malloc(a.rlen + 1);
+  if (!c || !codes || !numbers || !paths || !reals) {
+    free(c);
+    free(codes);
+    free(numbers);
+    free(paths);
+    free(reals);
     napi_throw_error(env, NULL, "answersHoldLater: out of memory");
     return NULL;
   }
-  memcpy(c->codes, a.codes, a.count);
-  memcpy(c->numbers, a.numbers, 2 * a.count * sizeof(double));
-  memcpy(c->paths, a.paths, a.plen);
-  memcpy(c->reals, a.reals, a.rlen);
+  memcpy(codes, a.codes, a.count);
+  memcpy(numbers, a.numbers, 2 * a.count * sizeof(double));
+  memcpy(paths, a.paths, a.plen);
+  memcpy(reals, a.reals, a.rlen);
+  c->args = (answers_args_t){codes, a.count, numbers, paths, a.plen, reals, a.rlen};
   napi_value promise, name;
   if (napi_create_promise(env, &c->deferred, &promise) != napi_ok || napi_create_string_utf8(env, "sessions:answersHoldLater", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_create_async_work(env, NULL, name, later_execute, later_complete, c, &c->work) != napi_ok || napi_queue_async_work(env, c->work) != napi_ok) {
