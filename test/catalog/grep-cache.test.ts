@@ -1,6 +1,6 @@
 // `sessions grep` takes the rows of unchanged files from the catalog cache: the rows `list` printed, with no
 // file read again to summarise them. Runs the built modules (its workers are the built grep-worker.js).
-import { access, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,13 +22,10 @@ let formats: typeof Formats;
 let dir: string;
 
 beforeAll(async () => {
-  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  });
-  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-  scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-  cacheModule = (await import(join(ROOT, 'dist', 'catalog', 'cache.js'))) as typeof Cache;
-  formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+  grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+  scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+  cacheModule = await importBuilt<typeof Cache>('catalog', 'cache.js');
+  formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-cache-'));
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@
 // search finds (mapped to the catalog by path, as the browser maps them), on the sample home and the fixture home,
 // for words common, rare, absent, cased and escaped; a session is searched in every file it has; a session that
 // appears or grows while the search runs is searched (again) when it is added; nothing is added once it is done.
-import { access, appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import type * as Formats from '../../src/core/formats/index.js';
 import { resolveLocations, type Locations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
 import { catalogSession } from '../ui/helpers.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,13 +26,10 @@ let formats: typeof Formats;
 let dir: string;
 
 beforeAll(async () => {
-  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  });
-  appGrep = (await import(join(ROOT, 'dist', 'app', 'grep.js'))) as typeof AppGrep;
-  catalogGrep = (await import(join(ROOT, 'dist', 'catalog', 'grep-catalog.js'))) as typeof CatalogGrep;
-  scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-  formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+  appGrep = await importBuilt<typeof AppGrep>('app', 'grep.js');
+  catalogGrep = await importBuilt<typeof CatalogGrep>('catalog', 'grep-catalog.js');
+  scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+  formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-catalog-'));
 });
 afterAll(async () => {

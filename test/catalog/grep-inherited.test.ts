@@ -1,7 +1,7 @@
 // A Codex paginated fork (0.16x) holds only its own lines; its early turns are its parent's file up to
 // `history_base.end_byte_offset`. grep matches such a fork by the text of those turns, and says so (`inherited`).
 // The parent and fork are the real Codex 0.169.0 files of the fixture home, copied into the test's own home.
-import { access, appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,11 +47,8 @@ function occurrences(haystack: string, needle: string): number {
 }
 
 beforeAll(async () => {
-  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  });
-  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-  cacheModule = (await import(join(ROOT, 'dist', 'catalog', 'cache.js'))) as typeof Cache;
+  grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+  cacheModule = await importBuilt<typeof Cache>('catalog', 'cache.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-inherited-'));
   home = join(dir, 'home');
   await mkdir(join(home, DAY), { recursive: true });
@@ -96,7 +94,7 @@ describe('grep and the turns a Codex fork inherits', () => {
 
   it('gives the same rows when the rows come from the catalog cache', async () => {
     const cachePath = join(dir, 'catalog.jsonl');
-    const scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
+    const scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
     const cache = await cacheModule.CatalogCache.load(cachePath);
     const locations = resolveLocations({ home }, { env: {}, homeDir: home, cwd: '/nowhere' });
     await scan.scanCatalog(locations, { cache });
@@ -107,9 +105,9 @@ describe('grep and the turns a Codex fork inherits', () => {
   });
 
   it("the browser's search reads a fork's base once per row: a later search of the same rows reads no header again", async () => {
-    const scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-    const catalogGrep = (await import(join(ROOT, 'dist', 'catalog', 'grep-catalog.js'))) as typeof CatalogGrep;
-    const formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
+    const scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+    const catalogGrep = await importBuilt<typeof CatalogGrep>('catalog', 'grep-catalog.js');
+    const formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
     const locations = resolveLocations({ home }, { env: {}, homeDir: home, cwd: '/nowhere' });
     const { sessions: rows } = await scan.scanCatalog(locations, {});
     const history = formats.ADAPTERS.codex.inheritedHistory!;

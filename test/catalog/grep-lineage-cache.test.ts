@@ -1,7 +1,7 @@
 // A lineage family some of whose files' heads do not show their root line: grep finds those members' lineage in the
 // catalog cache's bytes (no row decoded) when their files did not change, and reads a changed file again; either way its
 // rows are the ones `list` gives. Runs the built modules (its workers are the built grep-worker.js).
-import { access, appendFile, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,9 @@ import type * as Grep from '../../src/catalog/grep.js';
 import type { Locations } from '../../src/catalog/locations.js';
 import { noRoots } from '../../src/catalog/locations.js';
 import type * as Scan from '../../src/catalog/scan.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let grep: typeof Grep;
 let scan: typeof Scan;
 let cacheModule: typeof Cache;
@@ -32,12 +32,9 @@ describe('grep over a lineage family whose heads do not all show its root, with 
   const locations = (): Locations => ({ roots: { ...noRoots(), claude: [join(home, '.claude')] }, cwd: home, rootsFromCwds: false });
 
   beforeAll(async () => {
-    await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-    });
-    grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-    scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-    cacheModule = (await import(join(ROOT, 'dist', 'catalog', 'cache.js'))) as typeof Cache;
+    grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+    scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+    cacheModule = await importBuilt<typeof Cache>('catalog', 'cache.js');
     dir = await mkdtemp(join(tmpdir(), 'sessions-grep-lineage-cache-'));
     home = join(dir, 'home');
     project = join(home, '.claude', 'projects', '-home-dev-src-a-api-server');

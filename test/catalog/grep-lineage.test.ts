@@ -1,7 +1,7 @@
 // A big lineage family (Claude forks share their first message's uuid): grep links each matching row as `list`
 // does, and the work grows with the family, not with its square (counted in sessions handed to the row merge).
 // Runs the built modules (its workers are the built grep-worker.js).
-import { access, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,9 @@ import type { Locations } from '../../src/catalog/locations.js';
 import { noRoots } from '../../src/catalog/locations.js';
 import type * as MergeRows from '../../src/catalog/merge-rows.js';
 import type * as Scan from '../../src/catalog/scan.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let grep: typeof Grep;
 let scan: typeof Scan;
 let mergeRows: typeof MergeRows;
@@ -26,12 +26,9 @@ describe('grep over a big lineage family', () => {
   const locations = (): Locations => ({ roots: { ...noRoots(), claude: [join(home, '.claude')] }, cwd: home, rootsFromCwds: false });
 
   beforeAll(async () => {
-    await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-    });
-    grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-    scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-    mergeRows = (await import(join(ROOT, 'dist', 'catalog', 'merge-rows.js'))) as typeof MergeRows;
+    grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+    scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+    mergeRows = await importBuilt<typeof MergeRows>('catalog', 'merge-rows.js');
     home = await mkdtemp(join(tmpdir(), 'sessions-grep-lineage-'));
     const project = join(home, '.claude', 'projects', '-home-dev-src-a-api-server');
     await mkdir(project, { recursive: true });

@@ -1,7 +1,7 @@
 // One conversation in many files (claw workspaces copied whole: the same session id in each .claw/sessions): every file
 // matches, and grep's row is `list`'s one row, merged once for the conversation, not once per matching file (at 100k
 // sessions, 700-file conversations merged 700 times each were most of a common word's grep). Runs the built modules.
-import { access, copyFile, mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +10,9 @@ import type * as Grep from '../../src/catalog/grep.js';
 import { noRoots, type Locations } from '../../src/catalog/locations.js';
 import type * as MergeRows from '../../src/catalog/merge-rows.js';
 import type * as Scan from '../../src/catalog/scan.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/claw-synthetic/demo/.claw/sessions/session-1776300000000-0.jsonl', import.meta.url));
 const COPIES = 120;
 
@@ -24,12 +24,9 @@ describe('grep of a conversation kept in many files', () => {
   const locations = (): Locations => ({ roots: { ...noRoots(), claw: [join(home, 'src')] }, cwd: home, rootsFromCwds: false });
 
   beforeAll(async () => {
-    await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-      throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-    });
-    grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-    scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-    mergeRows = (await import(join(ROOT, 'dist', 'catalog', 'merge-rows.js'))) as typeof MergeRows;
+    grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+    scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+    mergeRows = await importBuilt<typeof MergeRows>('catalog', 'merge-rows.js');
     home = await mkdtemp(join(tmpdir(), 'sessions-grep-many-files-'));
     for (let i = 0; i < COPIES; i++) {
       const dir = join(home, 'src', `w${i}`, '.claw', 'sessions');

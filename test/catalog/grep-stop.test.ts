@@ -1,11 +1,11 @@
 // The browser's content search: grep hands over matching file groups (no rows), and stops when asked.
 // Runs the built module: its workers are the built grep-worker.js (`npm test` builds first).
-import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as Grep from '../../src/catalog/grep.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -13,10 +13,7 @@ const HOME = join(ROOT, 'test', 'fixtures', 'home');
 let grep: typeof Grep;
 
 beforeAll(async () => {
-  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  });
-  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
+  grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
 });
 
 const locations = () => resolveLocations({ home: HOME, roots: { claw: [join(HOME, 'src')] } }, { env: {}, homeDir: HOME, cwd: '/nowhere' });

@@ -13,6 +13,7 @@ import type * as WalkFs from '../../src/core/io/walk-fs.js';
 import type * as WalkMemo from '../../src/catalog/walk-memo.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
+import { importBuilt } from '../helpers/built-dist.js';
 import { grepEngineOption } from '../helpers/grep-engine.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,14 +25,11 @@ let memoModule: typeof WalkMemo;
 let dir: string;
 
 beforeAll(async () => {
-  await access(join(ROOT, 'dist', 'catalog', 'grep-worker.js')).catch(() => {
-    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  });
-  grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
-  scan = (await import(join(ROOT, 'dist', 'catalog', 'scan.js'))) as typeof Scan;
-  formats = (await import(join(ROOT, 'dist', 'core', 'formats', 'index.js'))) as typeof Formats;
-  walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
-  memoModule = (await import(join(ROOT, 'dist', 'catalog', 'walk-memo.js'))) as typeof WalkMemo;
+  grep = await importBuilt<typeof Grep>('catalog', 'grep.js');
+  scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
+  formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
+  walkFs = await importBuilt<typeof WalkFs>('core', 'io', 'walk-fs.js');
+  memoModule = await importBuilt<typeof WalkMemo>('catalog', 'walk-memo.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
 });
 afterEach(() => {
