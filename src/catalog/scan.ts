@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describeError } from '../core/errors.js';
 import { ADAPTER_LIST, ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
+import { whileWalkingSynchronously } from '../core/io/walk-fs.js';
 import { FS_CALLS_IN_FLIGHT, forEachLimited } from '../core/io/limited.js';
 import type { AdapterContext, FoldResume, FormatAdapter, IndexedSession, Problem, ReportProblem, SessionFileGroup } from '../core/formats/types.js';
 import { AGENTS, type Agent } from '../core/model.js';
@@ -59,6 +60,11 @@ export interface ScanOptions {
    * copied). Groups of other files take their cached row without a stat or a read.
    */
   readonly changed?: ReadonlySet<string>;
+  /**
+   * Walk the folders with synchronous calls (see `whileWalkingSynchronously`): for a process that does nothing else
+   * meanwhile (the CLI's `list`), not for the browser, whose event loop must stay free.
+   */
+  readonly walkSynchronously?: boolean;
 }
 
 /**
@@ -175,6 +181,10 @@ export class ScanContext implements AdapterContext {
 
 /** Find every conversation in the locations: discovery, then rows folded from every line, merged one per conversation. */
 export async function scanCatalog(locations: Locations, options: ScanOptions = {}): Promise<ScanResult & { context: ScanContext }> {
+  return options.walkSynchronously ? whileWalkingSynchronously(() => scanWalking(locations, options)) : scanWalking(locations, options);
+}
+
+async function scanWalking(locations: Locations, options: ScanOptions): Promise<ScanResult & { context: ScanContext }> {
   const context = new ScanContext(options.cache ? (options.saveFoldFrom ?? FOLD_SAVE_MIN_BYTES) : Number.POSITIVE_INFINITY);
   const adapters = selectedAdapters(options.agents);
   const groups: SessionFileGroup[] = [];

@@ -53,7 +53,7 @@ Examples:
       }
       const setup = listSetup(options, readConfig());
       if (setup.local) warnMissingLocations(options);
-      const { sessions, problems, sources } = await listSessions(setup, { agents: options.agent });
+      const { sessions, problems, sources } = await listSessions(setup, { agents: options.agent, walkSynchronously: true });
       // Nothing asked for could be read (each host's reason was just said): not an empty list.
       // (A host down whose mirror a whole sync left is listed, stale, was read: from the mirror.)
       if (!setup.local && sources.length > 0 && sources.every((source) => source.status.kind === 'unreachable' && !(source.stale && source.syncedAt))) {

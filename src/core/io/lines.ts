@@ -330,6 +330,20 @@ export function headFingerprint(path: string): string {
   }
 }
 
+/**
+ * A whole file's bytes up to the size fstat gave when it was opened, with that stamp and the fingerprint of its first
+ * bytes (headFingerprint's), read synchronously: a small file read whole for the index (claw's legacy JSON).
+ */
+export function readWholeFileSync(path: string): { readonly data: Buffer; readonly size: number; readonly mtimeMs: number; readonly fingerprint: string } {
+  const { fd, stats } = openRegularWithStatsSync(path);
+  try {
+    const data = readAtSync(fd, 0, stats.size, true);
+    return { data, size: stats.size, mtimeMs: stats.mtimeMs, fingerprint: fingerprintOf(data.subarray(0, FINGERPRINT_BYTES)) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function fingerprintOf(head: Buffer): string {
   let hash = 0x811c9dc5;
   for (const byte of head) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;

@@ -1,9 +1,10 @@
 /** Reading a conversation: its live file (and rotated ones) into a row or a transcript. */
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { openRegular } from '../../io/regular.js';
 import { clipJsonStrings, clipRawLine, SUMMARY_CLIP_LIMITS, unmarkMessages, withPromptLines, type ClipLimits } from '../../io/clip.js';
-import { headFingerprint, indexReads, jsonObjects, newLineStats, readAt, readLines, splitLines, type JsonLine } from '../../io/lines.js';
+import { foldLines, indexReads, jsonObjects, newLineStats, readAt, readLines, readWholeFileSync, splitLines, type JsonLine, type RawLine } from '../../io/lines.js';
 import { messageText, promptOpening, type ForkOrigin, type Session, type SessionSummary } from '../../model.js';
 import { reportSkippedLines } from '../problems.js';
 import type { AdapterContext, IndexedSession, ReadSessionOptions, SessionFileGroup } from '../types.js';
@@ -30,21 +31,32 @@ export async function readClawSummary(group: SessionFileGroup, context: AdapterC
 /**
  * The row, from a whole read of the live file with long strings clipped (claw rewrites a file past 256 KiB into
  * a snapshot and rotates it, and a legacy file is one object: a live file is small, and read whole when it changes).
+ * Read synchronously: for the thousand files of a workspace tree, fs/promises' stat, open, read and close cost the
+ * main thread more than the reading (as `foldLines` reads Codex's and Claude's files).
  */
 export async function indexClaw(group: SessionFileGroup, context: AdapterContext): Promise<IndexedSession> {
   const live = livePath(group);
   const before = indexReads.bytes;
-  const fingerprint = headFingerprint(live);
-  const { size, mtimeMs } = await stat(live);
-  const { doc } = await readLiveFile(live, false, SUMMARY_CLIP_LIMITS);
-  indexReads.bytes += size;
+  const { doc, size, mtimeMs, fingerprint } = await indexLiveFile(live, SUMMARY_CLIP_LIMITS);
   const listed = doc.messageCount > 0;
   if (doc.malformed > 0) reportSkippedLines(context.report, live, { malformed: doc.malformed, partial: 0 }, listed);
   if (!listed) return { summary: null, fingerprint, bytesRead: indexReads.bytes - before };
   const unmarked = unmarkMessages(doc.messages);
   for (let i = 0; i < unmarked.length; i++) doc.messages[i] = unmarked[i]!;
-  const sizes = await groupSizes(group, size, mtimeMs);
+  const sizes = groupSizes(group, size, mtimeMs);
   return { summary: summarize(group, doc, true, sizes), fingerprint, bytesRead: indexReads.bytes - before };
+}
+
+/** readLiveFile's document for the index (no records kept), with the live file's stamp and fingerprint as opened. */
+async function indexLiveFile(path: string, clip: ClipLimits): Promise<{ readonly doc: ClawDoc; readonly size: number; readonly mtimeMs: number; readonly fingerprint: string }> {
+  if (path.endsWith('.json')) {
+    const { data, size, mtimeMs, fingerprint } = readWholeFileSync(path);
+    return { doc: jsonFileDoc(new ClawDoc(), data, path, clip).doc, size, mtimeMs, fingerprint };
+  }
+  const lines = new LiveLines(false, clip);
+  const file = await foldLines(path, 0, (line) => lines.add(line, path));
+  if (file.partial !== null) lines.add(file.partial, path);
+  return { doc: lines.finish().doc, size: file.size, mtimeMs: file.mtimeMs, fingerprint: file.fingerprint };
 }
 
 const USER_ROLE = Buffer.from('"role":"user"', 'latin1');
@@ -59,7 +71,7 @@ export async function readClawSession(group: SessionFileGroup, _context?: Adapte
   const live = livePath(group);
   const { doc } = await readLiveFile(live, false, withPromptLines(options.clip, mayHoldPrompt));
   const { size, mtimeMs } = await stat(live);
-  const sizes = await groupSizes(group, size, mtimeMs);
+  const sizes = groupSizes(group, size, mtimeMs);
   const messages = options.clip === undefined ? doc.messages : unmarkMessages(doc.messages);
   return { ...summarize(group, doc, true, sizes), messages, malformedLines: doc.malformed };
 }
@@ -75,8 +87,6 @@ interface LiveFile {
 
 /** With `clip` (display only, never with `keepRecords`) long strings are cut before parsing. */
 export async function readLiveFile(path: string, keepRecords: boolean, clip?: ClipLimits): Promise<LiveFile> {
-  const doc = new ClawDoc();
-  const stats = newLineStats();
   if (path.endsWith('.json')) {
     const handle = await openRegular(path);
     let buf: Buffer;
@@ -85,37 +95,61 @@ export async function readLiveFile(path: string, keepRecords: boolean, clip?: Cl
     } finally {
       await handle.close();
     }
-    if (clip !== undefined) buf = clipJsonStrings(buf, clip);
-    const legacy = readLegacyBuffer(doc, buf, path);
-    if (legacy) return { doc, legacy: { buf, layout: legacy.layout }, records: legacy.records };
-    // Not a legacy object: claw then reads the file as JSONL, whatever its name.
-    const records = [...jsonObjects(splitLines(buf), stats)];
-    addJsonlRecords(doc, records, path);
-    doc.malformed += stats.malformed + stats.partial;
-    return { doc, legacy: null, records };
+    return jsonFileDoc(new ClawDoc(), buf, path, clip);
   }
-  const records: JsonLine[] = [];
-  let legacy: LiveFile['legacy'] = null;
-  let first = true;
+  const lines = new LiveLines(keepRecords, clip);
   // Clipped lines are copies: the chunk buffer can be reused.
-  for await (const line of readLines(path, { reuseChunk: clip !== undefined })) {
-    for (const record of jsonObjects([clip === undefined ? line : clipRawLine(line, clip)], stats)) {
-      if (first) {
-        first = false;
+  for await (const line of readLines(path, { reuseChunk: clip !== undefined })) lines.add(line, path);
+  return lines.finish();
+}
+
+/** A `.json` live file's document from its bytes: a legacy object (and the lines appended after it), else JSONL. */
+function jsonFileDoc(doc: ClawDoc, bytes: Buffer, path: string, clip: ClipLimits | undefined): LiveFile {
+  const buf = clip !== undefined ? clipJsonStrings(bytes, clip) : bytes;
+  const legacy = readLegacyBuffer(doc, buf, path);
+  if (legacy) return { doc, legacy: { buf, layout: legacy.layout }, records: legacy.records };
+  // Not a legacy object: claw then reads the file as JSONL, whatever its name.
+  const stats = newLineStats();
+  const records = [...jsonObjects(splitLines(buf), stats)];
+  addJsonlRecords(doc, records, path);
+  doc.malformed += stats.malformed + stats.partial;
+  return { doc, legacy: null, records };
+}
+
+/** A JSONL live file's lines in order (the unterminated last one last) into its document. */
+class LiveLines {
+  private readonly doc = new ClawDoc();
+  private readonly stats = newLineStats();
+  private readonly records: JsonLine[] = [];
+  private legacy: LiveFile['legacy'] = null;
+  private first = true;
+
+  constructor(
+    private readonly keepRecords: boolean,
+    private readonly clip: ClipLimits | undefined,
+  ) {}
+
+  add(line: RawLine, path: string): void {
+    for (const record of jsonObjects([this.clip === undefined ? line : clipRawLine(line, this.clip)], this.stats)) {
+      if (this.first) {
+        this.first = false;
         const layout = recordKind(record.value) === 'legacy' ? scanLegacyHead(record.bytes, true) : null;
         if (layout?.messagesArray) {
-          addLegacyLayout(doc, record.bytes, layout);
-          legacy = { buf: record.bytes, layout };
+          addLegacyLayout(this.doc, record.bytes, layout);
+          this.legacy = { buf: record.bytes, layout };
           continue;
         }
       }
-      addJsonlRecords(doc, [record], path);
+      addJsonlRecords(this.doc, [record], path);
       // A replay of a 200 MB file must not hold every line's bytes: only a fork needs them.
-      if (keepRecords) records.push(record);
+      if (this.keepRecords) this.records.push(record);
     }
   }
-  doc.malformed += stats.malformed + stats.partial;
-  return { doc, legacy, records };
+
+  finish(): LiveFile {
+    this.doc.malformed += this.stats.malformed + this.stats.partial;
+    return { doc: this.doc, legacy: this.legacy, records: this.records };
+  }
 }
 
 /**
@@ -137,12 +171,12 @@ function readLegacyBuffer(doc: ClawDoc, buf: Buffer, path: string): { layout: Le
   return { layout, records };
 }
 
-async function groupSizes(group: SessionFileGroup, liveSize: number, liveMtime: number): Promise<FileSizes> {
+function groupSizes(group: SessionFileGroup, liveSize: number, liveMtime: number): FileSizes {
   let size = liveSize;
   let mtimeMs = liveMtime;
   let rotatedMs: number | null = null;
   for (const path of group.paths.slice(0, -1)) {
-    const info = await stat(path);
+    const info = statSync(path);
     size += info.size;
     mtimeMs = Math.max(mtimeMs, info.mtimeMs);
     const rot = ROTATED_NAME.exec(basename(path));
