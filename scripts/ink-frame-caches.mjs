@@ -17,6 +17,11 @@ export const FRAME_CACHE_LIMIT = 20000;
  * sessions (a fresh TUI: a screen's worth). 32k characters are four 160x48 screens.
  */
 export const STYLED_CHARS_LIMIT = 32 * 1024;
+/**
+ * And the rows of the last frames as text, by their cells: a frame that changes a line or two (a count in the header)
+ * spells out the styles of those rows only. Two screens of a tall terminal.
+ */
+export const ROWS_KEPT = 128;
 export const inkFrameCaches = {
   name: 'ink-frame-caches',
   setup(esbuild) {
@@ -61,10 +66,74 @@ const frameCaches = () => {
 export default class Output {`,
         ],
         ['caches = new OutputCaches();', 'caches = frameCaches();'],
+        // The screen's empty cells: one object for all, not 7,680 new ones a frame (a cell is never changed, only
+        // replaced), so a row whose cells are the same objects as in the frame before is the same text.
+        [
+          `                row.push({
+                    type: 'char',
+                    value: ' ',
+                    fullWidth: false,
+                    styles: [],
+                });`,
+          '                row.push(BLANK_CELL);',
+        ],
+        // The cells a wide character covers past its first: one object per character too (not one a frame).
+        [
+          `                                currentLine[offsetX + index] = {
+                                    type: 'char',
+                                    value: '',
+                                    fullWidth: false,
+                                    styles: character.styles,
+                                };`,
+          '                                currentLine[offsetX + index] = this.caches.coveredBy(character);',
+        ],
+        [
+          `            const lineWithoutEmptyItems = line.filter(item => item !== undefined);
+            return styledCharsToString(lineWithoutEmptyItems).trimEnd();`,
+          `            return this.caches.rowText(line);`,
+        ],
+        [
+          'export default class Output {',
+          `const BLANK_CELL = { type: 'char', value: ' ', fullWidth: false, styles: [] };
+export default class Output {`,
+        ],
         ['            this.styledChars.set(line, cached);', '            this.styledChars.set(line, cached);\n            this.styledCharCount += cached.length;'],
         ['    styledChars = new Map();', '    styledChars = new Map();\n    styledCharCount = 0;'],
         // a line inside a box that clips (overflow hidden) is cut with slice-ansi, which tokenizes it: once
         ['return sliceAnsi(line, from, to);', 'return this.caches.slice(line, from, to);'],
+        [
+          'getStringWidth(text) {',
+          `covered = new WeakMap();
+    coveredBy(character) {
+        let cell = this.covered.get(character);
+        if (cell === undefined) {
+            cell = { type: 'char', value: '', fullWidth: false, styles: character.styles };
+            this.covered.set(character, cell);
+        }
+        return cell;
+    }
+    rows = [];
+    rowText(line) {
+        // A row of the frame before made of the very same cells (tokenized lines are kept: the same objects) is the
+        // same text: a frame that changes the header alone spelled every row's styles out again.
+        for (const row of this.rows) {
+            if (row.cells.length !== line.length) continue;
+            let same = true;
+            for (let x = 0; x < line.length; x++) {
+                if (row.cells[x] !== line[x]) {
+                    same = false;
+                    break;
+                }
+            }
+            if (same) return row.text;
+        }
+        const text = styledCharsToString(line.filter(item => item !== undefined)).trimEnd();
+        this.rows.push({ cells: line, text });
+        if (this.rows.length > ${ROWS_KEPT}) this.rows.shift();
+        return text;
+    }
+    getStringWidth(text) {`,
+        ],
         [
           'getStringWidth(text) {',
           `slices = new Map();

@@ -10,25 +10,30 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module of the build, without types
-import { STYLED_CHARS_LIMIT, inkFrameCaches } from '../../scripts/ink-frame-caches.mjs';
+import { ROWS_KEPT, STYLED_CHARS_LIMIT, inkFrameCaches } from '../../scripts/ink-frame-caches.mjs';
 
 interface Caches {
   readonly styledChars: Map<string, unknown>;
   readonly styledCharCount: number;
+  readonly rows: readonly { readonly text: string }[];
 }
 interface OutputLike {
   readonly caches: Caches;
   write(x: number, y: number, text: string, options: { transformers: never[] }): void;
+  clip(clip: { x1: number; x2: number; y1: number; y2: number }): void;
+  unclip(): void;
   get(): { output: string };
 }
 type OutputClass = new (options: { width: number; height: number }) => OutputLike;
 
 let dir: string;
 let Output: OutputClass;
+/** Ink's own, unpatched. */
+let InkOutput: OutputClass;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ink-frame-caches-'));
-  const outfile = join(dir, 'output.mjs');
+/** Ink's output.js bundled (with the build's patch, or as Ink ships it). */
+async function bundled(name: string, plugins: (typeof inkFrameCaches)[]): Promise<OutputClass> {
+  const outfile = join(dir, `${name}.mjs`);
   const result = await build({
     // Ink exports no subpaths: its output.js beside its entry point.
     entryPoints: [join(dirname(createRequire(import.meta.url).resolve('ink')), 'output.js')],
@@ -36,12 +41,18 @@ beforeAll(async () => {
     format: 'esm',
     platform: 'node',
     outfile,
-    plugins: [inkFrameCaches],
+    plugins,
     logLevel: 'silent',
   });
   // A patch that no longer applies (Ink changed) is a warning of the build: here a failure.
   expect(result.warnings.map((warning) => warning.text)).toEqual([]);
-  Output = ((await import(pathToFileURL(outfile).href)) as { default: OutputClass }).default;
+  return ((await import(pathToFileURL(outfile).href)) as { default: OutputClass }).default;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ink-frame-caches-'));
+  Output = await bundled('patched', [inkFrameCaches]);
+  InkOutput = await bundled('ink', []);
 });
 
 afterAll(() => {
@@ -77,4 +88,37 @@ it('keeps no more tokenized characters than its bound, however many different sc
   }
   // 38 screens of 7,680 characters: the caches were emptied along the way (the count of strings alone never would).
   expect(emptied).toBeGreaterThanOrEqual(Math.floor((38 * 48 * 160) / (STYLED_CHARS_LIMIT + 48 * 160)));
+});
+
+/** A frame as the browser draws one: a header, rows with styles, a pane beside them (clipped), a wide character. */
+function browserFrame(OutputOf: OutputClass, header: string, top: number): string {
+  const output = new OutputOf({ width: 160, height: 48 });
+  const none = { transformers: [] as never[] };
+  output.write(0, 0, `\u001b[1m${header}\u001b[22m`, none);
+  for (let y = 1; y < 48; y++) {
+    const row = top + y;
+    const line = row % 7 === 0 ? `\u001b[7m› codex  ${row}d  run ls and explain 日本 the layout\u001b[27m` : `  \u001b[36mclaude\u001b[39m ${row}d  \u001b[2mfix the build ${row}\u001b[22m`;
+    output.write(0, y, line, none);
+    output.clip({ x1: 100, x2: 160, y1: 1, y2: 48 });
+    output.write(98, y, `│ \u001b[33mpreview ${y % 5}\u001b[39m of the selected session, cut at the pane's edge`, none);
+    output.unclip();
+  }
+  return output.get().output;
+}
+
+it('spells out again only the rows that changed, each frame as Ink draws it', () => {
+  // Header changes, a scroll by one row, the same frame again, and back: byte for byte Ink's own output.
+  const frames: [string, number][] = [['1 session (searching…)', 0], ['126 sessions (searching…)', 0], ['126 sessions (searching…)', 1], ['1660 sessions', 1], ['1660 sessions', 1], ['1660 sessions', 0]];
+  for (const [header, top] of frames) expect(browserFrame(Output, header, top)).toBe(browserFrame(InkOutput, header, top));
+  // A frame drawn again: every row is one kept (none is added), as long as the caches were not emptied meanwhile.
+  const caches = new Output({ width: 160, height: 1 }).caches;
+  const kept = caches.rows.length;
+  expect(kept).toBeGreaterThanOrEqual(48);
+  expect(kept).toBeLessThanOrEqual(ROWS_KEPT);
+  expect(browserFrame(Output, '1660 sessions', 0)).toBe(browserFrame(InkOutput, '1660 sessions', 0));
+  expect(new Output({ width: 160, height: 1 }).caches).toBe(caches);
+  expect(caches.rows.length).toBe(kept);
+  // A changed header: one row more.
+  browserFrame(Output, '1661 sessions', 0);
+  expect(caches.rows.length).toBe(Math.min(ROWS_KEPT, kept + 1));
 });
