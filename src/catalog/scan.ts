@@ -87,6 +87,8 @@ export class ScanContext implements AdapterContext {
   workerRetries = 0;
   /** Second-phase passes (claw's roots from cwds) begun while workers still folded the first phase's files. */
   earlyPasses = 0;
+  /** Worker pools started (one per phase at most). */
+  workerPools = 0;
   private readonly reported = new Set<string>();
   /** File groups by agent, then id (no composite key strings: 100k of them cost ≈ 10 MB). */
   private readonly groups = new Map<Agent, Map<string, SessionFileGroup>>();
@@ -196,7 +198,7 @@ async function scanWalking(locations: Locations, options: ScanOptions): Promise<
   // made after the first) looks only at new folders and walks a root once, under its first spelling.
   const seen = new Map(adapters.map((adapter) => [adapter, { paths: new Set<string>(), walked: new Set<string>() }]));
   const cwdsOf = (rows: readonly CatalogSession[]): string[] => (locations.rootsFromCwds === false ? [] : [...new Set(rows.flatMap((row) => (row.cwd ? [row.cwd] : [])))]);
-  const runPhase = async (phase: readonly FormatAdapter[], cwds: readonly string[], onMainIdle?: OnMainIdle): Promise<CatalogSession[]> => {
+  const runPhase = async (phase: readonly FormatAdapter[], cwds: readonly string[], onMainIdle?: OnMainIdle, phaseOptions: ScanOptions = options): Promise<CatalogSession[]> => {
     const found: SessionFileGroup[] = [];
     await Promise.all(
       phase.map(async (adapter) => {
@@ -213,7 +215,7 @@ async function scanWalking(locations: Locations, options: ScanOptions): Promise<
     );
     for (const group of found) context.register(group);
     const stores = found.filter(isStoreGroup);
-    const rows = await summarize(found.filter((group) => !isStoreGroup(group)), context, options, onMainIdle);
+    const rows = await summarize(found.filter((group) => !isStoreGroup(group)), context, phaseOptions, onMainIdle);
     for (const store of stores) {
       try {
         const storeRowsFound = await storeRows(store, context, options.cache);
@@ -232,9 +234,10 @@ async function scanWalking(locations: Locations, options: ScanOptions): Promise<
   const secondRows: CatalogSession[] = [];
   // When the main thread has no first-phase file left while workers still fold big ones, the second phase starts
   // from the cwds of the rows made so far; the cwds of the rest are looked at after, their roots walked only if new.
+  // On the main thread alone: the workers are busy, and one more would only share their cores (and start, ~0.2 s).
   const early: OnMainIdle | undefined = second.length === 0 ? undefined : async (rowsSoFar) => {
     context.earlyPasses++;
-    secondRows.push(...(await runPhase(second, cwdsOf(rowsSoFar))));
+    secondRows.push(...(await runPhase(second, cwdsOf(rowsSoFar), undefined, { ...options, workers: 0 })));
   };
   if (first.length > 0) summaries.push(...(await runPhase(first, [], early)));
   if (second.length > 0) secondRows.push(...(await runPhase(second, cwdsOf(summaries))));
@@ -484,6 +487,7 @@ async function summarize(groups: SessionFileGroup[], context: ScanContext, optio
         }
       }),
     );
+  if (workers > 0 && queue.size > 0) context.workerPools++;
   const pool =
     workers > 0 && queue.size > 0
       ? summarizeOnWorkers(groups, queue, {

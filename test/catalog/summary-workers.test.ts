@@ -109,6 +109,10 @@ describe('claw workspaces named by the cwds of rows folded on workers', () => {
     // The big file still folding when the main thread ran out: claw's pass began then, from the small row's cwd.
     expect(threaded.context.earlyPasses).toBe(1);
     expect(inline.context.earlyPasses).toBe(0);
+    // The early pass is the main thread's alone (the first phase's worker still folds): no pool beside it; the first
+    // phase's pool and the late pass's (the big row's workspace, after the workers were done) are the two.
+    expect(threaded.context.workerPools).toBe(2);
+    expect(inline.context.workerPools).toBe(0);
     const clawPaths = (scan: typeof inline): string[] => scan.sessions.filter((row) => row.agent === 'claw').flatMap((row) => [...row.paths]).sort();
     // Both workspaces' sessions: the big row's cwd was looked at after the workers were done.
     expect(clawPaths(inline).some((path) => path.startsWith(`${big}/`))).toBe(true);
