@@ -32,7 +32,7 @@ let Output: OutputClass;
 let InkOutput: OutputClass;
 
 /** Ink's output.js bundled (with the build's patch, or as Ink ships it). */
-async function bundled(name: string, plugins: (typeof inkFrameCaches)[]): Promise<OutputClass> {
+async function bundled(name: string, plugins: readonly object[]): Promise<OutputClass> {
   const outfile = join(dir, `${name}.mjs`);
   const result = await build({
     // Ink exports no subpaths: its output.js beside its entry point.
@@ -41,7 +41,7 @@ async function bundled(name: string, plugins: (typeof inkFrameCaches)[]): Promis
     format: 'esm',
     platform: 'node',
     outfile,
-    plugins,
+    plugins: plugins as (typeof inkFrameCaches)[],
     logLevel: 'silent',
   });
   // A patch that no longer applies (Ink changed) is a warning of the build: here a failure.
@@ -49,10 +49,29 @@ async function bundled(name: string, plugins: (typeof inkFrameCaches)[]): Promis
   return ((await import(pathToFileURL(outfile).href)) as { default: OutputClass }).default;
 }
 
+/** Lines Ink's tokenizer was asked for (the patched Output's): `tokenize` of @alcalzone/ansi-tokenize, counted. */
+const tokenized: string[] = [];
+const countTokenize = {
+  name: 'count-tokenize',
+  setup(esbuild: Parameters<(typeof inkFrameCaches)['setup']>[0]) {
+    esbuild.onResolve({ filter: /^@alcalzone\/ansi-tokenize$/ }, (args: { importer: string }) =>
+      args.importer.endsWith('output.js') ? { path: 'counted', namespace: 'count-tokenize', pluginData: dirname(args.importer) } : undefined,
+    );
+    esbuild.onLoad({ filter: /^counted$/, namespace: 'count-tokenize' }, (args: { pluginData: string }) => ({
+      contents: `import { tokenize as real } from '@alcalzone/ansi-tokenize';
+export * from '@alcalzone/ansi-tokenize';
+export const tokenize = (line, ...rest) => { globalThis.__inkTokenized?.push(line); return real(line, ...rest); };`,
+      resolveDir: args.pluginData,
+      loader: 'js',
+    }));
+  },
+};
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ink-frame-caches-'));
-  Output = await bundled('patched', [inkFrameCaches]);
+  Output = await bundled('patched', [inkFrameCaches, countTokenize]);
   InkOutput = await bundled('ink', []);
+  (globalThis as { __inkTokenized?: string[] }).__inkTokenized = tokenized;
 });
 
 afterAll(() => {
@@ -121,4 +140,21 @@ it('spells out again only the rows that changed, each frame as Ink draws it', ()
   // A changed header: one row more.
   browserFrame(Output, '1661 sessions', 0);
   expect(caches.rows.length).toBe(Math.min(ROWS_KEPT, kept + 1));
+});
+
+it('makes the characters of a plain line without the tokenizer, as the tokenizer makes them', () => {
+  // ASCII, Latin-1 and extended Latin, punctuation, arrows, box drawing: each character a grapheme, one column.
+  const plain = ['› codex   6d  run ls and explain the layout… ·', '│ café naïve ŝ ǅ ʘ ˚ “quoted” ‹a› ‰ ← ↑ → ┌─┐ └─┘ ╭╮', `${'x'.repeat(150)}…`];
+  // Not plain: a combining accent, a soft hyphen, a zero-width joiner, a wide character, an emoji, an escape.
+  const other = ['cafe\u0301 (combining)', 'soft\u00adhyphen', 'a\u200db', '日本語', 'ok ✅ done', '\u001b[1mbold\u001b[22m text'];
+  const lines = [...plain, ...other].map((line, at) => `${line} #${at}`);
+  const draw = (OutputOf: OutputClass): string => {
+    const output = new OutputOf({ width: 160, height: lines.length });
+    lines.forEach((line, y) => output.write(0, y, line, { transformers: [] }));
+    return output.get().output;
+  };
+  tokenized.length = 0;
+  expect(draw(Output)).toBe(draw(InkOutput));
+  // The plain lines were never tokenized; every other one was.
+  expect(tokenized.filter((line) => lines.includes(line))).toEqual(lines.slice(plain.length));
 });
