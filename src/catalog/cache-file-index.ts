@@ -1,8 +1,10 @@
+import { closeSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nativeEngine } from '../core/native.js';
-import { readRegularBytesSync, readRegularFile } from '../core/io/regular.js';
+import { openRegularWithStatsSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
+import { fileIdentity, LINE_READERS, linesIndexPath, readLinesIndex, readWholeSync, writeLinesIndex, type LineReader, type SavedLines } from './cache-lines-index.js';
 
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
@@ -24,12 +26,15 @@ const LINEAGE_KEY = Buffer.from('"lineage":');
 export class CacheFileIndex {
   private constructor(
     readonly path: string,
-    private readonly bytes: Buffer,
+    /** The whole file, or null while only its lines are read (opened from its line index: `openSync`). */
+    private wholeBytes: Buffer | null,
     private readonly table: readonly string[],
     /** Where each entry line starts, in file order. */
-    private readonly entryStarts: readonly number[],
+    private readonly entryStarts: ArrayLike<number>,
     /** Where each entry line ends (its newline, or the end of the bytes), in the same order. */
-    private readonly entryEnds: readonly number[],
+    private readonly entryEnds: ArrayLike<number>,
+    /** The file, open, while its lines are read one by one (see `lineOf`). */
+    private readonly reader: LineReader | null = null,
   ) {}
 
   /** Entry lines by the first path they name (built on first use: `entryByFirstPath`). */
@@ -37,6 +42,10 @@ export class CacheFileIndex {
 
   /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
   private readonly decoded = new Map<number, CachedEntry | null>();
+
+  /** The line read last from the file (`lineOf`): a lookup compares its first path, then decodes it. */
+  private lastLine: { readonly at: number; readonly bytes: Buffer } | null = null;
+  private linesRead = 0;
 
   /** The index of the cache file at `path`, or null when there is none or it is not one `load` would use. */
   static async open(path: string): Promise<CacheFileIndex | null> {
@@ -52,16 +61,129 @@ export class CacheFileIndex {
   /**
    * `open`, read synchronously: for a process that does nothing else meanwhile (the CLI's grep), whose event loop is
    * busy with the search's results, where an asynchronous read waits a turn of it for each of its chunks (512 KiB:
-   * 23 of them at 10k sessions, 130 at 100k, and the rows with them).
+   * 23 of them at 10k sessions, 130 at 100k, and the rows with them). When the file's line index (`linesIndexPath`)
+   * was written for this very file, only it is read, and each entry line when it is looked up (a rare word's rows at
+   * 100k sessions look up a few thousand of the 68 MB's 100k lines); else the file is read whole and its line index
+   * written for the next open.
    */
   static openSync(path: string): CacheFileIndex | null {
-    let bytes: Buffer;
+    let fd: number;
     try {
-      bytes = readRegularBytesSync(path);
+      ({ fd } = openRegularWithStatsSync(path));
     } catch {
       return null;
     }
-    return CacheFileIndex.of(path, bytes);
+    let identity: string;
+    let bytes: Buffer;
+    try {
+      identity = fileIdentity(fd);
+      const fromLines = CacheFileIndex.fromLinesIndex(path, fd, identity);
+      // It reads the file's lines from this descriptor from now on.
+      if (fromLines !== null) return fromLines;
+      bytes = readWholeSync(fd);
+    } catch {
+      closeSync(fd);
+      return null;
+    }
+    closeSync(fd);
+    const index = CacheFileIndex.of(path, bytes);
+    index?.writeLinesIndex(identity);
+    return index;
+  }
+
+  /** The index of the file open at `fd` from its line index, or null when there is none for this very file. */
+  private static fromLinesIndex(path: string, fd: number, identity: string): CacheFileIndex | null {
+    let saved: SavedLines | null;
+    try {
+      saved = readLinesIndex(linesIndexPath(path), identity);
+      if (saved !== null && !saved.edgesHold(fd)) saved = null;
+    } catch {
+      saved = null;
+    }
+    if (saved === null) return null;
+    const reader: LineReader = { fd, size: saved.size };
+    LINE_READERS.register(reader, fd, reader);
+    const index = new CacheFileIndex(path, null, saved.table, saved.starts, saved.ends, reader);
+    index.firstPaths = { plain: saved.plain, escaped: saved.escaped };
+    return index;
+  }
+
+  /**
+   * Whether the whole file was read (false while its lines are read one by one from its line index). For tests and
+   * diagnostics.
+   */
+  get readWhole(): boolean {
+    return this.wholeBytes !== null;
+  }
+
+  /**
+   * The line index of this file, written beside it (temp file + rename; a failure only costs the next open a whole
+   * read): its shared strings, where each entry line is, and the lookups by first path, for the file of `identity`.
+   */
+  private writeLinesIndex(identity: string): void {
+    const lookups = (this.firstPaths ??= this.firstPathLookups());
+    writeLinesIndex(linesIndexPath(this.path), identity, { bytes: this.bytes, table: this.table, starts: this.entryStarts, ends: this.entryEnds, plain: lookups.plain, escaped: lookups.escaped });
+  }
+
+  /** The whole file's bytes (read now when only its lines were read so far). */
+  private get bytes(): Buffer {
+    if (this.wholeBytes !== null) return this.wholeBytes;
+    const reader = this.reader!;
+    let bytes: Buffer;
+    try {
+      bytes = readWholeSync(reader.fd);
+    } catch {
+      bytes = Buffer.alloc(0);
+    }
+    this.closeReader();
+    // Not the file its line index was made for (changed in place since): none of its lines is used, every lookup
+    // fails (the sessions are read from their files).
+    this.wholeBytes = bytes.length === reader.size ? bytes : Buffer.alloc(0);
+    return this.wholeBytes;
+  }
+
+  private closeReader(): void {
+    const reader = this.reader;
+    if (reader === null || reader.fd === -1) return;
+    LINE_READERS.unregister(reader);
+    try {
+      closeSync(reader.fd);
+    } catch {
+      // closed already
+    }
+    reader.fd = -1;
+  }
+
+  /**
+   * Entry line `at`'s bytes, and where they start in them: the whole file's (at the line's start) once it was read,
+   * else the line alone, read from the file (a lookup of many lines reads the file whole instead).
+   */
+  private lineOf(at: number): Buffer {
+    if (this.wholeBytes !== null) return this.wholeBytes;
+    if (this.lastLine?.at === at) return this.lastLine.bytes;
+    // A read per line costs a system call: past a quarter of the lines, one read of the whole file costs less.
+    if (++this.linesRead > Math.max(LINES_BEFORE_WHOLE, this.entryStarts.length / 4)) return this.bytes;
+    const start = this.entryStarts[at]!;
+    const length = this.entryEnds[at]! - start;
+    const line = Buffer.allocUnsafe(length);
+    let read = 0;
+    try {
+      while (read < length) {
+        const n = readSync(this.reader!.fd, line, read, length - read, start + read);
+        if (n === 0) break;
+        read += n;
+      }
+    } catch {
+      read = -1;
+    }
+    const bytes = read === length ? line : Buffer.alloc(0);
+    this.lastLine = { at, bytes };
+    return bytes;
+  }
+
+  /** Where entry line `at` starts in the bytes `lineOf` gave for it. */
+  private lineBase(at: number, bytes: Buffer): number {
+    return bytes === this.wholeBytes ? this.entryStarts[at]! : 0;
   }
 
   private static of(path: string, bytes: Buffer): CacheFileIndex | null {
@@ -108,7 +230,9 @@ export class CacheFileIndex {
   entryByFirstPath(path: string, keep = true): CachedEntry | undefined {
     const at = this.firstLineOf(path);
     if (at === -1) return undefined;
-    const [entry] = this.decodeLines([this.entryStarts[at]!], keep) ?? [];
+    const line = this.lineOf(at);
+    const base = this.lineBase(at, line);
+    const entry = this.decodeLine(this.entryStarts[at]!, line, base, base + this.entryEnds[at]! - this.entryStarts[at]!, keep);
     return entry?.firstPath === path ? entry : undefined;
   }
 
@@ -135,8 +259,10 @@ export class CacheFileIndex {
     for (let k = low; k < plain.length && plain[k]! < key + LINE_SPAN; k++) {
       const at = plain[k]! - key;
       if (best !== -1 && at > best) break;
-      const span = this.firstPathSpan(at);
-      if (span !== null && span.escaped === false && span.close - span.open - 1 === wanted.length && this.bytes.compare(wanted, 0, wanted.length, span.open + 1, span.close) === 0) {
+      const line = this.lineOf(at);
+      const base = this.lineBase(at, line);
+      const span = firstPathSpanIn(line, base, base + this.entryEnds[at]! - this.entryStarts[at]!);
+      if (span !== null && span.escaped === false && span.close - span.open - 1 === wanted.length && line.compare(wanted, 0, wanted.length, span.open + 1, span.close) === 0) {
         best = at;
         break;
       }
@@ -198,24 +324,25 @@ export class CacheFileIndex {
   lineageOfExact(stamp: FileStamp): { readonly lineage: string | undefined } | null | undefined {
     const at = this.firstLineOf(stamp[0]);
     if (at === -1) return undefined;
-    const start = this.entryStarts[at]!;
-    const end = this.entryEnds[at]!;
+    const bytes = this.lineOf(at);
+    const start = this.lineBase(at, bytes);
+    const end = start + this.entryEnds[at]! - this.entryStarts[at]!;
     // Files known to hold no conversation (`lookup` gives null): the line is this stamp's, as the writer encodes it.
-    if (startsWith(this.bytes, start, NONE_OPENING)) {
+    if (startsWith(bytes, start, NONE_OPENING)) {
       const none = Buffer.from(JSON.stringify({ none: [stamp] }));
-      return end - start === none.length && this.bytes.compare(none, 0, none.length, start, end) === 0 ? null : undefined;
+      return end - start === none.length && bytes.compare(none, 0, none.length, start, end) === 0 ? null : undefined;
     }
-    if (!startsWith(this.bytes, start, ID_OPENING)) return undefined;
+    if (!startsWith(bytes, start, ID_OPENING)) return undefined;
     const stamps = Buffer.from(`"stamps":[[0,${JSON.stringify(stamp[1])},${JSON.stringify(stamp[2])},${JSON.stringify(stamp[3])}]],`);
-    if (onlyPlaceOf(this.bytes, stamps, start, end) === -1 || onlyPlaceOf(this.bytes, STAMPS_KEY, start, end) === -1) return undefined;
+    if (onlyPlaceOf(bytes, stamps, start, end) === -1 || onlyPlaceOf(bytes, STAMPS_KEY, start, end) === -1) return undefined;
     // No lineage key at all: the row has none (a key with another value than a string: told by decoding).
-    if (this.bytes.subarray(start, end).indexOf(LINEAGE_KEY) === -1) return { lineage: undefined };
-    const key = onlyPlaceOf(this.bytes, LINEAGE_KEY, start, end);
-    if (key === -1 || this.bytes[key + LINEAGE_KEY.length] !== QUOTE) return undefined;
+    if (bytes.subarray(start, end).indexOf(LINEAGE_KEY) === -1) return { lineage: undefined };
+    const key = onlyPlaceOf(bytes, LINEAGE_KEY, start, end);
+    if (key === -1 || bytes[key + LINEAGE_KEY.length] !== QUOTE) return undefined;
     const open = key + LINEAGE_KEY.length + 1;
     let close = open;
-    for (; close < end && this.bytes[close] !== QUOTE; close++) if (this.bytes[close]! < 0x20 || this.bytes[close] === BACKSLASH) return undefined;
-    return close >= end ? undefined : { lineage: this.bytes.toString('utf8', open, close) };
+    for (; close < end && bytes[close] !== QUOTE; close++) if (bytes[close]! < 0x20 || bytes[close] === BACKSLASH) return undefined;
+    return close >= end ? undefined : { lineage: bytes.toString('utf8', open, close) };
   }
 
   /** The entries whose row has this id; null when one does not decode. */
@@ -279,34 +406,37 @@ export class CacheFileIndex {
   /** `keep`: a decoded entry is kept for the next lookup of its line (false: the caller asks once; a failure is kept). */
   private decodeLines(starts: readonly number[], keep = true): CachedEntry[] | null {
     const out: CachedEntry[] = [];
+    const bytes = this.bytes;
     for (const start of starts) {
-      const known = this.decoded.get(start);
-      if (known === null) return null;
-      if (known !== undefined) {
-        out.push(known);
-        continue;
-      }
-      let end = this.bytes.indexOf(NEWLINE, start);
-      if (end === -1) end = this.bytes.length;
-      let value: unknown;
-      try {
-        value = JSON.parse(this.bytes.toString('utf8', start, end));
-      } catch {
-        this.decoded.set(start, null);
-        return null;
-      }
-      const decoded =
-        value && typeof value === 'object' && 'store' in value
-          ? decodeStore(value as { store: unknown; rows?: unknown }, this.table)
-          : value && typeof value === 'object' && 'none' in value
-            ? decodeNone((value as { none: unknown }).none)
-            : decodeEntry(value, this.table);
-      const entry = decoded === null ? null : cachedEntry(decoded);
-      if (keep || entry === null) this.decoded.set(start, entry);
+      let end = bytes.indexOf(NEWLINE, start);
+      if (end === -1) end = bytes.length;
+      const entry = this.decodeLine(start, bytes, start, end, keep);
       if (entry === null) return null;
       out.push(entry);
     }
     return out;
+  }
+
+  /** The entry line starting at `start` in the file, whose bytes are [from, to) of `bytes`, decoded (see decodeLines); null when it does not. */
+  private decodeLine(start: number, bytes: Buffer, from: number, to: number, keep: boolean): CachedEntry | null {
+    const known = this.decoded.get(start);
+    if (known !== undefined) return known;
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8', from, to));
+    } catch {
+      this.decoded.set(start, null);
+      return null;
+    }
+    const decoded =
+      value && typeof value === 'object' && 'store' in value
+        ? decodeStore(value as { store: unknown; rows?: unknown }, this.table)
+        : value && typeof value === 'object' && 'none' in value
+          ? decodeNone((value as { none: unknown }).none)
+          : decodeEntry(value, this.table);
+    const entry = decoded === null ? null : cachedEntry(decoded);
+    if (keep || entry === null) this.decoded.set(start, entry);
+    return entry;
   }
 }
 
@@ -371,11 +501,11 @@ const FIRST_PATH_ESCAPED = -2;
  * them), FIRST_PATH_NONE or FIRST_PATH_ESCAPED; null without the native engine (firstPathSpan then hashes each in JS).
  * Exported for tests.
  */
-export function nativeFirstPathHashes(bytes: Buffer, starts: readonly number[], ends: readonly number[]): Int32Array | null {
+export function nativeFirstPathHashes(bytes: Buffer, starts: ArrayLike<number>, ends: ArrayLike<number>): Int32Array | null {
   const native = nativeEngine() as { cacheFirstPaths?: (bytes: Buffer, starts: Float64Array, ends: Float64Array, out: Int32Array) => void } | null;
   if (typeof native?.cacheFirstPaths !== 'function') return null;
   const out = new Int32Array(starts.length);
-  native.cacheFirstPaths(bytes, Float64Array.from(starts), Float64Array.from(ends), out);
+  native.cacheFirstPaths(bytes, starts instanceof Float64Array ? starts : Float64Array.from(starts), ends instanceof Float64Array ? ends : Float64Array.from(ends), out);
   return out;
 }
 
@@ -435,3 +565,5 @@ function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
   return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
 }
 
+/** Lines read one by one at least, before the whole file is read instead (see `lineOf`). */
+const LINES_BEFORE_WHOLE = 4096;

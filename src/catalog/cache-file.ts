@@ -351,7 +351,7 @@ export async function removeOlderVersions(path: string): Promise<void> {
   const keyed = match[2] !== undefined;
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of names) {
-    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(json|jsonl|head\.json|folds)$/.exec(name);
+    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(json|jsonl|head\.json|folds|lines)$/.exec(name);
     if (!other) continue;
     const version = Number(other[1]);
     if (version < current || (keyed && version === current && other[2] === undefined)) {

@@ -323,4 +323,4 @@ export function foldPath(cachePath: string, sessionPath: string): string {
 }
 
 /** The temp names save() writes (`<file>.tmp-<pid>`): what a killed run leaves behind. */
-const CACHE_TEMP_NAME = /^catalog-v\d+(?:-[0-9a-f]+)?\.(?:jsonl|head\.json)\.tmp-(\d+)$/;
+const CACHE_TEMP_NAME = /^catalog-v\d+(?:-[0-9a-f]+)?\.(?:jsonl|head\.json|lines)\.tmp-(\d+)$/;

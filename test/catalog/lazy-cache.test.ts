@@ -47,6 +47,14 @@ async function cachedHome(name: string, as: string) {
 const OPENINGS = [
   { how: 'read asynchronously', lazyAt: (path: string): Promise<CatalogCache> => CatalogCache.lazy(path) },
   { how: 'read synchronously', lazyAt: (path: string): Promise<CatalogCache> => Promise.resolve(CatalogCache.lazySync(path)) },
+  // The first synchronous open writes the file's line index; the second reads it, and each line as it is looked up.
+  {
+    how: 'read line by line',
+    lazyAt: (path: string): Promise<CatalogCache> => {
+      CatalogCache.lazySync(path);
+      return Promise.resolve(CatalogCache.lazySync(path));
+    },
+  },
 ];
 
 describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {

@@ -1,0 +1,177 @@
+// A catalog cache file's line index (CacheFileIndex.openSync): what a whole read of the cache works out before its
+// first lookup (its shared strings, where each entry line is, the lines by their first path), kept beside it for the
+// file it was made from, so that a grep matching a few sessions reads a few MB and the lines it looks up, not the
+// whole cache (68 MB at 100k sessions, read and walked for each grep).
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readRegularBytesSync } from '../core/io/regular.js';
+
+const NEWLINE = 0x0a;
+
+/** The line index of a cache file (`CacheFileIndex.openSync`): beside it, under its name. */
+export function linesIndexPath(cachePath: string): string {
+  return `${cachePath.replace(/\.jsonl?$/, '')}.lines`;
+}
+
+/** The line index's format: a JSON header line, then its numbers (Float64, from a multiple of 8). */
+const LINES_VERSION = 1;
+
+/** A cache file open while its lines are read one by one; fd -1 once closed. */
+export interface LineReader {
+  fd: number;
+  /** Its size when its line index was made. */
+  readonly size: number;
+}
+
+/** A reader dropped unclosed (its cache was let go before reading the file whole) closes its file. */
+export const LINE_READERS = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // closed already
+  }
+});
+
+/** What a line index holds (see writeLinesIndex). */
+export interface SavedLines {
+  readonly size: number;
+  /** Whether the file open at `fd` holds the bytes the index was made with around its entry lines (see `edgesOf`). */
+  readonly edgesHold: (fd: number) => boolean;
+  readonly table: readonly string[];
+  readonly starts: Float64Array;
+  readonly ends: Float64Array;
+  readonly plain: Float64Array;
+  readonly escaped: Map<string, number>;
+}
+
+/**
+ * The file open at `fd`, named by what changes whenever it is written anew or in place: its device, inode, size,
+ * and modification and change times in nanoseconds (the cache is written to a temp file renamed over it: a new inode).
+ */
+export function fileIdentity(fd: number): string {
+  const stats = fstatSync(fd, { bigint: true });
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
+/** The line index at `path` when it was made for the file of `identity` and is whole; null otherwise. */
+export function readLinesIndex(path: string, identity: string): SavedLines | null {
+  const bytes = readRegularBytesSync(path);
+  const newline = bytes.indexOf(NEWLINE);
+  if (newline === -1) return null;
+  const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { version?: unknown; identity?: unknown; size?: unknown; head?: unknown; tail?: unknown; lines?: unknown; plain?: unknown; table?: unknown; escaped?: unknown };
+  const { size, lines, plain, table, escaped, head, tail } = header;
+  if (typeof head !== 'string' || typeof tail !== 'string') return null;
+  if (header.version !== LINES_VERSION || header.identity !== identity || typeof size !== 'number' || typeof lines !== 'number' || typeof plain !== 'number') return null;
+  if (!Array.isArray(table) || !table.every((one) => typeof one === 'string') || !Array.isArray(escaped)) return null;
+  const numbersAt = Math.ceil((newline + 1) / 8) * 8;
+  const count = 2 * lines + plain;
+  if (!Number.isInteger(lines) || !Number.isInteger(plain) || lines < 0 || plain < 0 || bytes.length !== numbersAt + 8 * count) return null;
+  // Copied into numbers of their own (the read buffer need not start at a multiple of 8).
+  const numbers = new Float64Array(count);
+  new Uint8Array(numbers.buffer).set(bytes.subarray(numbersAt));
+  const byPath = new Map<string, number>();
+  for (const pair of escaped as unknown[]) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'number') return null;
+    byPath.set(pair[0], pair[1]);
+  }
+  const starts = numbers.subarray(0, lines);
+  const ends = numbers.subarray(lines, 2 * lines);
+  const edgesHold = (fd: number): boolean => {
+    const edges = edgesOf({ length: size, subarray: (from: number, to: number) => readAt(fd, from, to) }, starts, ends);
+    return digestOf(edges.head) === head && digestOf(edges.tail) === tail;
+  };
+  return { size, edgesHold, table: table as string[], starts, ends, plain: numbers.subarray(2 * lines), escaped: byPath };
+}
+
+/**
+ * The bytes of a cache file around its entry lines: before the first (its version and shared strings) and after the
+ * last (its end line, which counts them). A line index holds digests of both: the file it was made for is told by
+ * them as well as by its identity (an inode used again, a time within the clock's tick).
+ */
+function edgesOf(bytes: { readonly length: number; subarray(from: number, to: number): Buffer }, starts: ArrayLike<number>, ends: ArrayLike<number>): { readonly head: Buffer; readonly tail: Buffer } {
+  const lines = starts.length;
+  return { head: bytes.subarray(0, lines > 0 ? starts[0]! : bytes.length), tail: lines > 0 ? bytes.subarray(ends[lines - 1]!, bytes.length) : Buffer.alloc(0) };
+}
+
+function digestOf(bytes: Buffer): string {
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+/** Bytes [from, to) of the file open at `fd` (fewer when it is shorter). */
+function readAt(fd: number, from: number, to: number): Buffer {
+  const out = Buffer.allocUnsafe(Math.max(0, to - from));
+  let read = 0;
+  while (read < out.length) {
+    const n = readSync(fd, out, read, out.length - read, from + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return out.subarray(0, read);
+}
+
+/** The whole file open at `fd`, from its start. */
+export function readWholeSync(fd: number): Buffer {
+  const size = Number(fstatSync(fd).size);
+  // One byte past the size: a read that fills it says the file is longer than stat said.
+  let buffer = Buffer.allocUnsafe(Math.max(1, size + 1));
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      const grown = Buffer.allocUnsafe(2 * buffer.length);
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
+    const n = readSync(fd, buffer, total, buffer.length - total, total);
+    if (n === 0) break;
+    total += n;
+  }
+  return buffer.subarray(0, total);
+}
+
+/** What a line index is made of (see CacheFileIndex): the cache's bytes, its shared strings, its entry lines' places, its lookups by first path. */
+export interface LinesOfCache {
+  readonly bytes: Buffer;
+  readonly table: readonly string[];
+  readonly starts: ArrayLike<number>;
+  readonly ends: ArrayLike<number>;
+  /** hash * LINE_SPAN + line, ascending (FirstPathLookups.plain). */
+  readonly plain: Float64Array;
+  readonly escaped: ReadonlyMap<string, number>;
+}
+
+/**
+ * Write the line index of the cache whose bytes are `lines.bytes` (the file of `identity`) at `path`: a JSON header
+ * line (its identity, the digests of its edges, its shared strings, its escaped first paths), then the numbers as
+ * Float64 from a multiple of 8: the lines' starts, their ends, the plain lookups. Temp file + rename; a failure only
+ * costs the next open a whole read.
+ */
+export function writeLinesIndex(path: string, identity: string, lines: LinesOfCache): void {
+  const { bytes, table, starts, ends, plain, escaped } = lines;
+  const { head, tail } = edgesOf(bytes, starts, ends);
+  const header = Buffer.from(`${JSON.stringify({ version: LINES_VERSION, identity, size: bytes.length, head: digestOf(head), tail: digestOf(tail), lines: starts.length, plain: plain.length, table, escaped: [...escaped] })}\n`);
+  const numbersAt = Math.ceil(header.length / 8) * 8;
+  const count = 2 * starts.length + plain.length;
+  const numbers = new Float64Array(count);
+  numbers.set(starts, 0);
+  numbers.set(ends, starts.length);
+  numbers.set(plain, 2 * starts.length);
+  const out = Buffer.alloc(numbersAt + 8 * count, 0x20);
+  header.copy(out, 0);
+  Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength).copy(out, numbersAt);
+  const temp = `${path}.tmp-${process.pid}`;
+  try {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // no leftover
+    }
+    writeFileSync(temp, out, { flag: 'wx', mode: 0o600 });
+    renameSync(temp, path);
+  } catch {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // nothing written
+    }
+  }
+}

@@ -1,0 +1,120 @@
+// A cache file's line index (CacheFileIndex.openSync): written beside the cache by the first synchronous open, then
+// read instead of the whole cache, with each entry line read when it is looked up; never used for another file than
+// the one it was made for (a session changed and the cache saved again: the next grep gives the new row).
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogCache } from '../../src/catalog/cache.js';
+import type { FileStamp } from '../../src/catalog/cache-entry.js';
+import { CacheFileIndex } from '../../src/catalog/cache-file-index.js';
+import { linesIndexPath } from '../../src/catalog/cache-lines-index.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
+import { headFingerprint } from '../../src/core/io/lines.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-cache-lines-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function stampsOf(paths: readonly string[]): FileStamp[] {
+  return paths.map((path) => {
+    const info = statSync(path);
+    return [path, info.size, info.mtimeMs, headFingerprint(path)];
+  });
+}
+
+/** The fixture home `name` copied under `as`, scanned with its cache saved (as `list` does); again on each `rescan`. */
+async function cachedHome(name: string, as: string) {
+  const home = join(dir, as);
+  await cp(join(FIXTURES, name), home, { recursive: true });
+  const locations = { ...resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
+  const cachePath = join(dir, `${as}.cache.jsonl`);
+  const rescan = async (): Promise<CatalogSession[]> => {
+    const cache = await CatalogCache.load(cachePath);
+    const result = await scanCatalog(locations, { cache });
+    await cache.save();
+    return [...result.sessions, ...result.subagentSessions];
+  };
+  return { sessions: await rescan(), cachePath, home, rescan };
+}
+
+describe('a cache file line index', () => {
+  it('is written by the first synchronous open, and the next reads the cache line by line, answering as a whole read', async () => {
+    const { sessions, cachePath } = await cachedHome('home', 'answers');
+    expect(existsSync(linesIndexPath(cachePath))).toBe(false);
+    const whole = CacheFileIndex.openSync(cachePath)!;
+    expect(whole.readWhole).toBe(true);
+    expect(existsSync(linesIndexPath(cachePath))).toBe(true);
+    const lines = CacheFileIndex.openSync(cachePath)!;
+    expect(lines.readWhole).toBe(false);
+    expect(sessions.length).toBeGreaterThan(10);
+    let found = 0;
+    for (const session of [...sessions].reverse()) {
+      for (const path of new Set([...session.paths, session.path])) {
+        const entry = lines.entryByFirstPath(path);
+        expect(entry).toEqual(whole.entryByFirstPath(path));
+        if (entry !== undefined) found++;
+        const [stamp] = stampsOf([path]);
+        expect(lines.lineageOfExact(stamp!)).toEqual(whole.lineageOfExact(stamp!));
+      }
+    }
+    expect(found).toBeGreaterThan(sessions.length / 2);
+    // Still line by line; a lookup that needs the whole file (entries by id) reads it, and answers as before.
+    expect(lines.readWhole).toBe(false);
+    const [first] = sessions;
+    expect(lines.entriesOf(first!.id)).toEqual(whole.entriesOf(first!.id));
+    expect(lines.readWhole).toBe(true);
+    expect(lines.entryByFirstPath(first!.paths[0]!)).toEqual(whole.entryByFirstPath(first!.paths[0]!));
+  });
+
+  it('is not used once the cache was saved again: a changed session gets its new row, and the index is made anew', async () => {
+    const { sessions, cachePath, rescan } = await cachedHome('claude-synthetic', 'changed');
+    CatalogCache.lazySync(cachePath);
+    const before = readFileSync(linesIndexPath(cachePath));
+    expect(CacheFileIndex.openSync(cachePath)!.readWhole).toBe(false);
+    // A new turn in one session (the agent appends), and `list` saves the cache again.
+    const session = sessions.find((one) => one.agent === 'claude' && one.paths.length === 1)!;
+    const [path] = session.paths;
+    const last = readFileSync(path!, 'utf8').trimEnd().split('\n').at(-1)!;
+    const line = JSON.parse(last) as { uuid?: string; timestamp?: string };
+    appendFileSync(path!, `${JSON.stringify({ ...JSON.parse(last), parentUuid: line.uuid, uuid: '5e551011-ffff-4000-8000-00000000ffff', type: 'user', isMeta: false, message: { role: 'user', content: 'a later question about the stale index' }, timestamp: '2030-01-01T00:00:00.000Z' })}\n`);
+    const now = (await rescan()).find((one) => one.id === session.id)!;
+    expect(now.updatedAt).not.toBe(session.updatedAt);
+    const index = CacheFileIndex.openSync(cachePath)!;
+    expect(index.readWhole).toBe(true);
+    expect(readFileSync(linesIndexPath(cachePath))).not.toEqual(before);
+    expect(CatalogCache.lazySync(cachePath).lookup(stampsOf(session.paths))).toEqual(now);
+    expect(CacheFileIndex.openSync(cachePath)!.readWhole).toBe(false);
+    expect(CatalogCache.lazySync(cachePath).lookup(stampsOf(session.paths))).toEqual(now);
+  });
+
+  it('is not used for a file it was not made for, nor when it is damaged', async () => {
+    const { sessions, cachePath } = await cachedHome('claude-synthetic', 'other');
+    CacheFileIndex.openSync(cachePath);
+    const index = linesIndexPath(cachePath);
+    const written = readFileSync(index);
+    const stamps = stampsOf(sessions[0]!.paths);
+    const expected = CatalogCache.lazySync(cachePath).lookup(stamps);
+    expect(expected).toBeDefined();
+    // The same bytes written again (another inode's times): read whole, and the index made for it.
+    writeFileSync(cachePath, readFileSync(cachePath));
+    expect(CacheFileIndex.openSync(cachePath)!.readWhole).toBe(true);
+    expect(CatalogCache.lazySync(cachePath).lookup(stamps)).toEqual(expected);
+    // Damaged: cut short, or numbers missing.
+    for (const damaged of [written.subarray(0, 20), written.subarray(0, written.length - 8)]) {
+      writeFileSync(index, damaged);
+      expect(CacheFileIndex.openSync(cachePath)!.readWhole).toBe(true);
+      writeFileSync(index, damaged);
+      expect(CatalogCache.lazySync(cachePath).lookup(stamps)).toEqual(expected);
+    }
+  });
+});
