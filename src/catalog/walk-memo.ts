@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
 import { readRegularFileSync } from '../core/io/regular.js';
@@ -10,8 +11,12 @@ import type { Locations } from './locations.js';
 /**
  * 2: the answers and candidates on the first line, the roots on the second (the answers' check starts before the roots
  * are parsed). 3: a group's paths as the place of their folder among the listed ones and their name (`SavedGroup`).
+ * 4: the same layout, one memo per run (`defaultWalkMemoPath`).
  */
-const VERSION = 3;
+const VERSION = 4;
+
+/** The memos of one set of locations kept, the newest (one per directory and agents a grep ran with). */
+export const WALK_MEMOS_KEPT = 4;
 
 /** What discovery found of one root: whether it is one of its agent's roots, its real path, and its groups when it was walked. */
 export interface RootWalk {
@@ -20,26 +25,56 @@ export interface RootWalk {
   readonly groups?: readonly SessionFileGroup[];
 }
 
-/** Where `grep` keeps what its walks found for a set of locations (beside the catalog cache). */
-export function defaultWalkMemoPath(env: Readonly<Record<string, string | undefined>>, homeDir: string, locations: Pick<Locations, 'roots'>): string {
+/**
+ * Where `grep` keeps what its walks found for a set of locations (beside the catalog cache): one memo per run of
+ * another directory or agents (`walkMemoKey`'s parts beside the roots), so that a grep from another directory, or of
+ * one agent, does not walk everything again and replace the memo the next grep from here reads (at 10k sessions a
+ * walk and its memo's write took ~0.6 s of CPU more than a run from its memo).
+ */
+export function defaultWalkMemoPath(
+  env: Readonly<Record<string, string | undefined>>,
+  homeDir: string,
+  locations: Pick<Locations, 'roots' | 'cwd' | 'rootsFromCwds' | 'within'>,
+  agents?: readonly Agent[],
+): string {
   const base = env.XDG_CACHE_HOME || join(homeDir, '.cache');
-  return join(base, 'sessions', `grep-walk-v${VERSION}-${locationsKey(locations)}.json`);
+  const run = createHash('sha256')
+    .update(JSON.stringify([locations.cwd, locations.rootsFromCwds ?? true, locations.within ?? null, agents ?? null]))
+    .digest('hex')
+    .slice(0, 16);
+  return join(base, 'sessions', `grep-walk-v${VERSION}-${locationsKey(locations)}-${run}.json`);
 }
 
 /**
- * The memos earlier versions kept for the same locations beside `path` (a default path's name: `grep-walk-v<N>-<key>.json`),
- * removed once this version's is written: no run reads them again (23.6 MB at 100k sessions each).
+ * Beside `path` (a default path's name: `grep-walk-v<N>-<locations>-<run>.json`), once it is written: the memos earlier
+ * versions kept for the same locations (`grep-walk-v<N>-<locations>.json`: no run reads them again, 23.6 MB at 100k
+ * sessions each), and this version's of the same locations past the newest WALK_MEMOS_KEPT. Nothing else.
  */
-function removeEarlierVersions(path: string): void {
-  const named = /^grep-walk-v(\d+)-([0-9a-f]+\.json)$/.exec(basename(path));
+function removeStaleMemos(path: string): void {
+  const named = /^grep-walk-v(\d+)-([0-9a-f]+)-[0-9a-f]+\.json$/.exec(basename(path));
   if (named === null || Number(named[1]) !== VERSION) return;
-  for (let version = 1; version < VERSION; version++) {
+  const folder = dirname(path);
+  const runs = new RegExp(`^grep-walk-v${VERSION}-${named[2]}-[0-9a-f]+\\.json$`);
+  const remove = (name: string): void => {
     try {
-      unlinkSync(join(dirname(path), `grep-walk-v${version}-${named[2]}`));
+      unlinkSync(join(folder, name));
     } catch {
-      // none, or not ours to remove
+      // gone already, or not ours to remove
     }
+  };
+  for (let version = 1; version < VERSION; version++) remove(`grep-walk-v${version}-${named[2]}.json`);
+  const kept: { readonly name: string; readonly mtimeMs: number }[] = [];
+  try {
+    for (const name of readdirSync(folder)) {
+      if (!runs.test(name) || name === basename(path)) continue;
+      const mtimeMs = statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs;
+      if (mtimeMs !== undefined) kept.push({ name, mtimeMs });
+    }
+  } catch {
+    return;
   }
+  kept.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { name } of kept.slice(WALK_MEMOS_KEPT - 1)) remove(name);
 }
 
 /** The runs a memo may answer for: the same roots, current directory, agents and cwd rule (anything else is walked again). */
@@ -217,7 +252,7 @@ export class WalkMemo {
       }
       writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
       renameSync(temp, this.path);
-      removeEarlierVersions(this.path);
+      removeStaleMemos(this.path);
     } catch {
       try {
         unlinkSync(temp);

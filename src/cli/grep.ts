@@ -102,7 +102,7 @@ Examples:
         ...request,
         local: {
           locations,
-          ...(cachePath === null ? {} : { cache: async () => CatalogCache.lazySync(cachePath), walkMemo: defaultWalkMemoPath(env, homedir(), locations), trigrams: trigramMapsBeside(cachePath) }),
+          ...(cachePath === null ? {} : { cache: async () => CatalogCache.lazySync(cachePath), walkMemo: defaultWalkMemoPath(env, homedir(), locations, options.agent), trigrams: trigramMapsBeside(cachePath) }),
           onProblem: (problem) => reportProblems([problem]),
           walkSynchronously: true,
         },

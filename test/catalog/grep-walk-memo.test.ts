@@ -77,12 +77,12 @@ async function settle(home: string): Promise<void> {
   for (const folder of await folders(home)) await utimes(folder, hourAgo, hourAgo);
 }
 
-const locationsOf = (home: string) => resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: '/nowhere' });
+const locationsOf = (home: string, cwd = '/nowhere') => resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd });
 
-async function search(home: string, text: string, walkMemo?: string, walkSynchronously = false): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
+async function search(home: string, text: string, walkMemo?: string, walkSynchronously = false, cwd?: string): Promise<{ rows: Scan.CatalogSession[]; walks: number }> {
   const walks = Object.values(formats.ADAPTERS).map((adapter) => vi.spyOn(adapter, 'discover'));
   const rows: Scan.CatalogSession[] = [];
-  await grep.grepLocations(locationsOf(home), text, { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => rows.push(row), walkSynchronously, ...(walkMemo === undefined ? {} : { walkMemo }) });
+  await grep.grepLocations(locationsOf(home, cwd), text, { ...grepEngineOption(), ignoreCase: true, onMatch: (row) => rows.push(row), walkSynchronously, ...(walkMemo === undefined ? {} : { walkMemo }) });
   const count = walks.reduce((calls, spy) => calls + spy.mock.calls.length, 0);
   for (const spy of walks) spy.mockRestore();
   // Rows of agents other than Claude's arrive as workers find them: compare them in one order.
@@ -190,17 +190,63 @@ describe('grep with a walk memo', () => {
   it('removes the memos earlier versions kept for the same locations once it writes its own, and nothing else', async () => {
     const home = await settledHome('home-v');
     const memo = memoModule.defaultWalkMemoPath({ XDG_CACHE_HOME: join(dir, 'v') }, home, locationsOf(home));
-    const [, version, key] = /grep-walk-v(\d+)-([0-9a-f]+)\.json$/.exec(memo)!;
+    const [, version, key, run] = /grep-walk-v(\d+)-([0-9a-f]+)-([0-9a-f]+)\.json$/.exec(memo)!;
     expect(Number(version)).toBeGreaterThan(1);
     const beside = (name: string): string => join(memo, '..', name);
+    // Earlier versions kept one memo per set of locations, named by its key alone.
     const earlier = Array.from({ length: Number(version) - 1 }, (_, at) => beside(`grep-walk-v${at + 1}-${key}.json`));
-    const others = [beside(`grep-walk-v1-${'0'.repeat(key!.length)}.json`), beside(`catalog-v1-${key}.jsonl`), beside(`grep-walk-v${Number(version) + 1}-${key}.json`)];
+    const others = [
+      beside(`grep-walk-v1-${'0'.repeat(key!.length)}.json`),
+      beside(`catalog-v1-${key}.jsonl`),
+      beside(`grep-walk-v${Number(version) + 1}-${key}.json`),
+      beside(`grep-walk-v${Number(version) + 1}-${key}-${run}.json`),
+      // another run's memo of the same locations (another directory): kept
+      beside(`grep-walk-v${version}-${key}-${'0'.repeat(run!.length)}.json`),
+    ];
     await mkdir(beside(''), { recursive: true });
     for (const path of [...earlier, ...others]) await writeFile(path, 'old');
     await search(home, 'a', memo);
     await access(memo);
     for (const path of earlier) await expect(access(path)).rejects.toThrow();
     for (const path of others) expect(await readFile(path, 'utf8')).toBe('old');
+  });
+
+  it('keeps one memo per directory and agents a grep runs with: greps from two directories in turn do not walk again', async () => {
+    const home = await settledHome('home-d');
+    const env = { XDG_CACHE_HOME: join(dir, 'd') };
+    const here = memoModule.defaultWalkMemoPath(env, home, locationsOf(home, '/here'));
+    const there = memoModule.defaultWalkMemoPath(env, home, locationsOf(home, '/there'));
+    const oneAgent = memoModule.defaultWalkMemoPath(env, home, locationsOf(home, '/here'), ['codex']);
+    expect(new Set([here, there, oneAgent]).size).toBe(3);
+    // The same run's is the same memo.
+    expect(memoModule.defaultWalkMemoPath(env, home, locationsOf(home, '/here'))).toBe(here);
+
+    const plain = await search(home, 'a');
+    expect((await search(home, 'a', here, true, '/here')).walks).toBeGreaterThan(0);
+    expect((await search(home, 'a', there, true, '/there')).walks).toBeGreaterThan(0);
+    for (const [memo, cwd] of [[here, '/here'], [there, '/there'], [here, '/here']] as const) {
+      expect(await search(home, 'a', memo, true, cwd)).toEqual({ rows: plain.rows, walks: 0 });
+    }
+  });
+
+  it(`keeps the newest ${4} memos of the same locations, and removes the older ones once it writes its own`, async () => {
+    expect(memoModule.WALK_MEMOS_KEPT).toBe(4);
+    const home = await settledHome('home-k');
+    const env = { XDG_CACHE_HOME: join(dir, 'k') };
+    const memos = ['/a', '/b', '/c', '/d', '/e', '/f'].map((cwd) => [cwd, memoModule.defaultWalkMemoPath(env, home, locationsOf(home, cwd))] as const);
+    const otherLocations = memoModule.defaultWalkMemoPath(env, home, resolveLocations({ home, roots: { claw: [join(home, 'elsewhere')] } }, { env: {}, homeDir: home, cwd: '/a' }));
+    await mkdir(join(otherLocations, '..'), { recursive: true });
+    await writeFile(otherLocations, 'other locations');
+    const hourAgo = Date.now() / 1000 - 3600;
+    for (const [at, [cwd, memo]] of memos.entries()) {
+      await search(home, 'a', memo, true, cwd);
+      // written in this order, a minute apart (the clock of a fast run can give two the same mtime)
+      await utimes(memo, hourAgo + 60 * at, hourAgo + 60 * at);
+    }
+    const left = (await readdir(join(otherLocations, '..'))).filter((name) => name.startsWith('grep-walk-'));
+    expect(left.sort()).toEqual([...memos.slice(-4).map(([, memo]) => memo), otherLocations].map((path) => path.split('/').at(-1)).sort());
+    // A memo kept is read: no walk.
+    expect((await search(home, 'a', memos[2]![1], true, '/c')).walks).toBe(0);
   });
 
   it('walks as if there were none when the memo is malformed, of other locations, or names a file in a folder no walk listed', async () => {
