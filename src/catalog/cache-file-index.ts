@@ -1,6 +1,7 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nativeEngine } from '../core/native.js';
+import { readAtSync } from '../core/io/lines.js';
 import { openRegularWithStatsSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
@@ -165,18 +166,14 @@ export class CacheFileIndex {
     if (++this.linesRead > Math.max(LINES_BEFORE_WHOLE, this.entryStarts.length / 4)) return this.bytes;
     const start = this.entryStarts[at]!;
     const length = this.entryEnds[at]! - start;
-    const line = Buffer.allocUnsafe(length);
-    let read = 0;
+    let bytes: Buffer;
     try {
-      while (read < length) {
-        const n = readSync(this.reader!.fd, line, read, length - read, start + read);
-        if (n === 0) break;
-        read += n;
-      }
+      bytes = readAtSync(this.reader!.fd, start, length);
     } catch {
-      read = -1;
+      bytes = Buffer.alloc(0);
     }
-    const bytes = read === length ? line : Buffer.alloc(0);
+    // Cut short (the file changed in place since): no line, the lookup fails.
+    if (bytes.length !== length) bytes = Buffer.alloc(0);
     this.lastLine = { at, bytes };
     return bytes;
   }

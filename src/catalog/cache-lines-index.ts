@@ -3,8 +3,9 @@
 // file it was made from, so that a grep matching a few sessions reads a few MB and the lines it looks up, not the
 // whole cache (68 MB at 100k sessions, read and walked for each grep).
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { readRegularBytesSync } from '../core/io/regular.js';
+import { closeSync, fstatSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readAtSync } from '../core/io/lines.js';
+import { readOpenBytesSync, readRegularBytesSync } from '../core/io/regular.js';
 
 const NEWLINE = 0x0a;
 
@@ -77,7 +78,7 @@ export function readLinesIndex(path: string, identity: string): SavedLines | nul
   const starts = numbers.subarray(0, lines);
   const ends = numbers.subarray(lines, 2 * lines);
   const edgesHold = (fd: number): boolean => {
-    const edges = edgesOf({ length: size, subarray: (from: number, to: number) => readAt(fd, from, to) }, starts, ends);
+    const edges = edgesOf({ length: size, subarray: (from: number, to: number) => readAtSync(fd, from, Math.max(0, to - from)) }, starts, ends);
     return digestOf(edges.head) === head && digestOf(edges.tail) === tail;
   };
   return { size, edgesHold, table: table as string[], starts, ends, plain: numbers.subarray(2 * lines), escaped: byPath };
@@ -97,35 +98,9 @@ function digestOf(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
 }
 
-/** Bytes [from, to) of the file open at `fd` (fewer when it is shorter). */
-function readAt(fd: number, from: number, to: number): Buffer {
-  const out = Buffer.allocUnsafe(Math.max(0, to - from));
-  let read = 0;
-  while (read < out.length) {
-    const n = readSync(fd, out, read, out.length - read, from + read);
-    if (n === 0) break;
-    read += n;
-  }
-  return out.subarray(0, read);
-}
-
-/** The whole file open at `fd`, from its start. */
+/** The whole file open at `fd` (only read at positions before: its position is still its start). */
 export function readWholeSync(fd: number): Buffer {
-  const size = Number(fstatSync(fd).size);
-  // One byte past the size: a read that fills it says the file is longer than stat said.
-  let buffer = Buffer.allocUnsafe(Math.max(1, size + 1));
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      const grown = Buffer.allocUnsafe(2 * buffer.length);
-      buffer.copy(grown, 0, 0, total);
-      buffer = grown;
-    }
-    const n = readSync(fd, buffer, total, buffer.length - total, total);
-    if (n === 0) break;
-    total += n;
-  }
-  return buffer.subarray(0, total);
+  return readOpenBytesSync(fd, Number(fstatSync(fd).size));
 }
 
 /** What a line index is made of (see CacheFileIndex): the cache's bytes, its shared strings, its entry lines' places, its lookups by first path. */

@@ -239,7 +239,7 @@ export async function readAt(handle: FileHandle, position: number, length: numbe
   return buffer.subarray(0, filled);
 }
 
-function readAtSync(fd: number, position: number, length: number, counted = false): Buffer {
+export function readAtSync(fd: number, position: number, length: number, counted = false): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {

@@ -119,24 +119,38 @@ export function readRegularBytesSync(path: string, maxBytes = Infinity): Buffer 
 function readRegularBytesIntoSync(path: string, maxBytes: number): { readonly bytes: Buffer; readonly length: number } {
   const { fd, stats } = openRegularWithStatsSync(path);
   try {
-    // One byte past the size: a read that fills it says the file is longer than stat said.
-    let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(stats.size, maxBytes) + 1));
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.min(2 * buffer.length, maxBytes + 1));
-        buffer.copy(grown, 0, 0, total);
-        buffer = grown;
-      }
-      const n = readSync(fd, buffer, total, Math.min(buffer.length, maxBytes + 1) - total, null);
-      if (n === 0) break;
-      total += n;
-      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
-    }
-    return { bytes: buffer, length: total };
+    return readOpenBytesIntoSync(fd, stats.size, maxBytes, path);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The bytes of the file open at `fd`, from its current position (a fresh descriptor's start: positional reads do not
+ * move it) to its end, into one buffer of `size` (fstat's), grown when the file is longer; `path` names it in the
+ * error past `maxBytes`. For a descriptor the caller keeps (the catalog cache read line by line, then whole).
+ */
+export function readOpenBytesSync(fd: number, size: number, maxBytes = Infinity, path = `fd ${fd}`): Buffer {
+  const { bytes, length } = readOpenBytesIntoSync(fd, size, maxBytes, path);
+  return bytes.subarray(0, length);
+}
+
+function readOpenBytesIntoSync(fd: number, size: number, maxBytes: number, path: string): { readonly bytes: Buffer; readonly length: number } {
+  // One byte past the size: a read that fills it says the file is longer than stat said.
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size, maxBytes) + 1));
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(2 * buffer.length, maxBytes + 1));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
+    const n = readSync(fd, buffer, total, Math.min(buffer.length, maxBytes + 1) - total, null);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
+  }
+  return { bytes: buffer, length: total };
 }
 
 /** Copy a regular file (FIFOs and devices refused, never opened blocking) to a new file `to`, mode 0600. */
