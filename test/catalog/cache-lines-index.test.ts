@@ -1,21 +1,15 @@
 // A cache file's line index (CacheFileIndex.openSync): written beside the cache by the first synchronous open, then
 // read instead of the whole cache, with each entry line read when it is looked up; never used for another file than
 // the one it was made for (a session changed and the cache saved again: the next grep gives the new row).
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogCache } from '../../src/catalog/cache.js';
-import type { FileStamp } from '../../src/catalog/cache-entry.js';
 import { CacheFileIndex } from '../../src/catalog/cache-file-index.js';
 import { linesIndexPath } from '../../src/catalog/cache-lines-index.js';
-import { resolveLocations } from '../../src/catalog/locations.js';
-import { scanCatalog, type CatalogSession } from '../../src/catalog/scan.js';
-import { headFingerprint } from '../../src/core/io/lines.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+import { cachedHome, stampsOf } from '../helpers/cached-home.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -25,31 +19,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function stampsOf(paths: readonly string[]): FileStamp[] {
-  return paths.map((path) => {
-    const info = statSync(path);
-    return [path, info.size, info.mtimeMs, headFingerprint(path)];
-  });
-}
-
-/** The fixture home `name` copied under `as`, scanned with its cache saved (as `list` does); again on each `rescan`. */
-async function cachedHome(name: string, as: string) {
-  const home = join(dir, as);
-  await cp(join(FIXTURES, name), home, { recursive: true });
-  const locations = { ...resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
-  const cachePath = join(dir, `${as}.cache.jsonl`);
-  const rescan = async (): Promise<CatalogSession[]> => {
-    const cache = await CatalogCache.load(cachePath);
-    const result = await scanCatalog(locations, { cache });
-    await cache.save();
-    return [...result.sessions, ...result.subagentSessions];
-  };
-  return { sessions: await rescan(), cachePath, home, rescan };
-}
-
 describe('a cache file line index', () => {
   it('is written by the first synchronous open, and the next reads the cache line by line, answering as a whole read', async () => {
-    const { sessions, cachePath } = await cachedHome('home', 'answers');
+    const { sessions, cachePath } = await cachedHome(dir, 'home', 'answers');
     expect(existsSync(linesIndexPath(cachePath))).toBe(false);
     const whole = CacheFileIndex.openSync(cachePath)!;
     expect(whole.readWhole).toBe(true);
@@ -77,7 +49,7 @@ describe('a cache file line index', () => {
   });
 
   it('is not used once the cache was saved again: a changed session gets its new row, and the index is made anew', async () => {
-    const { sessions, cachePath, rescan } = await cachedHome('claude-synthetic', 'changed');
+    const { sessions, cachePath, rescan } = await cachedHome(dir, 'claude-synthetic', 'changed');
     CatalogCache.lazySync(cachePath);
     const before = readFileSync(linesIndexPath(cachePath));
     expect(CacheFileIndex.openSync(cachePath)!.readWhole).toBe(false);
@@ -98,7 +70,7 @@ describe('a cache file line index', () => {
   });
 
   it('is not used for a file it was not made for, nor when it is damaged', async () => {
-    const { sessions, cachePath } = await cachedHome('claude-synthetic', 'other');
+    const { sessions, cachePath } = await cachedHome(dir, 'claude-synthetic', 'other');
     CacheFileIndex.openSync(cachePath);
     const index = linesIndexPath(cachePath);
     const written = readFileSync(index);

@@ -1,7 +1,7 @@
 // `CatalogCache.lazy`: a cache whose entries are decoded from the file's bytes when they are asked for (grep's
 // matches), answering every lookup as the cache `load` reads whole does.
-import { readdirSync, statSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,10 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogCache } from '../../src/catalog/cache.js';
 import { firstPathHashesInJs, nativeFirstPathHashes } from '../../src/catalog/cache-file-index.js';
 import { nativeEngine } from '../../src/core/native.js';
-import type { FileStamp } from '../../src/catalog/cache-entry.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { scanCatalog } from '../../src/catalog/scan.js';
-import { headFingerprint } from '../../src/core/io/lines.js';
+import { cachedHome, stampsOf } from '../helpers/cached-home.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -23,25 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function stampsOf(paths: readonly string[]): FileStamp[] {
-  return paths.map((path) => {
-    const info = statSync(path);
-    return [path, info.size, info.mtimeMs, headFingerprint(path)];
-  });
-}
-
-/** A home copied from the fixtures under `as`, scanned once with a cache that is saved; its sessions and cache path. */
-async function cachedHome(name: string, as: string) {
-  const home = join(dir, as);
-  await cp(join(FIXTURES, name), home, { recursive: true });
-  const locations = { ...resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
-  const cachePath = join(dir, `${as}.cache.jsonl`);
-  const cache = await CatalogCache.load(cachePath);
-  const result = await scanCatalog(locations, { cache });
-  await cache.save();
-  return { sessions: [...result.sessions, ...result.subagentSessions], cachePath, home };
-}
 
 // Opened as the browser's content search does (read asynchronously) and as the CLI's grep does (synchronously).
 const OPENINGS = [
@@ -59,7 +39,7 @@ const OPENINGS = [
 
 describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {
   it('answers every lookup of the fixture home as the loaded cache does', async () => {
-    const { sessions, cachePath } = await cachedHome('home', `home-${how.split(' ')[1]}`);
+    const { sessions, cachePath } = await cachedHome(dir, 'home', `home-${how.split(' ')[1]}`);
     const loaded = await CatalogCache.load(cachePath);
     const lazy = await lazyAt(cachePath);
     expect(lazy.rejected).toBeNull();
@@ -110,7 +90,7 @@ describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {
   });
 
   it('is an empty cache when the file is missing, cut short or of another version, and never writes', async () => {
-    const { cachePath, sessions } = await cachedHome('claude-synthetic', `cut-${how.split(' ')[1]}`);
+    const { cachePath, sessions } = await cachedHome(dir, 'claude-synthetic', `cut-${how.split(' ')[1]}`);
     const whole = await readFile(cachePath, 'utf8');
     const stamps = stampsOf(sessions[0]!.paths);
     // cut short: the end line is gone
@@ -135,7 +115,7 @@ describe.each(OPENINGS)('a lazy catalog cache, $how', ({ how, lazyAt }) => {
 
 describe('the first paths of a cache file', () => {
   it('are hashed by the native engine as in JS: every line of a cache, escapes, files without a conversation, stores, cut lines', async () => {
-    const { cachePath } = await cachedHome('home', 'first-paths');
+    const { cachePath } = await cachedHome(dir, 'home', 'first-paths');
     const written = await readFile(cachePath);
     const made = [
       '{"none":[["/h/a.jsonl",1,2,"3:4"]]}',
