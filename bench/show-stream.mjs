@@ -12,6 +12,10 @@
 // decoded line, as `show` must to tell a malformed line from a good one), prints nothing and loads none of the CLI's
 // code; against the target's limit (3× cat).
 //
+// Node's own start in the same run: a `node -e` that writes one byte, with this environment as it is and without
+// NODE_EXTRA_CA_CERTS (Node 20 parses that bundle and its own root certificates before any script runs: ~75 ms at
+// load 5 on the stop-44 machine, where it is set): `show`'s first byte is that start plus its own work.
+//
 // Prints one JSON line: per command the runs and their medians, the load average before and after.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -29,13 +33,13 @@ const ID = basename(SESSION).replace(/\.jsonl$/, '').replace(/^rollout-.*?-([0-9
 const env = { ...process.env, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(root, 'bench', '.work', 'xdg-show') };
 const FIRST_TURN = FORMAT === 'md' ? '## Turn 1' : '── user · turn 1 ';
 
-function timed(cmd, argv) {
+function timed(cmd, argv, childEnv = env) {
   return new Promise((done) => {
     const t0 = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - t0) / 1e6;
     // CPU time (user + system) from /usr/bin/time: on a loaded machine it moves far less than the wall clock.
     const timeFile = join(tmpdir(), `show-stream-${process.pid}-${Math.random().toString(36).slice(2)}`);
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, cmd, ...argv], { stdio: ['ignore', 'pipe', 'ignore'], env });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, cmd, ...argv], { stdio: ['ignore', 'pipe', 'ignore'], env: childEnv });
     let first = null;
     let firstTurn = null;
     let bytes = 0;
@@ -101,7 +105,13 @@ parse(Buffer.concat(pending).toString('utf8'));
 process.stdout.write(lines + ' lines, ' + malformed + ' malformed');
 `;
 const floor = [];
+const nodeStart = [];
+const nodeStartBare = [];
+const { NODE_EXTRA_CA_CERTS: _extraCerts, ...bareEnv } = env;
+const WRITE_A_BYTE = 'process.stdout.write("x")';
 for (let i = 0; i < RUNS; i++) {
+  nodeStart.push(await timed(process.execPath, ['-e', WRITE_A_BYTE]));
+  nodeStartBare.push(await timed(process.execPath, ['-e', WRITE_A_BYTE], bareEnv));
   floor.push(await timed(process.execPath, ['-e', PARSE_EVERY_LINE, SESSION]));
   cat.push(await timed('cat', [SESSION]));
   ours.push(await timed(process.execPath, [BIN, 'show', ID, '--format', FORMAT, '--home', HOME]));
@@ -117,7 +127,7 @@ const summary = (runs) => ({
   hwmMB: Math.max(...runs.map((r) => r.hwmMB)),
   bytes: runs[0]?.bytes,
 });
-const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), floor: summary(floor), load };
+const result = { session: SESSION, bytes: statSync(SESSION).size, format: FORMAT, ours: summary(ours), cat: summary(cat), floor: summary(floor), nodeStart: summary(nodeStart), nodeStartWithoutExtraCerts: summary(nodeStartBare), extraCerts: _extraCerts !== undefined, load };
 if (BEFORE) result.before = { bin: BEFORE, ...summary(before) };
 result.ratio = result.ours.totalMs / result.cat.totalMs;
 process.stdout.write(`${JSON.stringify(result)}\n`);
