@@ -163,6 +163,13 @@ typedef struct engine {
   item_t *out, *out_tail;
   uint32_t silent; /* items done with nothing to say */
   uint32_t nout;   /* items in `out` */
+  /*
+   * Items whose lineage was sniffed and that are done with nothing else to say (no match): kept here, not handed to JS
+   * one by one, until JS asks for them all (`held`: only a search that links a matching row to its family does).
+   * `nheld` counts those held since the last batch (JS counts them as seen).
+   */
+  item_t *held, *held_tail;
+  uint32_t nheld;
   cut_t *new_cwds, *new_cwds_tail;
   cwdset_t seen_cwds;
   cut_t *keys; /* lineage keys the items point into */
@@ -1054,12 +1061,21 @@ static void *thread_main(void *arg) {
       continue;
     }
     item->state = state;
-    int silent = state == S_NONE && !item->judged && !item->problems && !item->cwds && !(item->flags & F_SNIFF_LINEAGE);
+    int quiet = state == S_NONE && !item->judged && !item->problems && !item->cwds;
+    int silent = quiet && !(item->flags & F_SNIFF_LINEAGE);
     /* A match, a judgement or a problem goes to JS at once (rows appear as they are found); the rest waits for a batch. */
     int urgent = state != S_NONE || item->problems != NULL;
     if (silent) {
       engine->silent++;
       free_item(item);
+    } else if (quiet) {
+      item->next = NULL;
+      if (engine->held_tail) engine->held_tail->next = item;
+      else engine->held = item;
+      engine->held_tail = item;
+      engine->nheld++;
+      /* The last of the items searched first: JS learns at once that every lineage was seen. */
+      if (engine->nfirst == 0) urgent = 1;
     } else {
       item->next = NULL;
       if (engine->out_tail) engine->out_tail->next = item;
@@ -1068,7 +1084,7 @@ static void *thread_main(void *arg) {
       engine->nout++;
     }
     int idle = !engine->continuations && engine->nfirst == 0 && engine->nothers == 0;
-    if (urgent || idle || engine->nout >= 256 || engine->silent >= 2048) notify(engine);
+    if (urgent || idle || engine->nout >= 256 || engine->silent + engine->nheld >= 2048) notify(engine);
   }
   engine->running--;
   pthread_mutex_unlock(&engine->mu);
@@ -1099,6 +1115,11 @@ static void free_engine(engine_t *engine) {
     if (engine->waiting.slots[i]) free_item(engine->waiting.slots[i]);
   free(engine->waiting.slots);
   for (item = engine->out; item;) {
+    item_t *next = item->next;
+    free_item(item);
+    item = next;
+  }
+  for (item = engine->held; item;) {
     item_t *next = item->next;
     free_item(item);
     item = next;
@@ -1177,13 +1198,16 @@ static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len)
 
 /*
  * On the JS thread: hand over what the threads found since the last call, packed so that thousands of sessions cost a
- * few objects, not a few each: onBatch(table, stamps, spans, bytes, problems, silentDone, cwdsFirst, cwdsCount).
+ * few objects, not a few each: onBatch(table, stamps, spans, bytes, problems, silentDone, cwdsFirst, cwdsCount,
+ * heldDone). heldDone: items done and held for `held` since the last batch (none of them is in the table).
  * table: T_FIELDS numbers per session (Float64Array): its index, state (1 match, 2 none, 3 lines to judge), where its
  * files' stamps start in `stamps` (4 per file: size, mtimeMs, fingerprint length and hash; -1: none), its lineage cut
  * (a span; -1: no head read; -2: not asked for), its cwd cuts (first span, count), its problems (first, count in
  * `problems`: [file, message] pairs), its judgement token, the openings of its lines to judge (first span, count).
  * A span is a pair in `spans`: start and end in `bytes`. cwdsFirst/cwdsCount: the engine-wide new cwd cuts.
  */
+static int pack_items(napi_env env, engine_t *engine, item_t *out, cut_t *cwds, napi_value *argv);
+
 static void call_js(napi_env env, napi_value callback, void *context, void *data) {
   (void)data;
   engine_t *engine = context;
@@ -1195,6 +1219,8 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
   engine->nout = 0;
   uint32_t silent = engine->silent;
   engine->silent = 0;
+  uint32_t nheld = engine->nheld;
+  engine->nheld = 0;
   cut_t *cwds = engine->new_cwds;
   engine->new_cwds = engine->new_cwds_tail = NULL;
   int aborted = engine->aborted;
@@ -1211,6 +1237,21 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
     free_cuts(cwds);
     return;
   }
+  napi_value argv[9];
+  if (!pack_items(env, engine, out, cwds, argv)) return;
+  napi_create_uint32(env, silent, &argv[5]);
+  napi_create_uint32(env, nheld, &argv[8]);
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  napi_call_function(env, undefined, callback, 9, argv, NULL);
+}
+
+/*
+ * A batch's table, stamps, spans, bytes and problems (argv[0..4]) of `out` and the engine-wide new cwd cuts `cwds`
+ * (argv[6], argv[7]: their first span and count), as call_js describes them; the items not waiting for a judgement
+ * are freed. 0 (a JS error thrown) when out of memory.
+ */
+static int pack_items(napi_env env, engine_t *engine, item_t *out, cut_t *cwds, napi_value *argv) {
   /* Sizes first. */
   size_t nitems = 0, nstamps = 0, nspans = 0, nbytes = 0, nproblems = 0;
   for (item_t *item = out; item; item = item->next) {
@@ -1235,15 +1276,14 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
     nspans++;
     nbytes += cut->len;
   }
-  napi_value table_buffer, stamps_buffer, spans_buffer, table, stamps, spans, bytes, problems, undefined, value;
+  napi_value table_buffer, stamps_buffer, spans_buffer, table, stamps, spans, bytes, problems, value;
   packing_t pack = {0};
-  napi_get_undefined(env, &undefined);
   if (napi_create_arraybuffer(env, nitems * T_FIELDS * sizeof(double), (void **)&pack.table, &table_buffer) != napi_ok ||
       napi_create_arraybuffer(env, nstamps * sizeof(double), (void **)&pack.stamps, &stamps_buffer) != napi_ok ||
       napi_create_arraybuffer(env, nspans * 2 * sizeof(double), (void **)&pack.spans, &spans_buffer) != napi_ok ||
       napi_create_buffer(env, nbytes, (void **)&pack.bytes, &bytes) != napi_ok) {
     napi_throw_error(env, NULL, "native search: out of memory for a batch");
-    return;
+    return 0;
   }
   napi_create_typedarray(env, napi_float64_array, nitems * T_FIELDS, table_buffer, 0, &table);
   napi_create_typedarray(env, napi_float64_array, nstamps, stamps_buffer, 0, &stamps);
@@ -1301,11 +1341,14 @@ static void call_js(napi_env env, napi_value callback, void *context, void *data
   uint32_t ncwds = 0;
   for (cut_t *cut = cwds; cut; cut = cut->next, ncwds++) pack_span(&pack, cut->bytes, cut->len);
   free_cuts(cwds);
-  napi_value argv[8] = {table, stamps, spans, bytes, problems, NULL, NULL, NULL};
-  napi_create_uint32(env, silent, &argv[5]);
+  argv[0] = table;
+  argv[1] = stamps;
+  argv[2] = spans;
+  argv[3] = bytes;
+  argv[4] = problems;
   napi_create_double(env, cwds_first, &argv[6]);
   napi_create_uint32(env, ncwds, &argv[7]);
-  napi_call_function(env, undefined, callback, 8, argv, NULL);
+  return 1;
 }
 
 static void tsfn_finalize(napi_env env, void *data, void *hint) {
@@ -1649,6 +1692,28 @@ static napi_value judged(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/**
+ * held(handle): the items the engine held since the last call (see engine_t's `held`), packed as a batch's
+ * [table, stamps, spans, bytes] (call_js): each one's index, stamps and lineage cut. Taken: a later call gives only
+ * those held after it. Valid after close too (the engine lives while its handle does).
+ */
+static napi_value held(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  engine_t *engine = engine_of(env, argv[0]);
+  if (!engine) return NULL;
+  pthread_mutex_lock(&engine->mu);
+  item_t *items = engine->held;
+  engine->held = engine->held_tail = NULL;
+  pthread_mutex_unlock(&engine->mu);
+  napi_value packed[9], result;
+  if (!pack_items(env, engine, items, NULL, packed)) return NULL;
+  CHECK(napi_create_array_with_length(env, 4, &result));
+  for (uint32_t k = 0; k < 4; k++) CHECK(napi_set_element(env, result, k, packed[k]));
+  return result;
+}
+
 /** close(handle, abort): no more work; the threads end when the queue is empty (or at once, dropping it, with abort). */
 static napi_value close_engine(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -1916,6 +1981,7 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "create", create);
   export_function(env, exports, "push", push);
   export_function(env, exports, "judged", judged);
+  export_function(env, exports, "held", held);
   export_function(env, exports, "close", close_engine);
   export_function(env, exports, "answersHold", answers_hold);
   export_function(env, exports, "answersHoldLater", answers_hold_later);

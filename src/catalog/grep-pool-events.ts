@@ -30,7 +30,11 @@ export type SniffedStamps = readonly GrepStamp[] | null | (() => readonly GrepSt
 
 export interface PoolEvents {
   readonly onMatch: (index: number, found: GrepFound, stamps: readonly GrepStamp[] | null) => void;
-  /** A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds: claw's). */
-  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[]) => Promise<GrepItem[]>;
+  /**
+   * A batch is done: new cwds seen in files' heads and lineages; resolves to more work (sessions kept in those cwds:
+   * claw's). `held`: sessions whose lineage was sniffed that matched nothing, seen but not in `lineages`: the pool holds
+   * their lineages until `heldLineages` is asked (the native engine's; none held when absent).
+   */
+  readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[], held?: number) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }

@@ -52,7 +52,19 @@ export class MatchRows {
     private readonly groups: readonly SessionFileGroup[],
     private readonly context: ScanContext,
     private readonly loadCache: (() => Promise<CatalogCache | undefined>) | undefined,
+    /** The lineages and stamps the search holds back until asked (the native engine's of sessions that matched nothing). */
+    private readonly heldLineages?: () => readonly (readonly [number, SniffedLineage, SniffedStamps])[],
   ) {}
+
+  /** What the search held back so far, noted as if it had been handed over (before any family or row reads them). */
+  private takeHeld(): void {
+    const held = this.heldLineages?.();
+    if (held === undefined) return;
+    for (const [index, lineage, stamps] of held) {
+      this.noteStamps(index, stamps);
+      this.noteLineage(index, lineage);
+    }
+  }
 
   /** What the search read of a lineage-linked file's head (every such file's comes before a family is linked). */
   noteLineage(index: number, lineage: SniffedLineage): void {
@@ -67,6 +79,7 @@ export class MatchRows {
    */
   wantFamilies(): void {
     if (this.familiesWanted) return;
+    this.takeHeld();
     this.familiesWanted = true;
     this.indexLineages();
   }
@@ -90,6 +103,7 @@ export class MatchRows {
 
   /** The listed row of a matching session (`index`: its group's in discovery order): its summary, merged with other files of the same conversation. */
   async row(index: number): Promise<CatalogSession | null> {
+    this.takeHeld();
     const group = this.groups[index]!;
     const own = await this.summarise(group);
     if (own === null) return null;
@@ -197,6 +211,7 @@ export class MatchRows {
   private familyOf(lineage: string): Promise<(row: CatalogSession) => CatalogSession> {
     let family = this.families.get(lineage);
     if (family !== undefined) return family;
+    this.takeHeld();
     this.familiesWanted = true;
     this.indexLineages();
     const known = this.indexesByLineage;

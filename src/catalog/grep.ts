@@ -153,10 +153,10 @@ export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEve
   return {
     onMatch: (index, found, stamps) => later(() => events.onMatch(index, found, stamps)),
     onProblem: (problem) => later(() => events.onProblem(problem)),
-    onBatch: (cwds, lineages) =>
+    onBatch: (cwds, lineages, held) =>
       new Promise((resolve, reject) => {
         if (state === false) resolve([]);
-        else later(() => events.onBatch(cwds, lineages).then(resolve, reject));
+        else later(() => events.onBatch(cwds, lineages, held).then(resolve, reject));
         void open.then((ok) => (ok ? undefined : resolve([])));
       }),
   };
@@ -196,7 +196,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const load = options.cache;
   const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
   // It holds the lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it).
-  const rows = new MatchRows(groups, context, loadCache);
+  // The lineages the native engine holds (of sessions that matched nothing) are read only when a row needs its family.
+  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? () => pool.heldLineages() : undefined);
   /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
   const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
   const ownMatches = new Map<number, GrepFound>();
@@ -372,12 +373,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     for (let at = 0; at < jobs.length; at += ROW_WINDOW) made.push(...(await Promise.all(jobs.slice(at, at + ROW_WINDOW).map(make))));
     return made.filter((row): row is CatalogSession => row !== null);
   };
-  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[]): Promise<GrepItem[]> => {
+  const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[], held = 0): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
       rows.noteStamps(index, stamps);
       rows.noteLineage(index, lineage);
     }
-    lineageUnseen -= seen.length;
+    lineageUnseen -= seen.length + held;
     if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
     if (cwds.length === 0 || !sniffCwds) return [];
     await candidatesWalked;

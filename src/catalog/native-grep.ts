@@ -37,6 +37,12 @@ interface NativeSearchAddon {
   /** Item i: index, flags, counts[i] paths taken in order from `paths` (UTF-8, each followed by a NUL), lineage key keys[keyIndexes[i]] (-1: none). */
   push(handle: NativeHandle, indexes: Int32Array, flags: Int32Array, counts: Int32Array, paths: Buffer, keyIndexes: Int32Array, keys: readonly Buffer[]): void;
   judged(handle: NativeHandle, token: number, accepted: number): void;
+  /**
+   * The sessions whose lineage was sniffed that the engine finished with nothing else to say since the last call, as a
+   * batch's table, stamps, spans and bytes (NativeBatch). Absent in an engine built before it held them (it reports
+   * them in its batches).
+   */
+  held?(handle: NativeHandle): [table: Float64Array, stamps: Float64Array, spans: Float64Array, bytes: Buffer];
   close(handle: NativeHandle, abort: boolean): void;
   /** Whether every answer holds (see `nativeAnswersHold`). */
   answersHold(codes: Uint8Array, numbers: Float64Array, paths: Buffer, reals: Buffer): boolean;
@@ -51,7 +57,9 @@ type NativeHandle = { readonly [nativeHandle]: true };
  * What the engine found since its last call, packed (see call_js in native/search.c): `table` holds FIELDS numbers per
  * session (the T_ offsets below), stamps 4 numbers per file (size, mtimeMs, fingerprint length and hash), `spans`
  * start/end pairs into `bytes` (cuts of heads, openings of lines to judge), `problems` [file, message] pairs flat.
- * `silentDone` sessions finished with nothing to say; `cwdsFirst`/`cwdsCount`: the spans of new cwd cuts.
+ * `silentDone` sessions finished with nothing to say; `cwdsFirst`/`cwdsCount`: the spans of new cwd cuts; `heldDone`
+ * sessions whose lineage was sniffed finished with nothing else to say, held by the engine until `held` is called (an
+ * engine built before it held them passes no such count).
  */
 type NativeBatch = (
   table: Float64Array,
@@ -62,6 +70,7 @@ type NativeBatch = (
   silentDone: number,
   cwdsFirst: number,
   cwdsCount: number,
+  heldDone?: number,
 ) => void;
 
 const [T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, FIELDS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -217,6 +226,19 @@ export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Pr
   for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
 }
 
+/**
+ * What a batch's table row tells of a session whose lineage was sniffed: its lineage and stamps, each read only if its
+ * row is wanted (a cut of the batch's bytes, no copy; 4 numbers a file in the batch's table meanwhile).
+ */
+function sniffed(item: GrepItem, table: Float64Array, row: number, stampTable: Float64Array, span: (at: number) => Buffer, matchStamps: GrepStamp[] | null): [number, SniffedLineage, SniffedStamps] {
+  const adapter = ADAPTERS[item.agent];
+  const cut = table[row + T_LINEAGE]!;
+  const lineage = cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
+  const stampsAt = table[row + T_STAMPS]!;
+  const count = item.paths.length;
+  return [item.index, lineage, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))];
+}
+
 function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {
   if (from < 0) return null;
   const out: GrepStamp[] = [];
@@ -257,6 +279,9 @@ export class NativeGrepPool {
   /** The adapters' lineage keys, and each agent's place among them. */
   private readonly lineageKeys: Buffer[] = [];
   private readonly lineageKeyOf: Partial<Record<Agent, number>> = {};
+  /** Sessions the engine holds (see NativeSearchAddon.held), and how many of them were taken. */
+  private heldDone = 0;
+  private heldTaken = 0;
   private pending = 0;
   private running = false;
   private closed = false;
@@ -409,11 +434,14 @@ export class NativeGrepPool {
     silentDone: number,
     cwdsFirst: number,
     cwdsCount: number,
+    heldDone = 0,
   ): void {
     const events = this.events;
     if (events === null || this.done === null) return;
     // Sessions done with nothing to say (searched, no match, nothing new in their heads): which ones does not matter.
-    this.finished += silentDone;
+    // Nor, yet, which ones the engine holds: their lineages are read only if a row is linked to its family.
+    this.finished += silentDone + heldDone;
+    this.heldDone += heldDone;
     const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
     const cwds: string[] = [];
     const newCwd = (cwd: string | null): boolean => {
@@ -463,21 +491,32 @@ export class NativeGrepPool {
       }
       const matchStamps = table[row + T_STATE] === MATCH ? stampsOf(stampTable, stampsAt, item.paths.length) : null;
       if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, matchStamps);
-      if (item.sniffLineage) {
-        const adapter = ADAPTERS[item.agent];
-        const cut = table[row + T_LINEAGE]!;
-        // Read only if a row needs it: a cut of the batch's bytes (no copy), its lines as the head holds them.
-        const lineage = cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
-        // Its stamps too: made only if its row is wanted (4 numbers a file in the batch's table meanwhile).
-        const count = item.paths.length;
-        lineages.push([index, lineage, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))]);
-      }
+      if (item.sniffLineage) lineages.push(sniffed(item, table, row, stampTable, span, matchStamps));
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
-    if (cwds.length > 0 || lineages.length > 0) this.expect(events.onBatch(cwds, lineages));
+    if (cwds.length > 0 || lineages.length > 0 || heldDone > 0) this.expect(events.onBatch(cwds, lineages, heldDone));
     // Room was made for what waits (a bounded search): handed over once half the bound is free, in one call.
     if (this.running && this.backlog.length > 0 && this.handed - this.finished <= this.maxInFlight / 2) this.flush();
     this.check();
+  }
+
+  /**
+   * The lineages and stamps of the sessions the engine held since the last call (searched, no match: see `heldDone`),
+   * read as a batch's are (lazily). Nothing is asked of the engine when it holds none.
+   */
+  heldLineages(): [number, SniffedLineage, SniffedStamps][] {
+    if (this.heldTaken === this.heldDone || this.native.held === undefined) return [];
+    const [table, stampTable, spans, bytes] = this.native.held(this.handle);
+    const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
+    const out: [number, SniffedLineage, SniffedStamps][] = [];
+    for (let row = 0; row < table.length; row += FIELDS) {
+      const item = this.inFlight.get(table[row + T_INDEX]!);
+      if (item === undefined) continue;
+      this.inFlight.delete(item.index);
+      out.push(sniffed(item, table, row, stampTable, span, null));
+    }
+    this.heldTaken += table.length / FIELDS;
+    return out;
   }
 
   private problem(problem: Problem): void {
