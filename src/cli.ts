@@ -25,7 +25,25 @@ import { UnsafeSessionIdError } from './core/session-id.js';
 import { HostActionError } from './remote/host-sessions.js';
 import { SESSIONS_VERSION } from './version.js';
 
-export function buildProgram(): Command {
+/** The commands, each with the names it registers (removeCommands: `rm` and `restore`). */
+const COMMANDS: readonly (readonly [readonly string[], (program: Command) => void])[] = [
+  [['list'], listCommand],
+  [['grep'], grepCommand],
+  [['show'], showCommand],
+  [['fork'], forkCommand],
+  [['resume'], resumeCommand],
+  [['hosts'], hostsCommand],
+  [['mcp'], mcpCommand],
+  [['rename'], renameCommand],
+  [['rm', 'restore'], removeCommands],
+];
+
+/**
+ * The program; `word` (the first word after `sessions`) naming a command: with that command alone, which commander
+ * dispatches to as it would in the whole program (defining every command's options was ~7-25 ms of a `show`'s
+ * first byte). Anything else (an option, `help`, a word that is no command, nothing) gets every command.
+ */
+export function buildProgram(word?: string): Command {
   const program = withLocations(new Command('sessions'))
     .description(`Find, replay, fork and resume your coding-agent conversations (${ADAPTER_LIST.map((adapter) => adapter.label).join(', ')}).`)
     .version(SESSIONS_VERSION)
@@ -48,15 +66,8 @@ Config: ${configPath(env, homedir())} (resume commands per agent: docs/agents.md
     )
     .option('--all', 'start the browser with every session, not only the current directory\'s')
     .action(browse);
-  listCommand(program);
-  grepCommand(program);
-  showCommand(program);
-  forkCommand(program);
-  resumeCommand(program);
-  hostsCommand(program);
-  mcpCommand(program);
-  renameCommand(program);
-  removeCommands(program);
+  const named = COMMANDS.find(([names]) => word !== undefined && names.includes(word));
+  for (const command of named === undefined ? COMMANDS : [named]) command[1](program);
   // `sessions help list`, as gh and npm take it (commander leaves it out of a program with an action of its own).
   program.helpCommand('help [command]', 'show the help of a command');
   // Only now, so that the subcommands (which copy the program's settings when created) keep refusing extra words.
@@ -74,7 +85,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     throw error;
   });
   try {
-    await buildProgram().parseAsync([...argv]);
+    // argv is process.argv: node, the script, then the user's words.
+    await buildProgram(argv[2]).parseAsync([...argv]);
   } catch (error) {
     if (error instanceof NotResolvedError) reportProblems(error.problems);
     if (USER_ERRORS.some((kind) => error instanceof kind)) {
