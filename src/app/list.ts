@@ -94,9 +94,9 @@ export class NotResolvedError extends Error {
  * row of its own, but `show`/`fork` of its id find it). A full id of this machine's catalog is found in the cache
  * without a scan when nothing that decides its row changed since (catalog/cached-find.ts).
  */
-export async function resolveOne(setup: ListSetup, query: string, options: { readonly cached?: boolean } = {}): Promise<Resolved> {
+export async function resolveOne(setup: ListSetup, query: string, options: { readonly cached?: boolean; readonly synchronous?: boolean } = {}): Promise<Resolved> {
   if (options.cached && setup.cachePath !== null && setup.local && setup.hosts.length === 0) {
-    const found = await findInCache(setup.cachePath, setup.locations, query);
+    const found = await findInCache(setup.cachePath, setup.locations, query, { synchronous: options.synchronous === true });
     if (found !== null) return { session: found.session, place: { kind: 'local' }, context: found.context, problems: [], cache: found.cache };
   }
   const { sessions, subagentSessions, context, problems, sources, cache } = await listSessions(setup);

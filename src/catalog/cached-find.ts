@@ -20,6 +20,11 @@ export interface CachedFind {
   readonly cache: CatalogCache;
 }
 
+export interface FindOptions {
+  /** The cache file read synchronously (a process that waits for this lookup alone: the CLI). */
+  readonly synchronous?: boolean;
+}
+
 /**
  * The session whose full id is `id`, from the catalog cache at `cachePath` without scanning every root: what a scan
  * would resolve `id` to, when nothing that decides its row changed since the cache was saved. A row is its own
@@ -30,9 +35,9 @@ export interface CachedFind {
  * folders, and the adapter's `rowFolders`): a file there that is new or changed, or any doubt, gives null, and the
  * caller scans. Only for a sub-agent-free row of an adapter that bounds its folders.
  */
-export async function findInCache(cachePath: string, locations: Locations, id: string): Promise<CachedFind | null> {
+export async function findInCache(cachePath: string, locations: Locations, id: string, options: FindOptions = {}): Promise<CachedFind | null> {
   if (locations.within !== undefined) return null;
-  const index = await CacheFileIndex.open(cachePath);
+  const index = options.synchronous === true ? CacheFileIndex.readSync(cachePath) : await CacheFileIndex.open(cachePath);
   if (index === null) return null;
   const seeds = index.entriesOf(id);
   if (seeds === null || seeds.length === 0 || seeds.some((entry) => entry.session === null || entry.store)) return null;
@@ -118,7 +123,8 @@ function relatedEntries(index: CacheFileIndex, seeds: readonly CachedEntry[], ag
     const next = ids.pop()!;
     if (seenIds.has(next)) continue;
     seenIds.add(next);
-    if (!add(index.entriesOf(next))) return null;
+    // The seeds are their id's entries (entriesOf): not searched for again.
+    if (!add(next === seedRows[0]!.id ? seeds : index.entriesOf(next))) return null;
     for (const entry of [...byPath.values()]) {
       const lineage = entry.session!.lineage;
       if (lineage === undefined || seenLineages.has(lineage)) continue;

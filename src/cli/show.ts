@@ -47,7 +47,8 @@ Examples:
       const config = readConfig();
       const setup = listSetup(options, config);
       if (setup.local) warnMissingLocations(options);
-      const found = await resolveOne(setup, id, { cached: true });
+      // Nothing else runs meanwhile: the catalog cache is read in one synchronous read.
+      const found = await resolveOne(setup, id, { cached: true, synchronous: true });
       const { session, problems } = found;
       if (options.files) {
         if (options.format === 'md' || options.format === 'html' || options.redact || options.system) throw new CliError('--files lists files per turn: give it alone, or with --json');

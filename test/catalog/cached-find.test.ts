@@ -4,9 +4,10 @@ import { appendFile, cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findInCache } from '../../src/catalog/cached-find.js';
 import { CatalogCache } from '../../src/catalog/cache.js';
+import { CacheFileIndex } from '../../src/catalog/cache-file-index.js';
 import { resolveLocations, type Locations } from '../../src/catalog/locations.js';
 import { resolveSession } from '../../src/catalog/resolve.js';
 import { groupOf, scanCatalog, type CatalogSession, type ScanContext } from '../../src/catalog/scan.js';
@@ -78,6 +79,33 @@ describe('show of a full id from the cache', () => {
       expect(fast).toBe(new Set(bounded.map((row) => row.id)).size);
     });
   }
+
+  it('finds the same read synchronously (the CLI), and searches the file for the id once', async () => {
+    const home = await homeOf('claude-synthetic', 'claude-synthetic-sync');
+    const all = await scanned(home);
+    let compared = 0;
+    for (const row of all) {
+      const found = await findInCache(home.cachePath, home.locations, row.id);
+      const open = vi.spyOn(CacheFileIndex, 'open');
+      const read = vi.spyOn(CacheFileIndex, 'readSync');
+      const lookups = vi.spyOn(CacheFileIndex.prototype, 'entriesOf');
+      try {
+        const synchronous = await findInCache(home.cachePath, home.locations, row.id, { synchronous: true });
+        expect(synchronous?.session).toEqual(found?.session);
+        expect(open).not.toHaveBeenCalled();
+        expect(read).toHaveBeenCalledTimes(1);
+        if (found === null) continue;
+        compared++;
+        // Its lineage and the parents it names are other lookups; the id itself is looked up once.
+        expect(lookups.mock.calls.filter(([id]) => id === row.id)).toHaveLength(1);
+      } finally {
+        open.mockRestore();
+        read.mockRestore();
+        lookups.mockRestore();
+      }
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
 
   it('goes to the scan when there is no cache, and for an id that is only a prefix', async () => {
     const home = await homeOf('claude-synthetic', 'no-cache');
