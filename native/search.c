@@ -43,6 +43,7 @@
 #define F_SNIFF_CWD 2    /* cut out the first cwd its heads record */
 #define F_SNIFF_LINEAGE 4 /* cut out the lineage lines of its first head */
 #define F_FIRST 8        /* searched before the others (agents whose rows wait for every file's lineage) */
+#define F_LINEAGE_ROOT 16 /* its lineage is the root uuid of its lineage lines (claudeRootInHead): read here when plain */
 /* Bits 8-15: 1 + the needle set of its agent's line filter (0: none, every line with a hit is judged by JS). */
 #define F_NEEDLES_SHIFT 8
 #define MAX_NEEDLE_SETS 255
@@ -113,6 +114,9 @@ typedef struct item {
   unsigned char *lineage;
   size_t lineage_len;
   int lineage_set;
+  /* F_LINEAGE_ROOT: the root uuid read out of the lineage cut (its bytes at root_at; root_len 0: none), or not (JS reads the cut) */
+  int root_known;
+  size_t root_at, root_len;
   problem_t *problems, *problems_tail;
   /* the judgement asked for: openings of the lines with hits, and where each line starts */
   int nopenings;
@@ -604,6 +608,129 @@ static void sniff_cwd(engine_t *engine, item_t *item, const unsigned char *head,
 }
 
 /*
+ * claudeRootInHead (src/core/io/heads.ts) on a lineage cut, with json-bytes.ts's walk of a line's top-level members:
+ * each helper below is its namesake there, 0 standing for its -1 (no position is 0: a value follows an opening brace).
+ */
+static int json_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static size_t skip_space(const unsigned char *b, size_t len, size_t i) {
+  while (i < len && json_space(b[i])) i++;
+  return i;
+}
+
+/* stringEnd: just past the first quote after `open` not escaped by an odd run of backslashes, or 0. */
+static size_t string_end(const unsigned char *b, size_t len, size_t open) {
+  for (size_t at = open + 1; at < len; at++) {
+    const unsigned char *quote = memchr(b + at, '"', len - at);
+    if (!quote) return 0;
+    at = (size_t)(quote - b);
+    size_t slashes = 0;
+    while (slashes < at && b[at - 1 - slashes] == '\\') slashes++;
+    if (slashes % 2 == 0) return at + 1;
+  }
+  return 0;
+}
+
+static size_t nested_end(const unsigned char *b, size_t len, size_t open) {
+  long depth = 0;
+  for (size_t j = open; j < len; j++) {
+    if (b[j] == '"') {
+      size_t end = string_end(b, len, j);
+      if (!end) return 0;
+      j = end - 1;
+    } else if (b[j] == '{' || b[j] == '[') {
+      depth++;
+    } else if (b[j] == '}' || b[j] == ']') {
+      if (--depth == 0) return j + 1;
+    }
+  }
+  return 0;
+}
+
+/* valueEnd with `final` false: a scalar that runs to the end of the bytes does not end. */
+static size_t value_end(const unsigned char *b, size_t len, size_t start) {
+  if (start >= len) return 0;
+  if (b[start] == '"') return string_end(b, len, start);
+  if (b[start] == '{' || b[start] == '[') return nested_end(b, len, start);
+  for (size_t j = start; j < len; j++)
+    if (b[j] == ',' || b[j] == '}' || b[j] == ']' || json_space(b[j])) return j;
+  return 0;
+}
+
+/*
+ * topLevelSpan(line, 'uuid'): 1 with the last top-level `uuid` member's value span, 0 when there is none or the line is
+ * not a whole object (memberSpan's null), -1 when a key needs decoding (an escape, a byte past ASCII or a control
+ * byte: JS compares it decoded).
+ */
+static int top_level_uuid(const unsigned char *b, size_t len, size_t *value_at, size_t *value_to) {
+  size_t i = skip_space(b, len, 0);
+  if (i >= len || b[i] != '{') return 0;
+  i = skip_space(b, len, i + 1);
+  if (i < len && b[i] == '}') return 0;
+  int found = 0;
+  for (;;) {
+    if (i >= len || b[i] != '"') return 0;
+    size_t key_end = string_end(b, len, i);
+    if (!key_end) return 0;
+    for (size_t k = i + 1; k + 1 < key_end; k++)
+      if (b[k] == '\\' || b[k] >= 0x80 || b[k] < 0x20) return -1;
+    int is_uuid = key_end - i == 6 && memcmp(b + i + 1, "uuid", 4) == 0;
+    i = skip_space(b, len, key_end);
+    if (i >= len || b[i] != ':') return 0;
+    size_t start = skip_space(b, len, i + 1);
+    size_t end = value_end(b, len, start);
+    if (!end || end == start) return 0;
+    if (is_uuid) {
+      found = 1;
+      *value_at = start;
+      *value_to = end;
+    }
+    i = skip_space(b, len, end);
+    if (i < len && b[i] == '}') return found;
+    if (i >= len || b[i] != ',') return 0;
+    i = skip_space(b, len, i + 1);
+  }
+}
+
+static const unsigned char ROOT_KEY[] = "\"parentUuid\":null";
+static const unsigned char LOGICAL_PARENT_KEY[] = "\"logicalParentUuid\":\"";
+
+/* claudeRootInHead of the item's lineage cut, when decodeString would take its uuid's bytes as they are (no escape, no control byte). */
+static void read_lineage_root(item_t *item) {
+  const unsigned char *cut = item->lineage;
+  size_t len = item->lineage_len;
+  for (size_t from = 0; from < len;) {
+    const unsigned char *hit = memmem(cut + from, len - from, ROOT_KEY, sizeof ROOT_KEY - 1);
+    if (!hit) break;
+    size_t key = (size_t)(hit - cut);
+    from = key + 1;
+    const unsigned char *newline = memchr(cut + key, '\n', len - key);
+    if (!newline) break;
+    const unsigned char *before = last_newline(cut, key);
+    size_t start = before ? (size_t)(before - cut) + 1 : 0;
+    const unsigned char *line = cut + start;
+    size_t line_len = (size_t)(newline - line);
+    if (memmem(line, line_len, LOGICAL_PARENT_KEY, sizeof LOGICAL_PARENT_KEY - 1)) continue;
+    size_t value_at = 0, value_to = 0;
+    int found = top_level_uuid(line, line_len, &value_at, &value_to);
+    if (found < 0) return;
+    if (found == 0) continue;
+    item->root_known = 1;
+    /* Not a string: decodeString's null. */
+    if (line[value_at] != '"') return;
+    for (size_t k = value_at + 1; k + 1 < value_to; k++)
+      if (line[k] == '\\' || line[k] < 0x20) {
+        item->root_known = 0;
+        return;
+      }
+    item->root_at = start + value_at + 1;
+    item->root_len = value_to - value_at - 2;
+    return;
+  }
+  item->root_known = 1;
+}
+
+/*
  * The lines of the head that hold the adapter's lineage key, each with its newline (a last line the head cuts
  * short without one): its lineageInHead sees only those lines, so it answers on them as on the whole head.
  */
@@ -636,6 +763,7 @@ static void sniff_lineage(item_t *item, const unsigned char *head, size_t len) {
   }
   item->lineage = out;
   item->lineage_len = used;
+  if (item->flags & F_LINEAGE_ROOT) read_lineage_root(item);
 }
 
 /* ---------- one file ---------- */
@@ -1202,7 +1330,7 @@ static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len)
  * heldDone). heldDone: items done and held for `held` since the last batch (none of them is in the table).
  * table: T_FIELDS numbers per session (Float64Array): its index, state (1 match, 2 none, 3 lines to judge), where its
  * files' stamps start in `stamps` (4 per file: size, mtimeMs, fingerprint length and hash; -1: none), its lineage cut
- * (a span; -1: no head read; -2: not asked for), its cwd cuts (first span, count), its problems (first, count in
+ * (a span; -1: no head read, or no root in it; -2: not asked for; -3 - a span: the root uuid, with F_LINEAGE_ROOT), its cwd cuts (first span, count), its problems (first, count in
  * `problems`: [file, message] pairs), its judgement token, the openings of its lines to judge (first span, count).
  * A span is a pair in `spans`: start and end in `bytes`. cwdsFirst/cwdsCount: the engine-wide new cwd cuts.
  */
@@ -1257,9 +1385,9 @@ static int pack_items(napi_env env, engine_t *engine, item_t *out, cut_t *cwds, 
   for (item_t *item = out; item; item = item->next) {
     nitems++;
     if (stamps_ready(engine, item)) nstamps += (size_t)item->npaths * 4;
-    if (item->state != S_JUDGE && (item->flags & F_SNIFF_LINEAGE) && item->lineage_set) {
+    if (item->state != S_JUDGE && (item->flags & F_SNIFF_LINEAGE) && item->lineage_set && !(item->root_known && item->root_len == 0)) {
       nspans++;
-      nbytes += item->lineage_len;
+      nbytes += item->root_known ? item->root_len : item->lineage_len;
     }
     for (cut_t *cut = item->cwds; cut; cut = cut->next) {
       nspans++;
@@ -1302,7 +1430,11 @@ static int pack_items(napi_env env, engine_t *engine, item_t *out, cut_t *cwds, 
       memcpy(pack.stamps + pack.stamps_at, item->stamps, (size_t)item->npaths * 4 * sizeof(double));
       pack.stamps_at += (size_t)item->npaths * 4;
     }
-    t[T_LINEAGE] = item->state == S_JUDGE || !(item->flags & F_SNIFF_LINEAGE) ? -2 : item->lineage_set ? pack_span(&pack, item->lineage, item->lineage_len) : -1;
+    /* -3 - span: the root uuid's bytes, read here (-1 when there is none, as for no head). */
+    if (item->state == S_JUDGE || !(item->flags & F_SNIFF_LINEAGE)) t[T_LINEAGE] = -2;
+    else if (!item->lineage_set || (item->root_known && item->root_len == 0)) t[T_LINEAGE] = -1;
+    else if (item->root_known) t[T_LINEAGE] = -3 - pack_span(&pack, item->lineage + item->root_at, item->root_len);
+    else t[T_LINEAGE] = pack_span(&pack, item->lineage, item->lineage_len);
     t[T_CWDS] = (double)(pack.spans_at / 2);
     t[T_NCWDS] = 0;
     for (cut_t *cut = item->cwds; cut; cut = cut->next) {

@@ -83,6 +83,10 @@ const SNIFF_CWD = 2;
 const NEEDLES_SHIFT = 8;
 const SNIFF_LINEAGE = 4;
 const FIRST = 8;
+/** The item's lineage is its adapter's root uuid (FormatAdapter.lineageIsRootUuid): the engine reads it when it can. */
+const LINEAGE_ROOT = 16;
+/** A table's lineage field at or below this is a span of the root uuid's bytes, read by the engine (ROOT_SPAN - field). */
+const ROOT_SPAN = -3;
 
 /** A backlog this long is handed over at once, not at the end of the event loop's turn. */
 const FLUSH_NOW = 1024;
@@ -233,7 +237,7 @@ export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Pr
 function sniffed(item: GrepItem, table: Float64Array, row: number, stampTable: Float64Array, span: (at: number) => Buffer, matchStamps: GrepStamp[] | null): [number, SniffedLineage, SniffedStamps] {
   const adapter = ADAPTERS[item.agent];
   const cut = table[row + T_LINEAGE]!;
-  const lineage = cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
+  const lineage = cut <= ROOT_SPAN ? span(ROOT_SPAN - cut).toString('utf8') : cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
   const stampsAt = table[row + T_STAMPS]!;
   const count = item.paths.length;
   return [item.index, lineage, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))];
@@ -416,7 +420,10 @@ export class NativeGrepPool {
     const paths: string[] = [];
     items.forEach((item, at) => {
       indexes[at] = item.index;
-      flags[at] = (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) | (item.sniffCwd ? SNIFF_CWD : 0) | (item.sniffLineage ? SNIFF_LINEAGE | FIRST : 0);
+      flags[at] =
+        (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) |
+        (item.sniffCwd ? SNIFF_CWD : 0) |
+        (item.sniffLineage ? SNIFF_LINEAGE | FIRST | (ADAPTERS[item.agent].lineageIsRootUuid === true ? LINEAGE_ROOT : 0) : 0);
       counts[at] = item.paths.length;
       keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
       for (const path of item.paths) paths.push(path);

@@ -296,6 +296,52 @@ describe('the native search engine', () => {
     expect(outcome.cwds).toEqual(['/home/dev/plain', '/home/dev/tagged', 'C:\\Users\\dev']);
   });
 
+  it.skipIf(!built())("reads a Claude head's root uuid itself where its bytes are plain, as claudeRootInHead reads it", async () => {
+    const lines = [
+      '{"parentUuid":null,"type":"user","uuid":"u-plain","message":{"role":"user","content":"hi"}}\n',
+      '{"parentUuid":null,"message":{"uuid":"inner","content":[{"uuid":"deeper"}]},"uuid":"u-nested"}\n',
+      '{"parentUuid":null,"uuid":"first","uuid":"u-last"}\n',
+      '{"parentUuid":null,"uuid":"u-\\u0034"}\n',
+      '{"parentUuid":null,"u\\u0075id":"u-escaped-key"}\n',
+      '{"parentUuid":null,"uuid":5}\n',
+      '{"parentUuid":null,"uuid":""}\n',
+      '{"parentUuid":null,"uuid":"u-broken"\n{"parentUuid":null,"uuid":"u-after-broken"}\n',
+      '{"parentUuid":null,"uuid":"u-cut-short"}',
+      '{"parentUuid":null,"logicalParentUuid":"x","uuid":"u-compacted"}\n{"parentUuid":null,"uuid":"u-after-compact"}\n',
+      '{"parentUuid":null,"uuid":"ü-wide"}\n',
+      '{ "parentUuid":null , "uuid" : "u-spaced" }\r\n',
+      '{"parentUuid":null,"text":"a \\" } { [","uuid":"u-after-quote"}\n',
+      '{"parentUuid":null,"type":"user"}\n{"parentUuid":null,"uuid":"u-second-line"}\n',
+      '{"parentUuid":"p","uuid":"u-not-root"}\n',
+    ];
+    const items: GrepItem[] = [];
+    for (const [index, text] of lines.entries()) items.push(item(index, [await file(text)], { agent: 'claude', sniffLineage: true }));
+    const outcome = await both({ text: 'absent-text' }, items);
+    expect(outcome.lineages).toEqual([
+      [0, 'u-plain'],
+      [1, 'u-nested'],
+      [2, 'u-last'],
+      [3, 'u-4'],
+      [4, 'u-escaped-key'],
+      [5, null],
+      [6, null],
+      [7, 'u-after-broken'],
+      [8, null],
+      [9, 'u-after-compact'],
+      [10, 'ü-wide'],
+      [11, 'u-spaced'],
+      [12, 'u-after-quote'],
+      [13, 'u-second-line'],
+      [14, null],
+    ]);
+    // The plain ones come as strings (no head walked in JS); an escape in the uuid or its key leaves it to JS.
+    const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, { text: 'absent-text', ignoreCase: false, stamps: false });
+    pool.expect(Promise.resolve(items));
+    await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+    const kinds = Object.fromEntries(pool.heldLineages().map(([index, lineage]) => [index, typeof lineage]));
+    expect(kinds).toEqual({ 0: 'string', 1: 'string', 2: 'string', 3: 'function', 4: 'function', 5: 'object', 6: 'object', 7: 'string', 8: 'object', 9: 'string', 10: 'string', 11: 'string', 12: 'string', 13: 'string', 14: 'object' });
+  });
+
   it.skipIf(!built())('holds the lineages and stamps of sessions that matched nothing until they are asked for, counting them as seen', async () => {
     const claude = (uuid: string, text: string): string => `{"parentUuid":null,"type":"user","uuid":"${uuid}","message":{"role":"user","content":"${text}"}}\n`;
     const matching = await file(claude('44444444-0000-0000-0000-000000000001', 'held-needle'));

@@ -375,6 +375,12 @@ export interface FormatAdapter {
    */
   readonly lineageLineKey?: string;
   /**
+   * `lineageInHead` is `claudeRootInHead` (the top-level uuid of the first head line holding `lineageLineKey` and no
+   * logical parent): the native search engine reads it out of the lines itself where no byte of it needs decoding, so
+   * JS makes one string per file rather than walking each head's lines.
+   */
+  readonly lineageIsRootUuid?: boolean;
+  /**
    * The id a group's file names suggest where discovery leaves `idHint` null because names are not reliable ids (claw
    * names files after the session id): grep uses it only to read the files of one conversation together.
    */

@@ -52,6 +52,7 @@ export const claudeAdapter: FormatAdapter = {
   forkTarget: 'in the same project folder as the original, <new id>.jsonl',
   lineageInHead: claudeRootInHead,
   lineageLineKey: '"parentUuid":null',
+  lineageIsRootUuid: true,
 
   rowFolders: claudeRowFolders,
   isNonConversationLine: isClaudeNonConversationLine,
