@@ -3,7 +3,7 @@
 import { describeError } from '../core/errors.js';
 import { ADAPTERS } from '../core/formats/index.js';
 import type { SessionFileGroup } from '../core/formats/types.js';
-import { localSessionKey, sessionKey, type Agent } from '../core/model.js';
+import { localSessionKey, type Agent, unkeptSessionKey } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
@@ -35,6 +35,8 @@ export class MatchRows {
   /** Lineages handed over and not yet read into `indexesByLineage` (read once a family is wanted: `wantFamilies`). */
   private unindexed: (readonly [number, SniffedLineage])[] = [];
   private familiesWanted = false;
+  /** Groups that matched so far (`noteMatch`). */
+  private matches = 0;
   private readonly indexesByLineage = new Map<string | null, number[]>();
   /** The groups whose head did not show their lineage, as they are indexed. */
   private readonly unsniffedIndexes: number[] = [];
@@ -96,6 +98,11 @@ export class MatchRows {
     }
   }
 
+  /** A group matched: its row will be looked up (a common word's many lookups read the cache whole at once: `summarise`). */
+  noteMatch(): void {
+    this.matches++;
+  }
+
   noteStamps(index: number, stamps: SniffedStamps): void {
     const group = this.groups[index];
     if (stamps !== null && group !== undefined) this.stampsOf.set(group, stamps);
@@ -116,7 +123,7 @@ export class MatchRows {
     };
     // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
     const hint = idHintOf(group);
-    const ownKey = sessionKey(own);
+    const ownKey = unkeptSessionKey(own);
     const hintKey = hint === null ? null : localSessionKey(group.agent, hint);
     // With a hint the group is among its hint's groups, so the two keys decide the family: its row is merged once, not
     // once per matching file (a conversation of 700 files that all match merged 700 times was most of a grep at 100k),
@@ -197,7 +204,10 @@ export class MatchRows {
   private summarise(group: SessionFileGroup): Promise<CatalogSession | null> {
     let summary = this.summaries.get(group);
     if (summary === undefined) {
-      summary = this.loaded().then((loaded) => summaryOf(group, this.context, loaded, this.fileStamps(group)));
+      summary = this.loaded().then((loaded) => {
+        loaded?.expectLookups(this.matches);
+        return summaryOf(group, this.context, loaded, this.fileStamps(group));
+      });
       this.summaries.set(group, summary);
     }
     return summary;

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ADAPTERS, notConversationSources } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
-import { type Agent, sessionKey } from '../core/model.js';
+import { type Agent, unkeptSessionKey } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
 import { GrepPool } from './grep-pool.js';
 import { MatchRows } from './grep-rows.js';
@@ -301,7 +301,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     // Each row object is emitted once (a row is made per match): its counts go with it, not kept to the end.
     const what = found.get(row) ?? { matches: 0, snippet: null };
     found.delete(row);
-    const key = sessionKey(row);
+    const key = unkeptSessionKey(row);
     if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
     emitted.add(key);
     matched++;
@@ -334,6 +334,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       options.onFiles(group, what);
       return;
     }
+    rows.noteMatch();
     // A stopped search summarises nothing more (a common word matches thousands of sessions).
     const noted = (r: CatalogSession | null): CatalogSession | null => {
       if (r !== null) found.set(r, what);

@@ -25,12 +25,20 @@ const KEYS = new WeakMap<object, string>();
 export function sessionKey(session: { readonly agent: Agent; readonly id: string; readonly host?: string }): string {
   let key = KEYS.get(session);
   if (key === undefined) {
-    const local = localSessionKey(session.agent, session.id);
-    // Per machine too: another host's copy of a session is another row.
-    key = session.host === undefined ? local : [session.host, local].join('\u0000');
+    key = unkeptSessionKey(session);
     KEYS.set(session, key);
   }
   return key;
+}
+
+/**
+ * `sessionKey`, made anew and not kept by the object: for rows that live a moment (grep's, one object per match: 160k
+ * entries of a WeakMap at 100k sessions, each an ephemeron the collector visits).
+ */
+export function unkeptSessionKey(session: { readonly agent: Agent; readonly id: string; readonly host?: string }): string {
+  const local = localSessionKey(session.agent, session.id);
+  // Per machine too: another host's copy of a session is another row.
+  return session.host === undefined ? local : [session.host, local].join('\u0000');
 }
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
