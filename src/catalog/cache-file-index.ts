@@ -148,7 +148,10 @@ export class CacheFileIndex {
 
   /** The whole file's bytes (read now when only its lines were read so far). */
   private get bytes(): Buffer {
-    if (this.wholeBytes !== null) return this.wholeBytes;
+    return this.wholeBytes ?? this.readWholeFile();
+  }
+
+  private readWholeFile(): Buffer {
     const reader = this.reader!;
     let bytes: Buffer;
     try {
@@ -183,7 +186,7 @@ export class CacheFileIndex {
     if (this.wholeBytes !== null) return this.wholeBytes;
     if (this.lastLine?.at === at) return this.lastLine.bytes;
     // A read per line costs a system call: past a quarter of the lines, one read of the whole file costs less.
-    if (++this.linesRead > Math.max(LINES_BEFORE_WHOLE, this.entryStarts.length / 4)) return this.bytes;
+    if (++this.linesRead > this.linesBeforeWhole()) return this.bytes;
     const start = this.entryStarts[at]!;
     const length = this.entryEnds[at]! - start;
     let bytes: Buffer;
@@ -196,6 +199,20 @@ export class CacheFileIndex {
     if (bytes.length !== length) bytes = Buffer.alloc(0);
     this.lastLine = { at, bytes };
     return bytes;
+  }
+
+  /** Lines read one by one before the whole file is read instead (see `lineOf`). */
+  private linesBeforeWhole(): number {
+    return Math.max(LINES_BEFORE_WHOLE, this.entryStarts.length / 4);
+  }
+
+  /**
+   * A reader about to look up `count` entries (grep's matches so far): as many as `lineOf` reads one by one before it
+   * reads the whole file, and the whole file is read now (a common word's rows at 100k sessions read 25k lines one by
+   * one, then the 68 MB anyway).
+   */
+  expectLookups(count: number): void {
+    if (this.wholeBytes === null && count > this.linesBeforeWhole()) this.readWholeFile();
   }
 
   /** Where entry line `at` starts in the bytes `lineOf` gave for it. */

@@ -115,6 +115,11 @@ export class CatalogCache {
     return found.entry;
   }
 
+  /** A reader about to look up `count` entries: a lazy cache reads its whole file now when that costs less (CacheFileIndex.expectLookups). */
+  expectLookups(count: number): void {
+    this.source?.expectLookups(count);
+  }
+
   static async load(path: string | null): Promise<CatalogCache> {
     const cache = new CatalogCache(path);
     if (path === null) return cache;

@@ -48,6 +48,27 @@ describe('a cache file line index', () => {
     expect(lines.entryByFirstPath(first!.paths[0]!)).toEqual(whole.entryByFirstPath(first!.paths[0]!));
   });
 
+  it('gives way to one read of the whole file when more lookups are coming than it would read line by line', async () => {
+    const { sessions, cachePath } = await cachedHome(dir, 'home', 'expected');
+    const whole = CacheFileIndex.openSync(cachePath)!;
+    // As many as it reads one by one (4096 at least): line by line still.
+    const few = CatalogCache.lazySync(cachePath);
+    few.expectLookups(4096);
+    const lines = CacheFileIndex.openSync(cachePath)!;
+    lines.expectLookups(4096);
+    expect(lines.readWhole).toBe(false);
+    // More (a common word's matches): the whole file now, before any lookup, with the same answers.
+    lines.expectLookups(4097);
+    expect(lines.readWhole).toBe(true);
+    const many = CatalogCache.lazySync(cachePath);
+    many.expectLookups(4097);
+    for (const session of sessions) {
+      const path = session.paths[0]!;
+      expect(lines.entryByFirstPath(path)).toEqual(whole.entryByFirstPath(path));
+      expect(many.lookup(stampsOf(session.paths))).toEqual(few.lookup(stampsOf(session.paths)));
+    }
+  });
+
   it('is not used once the cache was saved again: a changed session gets its new row, and the index is made anew', async () => {
     const { sessions, cachePath, rescan } = await cachedHome(dir, 'claude-synthetic', 'changed');
     CatalogCache.lazySync(cachePath);
