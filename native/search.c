@@ -143,6 +143,14 @@ typedef struct cwdset {
   size_t cap, count;
 } cwdset_t;
 
+/* A batch's arrays (call_js), grown as items are held. */
+typedef struct {
+  double *table, *stamps, *spans;
+  unsigned char *bytes;
+  size_t ntable, nstamps, nspans, nbytes;
+  size_t cap_table, cap_stamps, cap_spans, cap_bytes;
+} held_t;
+
 typedef struct engine {
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -168,11 +176,12 @@ typedef struct engine {
   uint32_t silent; /* items done with nothing to say */
   uint32_t nout;   /* items in `out` */
   /*
-   * Items whose lineage was sniffed and that are done with nothing else to say (no match): kept here, not handed to JS
-   * one by one, until JS asks for them all (`held`: only a search that links a matching row to its family does).
-   * `nheld` counts those held since the last batch (JS counts them as seen).
+   * Items whose lineage was sniffed and that are done with nothing else to say (no match): packed here as a batch's
+   * rows are (their index, stamps and lineage: a few dozen bytes each, the item freed), not handed to JS one by one,
+   * until JS asks for them all (`held`: only a search that links a matching row to its family does). `nheld` counts
+   * those held since the last batch (JS counts them as seen).
    */
-  item_t *held, *held_tail;
+  held_t held;
   uint32_t nheld;
   cut_t *new_cwds, *new_cwds_tail;
   cwdset_t seen_cwds;
@@ -1168,6 +1177,9 @@ static void notify(engine_t *engine) {
   napi_call_threadsafe_function(engine->tsfn, NULL, napi_tsfn_nonblocking);
 }
 
+static void hold_item(engine_t *engine, const item_t *item);
+static void free_held(held_t *held);
+
 static void *thread_main(void *arg) {
   engine_t *engine = arg;
   scratch_t scratch;
@@ -1197,10 +1209,8 @@ static void *thread_main(void *arg) {
       engine->silent++;
       free_item(item);
     } else if (quiet) {
-      item->next = NULL;
-      if (engine->held_tail) engine->held_tail->next = item;
-      else engine->held = item;
-      engine->held_tail = item;
+      hold_item(engine, item);
+      free_item(item);
       engine->nheld++;
       /* The last of the items searched first: JS learns at once that every lineage was seen. */
       if (engine->nfirst == 0) urgent = 1;
@@ -1247,11 +1257,7 @@ static void free_engine(engine_t *engine) {
     free_item(item);
     item = next;
   }
-  for (item = engine->held; item;) {
-    item_t *next = item->next;
-    free_item(item);
-    item = next;
-  }
+  free_held(&engine->held);
   free_cuts(engine->new_cwds);
   free_cuts(engine->keys);
   for (size_t i = 0; i < engine->seen_cwds.cap; i++) free(engine->seen_cwds.keys[i]);
@@ -1313,6 +1319,63 @@ typedef struct {
   unsigned char *bytes;
   size_t stamps_at, spans_at, bytes_at;
 } packing_t;
+
+/* Room for `more` elements of `size` bytes past `used` in *array (of *cap elements). */
+static void grow(void **array, size_t *cap, size_t used, size_t more, size_t size) {
+  if (used + more <= *cap) return;
+  size_t next = *cap ? *cap * 2 : 1024;
+  while (next < used + more) next *= 2;
+  *array = realloc(*array, next * size);
+  if (!*array) abort();
+  *cap = next;
+}
+
+/* A span of the held bytes (as pack_span: its index in the span list). */
+static double held_span(held_t *held, const unsigned char *bytes, size_t len) {
+  grow((void **)&held->bytes, &held->cap_bytes, held->nbytes, len, 1);
+  grow((void **)&held->spans, &held->cap_spans, held->nspans, 2, sizeof(double));
+  memcpy(held->bytes + held->nbytes, bytes, len);
+  size_t index = held->nspans / 2;
+  held->spans[held->nspans++] = (double)held->nbytes;
+  held->spans[held->nspans++] = (double)(held->nbytes + len);
+  held->nbytes += len;
+  return (double)index;
+}
+
+/* An item done with nothing but its stamps and lineage to say, as call_js would pack it (with the engine's lock held). */
+static void hold_item(engine_t *engine, const item_t *item) {
+  held_t *held = &engine->held;
+  grow((void **)&held->table, &held->cap_table, held->ntable, T_FIELDS, sizeof(double));
+  double *t = held->table + held->ntable;
+  held->ntable += T_FIELDS;
+  t[T_INDEX] = item->index;
+  t[T_STATE] = item->state;
+  t[T_STAMPS] = -1;
+  if (stamps_ready(engine, item)) {
+    grow((void **)&held->stamps, &held->cap_stamps, held->nstamps, (size_t)item->npaths * 4, sizeof(double));
+    t[T_STAMPS] = (double)held->nstamps;
+    memcpy(held->stamps + held->nstamps, item->stamps, (size_t)item->npaths * 4 * sizeof(double));
+    held->nstamps += (size_t)item->npaths * 4;
+  }
+  if (!item->lineage_set || (item->root_known && item->root_len == 0)) t[T_LINEAGE] = -1;
+  else if (item->root_known) t[T_LINEAGE] = -3 - held_span(held, item->lineage + item->root_at, item->root_len);
+  else t[T_LINEAGE] = held_span(held, item->lineage, item->lineage_len);
+  t[T_CWDS] = (double)(held->nspans / 2);
+  t[T_NCWDS] = 0;
+  t[T_PROBLEMS] = 0;
+  t[T_NPROBLEMS] = 0;
+  t[T_TOKEN] = -1;
+  t[T_OPENINGS] = (double)(held->nspans / 2);
+  t[T_NOPENINGS] = 0;
+}
+
+static void free_held(held_t *held) {
+  free(held->table);
+  free(held->stamps);
+  free(held->spans);
+  free(held->bytes);
+  memset(held, 0, sizeof *held);
+}
 
 /* A span of the batch's bytes: its index in the span list (start, end pairs). */
 static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len) {
@@ -1836,11 +1899,30 @@ static napi_value held(napi_env env, napi_callback_info info) {
   engine_t *engine = engine_of(env, argv[0]);
   if (!engine) return NULL;
   pthread_mutex_lock(&engine->mu);
-  item_t *items = engine->held;
-  engine->held = engine->held_tail = NULL;
+  held_t taken = engine->held;
+  memset(&engine->held, 0, sizeof engine->held);
   pthread_mutex_unlock(&engine->mu);
-  napi_value packed[9], result;
-  if (!pack_items(env, engine, items, NULL, packed)) return NULL;
+  const void *from[3] = {taken.table, taken.stamps, taken.spans};
+  size_t counts[3] = {taken.ntable, taken.nstamps, taken.nspans};
+  napi_value packed[4], result;
+  for (int k = 0; k < 3; k++) {
+    void *data = NULL;
+    napi_value buffer;
+    if (napi_create_arraybuffer(env, counts[k] * sizeof(double), &data, &buffer) != napi_ok ||
+        napi_create_typedarray(env, napi_float64_array, counts[k], buffer, 0, &packed[k]) != napi_ok) {
+      free_held(&taken);
+      napi_throw_error(env, NULL, "native search: out of memory for the held sessions");
+      return NULL;
+    }
+    if (counts[k]) memcpy(data, from[k], counts[k] * sizeof(double));
+  }
+  void *bytes = NULL;
+  if (napi_create_buffer_copy(env, taken.nbytes, taken.nbytes ? (const void *)taken.bytes : (const void *)"", &bytes, &packed[3]) != napi_ok) {
+    free_held(&taken);
+    napi_throw_error(env, NULL, "native search: out of memory for the held sessions");
+    return NULL;
+  }
+  free_held(&taken);
   CHECK(napi_create_array_with_length(env, 4, &result));
   for (uint32_t k = 0; k < 4; k++) CHECK(napi_set_element(env, result, k, packed[k]));
   return result;

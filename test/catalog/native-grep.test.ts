@@ -372,6 +372,18 @@ describe('the native search engine', () => {
     ]);
     expect(pool.heldLineages()).toEqual([]);
   });
+
+  it.skipIf(!built())('packs every held session as it is done, past the first thousand, with its own lineage and stamps', async () => {
+    const paths: string[] = [];
+    for (let at = 0; at < 1500; at++) {
+      paths.push(await file(`{"parentUuid":null,"type":"user","uuid":"held-${at}","message":{"role":"user","content":"${'x'.repeat(at % 300)}"}}\n`));
+    }
+    const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, { text: 'absent-needle', ignoreCase: false, stamps: true });
+    pool.expect(Promise.resolve(paths.map((path, index) => item(index, [path], { agent: 'claude', sniffLineage: true }))));
+    await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+    const asked = pool.heldLineages().map(([index, lineage, stamps]) => [index, typeof lineage === 'function' ? lineage() : lineage, (typeof stamps === 'function' ? stamps() : stamps)?.[0]?.[0]] as const);
+    expect(asked.sort((a, b) => a[0] - b[0])).toEqual(paths.map((path, index) => [index, `held-${index}`, statSync(path).size]));
+  });
 });
 
 describe('grep with and without the native engine', () => {
