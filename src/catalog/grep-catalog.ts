@@ -13,6 +13,7 @@ import { GrepPool } from './grep-pool.js';
 import type { GrepFound } from './grep-pool-events.js';
 import type { GrepItem, GrepWorkerData } from './grep-worker.js';
 import { NativeGrepPool, nativeSearchAddon, type TrigramMaps } from './native-grep.js';
+import { handedAgain } from './packed-items.js';
 import { groupOf, type CatalogSession } from './scan.js';
 
 /**
@@ -80,12 +81,16 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
   const { signal } = options;
   signal?.addEventListener('abort', () => pool.abort(), { once: true });
 
+  /** The catalog's items, made by an earlier search of the same rows or by this one (as the engine reads the first). */
+  const known = catalogWork.get(sessions);
   /** Every session searched, by the index its items carry: the catalog's, then those added. */
-  const searched: CatalogSession[] = [];
+  const searched: CatalogSession[] = known === undefined ? [] : known.searched.slice();
   const matched = new Set<string>();
   /** Matches of sessions whose forks may inherit their turns (for the last step). */
   const ownMatches = new Map<number, GrepFound>();
   let open = true;
+  /** Sessions were added (and took indexes) while the catalog's items were being made: those are not kept. */
+  let addedMeanwhile = false;
   /** Items for `list` (the catalog's, then each list added: those skip sessions that matched already). */
   const itemsOf = (list: readonly CatalogSession[], added: boolean): GrepItem[] => {
     const items: GrepItem[] = [];
@@ -106,38 +111,60 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     matched.add(key);
     options.onFound(session, found);
   };
-  // The newest sessions first, at once; the rest's items are made while the engine reads those, a slice per turn of the
-  // event loop (all of them in one turn held the first match's row back ~17 ms at 100k sessions), handed over together.
-  const first = Math.min(sessions.length, MAX_IN_FLIGHT);
-  pool.expect(Promise.resolve(itemsOf(sessions.slice(0, first), false)));
-  if (first < sessions.length) {
-    pool.expect(
-      new Promise<readonly GrepItem[]>((resolve) => {
-        // Made oldest first (as itemsOf orders them), so the slices go from the end of the list to `first`.
-        const slices: GrepItem[][] = [];
-        let end = sessions.length;
-        const next = (): void => {
-          if (!open || signal?.aborted) {
-            resolve([]);
-            return;
-          }
-          const start = Math.max(first, end - MAX_IN_FLIGHT);
-          slices.push(itemsOf(sessions.slice(start, end), false));
-          end = start;
-          if (end > first) setImmediate(next);
-          else resolve(slices.flat());
-        };
-        setImmediate(next);
-      }),
-    );
+  let forks: readonly CatalogSession[] | null = known?.forks ?? null;
+  if (known !== undefined) {
+    // Handed over as they were made: the engine's pool packs each list once (packed-items.ts), and its threads
+    // start on the first as the pool runs (below), before the browser's thread does anything else.
+    pool.expect(known.first);
+  } else {
+    // The newest sessions first, at once; the rest's items are made while the engine reads those, a slice per turn of
+    // the event loop (all of them in one turn held the first match's row back ~17 ms at 100k sessions), handed over
+    // together; then kept for the next search of these rows.
+    const first = Math.min(sessions.length, MAX_IN_FLIGHT);
+    const firstItems = itemsOf(sessions.slice(0, first), false);
+    handedAgain(firstItems);
+    pool.expect(firstItems);
+    const keep = (rest: GrepItem[]): GrepItem[] => {
+      if (addedMeanwhile) return rest;
+      handedAgain(rest);
+      catalogWork.set(sessions, { searched: searched.slice(), first: firstItems, rest, forks });
+      return rest;
+    };
+    if (first === sessions.length) keep([]);
+    else {
+      pool.expect(
+        new Promise<readonly GrepItem[]>((resolve) => {
+          // Made oldest first (as itemsOf orders them), so the slices go from the end of the list to `first`.
+          const slices: GrepItem[][] = [];
+          let end = sessions.length;
+          const next = (): void => {
+            if (!open || signal?.aborted) {
+              resolve([]);
+              return;
+            }
+            const start = Math.max(first, end - MAX_IN_FLIGHT);
+            slices.push(itemsOf(sessions.slice(start, end), false));
+            end = start;
+            if (end > first) setImmediate(next);
+            else resolve(keep(slices.flat()));
+          };
+          setImmediate(next);
+        }),
+      );
+    }
   }
 
   // Forks' inherited parts are read while the engine searches (a slice at a time: the browser's thread stays free):
-  // the last step then reads none (~3,000 Codex forks' headers at 100k sessions took 0.5 s after the search).
+  // the last step then reads none (~3,000 Codex forks' headers at 100k sessions took 0.5 s after the search). Which
+  // rows are forks is found there too, not before the engine starts (a pass over 80k rows: 9–17 ms).
   const bases = new Map<CatalogSession, InheritedBase | null | Error>();
-  const forks = sessions.filter((session) => session.forkedFrom !== null && ADAPTERS[session.agent].inheritedHistory !== undefined && session.host === undefined);
   let readBases = 0;
   const readSomeBases = (): void => {
+    if (forks === null) {
+      forks = forksOf(sessions);
+      const work = catalogWork.get(sessions);
+      if (work !== undefined) work.forks ??= forks;
+    }
     const until = performance.now() + BASES_SLICE_MS;
     while (readBases < forks.length && open && !signal?.aborted && performance.now() < until) {
       const fork = forks[readBases++]!;
@@ -145,7 +172,7 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     }
     if (readBases < forks.length && open && !signal?.aborted) setImmediate(readSomeBases);
   };
-  if (forks.length > 0) setImmediate(readSomeBases);
+  setImmediate(readSomeBases);
 
   const done = (async () => {
     try {
@@ -166,14 +193,38 @@ export function grepCatalog(sessions: readonly CatalogSession[], text: string, o
     }
     return { matched: matched.size, engine: native !== null ? ('native' as const) : ('js' as const) };
   })();
+  // The rest once the first went to the engine (so that the first is handed over as it was packed).
+  if (known !== undefined && known.rest.length > 0) pool.expect(known.rest);
   return {
     add(list) {
       if (!open || signal?.aborted) return false;
+      addedMeanwhile = true;
       pool.expect(Promise.resolve(list).then((rows) => itemsOf(rows, true)));
       return true;
     },
     done,
   };
+}
+
+/**
+ * What a search of a catalog hands the engine, made once per catalog (its rows' array: a new one when a row changes):
+ * the sessions searched, by their items' indexes; their items, the newest MAX_IN_FLIGHT's (handed over first) apart
+ * from the rest's; and its forks. A search of 80k rows spent ~40 ms of the browser's thread on them (their making, their
+ * packing for the engine, the collection of what that left) before the engine had the first.
+ */
+interface CatalogWork {
+  readonly searched: readonly CatalogSession[];
+  readonly first: readonly GrepItem[];
+  readonly rest: readonly GrepItem[];
+  /** Found by the first search's first slice of fork headers read. */
+  forks: readonly CatalogSession[] | null;
+}
+
+const catalogWork = new WeakMap<readonly CatalogSession[], CatalogWork>();
+
+/** The rows whose inherited turns (in their parent's file) can match. */
+function forksOf(sessions: readonly CatalogSession[]): CatalogSession[] {
+  return sessions.filter((session) => session.forkedFrom !== null && ADAPTERS[session.agent].inheritedHistory !== undefined && session.host === undefined);
 }
 
 /**

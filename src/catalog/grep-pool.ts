@@ -29,9 +29,9 @@ export class GrepPool {
   }
 
   /** Queue the items `work` resolves to when it resolves. */
-  expect(work: Promise<readonly GrepItem[]>): void {
+  expect(work: Promise<readonly GrepItem[]> | readonly GrepItem[]): void {
     this.pending++;
-    work
+    Promise.resolve(work)
       .then((items) => {
         if (this.aborted) return;
         for (const item of items) (item.sniffLineage ? this.lineageQueue : this.queue).push(item);

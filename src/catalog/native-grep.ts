@@ -13,6 +13,7 @@ import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
 import type { WalkAnswer } from '../core/io/walk-fs.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
+import { isHandedAgain, packedOnce } from './packed-items.js';
 import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 
 /** The addon's functions (see native/search.c). */
@@ -256,7 +257,7 @@ function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[
 
 /** A pool of JS workers (GrepPool in grep-pool.ts), as the native pool uses it for counts and snippets. */
 export interface WorkerPool {
-  expect(work: Promise<readonly GrepItem[]>): void;
+  expect(work: Promise<readonly GrepItem[]> | readonly GrepItem[]): void;
   abort(): void;
   run(events: PoolEvents): Promise<void>;
 }
@@ -294,6 +295,8 @@ export class NativeGrepPool {
   private done: ((error?: unknown) => void) | null = null;
   /** Found and not handed over yet. */
   private backlog: GrepItem[] = [];
+  /** The backlog is a list given whole (see handedAgain): it is copied before it changes. */
+  private backlogShared = false;
   private flushing = false;
   /** The workers that count and cut snippets of matching sessions, once one matched. */
   private counting: WorkerPool | null = null;
@@ -337,28 +340,15 @@ export class NativeGrepPool {
     );
   }
 
-  /** Queue the items `work` resolves to when it resolves. */
-  expect(work: Promise<readonly GrepItem[]>): void {
+  /** Queue the items `work` resolves to when it resolves (a list: now, and a running pool hands them over at once). */
+  expect(work: Promise<readonly GrepItem[]> | readonly GrepItem[]): void {
+    if (!(work instanceof Promise)) {
+      this.take(work);
+      return;
+    }
     this.pending++;
     work
-      .then((items) => {
-        if (this.closed) return;
-        for (const item of items) this.backlog.push(item);
-        // An agent's whole store from a walk memo (thousands of sessions) goes at once: the threads start on it while
-        // this thread is still resolving the memo's other roots.
-        if (this.running && this.backlog.length >= FLUSH_NOW) {
-          this.flush();
-          return;
-        }
-        // The walks of one turn of the event loop (hundreds of roots, from a walk memo) are handed over in one call.
-        if (this.running && !this.flushing) {
-          this.flushing = true;
-          setImmediate(() => {
-            this.flushing = false;
-            this.flush();
-          });
-        }
-      })
+      .then((items) => this.take(items))
       .catch((error: unknown) => {
         this.failure ??= error;
       })
@@ -366,6 +356,31 @@ export class NativeGrepPool {
         this.pending--;
         this.check();
       });
+  }
+
+  private take(items: readonly GrepItem[]): void {
+    if (this.closed) return;
+    if (this.backlog.length === 0 && isHandedAgain(items)) {
+      this.backlog = items as GrepItem[];
+      this.backlogShared = true;
+    } else {
+      this.ownBacklog();
+      for (const item of items) this.backlog.push(item);
+    }
+    // An agent's whole store from a walk memo (thousands of sessions) goes at once: the threads start on it while
+    // this thread is still resolving the memo's other roots.
+    if (this.running && this.backlog.length >= FLUSH_NOW) {
+      this.flush();
+      return;
+    }
+    // The walks of one turn of the event loop (hundreds of roots, from a walk memo) are handed over in one call.
+    if (this.running && !this.flushing) {
+      this.flushing = true;
+      setImmediate(() => {
+        this.flushing = false;
+        this.flush();
+      });
+    }
   }
 
   /** Hand what was found over now, not at the end of this turn of the event loop (before this thread gets busy). */
@@ -408,28 +423,32 @@ export class NativeGrepPool {
     const room = this.maxInFlight - (this.handed - this.finished);
     if (room <= 0) return;
     let items = this.backlog;
-    if (items.length <= room) this.backlog = [];
-    // Bounded: the items queued last go first (the engine takes its queue from the end too).
-    else items = this.backlog.splice(this.backlog.length - room);
+    if (items.length <= room) {
+      this.backlog = [];
+      this.backlogShared = false;
+    } else {
+      // Bounded: the items queued last go first (the engine takes its queue from the end too).
+      this.ownBacklog();
+      items = this.backlog.splice(this.backlog.length - room);
+    }
     for (const item of items) this.inFlight.set(item.index, item);
     this.handed += items.length;
-    const indexes = new Int32Array(items.length);
-    const flags = new Int32Array(items.length);
-    const counts = new Int32Array(items.length);
-    const keyIndexes = new Int32Array(items.length);
-    const paths: string[] = [];
-    items.forEach((item, at) => {
-      indexes[at] = item.index;
-      flags[at] =
+    const packed = packedOnce(
+      items,
+      (item) =>
         (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) |
         (item.sniffCwd ? SNIFF_CWD : 0) |
-        (item.sniffLineage ? SNIFF_LINEAGE | FIRST | (ADAPTERS[item.agent].lineageIsRootUuid === true ? LINEAGE_ROOT : 0) : 0);
-      counts[at] = item.paths.length;
-      keyIndexes[at] = item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
-      for (const path of item.paths) paths.push(path);
-    });
-    // One buffer, encoded at once: a string per path (or one grown path by path) costs more than the search of a file.
-    this.native.push(this.handle, indexes, flags, counts, Buffer.from(`${paths.join('\0')}\0`), keyIndexes, this.lineageKeys);
+        (item.sniffLineage ? SNIFF_LINEAGE | FIRST | (ADAPTERS[item.agent].lineageIsRootUuid === true ? LINEAGE_ROOT : 0) : 0),
+      (item) => (item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1),
+    );
+    this.native.push(this.handle, packed.indexes, packed.flags, packed.counts, packed.paths, packed.keyIndexes, this.lineageKeys);
+  }
+
+  /** The backlog made this pool's own (not a list given whole), before it changes. */
+  private ownBacklog(): void {
+    if (!this.backlogShared) return;
+    this.backlog = this.backlog.slice();
+    this.backlogShared = false;
   }
 
   private onResults(

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as AppGrep from '../../src/app/grep.js';
 import type * as CatalogGrep from '../../src/catalog/grep-catalog.js';
+import type * as NativeGrep from '../../src/catalog/native-grep.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import { resolveLocations, type Locations } from '../../src/catalog/locations.js';
@@ -21,6 +22,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let appGrep: typeof AppGrep;
 let catalogGrep: typeof CatalogGrep;
+let nativeGrep: typeof NativeGrep;
 let scan: typeof Scan;
 let formats: typeof Formats;
 let dir: string;
@@ -28,6 +30,7 @@ let dir: string;
 beforeAll(async () => {
   appGrep = await importBuilt<typeof AppGrep>('app', 'grep.js');
   catalogGrep = await importBuilt<typeof CatalogGrep>('catalog', 'grep-catalog.js');
+  nativeGrep = await importBuilt<typeof NativeGrep>('catalog', 'native-grep.js');
   scan = await importBuilt<typeof Scan>('catalog', 'scan.js');
   formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-catalog-'));
@@ -116,6 +119,49 @@ describe('content search over the catalog', () => {
     const search = catalogGrep.grepCatalog([other, row], 'PELICAN', { ...grepEngineOption(), ignoreCase: true, onFound: (session) => found.push(session.id) });
     expect(await search.done).toMatchObject({ matched: 1 });
     expect(found).toEqual(['two']);
+  });
+
+  it('hands the engine a catalog at once, searched again as the first search packed it, and a changed catalog anew', async (context) => {
+    const addon = nativeGrep.nativeSearchAddon() as { push: (...args: unknown[]) => void } | null;
+    if (addon === null || grepEngineOption().engine === 'js') return context.skip();
+    const folder = join(dir, 'searched-again');
+    await mkdir(folder, { recursive: true });
+    const line = (text: string): string => `${JSON.stringify({ timestamp: '2026-11-01T10:00:00.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } })}\n`;
+    const row = async (name: string, text: string): Promise<Scan.CatalogSession> => {
+      await writeFile(join(folder, `${name}.jsonl`), line(text));
+      return catalogSession({ id: name, path: join(folder, `${name}.jsonl`), paths: [join(folder, `${name}.jsonl`)] });
+    };
+    const rows = [await row('a', 'an otter swam'), await row('b', 'nothing'), await row('c', 'the OTTER again')];
+    const pushed: unknown[] = [];
+    const push = addon.push;
+    addon.push = (...args: unknown[]): void => {
+      pushed.push(args[4]);
+      push(...args);
+    };
+    try {
+      const search = async (list: readonly Scan.CatalogSession[]): Promise<string[]> => {
+        const found: string[] = [];
+        const before = pushed.length;
+        const running = catalogGrep.grepCatalog(list, 'otter', { ignoreCase: true, engine: 'native', onFound: (session) => found.push(session.id) });
+        // The engine has the sessions when the search is returned (not a turn of the event loop later).
+        expect(pushed).toHaveLength(before + 1);
+        await running.done;
+        return found.sort();
+      };
+      expect(await search(rows)).toEqual(['a', 'c']);
+      expect(await search(rows)).toEqual(['a', 'c']);
+      // The same rows: the same paths buffer, not packed again.
+      expect(pushed).toHaveLength(2);
+      expect(pushed[1]).toBe(pushed[0]);
+      // The catalog changed (a new array of rows): its rows are handed over as they are now.
+      const changed = [...rows.slice(0, 2), await row('d', 'an otter too')];
+      expect(await search(changed)).toEqual(['a', 'd']);
+      expect(pushed).toHaveLength(3);
+      expect(pushed[2]).not.toBe(pushed[0]);
+      expect(String(pushed[2]).split('\0')).toContain(join(folder, 'd.jsonl'));
+    } finally {
+      addon.push = push;
+    }
   });
 
   it('searches a session that appears or grows while it runs when it is added, once; nothing once it is done', async () => {
