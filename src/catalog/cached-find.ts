@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
 import type { Agent } from '../core/model.js';
@@ -39,7 +39,7 @@ export async function findInCache(cachePath: string, locations: Locations, id: s
   if (locations.within !== undefined) return null;
   const index = options.synchronous === true ? CacheFileIndex.readSync(cachePath) : await CacheFileIndex.open(cachePath);
   if (index === null) return null;
-  const seeds = index.entriesOf(id);
+  const { entries: seeds, file } = seedsOf(index, id, locations.cwd);
   if (seeds === null || seeds.length === 0 || seeds.some((entry) => entry.session === null || entry.store)) return null;
   const agent = seeds[0]!.session!.agent;
   const adapter = ADAPTERS[agent];
@@ -76,7 +76,43 @@ export async function findInCache(cachePath: string, locations: Locations, id: s
   const { rows: merged, nested } = mergeRows(rows);
   const found = resolveSession([...merged, ...nested], id, locations.cwd);
   if (found.kind !== 'found') return null;
+  // A path: found by it, as the one row holding that file (else the scan's rows decide, by prefix or name).
+  if (file !== null && !(found.session === onlyRowHolding([...merged, ...nested], file))) return null;
   return { session: found.session, context, cache: CatalogCache.partialView(index.path, related) };
+}
+
+/**
+ * The entries of the row `query` names: its id's; or, when no entry has that id and it is a path (from `cwd`) that an
+ * entry keys as its first path, with no other entry naming a file of its name, the id's of that entry's row, with
+ * the path (`show ~/.claude/projects/…/<id>.jsonl` was a whole scan). Null when an entry does not decode.
+ */
+function seedsOf(index: CacheFileIndex, query: string, cwd: string): { readonly entries: CachedEntry[] | null; readonly file: string | null } {
+  const byId = index.entriesOf(query);
+  if (byId === null || byId.length > 0) return { entries: byId, file: null };
+  const file = resolve(cwd, query);
+  const entry = index.entryByFirstPath(file);
+  if (entry?.session == null) return { entries: [], file: null };
+  // Paths are written whole as JSON strings: a file of this name closes one with its name and the quote.
+  const named = index.entriesWith(JSON.stringify(`/${basename(file)}`).slice(1));
+  if (named === null || named.some((other) => other.firstPath !== entry.firstPath)) return { entries: [], file: null };
+  return { entries: index.entriesOf(entry.session.id), file };
+}
+
+/** The one row holding `file` (the same file by its real path, as resolveSession finds a path), or undefined. */
+function onlyRowHolding(rows: readonly CatalogSession[], file: string): CatalogSession | undefined {
+  if (!existsSync(file)) return undefined;
+  const real = realPathOf(file);
+  const name = basename(real);
+  const holding = rows.filter((row) => row.paths.some((path) => basename(path) === name && realPathOf(path) === real));
+  return holding.length === 1 ? holding[0] : undefined;
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**

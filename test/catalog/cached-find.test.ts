@@ -2,7 +2,7 @@
 // resolves, and anything written since the cache that could change the row must send it back to the scan.
 import { appendFile, cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { findInCache } from '../../src/catalog/cached-find.js';
@@ -105,6 +105,39 @@ describe('show of a full id from the cache', () => {
       }
     }
     expect(compared).toBeGreaterThan(0);
+  });
+
+  for (const name of ['claude-synthetic', 'codex-synthetic']) {
+    it(`finds a session by the path of its file (absolute or from the cwd) as the scan resolves it, in fixtures/${name}`, async () => {
+      const home = await homeOf(name, `${name}-by-path`);
+      const all = await scanned(home);
+      let fast = 0;
+      for (const row of all) {
+        for (const query of [row.path, relative(home.locations.cwd, row.path)]) {
+          const found = await findInCache(home.cachePath, home.locations, query);
+          if (found === null) continue;
+          fast++;
+          const expected = resolveSession(all, query, home.locations.cwd);
+          expect(expected.kind === 'found' ? expected.session : null).toEqual(found.session);
+        }
+      }
+      // Every row the id finds whose path is its first file is found by that path too (a file group's own entry keys others).
+      const byId = (await Promise.all(all.map((row) => findInCache(home.cachePath, home.locations, row.id)))).filter((found) => found !== null);
+      expect(byId.length).toBeGreaterThan(0);
+      expect(fast).toBeGreaterThanOrEqual(2 * byId.filter((found) => found.session.paths[0] === found.session.path).length);
+    });
+  }
+
+  it('goes to the scan for a path when another file of the same name is cached, and for a path no entry keys', async () => {
+    const home = await homeOf('claude-synthetic', 'by-path-copied');
+    const row = (await scanned(home)).find((s) => s.id === '5e551011-0000-4000-8000-000000000002')!;
+    expect((await findInCache(home.cachePath, home.locations, row.path))?.session).toEqual(await scanFind(home, row.path));
+    const other = join(dirname(dirname(row.path)), '-elsewhere');
+    await mkdir(other);
+    await cp(row.path, join(other, `${row.id}.jsonl`));
+    await scanned(home);
+    expect(await findInCache(home.cachePath, home.locations, row.path)).toBeNull();
+    expect(await findInCache(home.cachePath, home.locations, join(other, 'nothing.jsonl'))).toBeNull();
   });
 
   it('goes to the scan when there is no cache, and for an id that is only a prefix', async () => {
