@@ -284,6 +284,8 @@ export class NativeGrepPool {
   /** The adapters' lineage keys, and each agent's place among them. */
   private readonly lineageKeys: Buffer[] = [];
   private readonly lineageKeyOf: Partial<Record<Agent, number>> = {};
+  /** The flags of an item whose lineage is sniffed, by agent (LINEAGE_ROOT where the engine may read the root uuid). */
+  private readonly lineageFlags: Partial<Record<Agent, number>> = {};
   /** Sessions the engine holds (see NativeSearchAddon.held), and how many of them were taken. */
   private heldDone = 0;
   private heldTaken = 0;
@@ -323,6 +325,7 @@ export class NativeGrepPool {
         this.needleBits[adapter.agent] = needles.push(adapter.nonConversationNeedles.map((needle) => Buffer.from(needle, 'latin1'))) << NEEDLES_SHIFT;
       }
       if (adapter.lineageLineKey !== undefined) this.lineageKeyOf[adapter.agent] = this.lineageKeys.push(Buffer.from(adapter.lineageLineKey)) - 1;
+      this.lineageFlags[adapter.agent] = SNIFF_LINEAGE | FIRST | (adapter.lineageIsRootUuid === true ? LINEAGE_ROOT : 0);
     }
     const search = compileTextSearch(data.text, { ignoreCase: data.ignoreCase });
     this.handle = native.create(
@@ -438,7 +441,7 @@ export class NativeGrepPool {
       (item) =>
         (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) |
         (item.sniffCwd ? SNIFF_CWD : 0) |
-        (item.sniffLineage ? SNIFF_LINEAGE | FIRST | (ADAPTERS[item.agent].lineageIsRootUuid === true ? LINEAGE_ROOT : 0) : 0),
+        (item.sniffLineage ? (this.lineageFlags[item.agent] ?? 0) : 0),
       (item) => (item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1),
     );
     this.native.push(this.handle, packed.indexes, packed.flags, packed.counts, packed.paths, packed.keyIndexes, this.lineageKeys);
