@@ -2,7 +2,7 @@ import { closeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nativeEngine } from '../core/native.js';
 import { readAtSync } from '../core/io/lines.js';
-import { openRegularWithStatsSync, readRegularFile } from '../core/io/regular.js';
+import { openRegularWithStatsSync, readRegularBytesSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
 import { fileIdentity, LINE_READERS, linesIndexPath, readLinesIndex, readWholeSync, writeLinesIndex, type LineReader, type SavedLines } from './cache-lines-index.js';
@@ -67,12 +67,7 @@ export class CacheFileIndex {
   static readSync(path: string): CacheFileIndex | null {
     let bytes: Buffer;
     try {
-      const { fd } = openRegularWithStatsSync(path);
-      try {
-        bytes = readWholeSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      bytes = readRegularBytesSync(path);
     } catch {
       return null;
     }
