@@ -1330,16 +1330,24 @@ static void grow(void **array, size_t *cap, size_t used, size_t more, size_t siz
   *cap = next;
 }
 
-/* A span of the held bytes (as pack_span: its index in the span list). */
+/*
+ * `len` bytes appended at *bytes_at of `to`, their start and end pair at *spans_at of `spans`: the span's index in the
+ * span list (start, end pairs). The room is there already.
+ */
+static double put_span(double *spans, size_t *spans_at, unsigned char *to, size_t *bytes_at, const unsigned char *bytes, size_t len) {
+  memcpy(to + *bytes_at, bytes, len);
+  size_t index = *spans_at / 2;
+  spans[(*spans_at)++] = (double)*bytes_at;
+  spans[(*spans_at)++] = (double)(*bytes_at + len);
+  *bytes_at += len;
+  return (double)index;
+}
+
+/* A span of the held bytes, grown to take it. */
 static double held_span(held_t *held, const unsigned char *bytes, size_t len) {
   grow((void **)&held->bytes, &held->cap_bytes, held->nbytes, len, 1);
   grow((void **)&held->spans, &held->cap_spans, held->nspans, 2, sizeof(double));
-  memcpy(held->bytes + held->nbytes, bytes, len);
-  size_t index = held->nspans / 2;
-  held->spans[held->nspans++] = (double)held->nbytes;
-  held->spans[held->nspans++] = (double)(held->nbytes + len);
-  held->nbytes += len;
-  return (double)index;
+  return put_span(held->spans, &held->nspans, held->bytes, &held->nbytes, bytes, len);
 }
 
 /* An item done with nothing but its stamps and lineage to say, as call_js would pack it (with the engine's lock held). */
@@ -1377,14 +1385,9 @@ static void free_held(held_t *held) {
   memset(held, 0, sizeof *held);
 }
 
-/* A span of the batch's bytes: its index in the span list (start, end pairs). */
+/* A span of the batch's bytes (sized beforehand). */
 static double pack_span(packing_t *pack, const unsigned char *bytes, size_t len) {
-  memcpy(pack->bytes + pack->bytes_at, bytes, len);
-  size_t index = pack->spans_at / 2;
-  pack->spans[pack->spans_at++] = (double)pack->bytes_at;
-  pack->spans[pack->spans_at++] = (double)(pack->bytes_at + len);
-  pack->bytes_at += len;
-  return (double)index;
+  return put_span(pack->spans, &pack->spans_at, pack->bytes, &pack->bytes_at, bytes, len);
 }
 
 /*
