@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
@@ -7,7 +7,7 @@ import { CatalogCache } from './cache.js';
 import type { CachedEntry } from './cache-file.js';
 import { CacheFileIndex } from './cache-file-index.js';
 import type { Locations } from './locations.js';
-import { resolveSession } from './resolve.js';
+import { resolveSession, sessionsHoldingPath } from './resolve.js';
 import { applyNames, FOLD_SAVE_MIN_BYTES, groupOf, ScanContext, type CatalogSession } from './scan.js';
 import { mergeRows } from './merge-rows.js';
 
@@ -77,7 +77,10 @@ export async function findInCache(cachePath: string, locations: Locations, id: s
   const found = resolveSession([...merged, ...nested], id, locations.cwd);
   if (found.kind !== 'found') return null;
   // A path: found by it, as the one row holding that file (else the scan's rows decide, by prefix or name).
-  if (file !== null && !(found.session === onlyRowHolding([...merged, ...nested], file))) return null;
+  if (file !== null) {
+    const holding = sessionsHoldingPath([...merged, ...nested], file, locations.cwd);
+    if (holding.length !== 1 || holding[0] !== found.session) return null;
+  }
   return { session: found.session, context, cache: CatalogCache.partialView(index.path, related) };
 }
 
@@ -96,23 +99,6 @@ function seedsOf(index: CacheFileIndex, query: string, cwd: string): { readonly 
   const named = index.entriesWith(JSON.stringify(`/${basename(file)}`).slice(1));
   if (named === null || named.some((other) => other.firstPath !== entry.firstPath)) return { entries: [], file: null };
   return { entries: index.entriesOf(entry.session.id), file };
-}
-
-/** The one row holding `file` (the same file by its real path, as resolveSession finds a path), or undefined. */
-function onlyRowHolding(rows: readonly CatalogSession[], file: string): CatalogSession | undefined {
-  if (!existsSync(file)) return undefined;
-  const real = realPathOf(file);
-  const name = basename(real);
-  const holding = rows.filter((row) => row.paths.some((path) => basename(path) === name && realPathOf(path) === real));
-  return holding.length === 1 ? holding[0] : undefined;
-}
-
-function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

@@ -16,12 +16,8 @@ export function resolveSession(sessions: readonly CatalogSession[], query: strin
   if (exact.length === 1) return { kind: 'found', session: exact[0]! };
   if (exact.length > 1) return ambiguous(query, exact);
 
-  if (existsSync(resolve(cwd, query))) {
-    const path = canonical(resolve(cwd, query));
-    const name = basename(path);
-    const byPath = sessions.filter((s) => s.paths.some((p) => basename(p) === name && canonical(p) === path));
-    if (byPath.length === 1) return { kind: 'found', session: byPath[0]! };
-  }
+  const byPath = sessionsHoldingPath(sessions, query, cwd);
+  if (byPath.length === 1) return { kind: 'found', session: byPath[0]! };
 
   const lower = query.toLowerCase();
   const byPrefix = query.length > 0 ? sessions.filter((s) => s.id.toLowerCase().startsWith(lower)) : [];
@@ -33,6 +29,15 @@ export function resolveSession(sessions: readonly CatalogSession[], query: strin
   if (byName.length > 1) return ambiguous(query, byName);
 
   return { kind: 'none', message: `no session matches "${safeLine(query)}"` };
+}
+
+/** The sessions one of whose files is the file at `query` (from `cwd`), the same file by its real path; none when no such file exists. */
+export function sessionsHoldingPath(sessions: readonly CatalogSession[], query: string, cwd: string): CatalogSession[] {
+  const file = resolve(cwd, query);
+  if (!existsSync(file)) return [];
+  const path = canonical(file);
+  const name = basename(path);
+  return sessions.filter((s) => s.paths.some((p) => basename(p) === name && canonical(p) === path));
 }
 
 function ambiguous(query: string, candidates: readonly CatalogSession[]): Resolution {
