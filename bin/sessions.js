@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../dist/bundle/cli.js';
+import { start } from '../dist/bundle/start.js';
 
-await main(process.argv);
+await start(process.argv);

@@ -2,7 +2,9 @@
 // esbuild bundles the CLI into dist/bundle/ so that startup loads a few files instead of hundreds
 // (Ink and React alone are ~0.5 s of module loading unbundled). The TUI is a separate chunk, loaded
 // only when the browser opens, so `sessions list` never pays for Ink. Both write into a staging folder
-// that is moved into dist/ when the build is whole (swapIn).
+// that is moved into dist/ when the build is whole (swapIn). The commands that never open the TUI or the MCP server
+// run from a CommonJS bundle of the CLI as well (cli-commands.cjs), which src/start.ts (bin/sessions.js's first
+// module, bundled alone as start.js) compiles with V8's code cache.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,23 @@ const yogaWithoutFetch = {
   },
 };
 
+/**
+ * The CommonJS bundle holds no browser and no MCP server: src/start.ts sends those commands to the ES module bundle,
+ * and the dynamic import()s of src/ (which load them: src/cli/browse.ts, src/cli/mcp.ts) become a module that says
+ * so, instead of inlining Ink, React and yoga (whose top-level await CommonJS cannot hold).
+ */
+const withoutDynamicImports = {
+  name: 'without-dynamic-imports',
+  setup(esbuild) {
+    const src = join(process.cwd(), 'src') + sep;
+    esbuild.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' && args.importer.startsWith(src) ? { path: args.path, namespace: 'esm-only' } : undefined));
+    esbuild.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is in the ES module bundle only (dist/bundle/cli.js; see src/start.ts)`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Every file under `dir`, as paths relative to it. */
 function filesUnder(dir) {
   try {
@@ -42,7 +61,9 @@ function filesUnder(dir) {
 
 /** The bundle's files of the build in dist/ (what a process already running may still import). */
 const MANIFEST = join('bundle', '.files.json');
-const ENTRY_POINTS = new Set([join('bundle', 'cli.js'), join('bundle', 'grep-worker.js'), join('bundle', 'summary-worker.js')]);
+const ENTRY_POINTS = new Set([join('bundle', 'cli.js'), join('bundle', 'cli-commands.cjs'), join('bundle', 'grep-worker.js'), join('bundle', 'summary-worker.js')]);
+/** What bin/sessions.js imports, moved in last: the bundles it loads are whole when it is. */
+const START = join('bundle', 'start.js');
 
 /**
  * Move a finished build from `staging` into `target` one file at a time (each rename atomic), so that dist/ is never
@@ -59,7 +80,8 @@ function swapIn(staging, target) {
     // no build there yet, or one from before the manifest: nothing to keep
   }
   const built = filesUnder(staging);
-  const ordered = [...built.filter((file) => !ENTRY_POINTS.has(file)), ...built.filter((file) => ENTRY_POINTS.has(file))];
+  const rank = (file) => (file === START ? 2 : ENTRY_POINTS.has(file) ? 1 : 0);
+  const ordered = [...built].sort((a, b) => rank(a) - rank(b));
   for (const file of ordered) {
     mkdirSync(dirname(join(target, file)), { recursive: true });
     renameSync(join(staging, file), join(target, file));
@@ -89,6 +111,10 @@ for (const entry of readdirSync('.')) {
   if (pid !== undefined && !running(Number(pid))) rmSync(entry, { recursive: true, force: true });
 }
 const staging = `dist.building-${process.pid}`;
+// SESSIONS_NO_MINIFY=1: names a CPU profile can be read by (bench/typing-profile.mjs).
+const minify = process.env.SESSIONS_NO_MINIFY !== '1';
+// React's production build: the development build spends seconds per search in performance.measure and GC.
+const define = { 'process.env.NODE_ENV': '"production"' };
 try {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', staging], { stdio: 'inherit' });
   await build({
@@ -100,10 +126,8 @@ try {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // SESSIONS_NO_MINIFY=1: names a CPU profile can be read by (bench/typing-profile.mjs).
-    minify: process.env.SESSIONS_NO_MINIFY !== "1",
-    // React's production build: the development build spends seconds per search in performance.measure and GC.
-    define: { 'process.env.NODE_ENV': '"production"' },
+    minify,
+    define,
     // Ink's optional devtools integration is only loaded when DEV=true.
     external: ['react-devtools-core'],
     // Some bundled CommonJS dependencies call require(): give the ESM bundle one.
@@ -111,6 +135,24 @@ try {
     plugins: [yogaWithoutFetch, inkFrameCaches],
     logLevel: 'warning',
   });
+  await build({
+    entryPoints: { 'cli-commands': 'src/cli.ts' },
+    outdir: join(staging, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify,
+    // The workers and the native engine are found next to the bundle, as from the ES module chunks beside it.
+    define: { ...define, 'import.meta.url': '__sessionsModuleUrl' },
+    banner: { js: "const __sessionsModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    external: ['react-devtools-core'],
+    plugins: [withoutDynamicImports],
+    logLevel: 'warning',
+  });
+  // Alone (no chunk to load first): it only picks a bundle.
+  await build({ entryPoints: { start: 'src/start.ts' }, outdir: join(staging, 'bundle'), bundle: true, format: 'esm', platform: 'node', target: 'node20', minify, logLevel: 'warning' });
   swapIn(staging, 'dist');
 } finally {
   rmSync(staging, { recursive: true, force: true });

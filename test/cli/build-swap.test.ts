@@ -33,7 +33,7 @@ async function built(): Promise<void> {
   expect(code, output).toBe(0);
 }
 
-const bundleFiles = async (): Promise<string[]> => (await readdir(join(checkout, 'dist', 'bundle'))).filter((name) => name.endsWith('.js')).sort();
+const bundleFiles = async (): Promise<string[]> => (await readdir(join(checkout, 'dist', 'bundle'))).filter((name) => name.endsWith('.js') || name.endsWith('.cjs')).sort();
 
 /** `sessions list --json` from the checkout copy, as a user would start it while the build runs. */
 function listOnce(): Promise<{ code: number; stderr: string }> {
