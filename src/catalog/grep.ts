@@ -12,7 +12,7 @@ import type { Locations } from './locations.js';
 import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
 import { newestFirst } from './merge-rows.js';
 import { describeError } from '../core/errors.js';
-import { WalkMemo, walkMemoKey } from './walk-memo.js';
+import { type PackedPaths, WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, nativeAnswersHoldLater, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 import { notConversationPattern } from '../core/io/snippet.js';
@@ -128,6 +128,14 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
   return options.walkSynchronously ? whileWalkingSynchronously(run) : run();
 }
 
+/** What discovery found of a root: its groups, and their paths packed when a walk memo gave them (see RootWalk). */
+interface Found {
+  readonly groups: readonly SessionFileGroup[];
+  readonly packed?: PackedPaths | undefined;
+}
+
+const NOTHING_FOUND: Found = { groups: [] };
+
 /** Rows made at a time while they stream out (see `rowJobs` in grepIn). */
 const ROW_WINDOW = 64;
 
@@ -209,22 +217,37 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   let unregistered: SessionFileGroup[] | null = [];
   /** Stores of many conversations (opencode's database): their adapter gives each conversation's text. */
   const stores: SessionFileGroup[] = [];
-  const add = (found: readonly SessionFileGroup[]): GrepItem[] =>
-    found.flatMap((group) => {
+  /** A group found: known to the rows, and its index among them. */
+  const note = (group: SessionFileGroup): number => {
+    if (unregistered === null) context.register(group);
+    else unregistered.push(group);
+    // Lineages link rows; a search that reports files (the browser's) makes none: no head is kept for one.
+    if (byLineage.has(group.agent) && options.onFiles === undefined) lineageUnseen++;
+    return groups.push(group) - 1;
+  };
+  const sniffs = (agent: Agent): { readonly sniffCwd: boolean; readonly sniffLineage: boolean } => ({
+    sniffCwd: sniffCwds && !fromCwds.some((adapter) => adapter.agent === agent),
+    sniffLineage: byLineage.has(agent) && options.onFiles === undefined,
+  });
+  const add = (found: readonly SessionFileGroup[], packed?: PackedPaths): GrepItem[] => {
+    // A root's groups read from a walk memo (one agent's) go to the native engine as the memo holds their paths: no
+    // item per file is made (10k at 10k sessions), nor its paths encoded again.
+    const agent = found[0]?.agent;
+    if (packed !== undefined && agent !== undefined && pool instanceof NativeGrepPool && pool.takesPacked && !found.some(isStoreGroup)) {
+      const first = groups.length;
+      for (const group of found) note(group);
+      const { sniffCwd, sniffLineage } = sniffs(agent);
+      pool.takePacked({ first, count: found.length, agent, sniffCwd, sniffLineage, ...packed, item: (index) => ({ index, agent, paths: groups[index]!.paths, sniffCwd, sniffLineage }) });
+      return [];
+    }
+    return found.flatMap((group) => {
       if (isStoreGroup(group)) {
         stores.push(group);
         return [];
       }
-      if (unregistered === null) context.register(group);
-      else unregistered.push(group);
-      groups.push(group);
-      // Lineages link rows; a search that reports files (the browser's) makes none: no head is kept for one.
-      const lineage = byLineage.has(group.agent) && options.onFiles === undefined;
-      if (lineage) lineageUnseen++;
-      const index = groups.length - 1;
-      const ownCwds = fromCwds.some((adapter) => adapter.agent === group.agent);
-      return [{ index, agent: group.agent, paths: group.paths, sniffCwd: sniffCwds && !ownCwds, sniffLineage: lineage }];
+      return [{ index: note(group), agent: group.agent, paths: group.paths, ...sniffs(group.agent) }];
     });
+  };
 
   /** The names of the roots met so far being read (rows wait for them; the search does not). */
   const namesLoaded: Promise<void>[] = [];
@@ -237,24 +260,25 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // Each root once: by its spelling, then by its real path (a folder reached through a symlink and through its real
   // path is searched once, under the first spelling met), and only when it is one of the agent's roots.
   const seenRoots = new Map<Agent, Set<string>>();
-  const discoverOnce = async (adapter: FormatAdapter, root: string): Promise<SessionFileGroup[]> => {
+  const discoverOnce = async (adapter: FormatAdapter, root: string): Promise<Found> => {
     let seen = seenRoots.get(adapter.agent);
     if (seen === undefined) seenRoots.set(adapter.agent, (seen = new Set()));
-    if (seen.has(root)) return [];
+    if (seen.has(root)) return NOTHING_FOUND;
     seen.add(root);
     const known = memo?.rootWalk(adapter.agent, root);
     const isRoot = known?.isRoot ?? (await (adapter.discovery?.isRoot ?? isDirectory)(root));
     const real = !isRoot ? null : known !== undefined ? known.real : await walkFs.realpath(root).catch(() => null);
     if (real === null || seen.has(`\0${real}`)) {
       if (known === undefined) memo?.rememberRoot(adapter.agent, root, { isRoot, real });
-      return [];
+      return NOTHING_FOUND;
     }
     seen.add(`\0${real}`);
     // Names (Codex's session_index.jsonl) are only for rows: the root's files are searched without waiting for them.
     namesLoaded.push(context.loadNames(adapter, root));
-    const found = known?.groups !== undefined ? [...known.groups] : await discoverRoot(adapter, root, walkReport);
-    if (known?.groups === undefined) memo?.rememberRoot(adapter.agent, root, { isRoot, real, groups: found });
-    return found;
+    if (known?.groups !== undefined) return { groups: known.groups, packed: known.packed };
+    const found = await discoverRoot(adapter, root, walkReport);
+    memo?.rememberRoot(adapter.agent, root, { isRoot, real, groups: found });
+    return { groups: found };
   };
 
   // Each root's files are queued as soon as its walk ends: the first reads start before the slowest walk is done.
@@ -274,8 +298,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       Promise.all(
         roots.map((root) => {
           const walk = discoverOnce(adapter, root);
-          pool.expect(walk.then(add));
-          return walk;
+          pool.expect(walk.then((found) => add(found.groups, found.packed)));
+          return walk.then((found) => found.groups);
         }),
       ),
     );
@@ -383,7 +407,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     if (lineageUnseen === 0) void walked.then(() => lineageUnseen === 0 && lineageSeen.open());
     if (cwds.length === 0 || !sniffCwds) return [];
     await candidatesWalked;
-    return add((await Promise.all(fromCwds.flatMap((adapter) => cwds.map((cwd) => discoverOnce(adapter, cwd))))).flat());
+    return add((await Promise.all(fromCwds.flatMap((adapter) => cwds.map((cwd) => discoverOnce(adapter, cwd))))).flatMap((found) => found.groups));
   };
   // Rows found by lineage go out together, newest first, once every file of their agents was seen.
   const lineageDone = lineageSeen.wait.then(async () => {

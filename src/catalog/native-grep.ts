@@ -1,20 +1,19 @@
 // The native full-text search engine (native/search.c, built by `npm ci` when a C compiler is there): the same
 // per-session search as the JS workers (grep-worker.ts), on threads of its own. Here: loading it, and the pool
 // that feeds it sessions and turns what it finds into what grep's JS pool reports.
-import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { nativeEngine } from '../core/native.js';
 import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
-import { removeStaleTemps } from '../core/io/atomic.js';
-import { openRegularSync } from '../core/io/regular.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
-import type { WalkAnswer } from '../core/io/walk-fs.js';
 import type { GrepItem, GrepStamp } from './grep-worker.js';
-import { isHandedAgain, packedOnce } from './packed-items.js';
+import { isHandedAgain, packedOnce, type PackedItems } from './packed-items.js';
 import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+import type { TrigramMaps } from './trigram-maps.js';
+
+export { nativeAnswersHold, nativeAnswersHoldLater } from './native-answers.js';
+export { MAX_TRIGRAM_MAPS, pruneTrigramMaps, trigramMapsBeside, type TrigramMaps } from './trigram-maps.js';
 
 /** The addon's functions (see native/search.c). */
 interface NativeSearchAddon {
@@ -100,61 +99,6 @@ export function nativeSearchAddon(): NativeSearchAddon | null {
   return nativeEngine() as NativeSearchAddon | null;
 }
 
-/** answersHold's code of each answer (native/search.c). */
-const ANSWER_CODE = { listed: 1, f: 2, d: 3, o: 4, '-': 5, real: 6, noReal: 7 } as const;
-
-/**
- * Whether every answer a walk memo rests on still holds, checked by the native engine (`walkAnswerHolds` of each, with
- * the same system calls, at a fraction of the main thread's time: thousands of stats from C, not through Node's fs).
- * Null when the engine was not built, or an answer names a path C cannot take as it is (a NUL in it): check in JS.
- */
-export function nativeAnswersHold(answers: readonly WalkAnswer[]): boolean | null {
-  const native = nativeSearchAddon();
-  if (native === null) return null;
-  const args = answersArgs(answers);
-  return args === null ? null : native.answersHold(...args);
-}
-
-/**
- * nativeAnswersHold on one of libuv's threads: the check runs while the main thread goes on (grep reads its walk memo's
- * groups meanwhile, with the engine's threads not started yet: the stats take a core that would be idle). Null as
- * nativeAnswersHold.
- */
-export function nativeAnswersHoldLater(answers: readonly WalkAnswer[]): Promise<boolean> | null {
-  const native = nativeSearchAddon();
-  // An engine built before it had this call (a build folder copied from an older checkout): checked on this thread.
-  if (native === null || typeof native.answersHoldLater !== 'function') return null;
-  const args = answersArgs(answers);
-  return args === null ? null : native.answersHoldLater(...args);
-}
-
-/** answersHold's arguments for `answers`, or null when one names a path with a NUL in it. */
-function answersArgs(answers: readonly WalkAnswer[]): [Uint8Array, Float64Array, Buffer, Buffer] | null {
-  const codes = new Uint8Array(answers.length);
-  const numbers = new Float64Array(answers.length * 2);
-  const paths: string[] = [];
-  const reals: string[] = [];
-  for (let at = 0; at < answers.length; at++) {
-    const answer = answers[at]!;
-    if (answer[1].includes('\0')) return null;
-    paths.push(answer[1]);
-    if (answer[0] === 'd') {
-      codes[at] = ANSWER_CODE.listed;
-      numbers[2 * at] = answer[2] ?? Number.NaN;
-      numbers[2 * at + 1] = answer[3];
-    } else if (answer[0] === 'k') {
-      codes[at] = ANSWER_CODE[answer[2]];
-    } else if (answer[2] === null) {
-      codes[at] = ANSWER_CODE.noReal;
-    } else {
-      if (answer[2].includes('\0')) return null;
-      codes[at] = ANSWER_CODE.real;
-      reals.push(answer[2]);
-    }
-  }
-  return [codes, numbers, Buffer.from(`${paths.join('\0')}\0`), Buffer.from(`${reals.join('\0')}\0`)];
-}
-
 /** What the pool needs to know of the search (GrepWorkerData's fields the native engine does). */
 export interface NativePoolData {
   readonly text: string;
@@ -162,73 +106,6 @@ export interface NativePoolData {
   readonly stamps: boolean;
   /** See GrepOptions.trigrams. */
   readonly trigrams?: TrigramMaps;
-}
-
-/**
- * Trigram maps of big session files, kept between searches by the native engine (native/search.c): a search for
- * text a big file cannot hold reads only what was appended to it since its map was made.
- */
-export interface TrigramMaps {
-  /** The folder they are kept in (created when missing). */
-  readonly dir: string;
-  /** The least size of a file that gets one (default 16 MiB: a map is 256 KiB). */
-  readonly minBytes?: number;
-}
-
-/** The trigram maps kept beside the catalog cache at `cachePath`. */
-export function trigramMapsBeside(cachePath: string): TrigramMaps {
-  return { dir: join(dirname(cachePath), `grep-trigrams-v${TRIGRAM_MAPS_VERSION}`) };
-}
-
-/** The maps' format (TRI_MAGIC in native/search.c): a folder per version, so an old one is never read. */
-const TRIGRAM_MAPS_VERSION = 1;
-
-/** Maps kept before the folder is pruned (at 256 KiB each: 128 MiB). */
-export const MAX_TRIGRAM_MAPS = 512;
-
-/** Where a map names its file (tri_header_t in native/search.c): the path's length, then the path. */
-const MAP_PATH_LENGTH_AT = 72;
-const MAP_PATH_AT = 80;
-
-/** A map being written (tri_save in native/search.c): `<16 hex>.tri.<pid>.<thread, hex>` until it is renamed. */
-const MAP_TEMP_NAME = /^[0-9a-f]{16}\.tri\.(\d+)\.[0-9a-f]+$/;
-
-/**
- * Keep the folder of maps to `keep` maps once it holds more: first those whose session file is gone are removed, then
- * the oldest written. A map is only read for the file it names, so removing one costs a full read of that file later.
- * Maps a killed search left half-written go as every other temp file does (`removeStaleTemps`).
- */
-export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Promise<void> {
-  await removeStaleTemps(dir, Date.now(), MAP_TEMP_NAME);
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.tri'));
-  } catch {
-    return;
-  }
-  if (names.length <= keep) return;
-  const left: { readonly path: string; readonly written: number }[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
-    try {
-      const header = Buffer.alloc(MAP_PATH_AT + 4096);
-      const fd = openRegularSync(path);
-      let read: number;
-      try {
-        read = readSync(fd, header, 0, header.length, 0);
-      } finally {
-        closeSync(fd);
-      }
-      const length = read >= MAP_PATH_AT ? header.readUInt32LE(MAP_PATH_LENGTH_AT) : -1;
-      const named = length >= 0 && MAP_PATH_AT + length <= read ? header.toString('utf8', MAP_PATH_AT, MAP_PATH_AT + length) : null;
-      if (named === null || !existsSync(named)) unlinkSync(path);
-      else left.push({ path, written: statSync(path).mtimeMs });
-    } catch {
-      // Gone meanwhile (another search pruned it), or unreadable: left alone.
-    }
-  }
-  left.sort((a, b) => a.written - b.written);
-  for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
 }
 
 /**
@@ -255,6 +132,27 @@ function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[
   return out;
 }
 
+/**
+ * Sessions `first`, `first` + 1, … of one agent, their paths as the engine takes them (a root's groups read from a walk
+ * memo: RootWalk.packed): handed over without an item each. `item` makes one's item when it is wanted (a match, a
+ * lineage, a problem).
+ */
+export interface PackedSessions {
+  readonly first: number;
+  /** How many sessions. */
+  readonly count: number;
+  readonly agent: Agent;
+  readonly sniffCwd: boolean;
+  readonly sniffLineage: boolean;
+  /** How many paths each session has (null: one each). */
+  readonly counts: readonly number[] | null;
+  /** Every path's UTF-8 bytes, each followed by a NUL: `bytes` from `start` to `end`. */
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+  readonly item: (index: number) => GrepItem;
+}
+
 /** A pool of JS workers (GrepPool in grep-pool.ts), as the native pool uses it for counts and snippets. */
 export interface WorkerPool {
   expect(work: Promise<readonly GrepItem[]> | readonly GrepItem[]): void;
@@ -273,6 +171,11 @@ export class NativeGrepPool {
   private readonly handle: NativeHandle;
   /** Sessions handed over, by index (for their paths and agents); those the engine reports done are dropped. */
   private readonly inFlight = new Map<number, GrepItem>();
+  /** Sessions handed over packed (takePacked), by index, until the engine reports them done. */
+  private readonly packedInFlight: (PackedSessions | undefined)[] = [];
+  /** Packed sessions found and not handed over yet, and how many. */
+  private packedBacklog: PackedSessions[] = [];
+  private packedWaiting = 0;
   private handed = 0;
   private finished = 0;
   /** Sessions whose cwd was decoded from a cut of theirs (the first one that decodes counts, as in the worker). */
@@ -361,6 +264,19 @@ export class NativeGrepPool {
       });
   }
 
+  /** Whether takePacked may be used (not by a pool that bounds what it hands over: it hands over items). */
+  get takesPacked(): boolean {
+    return this.maxInFlight === Number.POSITIVE_INFINITY;
+  }
+
+  /** Queue packed sessions (see PackedSessions), as `expect` queues a list of items. */
+  takePacked(sessions: PackedSessions): void {
+    if (this.closed || sessions.count === 0) return;
+    this.packedBacklog.push(sessions);
+    this.packedWaiting += sessions.count;
+    this.queued();
+  }
+
   private take(items: readonly GrepItem[]): void {
     if (this.closed) return;
     if (this.backlog.length === 0 && isHandedAgain(items)) {
@@ -370,9 +286,14 @@ export class NativeGrepPool {
       this.ownBacklog();
       for (const item of items) this.backlog.push(item);
     }
+    this.queued();
+  }
+
+  /** Something was queued: handed over now when much waits, else at the end of this turn of the event loop. */
+  private queued(): void {
     // An agent's whole store from a walk memo (thousands of sessions) goes at once: the threads start on it while
     // this thread is still resolving the memo's other roots.
-    if (this.running && this.backlog.length >= FLUSH_NOW) {
+    if (this.running && this.backlog.length + this.packedWaiting >= FLUSH_NOW) {
       this.flush();
       return;
     }
@@ -422,7 +343,19 @@ export class NativeGrepPool {
   }
 
   private flush(): void {
-    if (this.backlog.length === 0 || this.closed) return;
+    if (this.closed) return;
+    const lists = this.packedBacklog;
+    if (lists.length > 0) {
+      // (Only in an unbounded pool: see takesPacked.)
+      this.packedBacklog = [];
+      this.packedWaiting = 0;
+      const items = this.backlog;
+      this.backlog = [];
+      this.backlogShared = false;
+      this.pushPacked(lists, items);
+      return;
+    }
+    if (this.backlog.length === 0) return;
     const room = this.maxInFlight - (this.handed - this.finished);
     if (room <= 0) return;
     let items = this.backlog;
@@ -436,15 +369,79 @@ export class NativeGrepPool {
     }
     for (const item of items) this.inFlight.set(item.index, item);
     this.handed += items.length;
-    const packed = packedOnce(
+    const packed = this.packedItems(items);
+    this.native.push(this.handle, packed.indexes, packed.flags, packed.counts, packed.paths, packed.keyIndexes, this.lineageKeys);
+  }
+
+  private packedItems(items: readonly GrepItem[]): PackedItems {
+    return packedOnce(
       items,
-      (item) =>
-        (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) |
-        (item.sniffCwd ? SNIFF_CWD : 0) |
-        (item.sniffLineage ? (this.lineageFlags[item.agent] ?? 0) : 0),
+      (item) => this.flagsOf(item),
       (item) => (item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1),
     );
-    this.native.push(this.handle, packed.indexes, packed.flags, packed.counts, packed.paths, packed.keyIndexes, this.lineageKeys);
+  }
+
+  /** The engine's flags of an item (or of every session of a packed list). */
+  private flagsOf(item: Pick<GrepItem, 'agent' | 'sniffCwd' | 'sniffLineage'>): number {
+    return (
+      (this.skipLine[item.agent] ? FILTER | (this.needleBits[item.agent] ?? 0) : 0) |
+      (item.sniffCwd ? SNIFF_CWD : 0) |
+      (item.sniffLineage ? (this.lineageFlags[item.agent] ?? 0) : 0)
+    );
+  }
+
+  /** Packed sessions and items handed over in one call: their arrays joined, their paths' bytes copied once. */
+  private pushPacked(lists: readonly PackedSessions[], items: readonly GrepItem[]): void {
+    const fromItems = items.length > 0 ? this.packedItems(items) : null;
+    let count = items.length;
+    let bytes = fromItems?.paths.length ?? 0;
+    // Lists of one memo, each after the last (as they are found): one cut of its bytes.
+    let adjacent = fromItems === null;
+    for (const [at, list] of lists.entries()) {
+      count += list.count;
+      bytes += list.end - list.start;
+      if (at > 0 && (list.bytes !== lists[at - 1]!.bytes || list.start !== lists[at - 1]!.end)) adjacent = false;
+    }
+    const indexes = new Int32Array(count);
+    const flags = new Int32Array(count);
+    const counts = new Int32Array(count).fill(1);
+    const keyIndexes = new Int32Array(count);
+    const paths = adjacent ? lists[0]!.bytes.subarray(lists[0]!.start, lists.at(-1)!.end) : Buffer.allocUnsafe(bytes);
+    let at = 0;
+    let pathsAt = 0;
+    for (const list of lists) {
+      const n = list.count;
+      for (let k = 0; k < n; k++) {
+        indexes[at + k] = list.first + k;
+        this.packedInFlight[list.first + k] = list;
+      }
+      flags.fill(this.flagsOf(list), at, at + n);
+      keyIndexes.fill(list.sniffLineage ? (this.lineageKeyOf[list.agent] ?? -1) : -1, at, at + n);
+      if (list.counts !== null) counts.set(list.counts, at);
+      if (!adjacent) pathsAt += list.bytes.copy(paths, pathsAt, list.start, list.end);
+      at += n;
+    }
+    if (fromItems !== null) {
+      for (const item of items) this.inFlight.set(item.index, item);
+      indexes.set(fromItems.indexes, at);
+      flags.set(fromItems.flags, at);
+      counts.set(fromItems.counts, at);
+      keyIndexes.set(fromItems.keyIndexes, at);
+      fromItems.paths.copy(paths, pathsAt);
+    }
+    this.handed += count;
+    this.native.push(this.handle, indexes, flags, counts, paths, keyIndexes, this.lineageKeys);
+  }
+
+  /** A session handed over and not reported done yet, or undefined. */
+  private inFlightAt(index: number): GrepItem | undefined {
+    return this.inFlight.get(index) ?? this.packedInFlight[index]?.item(index);
+  }
+
+  /** A session the engine reported done. */
+  private landed(index: number): void {
+    this.inFlight.delete(index);
+    this.packedInFlight[index] = undefined;
   }
 
   /** The backlog made this pool's own (not a list given whole), before it changes. */
@@ -486,7 +483,7 @@ export class NativeGrepPool {
     const toCount: GrepItem[] = [];
     for (let row = 0; row < table.length; row += FIELDS) {
       const index = table[row + T_INDEX]!;
-      const item = this.inFlight.get(index);
+      const item = this.inFlightAt(index);
       if (item === undefined) continue;
       for (let at = table[row + T_PROBLEMS]!, end = at + table[row + T_NPROBLEMS]!; at < end; at++) {
         this.problem({ path: item.paths[problems[2 * at] as number]!, message: problems[2 * at + 1] as string });
@@ -508,7 +505,7 @@ export class NativeGrepPool {
         this.native.judged(this.handle, table[row + T_TOKEN]!, accepted);
         continue;
       }
-      this.inFlight.delete(index);
+      this.landed(index);
       this.cwdFound.delete(index);
       this.finished++;
       const stampsAt = table[row + T_STAMPS]!;
@@ -539,9 +536,9 @@ export class NativeGrepPool {
     const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
     const out: [number, SniffedLineage, SniffedStamps][] = [];
     for (let row = 0; row < table.length; row += FIELDS) {
-      const item = this.inFlight.get(table[row + T_INDEX]!);
+      const item = this.inFlightAt(table[row + T_INDEX]!);
       if (item === undefined) continue;
-      this.inFlight.delete(item.index);
+      this.landed(item.index);
       out.push(sniffed(item, table, row, stampTable, span, null));
     }
     this.heldTaken += table.length / FIELDS;
@@ -589,7 +586,7 @@ export class NativeGrepPool {
     }
     // Done once nothing more is being found, what was found is handed over, all of it was searched, and the matches
     // were counted.
-    if (this.pending !== 0 || this.backlog.length !== 0 || this.finished !== this.handed) return;
+    if (this.pending !== 0 || this.backlog.length !== 0 || this.packedBacklog.length !== 0 || this.finished !== this.handed) return;
     this.releaseCounting?.();
     this.releaseCounting = null;
     if (this.counting === null || this.countingSettled) this.done();

@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
-import { readRegularFileSync } from '../core/io/regular.js';
+import { readRegularBytesSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
@@ -11,9 +12,10 @@ import type { Locations } from './locations.js';
 /**
  * 2: the answers and candidates on the first line, the roots on the second (the answers' check starts before the roots
  * are parsed). 3: a group's paths as the place of their folder among the listed ones and their name (`SavedGroup`).
- * 4: the same layout, one memo per run (`defaultWalkMemoPath`).
+ * 4: the same layout, one memo per run (`defaultWalkMemoPath`). 5: a root's groups as `SavedGroups`, their paths after
+ * the two lines as the bytes the native engine takes (`PackedPaths`).
  */
-const VERSION = 4;
+const VERSION = 5;
 
 /** The memos of one set of locations kept, the newest (one per directory and agents a grep ran with). */
 export const WALK_MEMOS_KEPT = 4;
@@ -23,6 +25,18 @@ export interface RootWalk {
   readonly isRoot: boolean;
   readonly real: string | null;
   readonly groups?: readonly SessionFileGroup[];
+  /** Those groups' paths as the native engine takes them, when read from a memo. */
+  readonly packed?: PackedPaths;
+}
+
+/** Groups' paths in order, as the native engine's push takes them (native-grep.ts): no string is encoded again. */
+export interface PackedPaths {
+  /** Every path's UTF-8 bytes, each followed by a NUL: `bytes` from `start` to `end` (a memo's paths, of all its roots). */
+  readonly bytes: Buffer;
+  readonly start: number;
+  readonly end: number;
+  /** How many paths each group has (null: one each). */
+  readonly counts: readonly number[] | null;
 }
 
 /**
@@ -47,14 +61,16 @@ export function defaultWalkMemoPath(
 
 /**
  * Beside `path` (a default path's name: `grep-walk-v<N>-<locations>-<run>.json`), once it is written: the memos earlier
- * versions kept for the same locations (`grep-walk-v<N>-<locations>.json`: no run reads them again, 23.6 MB at 100k
- * sessions each), and this version's of the same locations past the newest WALK_MEMOS_KEPT. Nothing else.
+ * versions kept for the same locations (`grep-walk-v<N>-<locations>.json` and `grep-walk-v<N>-<locations>-<run>.json`:
+ * no run reads them again, 23.6 MB at 100k sessions each), and this version's of the same locations past the newest
+ * WALK_MEMOS_KEPT. Nothing else.
  */
 function removeStaleMemos(path: string): void {
   const named = /^grep-walk-v(\d+)-([0-9a-f]+)-[0-9a-f]+\.json$/.exec(basename(path));
   if (named === null || Number(named[1]) !== VERSION) return;
   const folder = dirname(path);
   const runs = new RegExp(`^grep-walk-v${VERSION}-${named[2]}-[0-9a-f]+\\.json$`);
+  const earlierRuns = new RegExp(`^grep-walk-v(\\d+)-${named[2]}-[0-9a-f]+\\.json$`);
   const remove = (name: string): void => {
     try {
       unlinkSync(join(folder, name));
@@ -66,6 +82,8 @@ function removeStaleMemos(path: string): void {
   const kept: { readonly name: string; readonly mtimeMs: number }[] = [];
   try {
     for (const name of readdirSync(folder)) {
+      const earlier = earlierRuns.exec(name);
+      if (earlier !== null && Number(earlier[1]) < VERSION) remove(name);
       if (!runs.test(name) || name === basename(path)) continue;
       const mtimeMs = statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs;
       if (mtimeMs !== undefined) kept.push({ name, mtimeMs });
@@ -91,12 +109,15 @@ interface Header {
 }
 
 /**
- * A group's paths as pairs: the place of the path's folder among the listed ones (the `d` answers, in order) and its
- * name in it. Every file a memo names is in a folder its walks listed: so it holds, and a path is made, not checked,
- * when read (a third less to read at 100k sessions than the paths spelled out, and no lookup of each one's folder).
+ * A root's groups: for each path, the place of its folder among the listed ones (the `d` answers, in order); how many
+ * paths each group has (null: one each); each group's id hint; and which groups are archived (their places). Their
+ * paths follow the memo's two lines: every path's UTF-8 bytes and a NUL, roots and groups in order. Every file a memo
+ * names is a plain name in a folder its walks listed: so it holds while their answers do (checked when read). The
+ * paths' bytes are what the native engine takes (`PackedPaths`): a memo's 10k files are handed over without a string
+ * per file made and encoded again.
  */
-type SavedGroup = readonly [paths: readonly (number | string)[], idHint: string | null, archived: boolean];
-type SavedRoot = readonly [agent: Agent, root: string, isRoot: boolean, real: string | null, groups: readonly SavedGroup[] | null];
+type SavedGroups = readonly [folders: readonly number[], counts: readonly number[] | null, idHints: readonly (string | null)[], archived: readonly number[]];
+type SavedRoot = readonly [agent: Agent, root: string, isRoot: boolean, real: string | null, groups: SavedGroups | null];
 
 /**
  * What the last `grep` over these locations found in its folder walks (candidate roots, each root's check and its
@@ -136,12 +157,14 @@ export class WalkMemo {
   read(startCheck?: (answers: readonly WalkAnswer[]) => Promise<boolean> | null): boolean {
     this.pending = null;
     try {
-      const text = readRegularFileSync(this.path);
-      const end = text.indexOf('\n');
-      const header = end < 0 ? null : parseHeader(JSON.parse(text.slice(0, end)) as unknown, this.key);
+      const bytes = readRegularBytesSync(this.path);
+      const end = bytes.indexOf(NEWLINE);
+      const header = end < 0 ? null : parseHeader(JSON.parse(bytes.toString('utf8', 0, end)) as unknown, this.key);
       if (header === null) return false;
       const pending = startCheck?.(header.answers) ?? null;
-      const roots = parseRoots(JSON.parse(text.slice(end + 1)) as unknown, header.listed);
+      const second = bytes.indexOf(NEWLINE, end + 1);
+      if (second < 0) return false;
+      const roots = parseRoots(JSON.parse(bytes.toString('utf8', end + 1, second)) as unknown, header.listed, bytes.subarray(second + 1));
       if (roots === null) return false;
       this.answers = header.answers;
       this.candidates = header.candidates;
@@ -213,35 +236,23 @@ export class WalkMemo {
     const answers = essentialAnswers(this.answers);
     const listed = new Map<string, number>();
     for (const answer of answers) if (answer[0] === 'd') listed.set(answer[1], listed.size);
-    /** A group's paths as SavedGroup's pairs; null when one is not a plain name in a listed folder (nothing is saved). */
-    const pairs = (paths: readonly string[]): (number | string)[] | null => {
-      const out: (number | string)[] = [];
-      for (const path of paths) {
-        const folder = dirname(path);
-        const at = listed.get(folder);
-        const name = path.slice(folder.length + (folder.endsWith(sep) ? 0 : 1));
-        if (at === undefined || !isPlainName(name) || inFolder(folder, name) !== path) return null;
-        out.push(at, name);
-      }
-      return out;
-    };
     const roots: SavedRoot[] = [];
+    /** Every saved path, each followed by a NUL (see SavedGroups). */
+    const paths: string[] = [];
     for (const [id, walk] of this.roots) {
       const at = id.indexOf('\0');
-      let groups: SavedGroup[] | null = null;
+      let groups: SavedGroups | null = null;
       if (walk.groups !== undefined) {
-        groups = [];
-        for (const group of walk.groups) {
-          const paths = pairs(group.paths);
-          // A memo that would not be read back is not written (the next run walks, as it would).
-          if (paths === null) return;
-          groups.push([paths, group.idHint, group.archived]);
-        }
+        const saved = savedGroups(walk.groups, listed, paths);
+        // A memo that would not be read back is not written (the next run walks, as it would).
+        if (saved === null) return;
+        groups = saved;
       }
       roots.push([id.slice(0, at) as Agent, id.slice(at + 1), walk.isRoot, walk.real, groups]);
     }
-    // Two lines: the answers' check can start once the first is parsed (see `read`).
-    const text = `${JSON.stringify({ version: VERSION, key: this.key, answers, candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
+    // Two lines, then the paths: the answers' check can start once the first is parsed (see `read`).
+    const lines = `${JSON.stringify({ version: VERSION, key: this.key, answers, candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
+    const text = `${lines}${paths.join('')}`;
     const temp = `${this.path}.tmp-${process.pid}`;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -261,6 +272,41 @@ export class WalkMemo {
       }
     }
   }
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * A root's groups as saved (SavedGroups), their paths each with a NUL appended to `out`; null when a path is not a
+ * plain name in a listed folder, or would not read back as itself (a lone surrogate, a NUL): nothing is saved then.
+ */
+function savedGroups(groups: readonly SessionFileGroup[], listed: ReadonlyMap<string, number>, out: string[]): SavedGroups | null {
+  const folders: number[] = [];
+  const counts: number[] = [];
+  const idHints: (string | null)[] = [];
+  const archived: number[] = [];
+  let single = true;
+  for (const [place, group] of groups.entries()) {
+    if (group.paths.length === 0) return null;
+    for (const path of group.paths) {
+      const folder = dirname(path);
+      const at = listed.get(folder);
+      const name = path.slice(folder.length + (folder.endsWith(sep) ? 0 : 1));
+      if (at === undefined || !isPlainName(name) || inFolder(folder, name) !== path || path.includes('\0') || !readsBack(path)) return null;
+      folders.push(at);
+      out.push(`${path}\0`);
+    }
+    counts.push(group.paths.length);
+    if (group.paths.length !== 1) single = false;
+    idHints.push(group.idHint);
+    if (group.archived) archived.push(place);
+  }
+  return [folders, single ? null : counts, idHints, archived];
+}
+
+/** Whether a path's UTF-8 bytes decode to itself (not when it holds a lone surrogate: written as U+FFFD). */
+function readsBack(path: string): boolean {
+  return !/[\uD800-\uDFFF]/.test(path) || Buffer.from(path, 'utf8').toString('utf8') === path;
 }
 
 /**
@@ -320,38 +366,93 @@ function inFolder(folder: string, name: string): string {
   return folder.endsWith(sep) ? folder + name : `${folder}${sep}${name}`;
 }
 
-/** A group's paths from SavedGroup's pairs, or null when they are not pairs of a listed folder and a plain name. */
-function pathsOf(pairs: unknown, listed: readonly string[]): string[] | null {
-  if (!Array.isArray(pairs) || pairs.length === 0 || pairs.length % 2 !== 0) return null;
-  const paths = new Array<string>(pairs.length / 2);
-  for (let at = 0; at < pairs.length; at += 2) {
-    const folder = listed[pairs[at] as number];
-    const name = pairs[at + 1] as unknown;
-    if (folder === undefined || !Number.isInteger(pairs[at]) || !isPlainName(name)) return null;
-    paths[at / 2] = inFolder(folder, name);
-  }
-  return paths;
+/** A non-negative integer below `limit`. */
+const isIndex = (value: unknown, limit: number): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < limit;
+
+/** The memo's paths (after its two lines), decoded, and where each starts in their bytes. */
+interface MemoPaths {
+  readonly bytes: Buffer;
+  readonly paths: readonly string[];
+  /** Where path k's bytes start (k = paths.length: the end). */
+  readonly starts: Int32Array;
 }
 
-function parseRoots(value: unknown, listed: readonly string[]): Map<string, RootWalk> | null {
-  if (!Array.isArray(value)) return null;
+/** `bytes` as every path followed by a NUL (see SavedGroups), or null when they are not. */
+function memoPaths(bytes: Buffer): MemoPaths | null {
+  // Paths are made of these bytes, and handed to the engine as they are: the strings must be the same paths.
+  if (bytes.length === 0) return { bytes, paths: [], starts: new Int32Array(1) };
+  if (bytes[bytes.length - 1] !== 0 || !isUtf8(bytes)) return null;
+  const paths = bytes.toString('utf8', 0, bytes.length - 1).split('\0');
+  const starts = new Int32Array(paths.length + 1);
+  let chars = 0;
+  for (const path of paths) chars += path.length + 1;
+  // Every character one byte (ASCII): a path's bytes are as many as its characters.
+  const ascii = chars === bytes.length;
+  for (let k = 0, at = 0; k < paths.length; k++) {
+    at += (ascii ? paths[k]!.length : Buffer.byteLength(paths[k]!)) + 1;
+    starts[k + 1] = at;
+  }
+  return { bytes, paths, starts };
+}
+
+/**
+ * A root's saved groups (SavedGroups), their paths the memo's from `from` on; null when they do not hold together, or a
+ * path is not a plain name in a listed folder.
+ */
+function groupsOf(agent: Agent, root: string, saved: unknown, listed: readonly string[], memo: MemoPaths, from: number): { readonly groups: SessionFileGroup[]; readonly packed: PackedPaths } | null {
+  if (!Array.isArray(saved) || saved.length !== 4) return null;
+  const [folders, counts, idHints, archived] = saved as unknown[];
+  if (!Array.isArray(folders) || (counts !== null && !Array.isArray(counts)) || !Array.isArray(idHints) || !Array.isArray(archived)) return null;
+  const groupCount = idHints.length;
+  const { paths } = memo;
+  if ((counts === null ? folders.length !== groupCount : counts.length !== groupCount) || from + folders.length > paths.length) return null;
+  for (let at = 0; at < folders.length; at++) {
+    const folder = listed[folders[at] as number];
+    const path = paths[from + at]!;
+    if (folder === undefined || !Number.isInteger(folders[at])) return null;
+    // A plain name in the folder: what follows it, up to a separator (none after it), not empty, `.` or `..`.
+    const nameAt = folder.length + (folder.endsWith(sep) ? 0 : 1);
+    if (!path.startsWith(folder) || (nameAt > folder.length && path[folder.length] !== sep) || path.indexOf('/', nameAt) !== -1 || (sep !== '/' && path.indexOf(sep, nameAt) !== -1)) return null;
+    const nameLength = path.length - nameAt;
+    if (nameLength === 0 || (nameLength <= 2 && (path.endsWith(`${sep}.`) || path.endsWith(`${sep}..`)))) return null;
+  }
+  let isArchived: Set<number> | null = null;
+  for (const place of archived as unknown[]) {
+    if (!isIndex(place, groupCount)) return null;
+    (isArchived ??= new Set()).add(place);
+  }
+  const groups = new Array<SessionFileGroup>(groupCount);
+  let next = from;
+  const end = from + folders.length;
+  for (let place = 0; place < groupCount; place++) {
+    const count = counts === null ? 1 : (counts[place] as unknown);
+    const idHint = idHints[place] as unknown;
+    if (!isIndex(count, end - next + 1) || count === 0 || (idHint !== null && !isString(idHint))) return null;
+    groups[place] = { agent, paths: count === 1 ? [paths[next]!] : paths.slice(next, next + count), idHint, root, archived: isArchived?.has(place) ?? false };
+    next += count;
+  }
+  if (next !== end) return null;
+  return { groups, packed: { bytes: memo.bytes, start: memo.starts[from]!, end: memo.starts[end]!, counts: counts as number[] | null } };
+}
+
+/** The roots' line and the paths after it (`bytes`: every one of them, nothing else; see SavedGroups). */
+function parseRoots(value: unknown, listed: readonly string[], bytes: Buffer): Map<string, RootWalk> | null {
+  const memo = Array.isArray(value) ? memoPaths(bytes) : null;
+  if (memo === null) return null;
   const roots = new Map<string, RootWalk>();
+  let from = 0;
   for (const entry of value as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 5) return null;
     const [agent, root, isRoot, real, groups] = entry as unknown[];
-    if (!isAgent(agent) || !isString(root) || typeof isRoot !== 'boolean' || (real !== null && !isString(real)) || (groups !== null && !Array.isArray(groups))) return null;
-    let found: SessionFileGroup[] | undefined;
-    if (Array.isArray(groups)) {
-      found = [];
-      for (const group of groups as unknown[]) {
-        if (!Array.isArray(group) || group.length !== 3) return null;
-        const [pairs, idHint, archived] = group as unknown[];
-        const paths = pathsOf(pairs, listed);
-        if (paths === null || (idHint !== null && !isString(idHint)) || typeof archived !== 'boolean') return null;
-        found.push({ agent, paths, idHint: idHint as string | null, root, archived });
-      }
+    if (!isAgent(agent) || !isString(root) || typeof isRoot !== 'boolean' || (real !== null && !isString(real))) return null;
+    if (groups === null) {
+      roots.set(`${agent}\0${root}`, { isRoot, real });
+      continue;
     }
-    roots.set(`${agent}\0${root}`, found === undefined ? { isRoot, real } : { isRoot, real, groups: found });
+    const found = groupsOf(agent, root, groups, listed, memo, from);
+    if (found === null) return null;
+    from += (groups as SavedGroups)[0].length;
+    roots.set(`${agent}\0${root}`, { isRoot, real, groups: found.groups, packed: found.packed });
   }
-  return roots;
+  return from === memo.paths.length ? roots : null;
 }

@@ -39,21 +39,23 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A memo file's two lines (WalkMemo.save): the answers and candidates, then the roots. */
+/** A memo file (WalkMemo.save): the answers and candidates, the roots, then every path of their groups with a NUL after it. */
 interface Saved {
   readonly header: { key: string; answers: WalkFs.WalkAnswer[] } & Record<string, unknown>;
   readonly roots: unknown[][];
+  readonly paths: string[];
 }
 
 async function readMemo(path: string): Promise<Saved> {
-  const lines = (await readFile(path, 'utf8')).split('\n');
-  expect(lines).toHaveLength(3);
-  expect(lines[2]).toBe('');
-  return { header: JSON.parse(lines[0]!) as Saved['header'], roots: JSON.parse(lines[1]!) as unknown[][] };
+  const text = await readFile(path, 'utf8');
+  const [header, roots] = text.split('\n', 2);
+  const after = text.slice(header!.length + roots!.length + 2);
+  expect(after.endsWith('\0')).toBe(true);
+  return { header: JSON.parse(header!) as Saved['header'], roots: JSON.parse(roots!) as unknown[][], paths: after.slice(0, -1).split('\0') };
 }
 
 async function writeMemo(path: string, saved: Saved): Promise<void> {
-  await writeFile(path, `${JSON.stringify(saved.header)}\n${JSON.stringify(saved.roots)}\n`);
+  await writeFile(path, `${JSON.stringify(saved.header)}\n${JSON.stringify(saved.roots)}\n${saved.paths.map((one) => `${one}\0`).join('')}`);
 }
 
 /** Every folder under `top` (itself included), deepest first. */
@@ -193,9 +195,14 @@ describe('grep with a walk memo', () => {
     const [, version, key, run] = /grep-walk-v(\d+)-([0-9a-f]+)-([0-9a-f]+)\.json$/.exec(memo)!;
     expect(Number(version)).toBeGreaterThan(1);
     const beside = (name: string): string => join(memo, '..', name);
-    // Earlier versions kept one memo per set of locations, named by its key alone.
-    const earlier = Array.from({ length: Number(version) - 1 }, (_, at) => beside(`grep-walk-v${at + 1}-${key}.json`));
+    // Earlier versions kept one memo per set of locations, named by its key alone; from version 4, one per run.
+    const earlier = [
+      ...Array.from({ length: Number(version) - 1 }, (_, at) => beside(`grep-walk-v${at + 1}-${key}.json`)),
+      ...Array.from({ length: Number(version) - 4 }, (_, at) => beside(`grep-walk-v${at + 4}-${key}-${run}.json`)),
+      beside(`grep-walk-v4-${key}-${'0'.repeat(run!.length)}.json`),
+    ];
     const others = [
+      beside(`grep-walk-v4-${'0'.repeat(key!.length)}-${run}.json`),
       beside(`grep-walk-v1-${'0'.repeat(key!.length)}.json`),
       beside(`catalog-v1-${key}.jsonl`),
       beside(`grep-walk-v${Number(version) + 1}-${key}.json`),
@@ -279,18 +286,101 @@ describe('grep with a walk memo', () => {
     expect(other.walks).toBeGreaterThan(0);
 
     // A group of a file in a folder no walk listed, or named out of a listed one, is not the memo's: the whole memo is
-    // dropped. (A group's paths are pairs: the place of a listed folder among the `d` answers, and a name in it.)
+    // dropped. (A root's groups: each path's folder as its place among the `d` answers, the paths after the lines.)
     const listed = saved.header.answers.filter((answer) => answer[0] === 'd').length;
-    expect(saved.roots.some((root) => Array.isArray(root[4]) && (root[4] as unknown[][]).some((group) => typeof (group[0] as unknown[])[0] === 'number' && typeof (group[0] as unknown[])[1] === 'string'))).toBe(true);
-    for (const pairs of [[listed, 'gone.jsonl'], [0, join('..', 'gone.jsonl')], [0, '..'], [0, ''], [0.5, 'gone.jsonl'], ['0', 'gone.jsonl'], [join(home, 'gone.jsonl')]]) {
-      await writeMemo(memo, { ...saved, roots: saved.roots.map((root) => (root[4] === null ? root : [...root.slice(0, 4), [...(root[4] as unknown[]), [pairs, null, false]]])) });
-      const forged = await search(home, 'a', memo);
-      expect(forged.rows).toEqual(plain.rows);
-      expect([pairs, forged.walks > 0]).toEqual([pairs, true]);
+    const at = saved.roots.findIndex((root) => Array.isArray(root[4]) && (root[4] as unknown[][])[0]!.length > 0);
+    expect(at).toBeGreaterThan(-1);
+    const [folders, counts, idHints, archived] = saved.roots[at]![4] as [number[], number[] | null, (string | null)[], number[]];
+    const firstPath = saved.paths.length - saved.roots.slice(at).reduce((sum, root) => sum + (Array.isArray(root[4]) ? (root[4] as unknown[][])[0]!.length : 0), 0);
+    const folder = saved.header.answers.filter((answer) => answer[0] === 'd')[folders[0]!]![1];
+    /** The memo with one more group in that root: a file `path` in the listed folder `place`. */
+    const withGroup = (place: unknown, path: string): Saved => ({
+      ...saved,
+      roots: saved.roots.map((root, k) => (k === at ? [...root.slice(0, 4), [[...folders, place], counts === null ? null : [...counts, 1], [...idHints, null], archived]] : root)),
+      paths: [...saved.paths.slice(0, firstPath + folders.length), path, ...saved.paths.slice(firstPath + folders.length)],
+    });
+    const forgeries: [string, Saved | string][] = [
+      ['a folder no walk listed', withGroup(listed, join(folder, 'gone.jsonl'))],
+      ['a name with a separator', withGroup(folders[0], join(folder, 'x', 'gone.jsonl'))],
+      ['..', withGroup(folders[0], `${folder}/..`)],
+      ['.', withGroup(folders[0], `${folder}/.`)],
+      ['an empty name', withGroup(folders[0], `${folder}/`)],
+      ['another folder', withGroup(folders[0], join(home, 'gone.jsonl'))],
+      ['a folder sharing its start', withGroup(folders[0], `${folder}x/gone.jsonl`)],
+      ['a fractional place', withGroup(0.5, join(folder, 'gone.jsonl'))],
+      ['a place as text', withGroup('0', join(folder, 'gone.jsonl'))],
+      ['a path with no group', { ...saved, paths: [...saved.paths, join(folder, 'gone.jsonl')] }],
+      ['a path missing', { ...saved, paths: saved.paths.slice(0, -1) }],
+      ['a count past the paths', { ...saved, roots: saved.roots.map((root, k) => (k === at ? [...root.slice(0, 4), [folders, idHints.map(() => 2), idHints, archived]] : root)) }],
+      ['an archived place past the groups', { ...saved, roots: saved.roots.map((root, k) => (k === at ? [...root.slice(0, 4), [folders, counts, idHints, [idHints.length]]] : root)) }],
+    ];
+    const intact = `${JSON.stringify(saved.header)}\n${JSON.stringify(saved.roots)}\n`;
+    const bytes = Buffer.from(saved.paths.map((one) => `${one}\0`).join(''));
+    forgeries.push(['paths cut short', `${intact}${bytes.subarray(0, -1).toString('latin1')}`]);
+    for (const [what, forged] of forgeries) {
+      if (typeof forged === 'string') await writeFile(memo, Buffer.from(forged, 'latin1'));
+      else await writeMemo(memo, forged);
+      const found = await search(home, 'a', memo);
+      expect(found.rows, what).toEqual(plain.rows);
+      expect([what, found.walks > 0]).toEqual([what, true]);
     }
+    // Bytes that are not UTF-8 in a path (its string would not be the file the engine searches).
+    const bad = Buffer.concat([Buffer.from(intact), bytes.subarray(0, 1), Buffer.from([0xff]), bytes.subarray(2)]);
+    await writeFile(memo, bad);
+    expect((await search(home, 'a', memo)).walks).toBeGreaterThan(0);
     // The same memo untouched is read (so each of those was dropped for its forged group).
     await writeMemo(memo, saved);
     expect((await search(home, 'a', memo)).walks).toBe(0);
+    // (Twenty searches: past the default timeout on a loaded machine.)
+  }, 60_000);
+});
+
+describe('a memo read', () => {
+  it("gives each root's groups and their paths as the bytes the native engine takes, in the memo's order", async () => {
+    const home = await settledHome('home-p');
+    const memo = join(dir, 'p', 'walk.json');
+    await search(home, 'a', memo);
+    const saved = await readMemo(memo);
+    const key = JSON.parse(JSON.stringify(saved.header.key)) as string;
+    const read = new memoModule.WalkMemo(memo, key);
+    expect(read.read()).toBe(true);
+    let packed = 0;
+    let last: Buffer | null = null;
+    let end = 0;
+    for (const root of saved.roots) {
+      const walk = read.rootWalk(root[0] as never, root[1] as string);
+      if (root[4] === null) {
+        expect(walk?.packed).toBeUndefined();
+        continue;
+      }
+      const groups = walk!.groups!;
+      const bytes = walk!.packed!;
+      // The root's paths follow the last root's, NUL after each: the groups' paths, in order.
+      expect(bytes.start).toBe(end);
+      expect(bytes.bytes.toString('utf8', bytes.start, bytes.end)).toBe(groups.flatMap((group) => group.paths).map((path) => `${path}\0`).join(''));
+      expect(bytes.counts ?? groups.map(() => 1)).toEqual(groups.map((group) => group.paths.length));
+      if (last !== null) expect(bytes.bytes).toBe(last);
+      last = bytes.bytes;
+      end = bytes.end;
+      packed += groups.length;
+    }
+    expect(packed).toBeGreaterThan(3);
+    expect(end).toBe(last!.length);
+  });
+
+  it('hands those groups to the native engine packed, and finds what the walks find', async () => {
+    const nativeGrep = await importBuilt<typeof import('../../src/catalog/native-grep.js')>('catalog', 'native-grep.js');
+    if (process.env.SESSIONS_GREP_ENGINE === 'js' || nativeGrep.nativeSearchAddon() === null) return;
+    const home = await settledHome('home-h');
+    const memo = join(dir, 'h', 'walk.json');
+    const plain = await search(home, 'a');
+    await search(home, 'a', memo);
+    const taken = vi.spyOn(nativeGrep.NativeGrepPool.prototype, 'takePacked');
+    const fromMemo = await search(home, 'a', memo, true);
+    expect(fromMemo).toEqual({ rows: plain.rows, walks: 0 });
+    const saved = await readMemo(memo);
+    const groups = saved.roots.reduce((sum, root) => sum + (Array.isArray(root[4]) ? (root[4] as unknown[][])[2]!.length : 0), 0);
+    expect(taken.mock.calls.reduce((sum, [sessions]) => sum + sessions.count, 0)).toBe(groups);
   });
 });
 
