@@ -8,7 +8,7 @@ import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { conversations, lineageLinker } from './merge-rows.js';
-import { toRow, type CatalogSession, type ScanContext } from './scan.js';
+import { cachedRow, toRow, type CatalogSession, type ScanContext } from './scan.js';
 
 /**
  * Every group by the id its file names suggest (other files of a conversation), by its index in discovery order: by
@@ -26,10 +26,15 @@ export class MatchRows {
   /** What rows look up among the groups: made when a row first needs it, not while the files are being handed over. */
   private readonly lookups: GroupLookups = new Map();
   private lookedUp = 0;
+  /** Summaries being made, or made (see `summaryValues`). */
   private readonly summaries = new Map<SessionFileGroup, Promise<CatalogSession | null>>();
+  /** Summaries made, by their group: told at once by `summaryNow` (without a promise), or resolved. */
+  private readonly summaryValues = new Map<SessionFileGroup, CatalogSession | null>();
   /** The stamps the workers took of a group's files (matching ones, and those whose lineage was asked for). */
   private readonly stampsOf = new Map<SessionFileGroup, SniffedStamps>();
   private cache: Promise<CatalogCache | undefined> | null = null;
+  /** The cache once it is loaded (undefined until then): rows made at once (`rowNow`) look it up. */
+  private cacheNow: { readonly cache: CatalogCache | undefined } | undefined;
   /** Every lineage-linked file's lineage (or how to read it), by its group's index, as the search hands them over. */
   private readonly lineages = new Map<number, SniffedLineage>();
   /** Lineages handed over and not yet read into `indexesByLineage` (read once a family is wanted: `wantFamilies`). */
@@ -46,7 +51,11 @@ export class MatchRows {
    * by its summary.
    */
   private unsniffed: Promise<Map<string | undefined, (number | CatalogSession)[]>> | null = null;
+  /** `unsniffed` once known. */
+  private unsniffedNow: Map<string | undefined, (number | CatalogSession)[]> | undefined;
   private readonly families = new Map<string, Promise<(row: CatalogSession) => CatalogSession>>();
+  /** The families made so far (`familyNow`, or `familyOf` resolved): linked at once. */
+  private readonly linkers = new Map<string, (row: CatalogSession) => CatalogSession>();
   /** The merged row of a conversation of several files, by its id's and its files' hint's keys (see `row`). */
   private readonly mergedRows = new Map<string, Promise<CatalogSession | null>>();
 
@@ -114,13 +123,6 @@ export class MatchRows {
     const group = this.groups[index]!;
     const own = await this.summarise(group);
     if (own === null) return null;
-    const sameId = this.lookupsNow();
-    const indexes = (found: number | number[] | undefined): readonly number[] => (found === undefined ? [] : typeof found === 'number' ? [found] : found);
-    // The groups under a key `agent:hint` (no agent's name holds a colon: the key's agent is what precedes its first).
-    const sameIdAs = (key: string): readonly number[] => {
-      const colon = key.indexOf(':');
-      return colon === -1 ? [] : indexes(sameId.get(key.slice(0, colon) as Agent)?.get(key.slice(colon + 1)));
-    };
     // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
     const hint = idHintOf(group);
     const ownKey = unkeptSessionKey(own);
@@ -131,7 +133,7 @@ export class MatchRows {
     const key = hintKey === null ? null : `${ownKey}\0${hintKey}`;
     let merged = key === null ? undefined : this.mergedRows.get(key);
     if (merged === undefined) {
-      const related = new Set([index, ...sameIdAs(ownKey), ...(hint === null ? [] : indexes(sameId.get(group.agent)?.get(hint)))]);
+      const related = this.related(index, group, ownKey, hint);
       // Alone: `conversations([own])` is `[own]` (nothing to merge, no family, no parent among them). No other row needs
       // its summary then, unless its lineage's family does: not kept (80k of them were a fifth of a grep's heap at 100k).
       if (related.size === 1) {
@@ -145,9 +147,52 @@ export class MatchRows {
       });
       if (key !== null) this.mergedRows.set(key, merged);
     }
-    const row = await merged;
-    // A row object per call, as before: the search notes each match's counts by the row it made.
-    return row === null ? null : { ...row };
+    return merged;
+  }
+
+  /**
+   * The row `row(index)` gives, made at once when that needs no wait: the cache loaded, the group's files unchanged
+   * since it saw them, and no other file of its conversation (nothing to merge). undefined when it cannot (then `row`).
+   * A common word's 80k rows at 100k sessions went through half a dozen promises each.
+   */
+  rowNow(index: number): CatalogSession | null | undefined {
+    this.takeHeld();
+    const group = this.groups[index]!;
+    const own = this.summaryNow(group);
+    if (own === undefined || own === null) return own;
+    if (!this.alone(index, group, own)) return undefined;
+    if (!this.lineages.has(index)) this.forget(group);
+    return own;
+  }
+
+  /** Whether `row` would give `own` unmerged: no other group under its id or its files' hint, and no merged row made for them (no key made). */
+  private alone(index: number, group: SessionFileGroup, own: CatalogSession): boolean {
+    const hint = idHintOf(group);
+    // Another machine's row (a key of host and id): as `row` tells it.
+    if (own.host !== undefined || this.mergedRows.size > 0) {
+      const ownKey = unkeptSessionKey(own);
+      return (hint === null || !this.mergedRows.has(`${ownKey}\0${localSessionKey(group.agent, hint)}`)) && this.related(index, group, ownKey, hint).size === 1;
+    }
+    const sameId = this.lookupsNow();
+    const underId = sameId.get(own.agent)?.get(own.id);
+    const underHint = hint === null ? undefined : sameId.get(group.agent)?.get(hint);
+    return (underId === undefined || underId === index) && (underHint === undefined || underHint === index);
+  }
+
+  /** The row linked to its lineage family at once, when the family is known or can be told without a wait (see `withLineage`); else undefined. */
+  withLineageNow(row: CatalogSession): CatalogSession | undefined {
+    if (row.lineage === undefined) return row;
+    return this.familyNow(row.lineage)?.(row);
+  }
+
+  /** The groups of a group's conversation: under its row's id (`ownKey`) and under the id its file names suggest (`hint`), itself among them. */
+  private related(index: number, group: SessionFileGroup, ownKey: string, hint: string | null): Set<number> {
+    const sameId = this.lookupsNow();
+    const indexes = (found: number | number[] | undefined): readonly number[] => (found === undefined ? [] : typeof found === 'number' ? [found] : found);
+    // The groups under a key `agent:hint` (no agent's name holds a colon: the key's agent is what precedes its first).
+    const colon = ownKey.indexOf(':');
+    const sameIdAsOwn = colon === -1 ? [] : indexes(sameId.get(ownKey.slice(0, colon) as Agent)?.get(ownKey.slice(colon + 1)));
+    return new Set([index, ...sameIdAsOwn, ...(hint === null ? [] : indexes(sameId.get(group.agent)?.get(hint)))]);
   }
 
   /** The unsniffed groups by their rows' lineage: told by the cache's bytes where it can (no row decoded), else summarised. */
@@ -160,9 +205,25 @@ export class MatchRows {
     return byLineageOf(indexes, toldLineage, (index) => this.summarise(this.groups[index]!));
   }
 
+  /** `unsniffed`, gathered on first use (every lineage was handed over by then). */
+  private unsniffedGroups(): Promise<Map<string | undefined, (number | CatalogSession)[]>> {
+    if (this.unsniffed === null) {
+      const gathering = this.unsniffedByLineage(this.unsniffedIndexes.slice());
+      this.unsniffed = gathering;
+      gathering.then(
+        (byReal) => {
+          this.unsniffedNow = byReal;
+        },
+        () => undefined,
+      );
+    }
+    return this.unsniffed;
+  }
+
   /** Let a group's summary and stamps go (made again if it is asked for again). */
   private forget(group: SessionFileGroup): void {
     this.summaries.delete(group);
+    this.summaryValues.delete(group);
     this.stampsOf.delete(group);
   }
 
@@ -198,19 +259,52 @@ export class MatchRows {
 
   private loaded(): Promise<CatalogCache | undefined> {
     const load = this.loadCache;
-    return (this.cache ??= load ? load().catch(() => undefined) : Promise.resolve(undefined));
+    return (this.cache ??= (load ? load().catch(() => undefined) : Promise.resolve(undefined)).then((cache) => {
+      this.cacheNow = { cache };
+      return cache;
+    }));
   }
 
   private summarise(group: SessionFileGroup): Promise<CatalogSession | null> {
+    const made = this.summaryValues.get(group);
+    if (made !== undefined) return Promise.resolve(made);
     let summary = this.summaries.get(group);
     if (summary === undefined) {
-      summary = this.loaded().then((loaded) => {
+      const making = this.loaded().then(async (loaded) => {
         loaded?.expectLookups(this.matches);
-        return summaryOf(group, this.context, loaded, this.fileStamps(group));
+        const value = await summaryOf(group, this.context, loaded, this.fileStamps(group));
+        if (this.summaries.get(group) === making) this.summaryValues.set(group, value);
+        return value;
       });
+      summary = making;
       this.summaries.set(group, summary);
     }
     return summary;
+  }
+
+  /**
+   * A group's summary (`summarise`'s) when it is made, or can be made at once: its files unchanged since the loaded
+   * cache saw them. undefined while it is being made, or when it must be read.
+   */
+  private summaryNow(group: SessionFileGroup): CatalogSession | null | undefined {
+    const made = this.summaryValues.get(group);
+    if (made !== undefined || this.summaries.has(group)) return made;
+    const loaded = this.cacheNow;
+    if (loaded === undefined) {
+      void this.loaded();
+      return undefined;
+    }
+    if (loaded.cache === undefined) return undefined;
+    loaded.cache.expectLookups(this.matches);
+    let row: CatalogSession | null | undefined;
+    try {
+      row = cachedRow(group, this.context, loaded.cache, this.fileStamps(group));
+    } catch {
+      // Told by `summarise`, which reports it.
+      return undefined;
+    }
+    if (row !== undefined) this.summaryValues.set(group, row);
+    return row;
   }
 
   /**
@@ -226,13 +320,39 @@ export class MatchRows {
     this.indexLineages();
     const known = this.indexesByLineage;
     const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(this.groups[index]!);
-    this.unsniffed ??= this.unsniffedByLineage(this.unsniffedIndexes.slice());
-    const unsniffed = this.unsniffed.then((byReal) => Promise.all((byReal.get(lineage) ?? []).map((one) => (typeof one === 'number' ? summariseAt(one) : one))));
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), unsniffed]).then(([sniffed, others]) =>
-      lineageLinker([...sniffed, ...others].filter((s): s is CatalogSession => s !== null && s.lineage === lineage)),
-    );
+    const unsniffed = this.unsniffedGroups().then((byReal) => Promise.all((byReal.get(lineage) ?? []).map((one) => (typeof one === 'number' ? summariseAt(one) : one))));
+    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), unsniffed]).then(([sniffed, others]) => {
+      const link = lineageLinker([...sniffed, ...others].filter((s): s is CatalogSession => s !== null && s.lineage === lineage));
+      this.linkers.set(lineage, link);
+      return link;
+    });
     this.families.set(lineage, family);
     return family;
+  }
+
+  /**
+   * `familyOf`'s linker at once, when it is made or every member's summary can be told at once (`summaryNow`), once
+   * the unsniffed groups' lineages are known; undefined when not (then `familyOf`).
+   */
+  private familyNow(lineage: string): ((row: CatalogSession) => CatalogSession) | undefined {
+    const made = this.linkers.get(lineage);
+    if (made !== undefined || this.families.has(lineage)) return made;
+    this.takeHeld();
+    this.familiesWanted = true;
+    this.indexLineages();
+    void this.unsniffedGroups();
+    const unsniffed = this.unsniffedNow;
+    if (unsniffed === undefined) return undefined;
+    const members: CatalogSession[] = [];
+    for (const one of [...(this.indexesByLineage.get(lineage) ?? []), ...(unsniffed.get(lineage) ?? [])]) {
+      const member = typeof one === 'number' ? this.summaryNow(this.groups[one]!) : one;
+      if (member === undefined) return undefined;
+      if (member !== null && member.lineage === lineage) members.push(member);
+    }
+    const link = lineageLinker(members);
+    this.linkers.set(lineage, link);
+    this.families.set(lineage, Promise.resolve(link));
+    return link;
   }
 }
 

@@ -136,7 +136,7 @@ interface Found {
 
 const NOTHING_FOUND: Found = { groups: [] };
 
-/** Rows made at a time while they stream out (see `rowJobs` in grepIn). */
+/** Rows made at a time while they stream out (see `rowQueue` in grepIn). */
 const ROW_WINDOW = 64;
 
 /** A search from a walk memo whose answers did not all hold: nothing of it was reported. */
@@ -320,11 +320,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   let matched = 0;
   const emitted = new Set<string>();
-  const found = new Map<CatalogSession, GrepFound>();
-  const emit = (row: CatalogSession): void => {
-    // Each row object is emitted once (a row is made per match): its counts go with it, not kept to the end.
-    const what = found.get(row) ?? { matches: 0, snippet: null };
-    found.delete(row);
+  const emit = (row: CatalogSession, what: GrepFound): void => {
     const key = unkeptSessionKey(row);
     if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
     emitted.add(key);
@@ -332,17 +328,27 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     options.onMatch(row, what);
   };
   /**
-   * Rows that go out as soon as they are made (every agent's but those linked by lineage), made a window at a time: a
-   * promise chain per row moves all of a common word's thousands of rows through each step together, so the first one
-   * went out only when the last one's cached entry was decoded.
+   * Rows that go out as soon as they are made (every agent's but those linked by lineage), a window at a time after the
+   * batch of matches that found them (the engine is handed its next files first), in the matches' order: each made at
+   * once when it can be (`rowNow`: no promise), else through `row`. A promise chain per row moved all of a common
+   * word's thousands of rows through each step together, so the first one went out only when the last one's cached
+   * entry was decoded.
    */
-  const rowJobs: (() => Promise<void>)[] = [];
+  const rowQueue: (readonly [number, GrepFound])[] = [];
   let rowsRunning: Promise<void> | null = null;
   const runRows = async (): Promise<void> => {
     await walked;
-    while (rowJobs.length > 0) {
+    while (rowQueue.length > 0) {
       await namesRead();
-      await Promise.all(rowJobs.splice(0, ROW_WINDOW).map((job) => job()));
+      const window = rowQueue.splice(0, ROW_WINDOW);
+      // A stopped search summarises nothing more (a common word matches thousands of sessions).
+      const made = window.map(([index]): CatalogSession | null | Promise<CatalogSession | null> => {
+        if (signal?.aborted) return null;
+        const now = rows.rowNow(index);
+        return now === undefined ? rows.row(index) : now;
+      });
+      const ready = made.some((row) => row instanceof Promise) ? await Promise.all(made) : (made as (CatalogSession | null)[]);
+      for (let at = 0; at < window.length; at++) if (ready[at] !== null) emit(ready[at]!, window[at]![1]);
     }
     rowsRunning = null;
   };
@@ -359,14 +365,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       return;
     }
     rows.noteMatch();
-    // A stopped search summarises nothing more (a common word matches thousands of sessions).
-    const noted = (r: CatalogSession | null): CatalogSession | null => {
-      if (r !== null) found.set(r, what);
-      return r;
-    };
-    const row = (): Promise<CatalogSession | null> => (signal?.aborted ? Promise.resolve(null) : rows.row(index));
     if (!byLineage.has(group.agent)) {
-      rowJobs.push(() => row().then((r) => (r === null ? undefined : emit(noted(r)!))));
+      rowQueue.push([index, what]);
       rowsRunning ??= runRows();
       return;
     }
@@ -375,28 +375,42 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     lineageJobs.push([index, what]);
   };
   /**
-   * The lineage-linked rows of these matches, made a window at a time (as `rowJobs`): made all at once, a common word's
+   * The lineage-linked rows of these matches, made a window at a time (as `rowQueue`): made all at once, a common word's
    * 37k rows at 100k were each halfway through their promise chain together, and what each held survived the young
    * generation's collections (most of a second of GC).
    */
-  const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<CatalogSession[]> => {
+  const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<(readonly [CatalogSession, GrepFound])[]> => {
     // No match, no family to gather (wantFamilies loads the cache and reads every lineage: ~1 s of CPU at 100k).
     if (jobs.length === 0) return [];
     await walked;
     await namesRead();
     rows.wantFamilies();
-    // In the matches' order (the sort below keeps it among equals).
-    const made: (CatalogSession | null)[] = [];
-    const make = async ([index, what]: readonly [number, GrepFound]): Promise<CatalogSession | null> => {
-      if (signal?.aborted) return null;
-      const row = await rows.row(index);
-      if (row === null || signal?.aborted) return null;
-      const linked = await rows.withLineage(row);
-      found.set(linked, what);
-      return linked;
-    };
-    for (let at = 0; at < jobs.length; at += ROW_WINDOW) made.push(...(await Promise.all(jobs.slice(at, at + ROW_WINDOW).map(make))));
-    return made.filter((row): row is CatalogSession => row !== null);
+    // In the matches' order (the sort below keeps it among equals): each made at once when it can be (rowNow, then
+    // withLineageNow), else a window of them at a time.
+    const made: (readonly [CatalogSession, GrepFound] | null)[] = [];
+    let waiting: Promise<void>[] = [];
+    for (const [index, what] of jobs) {
+      if (signal?.aborted) break;
+      const at = made.push(null) - 1;
+      const own = rows.rowNow(index);
+      if (own === null) continue;
+      const linked = own === undefined ? undefined : rows.withLineageNow(own);
+      if (linked !== undefined) {
+        made[at] = [linked, what];
+        continue;
+      }
+      const later = async (): Promise<void> => {
+        const row = own ?? (await rows.row(index));
+        if (row === null || signal?.aborted) return;
+        made[at] = [await rows.withLineage(row), what];
+      };
+      waiting.push(later());
+      if (waiting.length < ROW_WINDOW) continue;
+      await Promise.all(waiting);
+      waiting = [];
+    }
+    await Promise.all(waiting);
+    return made.filter((row): row is readonly [CatalogSession, GrepFound] => row !== null);
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[], held = 0): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
@@ -412,7 +426,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // Rows found by lineage go out together, newest first, once every file of their agents was seen.
   const lineageDone = lineageSeen.wait.then(async () => {
     // The matches noted so far (as a Promise.all of their rows took them here before).
-    for (const row of (await lineageRowsOf(lineageJobs.slice())).sort(newestFirst)) emit(row);
+    for (const [row, what] of (await lineageRowsOf(lineageJobs.slice())).sort(([a], [b]) => newestFirst(a, b))) emit(row, what);
   });
   // A store's conversations are searched in the text their adapter reads out of it, not in the file's bytes.
   const storesDone = walked.then(() =>

@@ -168,6 +168,18 @@ export function mergeById(summaries: readonly CatalogSession[]): CatalogSession[
  * not the row itself is the least of the others). grep links each matching row of a family this way.
  */
 export function lineageLinker(family: readonly CatalogSession[]): (row: CatalogSession) => CatalogSession {
+  // A family of one conversation (most are: every one of 37k at 100k sessions) links a row of it to nothing: no merge,
+  // map or closures made for it, unless a row of another id asks.
+  const [first] = family;
+  if (first !== undefined && family.every((s) => s.id === first.id)) {
+    let others: ((row: CatalogSession) => CatalogSession) | undefined;
+    return (row) => (row.id === first.id ? row : (others ??= linkerOf(family))(row));
+  }
+  return linkerOf(family);
+}
+
+/** `lineageLinker`'s linker for any family. */
+function linkerOf(family: readonly CatalogSession[]): (row: CatalogSession) => CatalogSession {
   const merged = mergeById(family);
   const exact = (row: CatalogSession): CatalogSession => {
     const others = family.filter((s) => s.id !== row.id);

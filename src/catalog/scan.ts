@@ -351,17 +351,32 @@ export async function indexGroup(group: SessionFileGroup, context: ScanContext, 
   const own = cache !== undefined ? (stamps ?? stampsFor(cache, group.paths)) : null;
   // Files unchanged since the cache saw them: their row is the cached one (what `list` prints), or none when they hold
   // no conversation (a fifth of a real home: read again, they would cost what they cost the first time).
-  const known = own !== null ? cache!.lookup(own) : undefined;
-  if (known !== undefined) {
-    if (known !== null) context.register(group, known.id);
-    return known;
-  }
+  const known = own !== null ? cachedIndex(group, context, cache!, own) : undefined;
+  if (known !== undefined) return known;
   const candidate = own !== null ? cache!.foldCandidate(own) : undefined;
   const resume = candidate !== undefined ? await cache!.loadFold(candidate) : undefined;
   // A row needs no giant line whole (a 300 MB tool output): clipped as it is read (clip-stream.ts).
   let indexed = await readingGiantLinesClipped(() => ADAPTERS[group.agent].indexSession(group, context, resume));
   if (resume !== undefined && indexed.summary === null) indexed = await readingGiantLinesClipped(() => ADAPTERS[group.agent].indexSession(group, context));
   return acceptIndexed(group, indexed, context, cache, own);
+}
+
+/**
+ * `toRow`'s row when the cache holds it for these files, unchanged (`stamps`, else taken now): made at once, with no
+ * read and no promise (grep's tens of thousands of cached rows). null when they hold no conversation; undefined when
+ * they must be read (then `toRow`). Throws where `toRow` would (a file gone).
+ */
+export function cachedRow(group: SessionFileGroup, context: ScanContext, cache: CatalogCache, stamps?: readonly FileStamp[]): CatalogSession | null | undefined {
+  if (ADAPTERS[group.agent].store !== undefined) return undefined;
+  const known = cachedIndex(group, context, cache, stamps ?? stampsFor(cache, group.paths));
+  return known === undefined || known === null ? known : named(known, context);
+}
+
+/** The cached row of files with these stamps, registered under its id; null when they hold no conversation, undefined when not cached as they are. */
+function cachedIndex(group: SessionFileGroup, context: ScanContext, cache: CatalogCache, stamps: readonly FileStamp[]): CatalogSession | null | undefined {
+  const known = cache.lookup(stamps);
+  if (known !== undefined && known !== null) context.register(group, known.id);
+  return known;
 }
 
 function acceptIndexed(group: SessionFileGroup, indexed: IndexedSession, context: ScanContext, cache: CatalogCache | undefined, stamps: readonly FileStamp[] | null): CatalogSession | null {

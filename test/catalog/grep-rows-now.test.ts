@@ -1,0 +1,106 @@
+// grep's rows made at once (MatchRows.rowNow, withLineageNow): the rows `row` and `withLineage` give, told from the
+// loaded catalog cache with no promise; undefined until the cache is loaded and where the files must be read again.
+import { statSync } from 'node:fs';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogCache } from '../../src/catalog/cache.js';
+import type { GrepStamp } from '../../src/catalog/grep-worker.js';
+import { MatchRows } from '../../src/catalog/grep-rows.js';
+import { resolveLocations } from '../../src/catalog/locations.js';
+import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from '../../src/catalog/scan.js';
+import type { SessionFileGroup } from '../../src/core/formats/types.js';
+import { headFingerprint } from '../../src/core/io/lines.js';
+import { cachedHome } from '../helpers/cached-home.js';
+
+let dir: string;
+let home: string;
+let cachePath: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessions-grep-rows-now-'));
+  ({ home, cachePath } = await cachedHome(dir, 'home', 'home'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every file group of the home, as grep's walks find them, with a context that knows them and their roots' names. */
+async function discovered(): Promise<{ groups: SessionFileGroup[]; context: ScanContext }> {
+  const locations = { ...resolveLocations({ home, roots: { claw: [join(home, 'src')] } }, { env: {}, homeDir: home, cwd: home }), rootsFromCwds: false };
+  const context = new ScanContext();
+  const groups: SessionFileGroup[] = [];
+  for (const adapter of selectedAdapters(undefined)) {
+    for (const root of await candidateRoots(adapter, locations, context.report)) {
+      await context.loadNames(adapter, root);
+      groups.push(...(await discoverRoot(adapter, root, context.report)).filter((group) => !isStoreGroup(group)));
+    }
+  }
+  context.registerAll(groups);
+  return { groups, context };
+}
+
+/** Rows of these groups as a search makes them: each group's stamps as the engine takes them. */
+function matchRows(groups: readonly SessionFileGroup[], context: ScanContext): MatchRows {
+  const rows = new MatchRows(groups, context, async () => CatalogCache.lazySync(cachePath));
+  groups.forEach((group, index) => {
+    rows.noteStamps(
+      index,
+      group.paths.map((path): GrepStamp => {
+        const info = statSync(path);
+        return [info.size, info.mtimeMs, headFingerprint(path)];
+      }),
+    );
+  });
+  return rows;
+}
+
+describe('rows made at once from the catalog cache', () => {
+  it('gives the row (and its lineage-linked row) `row` gives, for every group whose files are unchanged and alone in their conversation', async () => {
+    const { groups, context } = await discovered();
+    const now = matchRows(groups, context);
+    // Not before the cache is loaded.
+    expect(now.rowNow(0)).toBeUndefined();
+    await now.row(0);
+    now.wantFamilies();
+    const made: (CatalogSession | null | undefined)[] = groups.map((_, index) => now.rowNow(index));
+    // Families wait for the unsniffed groups' lineages once: linked at once after.
+    for (const row of made) if (row) now.withLineageNow(row);
+    await new Promise((resolve) => setImmediate(resolve));
+    const linkedNow = made.map((row) => (row ? now.withLineageNow(row) : row));
+
+    const { groups: again, context: other } = await discovered();
+    const later = matchRows(again, other);
+    later.wantFamilies();
+    let atOnce = 0;
+    for (let index = 0; index < groups.length; index++) {
+      if (made[index] === undefined) continue;
+      atOnce++;
+      const row = await later.row(index);
+      expect(made[index]).toEqual(row);
+      if (row !== null) expect(linkedNow[index]).toEqual(await later.withLineage(row));
+    }
+    // Every session of the fixture home but those of several files (or with another file of their id) is made at once.
+    expect(atOnce).toBeGreaterThan(groups.length / 2);
+    expect(linkedNow.filter((row) => row !== null && row !== undefined && row.agent === 'claude').length).toBeGreaterThan(0);
+  });
+
+  it('leaves a changed file to `row`, which reads it again', async () => {
+    const { groups, context } = await discovered();
+    const index = groups.findIndex((group) => group.agent === 'codex' && group.paths.length === 1);
+    const path = groups[index]!.paths[0]!;
+    const before = matchRows(groups, context);
+    await before.row(index);
+    const cached = before.rowNow(index);
+    expect(cached).toBeTruthy();
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    await appendFile(path, `${lines[lines.length - 1]}\n`);
+    const after = matchRows(groups, context);
+    await after.row((index + 1) % groups.length);
+    expect(after.rowNow(index)).toBeUndefined();
+    const read = await after.row(index);
+    expect(read).not.toBeNull();
+    expect(read!.id).toBe(cached!.id);
+  });
+});
