@@ -374,11 +374,12 @@ export class NativeGrepPool {
   }
 
   private packedItems(items: readonly GrepItem[]): PackedItems {
-    return packedOnce(
-      items,
-      (item) => this.flagsOf(item),
-      (item) => (item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1),
-    );
+    return packedOnce(items, (item) => this.flagsOf(item), (item) => this.keyIndexOf(item));
+  }
+
+  /** The engine's index of an item's lineage key among `lineageKeys` (or of every session of a packed list); -1: none. */
+  private keyIndexOf(item: Pick<GrepItem, 'agent' | 'sniffLineage'>): number {
+    return item.sniffLineage ? (this.lineageKeyOf[item.agent] ?? -1) : -1;
   }
 
   /** The engine's flags of an item (or of every session of a packed list). */
@@ -416,7 +417,7 @@ export class NativeGrepPool {
         this.packedInFlight[list.first + k] = list;
       }
       flags.fill(this.flagsOf(list), at, at + n);
-      keyIndexes.fill(list.sniffLineage ? (this.lineageKeyOf[list.agent] ?? -1) : -1, at, at + n);
+      keyIndexes.fill(this.keyIndexOf(list), at, at + n);
       if (list.counts !== null) counts.set(list.counts, at);
       if (!adjacent) pathsAt += list.bytes.copy(paths, pathsAt, list.start, list.end);
       at += n;
