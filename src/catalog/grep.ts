@@ -196,6 +196,8 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const sniffCwds = fromCwds.length > 0 && locations.rootsFromCwds !== false;
   /** Agents whose forks record no parent (Claude's --fork-session): rows link to their lineage once all their files were seen. */
   const byLineage = new Set(adapters.filter((adapter) => adapter.lineageInHead !== undefined).map((adapter) => adapter.agent));
+  /** Whether this agent's heads are read for their lineage: lineages link rows; a search that reports files (the browser's) makes none. */
+  const linksByLineage = (agent: Agent): boolean => byLineage.has(agent) && options.onFiles === undefined;
 
   // `list` links such a fork to the earliest session of its lineage (the root id they share), so these rows wait until
   // every such file's head was seen.
@@ -221,13 +223,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const note = (group: SessionFileGroup): number => {
     if (unregistered === null) context.register(group);
     else unregistered.push(group);
-    // Lineages link rows; a search that reports files (the browser's) makes none: no head is kept for one.
-    if (byLineage.has(group.agent) && options.onFiles === undefined) lineageUnseen++;
+    if (linksByLineage(group.agent)) lineageUnseen++;
     return groups.push(group) - 1;
   };
   const sniffs = (agent: Agent): { readonly sniffCwd: boolean; readonly sniffLineage: boolean } => ({
     sniffCwd: sniffCwds && !fromCwds.some((adapter) => adapter.agent === agent),
-    sniffLineage: byLineage.has(agent) && options.onFiles === undefined,
+    sniffLineage: linksByLineage(agent),
   });
   const add = (found: readonly SessionFileGroup[], packed?: PackedPaths): GrepItem[] => {
     // A root's groups read from a walk memo (one agent's) go to the native engine as the memo holds their paths: no
