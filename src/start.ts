@@ -27,7 +27,8 @@ const KEY_BYTES = 32;
 export type CodeCacheUse = 'used' | 'rejected' | 'none';
 
 /** Run `sessions` with `argv` (process.argv: node, the script, then the user's words). */
-export async function start(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
+export async function start(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<void> {
+  giveBackHeld(env);
   const word = argv[2];
   if (word !== undefined && COMMANDS_WITHOUT_TUI.has(word)) {
     // --no-cache: the user asked for nothing to be read from or written to the cache folder.
@@ -37,6 +38,20 @@ export async function start(argv: readonly string[], env: Readonly<Record<string
   }
   const cli = (await import(new URL('./cli.js', import.meta.url).href)) as Cli;
   return cli.main(argv);
+}
+
+/** The variable bin/sessions.js holds back from sessions' own Node, under this name. */
+export const HELD_CA_CERTS = 'SESSIONS_HELD_NODE_EXTRA_CA_CERTS';
+
+/**
+ * NODE_EXTRA_CA_CERTS as the user set it, back in `env` (the one every process sessions starts inherits: an agent, ssh,
+ * an editor), once bin/sessions.js let this process's Node start without it. Node reads it only as it starts.
+ */
+export function giveBackHeld(env: Record<string, string | undefined>): void {
+  const held = env[HELD_CA_CERTS];
+  if (held === undefined) return;
+  delete env[HELD_CA_CERTS];
+  env.NODE_EXTRA_CA_CERTS ??= held;
 }
 
 /**
