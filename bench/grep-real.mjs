@@ -10,7 +10,9 @@
 // Both search engines in the same run, interleaved with the peers: the native one (native/search.c, the default when
 // built) and the JS workers (SESSIONS_GREP_ENGINE=js); /proc/loadavg is recorded beside each word's figures.
 // Each word's floor with its rows free, in the same run: `node -e 0`, plus the CLI's code loaded and the matching
-// files found in one process (--floor-child), against the target's limit (2× rg -uu).
+// files found in one process (--floor-child), against the target's limit (2× rg -uu). `sessions` is run as a user
+// runs it, its bin as an executable, whose `#!/bin/sh` line starts Node without NODE_EXTRA_CA_CERTS (bin/sessions.js):
+// the floor's Node starts without it too.
 //
 //   node bench/grep-real.mjs --home DIR [--runs 3] [--out FILE]
 import { spawnSync } from 'node:child_process';
@@ -89,13 +91,15 @@ if (!nativeBuilt) log('the native search engine is not built (npm ci without a C
 // The catalog cache a user has (`list` or the browser made it): grep takes unchanged sessions' rows from it.
 const xdg = mkdtempSync(join(WORK, 'xdg-grep-'));
 const env = { ...process.env, XDG_CACHE_HOME: xdg, XDG_CONFIG_HOME: join(WORK, 'xdg-config'), NO_COLOR: '1', SESSIONS_GREP_ENGINE: 'native' };
-const listed = timeProcess(NODE, [CLI, 'list', '--all', '--json', '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
+/** The environment of the Node that bin/sessions.js starts (see there). */
+const { NODE_EXTRA_CA_CERTS: _extraCerts, ...nodeEnv } = env;
+const listed = timeProcess(CLI, ['list', '--all', '--json', '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
 if (listed.status !== 0) throw new Error(`list failed: ${listed.stderr.slice(0, 400)}`);
 // The first grep after `list` walks the folders and keeps what it found (the walk memo), and maps the big files it reads
 // to their end (trigram maps: a later search for text such a file cannot hold reads only what was appended); the timed
 // runs use both. Another absent word than the timed one: the maps hold the files' trigrams, not any word's answer.
 const FIRST_WORD = 'qvzzkx-first-grep';
-const firstGrep = timeProcess(NODE, [CLI, 'grep', FIRST_WORD, '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
+const firstGrep = timeProcess(CLI, ['grep', FIRST_WORD, '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
 out.firstGrep = { word: FIRST_WORD, ms: Number(firstGrep.ms.toFixed(1)), cpuMs: firstGrep.cpuMs, load: load() };
 log(`first grep after list (walks, writes the walk memo and the trigram maps): ${out.firstGrep.ms} ms, CPU ${firstGrep.cpuMs} ms`);
 for (const w of chosen) {
@@ -111,22 +115,22 @@ for (const w of chosen) {
   let matched = null;
   for (let r = 0; r < RUNS; r++) {
     // interleaved, so that a change of load hits all three alike
-    const o = timeProcess(NODE, [CLI, 'grep', w.word, '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
+    const o = timeProcess(CLI, ['grep', w.word, '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
     if (o.status !== 0 && o.status !== 1) throw new Error(`sessions grep failed (${o.status}): ${o.stderr.slice(0, 400)}`);
     matched = o.stdout.split('\n').filter(Boolean).length;
     ours.push(o);
-    const j = timeProcess(NODE, [CLI, 'grep', w.word, '--home', home, '--claw-dir', clawDir], { env: { ...env, SESSIONS_GREP_ENGINE: 'js' }, captureStdout: true, cwd: WORK });
+    const j = timeProcess(CLI, ['grep', w.word, '--home', home, '--claw-dir', clawDir], { env: { ...env, SESSIONS_GREP_ENGINE: 'js' }, captureStdout: true, cwd: WORK });
     if (j.stdout.split('\n').filter(Boolean).length !== matched) throw new Error(`the JS engine found ${j.stdout.split('\n').filter(Boolean).length} rows, the native one ${matched}`);
     oursJs.push(j);
     uu.push(timeProcess('rg', ['-l', '-F', '-uu', '--', w.word, ...dirs], { captureStdout: true }));
     plain.push(timeProcess('rg', ['-l', '-F', '--no-ignore-vcs', '--', w.word, ...dirs], { captureStdout: true }));
-    bare.push(timeProcess(NODE, ['-e', '0'], { cwd: WORK }));
-    const f = timeProcess(NODE, [fileURLToPath(import.meta.url), '--floor-child', w.word, home, clawDir], { env, captureStdout: true, cwd: WORK });
+    bare.push(timeProcess(NODE, ['-e', '0'], { env: nodeEnv, cwd: WORK }));
+    const f = timeProcess(NODE, [fileURLToPath(import.meta.url), '--floor-child', w.word, home, clawDir], { env: nodeEnv, captureStdout: true, cwd: WORK });
     if (f.status !== 0) throw new Error(`the floor's process failed (${f.status}): ${f.stderr.slice(0, 400)}`);
     floors.push(JSON.parse(f.stdout.trim()));
   }
   // once without the cache: every matching session indexed from its files
-  const cold = timeProcess(NODE, [CLI, 'grep', w.word, '--no-cache', '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
+  const cold = timeProcess(CLI, ['grep', w.word, '--no-cache', '--home', home, '--claw-dir', clawDir], { env, captureStdout: true, cwd: WORK });
   const ms = (list) => Number(median(list.map((x) => x.ms)).toFixed(1));
   const entry = {
     ...w,

@@ -16,6 +16,9 @@
 // NODE_EXTRA_CA_CERTS (Node 20 parses that bundle and its own root certificates before any script runs: ~75 ms at
 // load 5 on the stop-44 machine, where it is set): `show`'s first byte is that start plus its own work.
 //
+// `sessions` is run as a user runs it: its bin as an executable (its `#!/bin/sh` line starts Node without
+// NODE_EXTRA_CA_CERTS: see bin/sessions.js), with the environment as it is.
+//
 // Prints one JSON line: per command the runs and their medians, the load average before and after.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -71,8 +74,8 @@ const ours = [];
 const cat = [];
 const before = [];
 // Warm the catalog cache and the page cache once (not measured).
-await timed(process.execPath, [BIN, 'list', '--all', '--json', '--home', HOME]);
-if (BEFORE) await timed(process.execPath, [BEFORE, 'list', '--all', '--json', '--home', HOME]);
+await timed(BIN, ['list', '--all', '--json', '--home', HOME]);
+if (BEFORE) await timed(BEFORE, ['list', '--all', '--json', '--home', HOME]);
 await timed('cat', [SESSION]);
 // The floor's process: 1 MiB reads, each line found by its newline, decoded from its bytes and given to JSON.parse;
 // it prints the line count.
@@ -114,8 +117,8 @@ for (let i = 0; i < RUNS; i++) {
   nodeStartBare.push(await timed(process.execPath, ['-e', WRITE_A_BYTE], bareEnv));
   floor.push(await timed(process.execPath, ['-e', PARSE_EVERY_LINE, SESSION]));
   cat.push(await timed('cat', [SESSION]));
-  ours.push(await timed(process.execPath, [BIN, 'show', ID, '--format', FORMAT, '--home', HOME]));
-  if (BEFORE) before.push(await timed(process.execPath, [BEFORE, 'show', ID, '--format', FORMAT, '--home', HOME]));
+  ours.push(await timed(BIN, ['show', ID, '--format', FORMAT, '--home', HOME]));
+  if (BEFORE) before.push(await timed(BEFORE, ['show', ID, '--format', FORMAT, '--home', HOME]));
 }
 load.push(loadavg()[0]);
 const summary = (runs) => ({
