@@ -8,6 +8,7 @@ import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { conversations, lineageLinker } from './merge-rows.js';
+import { HeldSessions } from './native-held.js';
 import { cachedRow, toRow, type CatalogSession, type ScanContext } from './scan.js';
 
 /**
@@ -35,7 +36,9 @@ export class MatchRows {
   private cache: Promise<CatalogCache | undefined> | null = null;
   /** The cache once it is loaded (undefined until then): rows made at once (`rowNow`) look it up. */
   private cacheNow: { readonly cache: CatalogCache | undefined } | undefined;
-  /** Every lineage-linked file's lineage (or how to read it), by its group's index, as the search hands them over. */
+  /** The sessions the search held back whose root uuid it read: their stamps and families are read from it when asked. */
+  private readonly held = new HeldSessions();
+  /** Every lineage-linked file's lineage (or how to read it), by its group's index, as the search hands them over (not `held`'s). */
   private readonly lineages = new Map<number, SniffedLineage>();
   /** Lineages handed over and not yet read into `indexesByLineage` (read once a family is wanted: `wantFamilies`). */
   private unindexed: (readonly [number, SniffedLineage])[] = [];
@@ -63,15 +66,21 @@ export class MatchRows {
     private readonly groups: readonly SessionFileGroup[],
     private readonly context: ScanContext,
     private readonly loadCache: (() => Promise<CatalogCache | undefined>) | undefined,
-    /** The lineages and stamps the search holds back until asked (the native engine's of sessions that matched nothing). */
-    private readonly heldLineages?: () => readonly (readonly [number, SniffedLineage, SniffedStamps])[],
+    /**
+     * The sessions the search holds back until asked (the native engine's, that matched nothing), added to the held
+     * sessions given; those whose lineage JS reads are returned.
+     */
+    private readonly takeHeldInto?: (into: HeldSessions) => readonly (readonly [number, SniffedLineage, SniffedStamps])[],
   ) {}
 
-  /** What the search held back so far, noted as if it had been handed over (before any family or row reads them). */
+  /**
+   * What the search held back so far: the sessions whose root uuid the engine read are indexed by it (`held`), the others
+   * noted as if they had been handed over (before any family or row reads them).
+   */
   private takeHeld(): void {
-    const held = this.heldLineages?.();
-    if (held === undefined) return;
-    for (const [index, lineage, stamps] of held) {
+    const unread = this.takeHeldInto?.(this.held);
+    if (unread === undefined) return;
+    for (const [index, lineage, stamps] of unread) {
       this.noteStamps(index, stamps);
       this.noteLineage(index, lineage);
     }
@@ -121,7 +130,7 @@ export class MatchRows {
   async row(index: number): Promise<CatalogSession | null> {
     this.takeHeld();
     const group = this.groups[index]!;
-    const own = await this.summarise(group);
+    const own = await this.summarise(index);
     if (own === null) return null;
     // Resumed copies, replayed forks, a workspace reached by two paths: the same id in other files is one row, as in `list`.
     const hint = idHintOf(group);
@@ -141,7 +150,7 @@ export class MatchRows {
         return own;
       }
       const family = [...related].sort((a, b) => a - b);
-      merged = Promise.all(family.map((one) => this.summarise(this.groups[one]!))).then((rows) => {
+      merged = Promise.all(family.map((one) => this.summarise(one))).then((rows) => {
         const summaries = rows.filter((s): s is CatalogSession => s !== null && s.agent === own.agent && s.id === own.id);
         return conversations(summaries).find((row) => row.id === own.id) ?? null;
       });
@@ -158,7 +167,7 @@ export class MatchRows {
   rowNow(index: number): CatalogSession | null | undefined {
     this.takeHeld();
     const group = this.groups[index]!;
-    const own = this.summaryNow(group);
+    const own = this.summaryNow(index);
     if (own === undefined || own === null) return own;
     if (!this.alone(index, group, own)) return undefined;
     if (!this.lineages.has(index)) this.forget(group);
@@ -199,10 +208,10 @@ export class MatchRows {
   private async unsniffedByLineage(indexes: readonly number[]): Promise<Map<string | undefined, (number | CatalogSession)[]>> {
     const cache = await this.loaded();
     const toldLineage = (index: number): { readonly lineage: string | undefined } | null | undefined => {
-      const stamps = this.fileStamps(this.groups[index]!);
+      const stamps = this.fileStamps(index);
       return stamps === undefined ? undefined : cache?.cachedLineage(stamps);
     };
-    return byLineageOf(indexes, toldLineage, (index) => this.summarise(this.groups[index]!));
+    return byLineageOf(indexes, toldLineage, (index) => this.summarise(index));
   }
 
   /** `unsniffed`, gathered on first use (every lineage was handed over by then). */
@@ -249,9 +258,10 @@ export class MatchRows {
     return this.lookups;
   }
 
-  /** A group's stamps as the cache takes them (taken from the workers' when a row needs them). */
-  private fileStamps(group: SessionFileGroup): readonly FileStamp[] | undefined {
-    const taken = this.stampsOf.get(group);
+  /** Group `index`'s stamps as the cache takes them (taken from the workers' or the held sessions' when a row needs them). */
+  private fileStamps(index: number): readonly FileStamp[] | undefined {
+    const group = this.groups[index]!;
+    const taken = this.stampsOf.get(group) ?? this.held.stampsAt(index);
     const stamps = typeof taken === 'function' ? taken() : taken;
     if (stamps === null || stamps === undefined || stamps.length !== group.paths.length) return undefined;
     return stamps.map(([size, mtimeMs, fingerprint], at): FileStamp => [group.paths[at]!, size, mtimeMs, fingerprint]);
@@ -265,14 +275,15 @@ export class MatchRows {
     }));
   }
 
-  private summarise(group: SessionFileGroup): Promise<CatalogSession | null> {
+  private summarise(index: number): Promise<CatalogSession | null> {
+    const group = this.groups[index]!;
     const made = this.summaryValues.get(group);
     if (made !== undefined) return Promise.resolve(made);
     let summary = this.summaries.get(group);
     if (summary === undefined) {
       const making = this.loaded().then(async (loaded) => {
         loaded?.expectLookups(this.matches);
-        const value = await summaryOf(group, this.context, loaded, this.fileStamps(group));
+        const value = await summaryOf(group, this.context, loaded, this.fileStamps(index));
         if (this.summaries.get(group) === making) this.summaryValues.set(group, value);
         return value;
       });
@@ -286,7 +297,8 @@ export class MatchRows {
    * A group's summary (`summarise`'s) when it is made, or can be made at once: its files unchanged since the loaded
    * cache saw them. undefined while it is being made, or when it must be read.
    */
-  private summaryNow(group: SessionFileGroup): CatalogSession | null | undefined {
+  private summaryNow(index: number): CatalogSession | null | undefined {
+    const group = this.groups[index]!;
     const made = this.summaryValues.get(group);
     if (made !== undefined || this.summaries.has(group)) return made;
     const loaded = this.cacheNow;
@@ -298,7 +310,7 @@ export class MatchRows {
     loaded.cache.expectLookups(this.matches);
     let row: CatalogSession | null | undefined;
     try {
-      row = cachedRow(group, this.context, loaded.cache, this.fileStamps(group));
+      row = cachedRow(group, this.context, loaded.cache, this.fileStamps(index));
     } catch {
       // Told by `summarise`, which reports it.
       return undefined;
@@ -319,9 +331,9 @@ export class MatchRows {
     this.familiesWanted = true;
     this.indexLineages();
     const known = this.indexesByLineage;
-    const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(this.groups[index]!);
+    const summariseAt = (index: number): Promise<CatalogSession | null> => this.summarise(index);
     const unsniffed = this.unsniffedGroups().then((byReal) => Promise.all((byReal.get(lineage) ?? []).map((one) => (typeof one === 'number' ? summariseAt(one) : one))));
-    family = Promise.all([Promise.all((known.get(lineage) ?? []).map(summariseAt)), unsniffed]).then(([sniffed, others]) => {
+    family = Promise.all([Promise.all([...(known.get(lineage) ?? []), ...this.held.withLineage(lineage)].map(summariseAt)), unsniffed]).then(([sniffed, others]) => {
       const link = lineageLinker([...sniffed, ...others].filter((s): s is CatalogSession => s !== null && s.lineage === lineage));
       this.linkers.set(lineage, link);
       return link;
@@ -344,8 +356,8 @@ export class MatchRows {
     const unsniffed = this.unsniffedNow;
     if (unsniffed === undefined) return undefined;
     const members: CatalogSession[] = [];
-    for (const one of [...(this.indexesByLineage.get(lineage) ?? []), ...(unsniffed.get(lineage) ?? [])]) {
-      const member = typeof one === 'number' ? this.summaryNow(this.groups[one]!) : one;
+    for (const one of [...(this.indexesByLineage.get(lineage) ?? []), ...this.held.withLineage(lineage), ...(unsniffed.get(lineage) ?? [])]) {
+      const member = typeof one === 'number' ? this.summaryNow(one) : one;
       if (member === undefined) return undefined;
       if (member !== null && member.lineage === lineage) members.push(member);
     }

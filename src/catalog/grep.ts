@@ -207,7 +207,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
   // It holds the lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it).
   // The lineages the native engine holds (of sessions that matched nothing) are read only when a row needs its family.
-  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? () => pool.heldLineages() : undefined);
+  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? (into) => pool.takeHeld(into) : undefined);
   /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
   const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
   const ownMatches = new Map<number, GrepFound>();

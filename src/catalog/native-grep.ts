@@ -7,9 +7,10 @@ import { compileTextSearch } from '../core/io/contains.js';
 import { cwdInHead } from '../core/io/heads.js';
 import type { Agent } from '../core/model.js';
 import type { Problem } from '../core/formats/types.js';
-import type { GrepItem, GrepStamp } from './grep-worker.js';
+import type { GrepItem } from './grep-worker.js';
 import { isHandedAgain, packedOnce, type PackedItems } from './packed-items.js';
 import type { PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+import { FIELDS, type HeldSessions, sniffedAt, stampsOf, T_CWDS, T_INDEX, T_NCWDS, T_NOPENINGS, T_NPROBLEMS, T_OPENINGS, T_PROBLEMS, T_STAMPS, T_STATE, T_TOKEN, type TableSession } from './native-held.js';
 import type { TrigramMaps } from './trigram-maps.js';
 
 export { nativeAnswersHold, nativeAnswersHoldLater } from './native-answers.js';
@@ -73,7 +74,6 @@ type NativeBatch = (
   heldDone?: number,
 ) => void;
 
-const [T_INDEX, T_STATE, T_STAMPS, T_LINEAGE, T_CWDS, T_NCWDS, T_PROBLEMS, T_NPROBLEMS, T_TOKEN, T_OPENINGS, T_NOPENINGS, FIELDS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 const MATCH = 1;
 const JUDGE = 3;
 
@@ -85,8 +85,6 @@ const SNIFF_LINEAGE = 4;
 const FIRST = 8;
 /** The item's lineage is its adapter's root uuid (FormatAdapter.lineageIsRootUuid): the engine reads it when it can. */
 const LINEAGE_ROOT = 16;
-/** A table's lineage field at or below this is a span of the root uuid's bytes, read by the engine (ROOT_SPAN - field). */
-const ROOT_SPAN = -3;
 
 /** A backlog this long is handed over at once, not at the end of the event loop's turn. */
 const FLUSH_NOW = 1024;
@@ -106,30 +104,6 @@ export interface NativePoolData {
   readonly stamps: boolean;
   /** See GrepOptions.trigrams. */
   readonly trigrams?: TrigramMaps;
-}
-
-/**
- * What a batch's table row tells of a session whose lineage was sniffed: its lineage and stamps, each read only if its
- * row is wanted (a cut of the batch's bytes, no copy; 4 numbers a file in the batch's table meanwhile).
- */
-function sniffed(item: GrepItem, table: Float64Array, row: number, stampTable: Float64Array, span: (at: number) => Buffer, matchStamps: GrepStamp[] | null): [number, SniffedLineage, SniffedStamps] {
-  const adapter = ADAPTERS[item.agent];
-  const cut = table[row + T_LINEAGE]!;
-  const lineage = cut <= ROOT_SPAN ? span(ROOT_SPAN - cut).toString('utf8') : cut >= 0 && adapter.lineageInHead ? () => adapter.lineageInHead!(span(cut)) ?? null : null;
-  const stampsAt = table[row + T_STAMPS]!;
-  const count = item.paths.length;
-  return [item.index, lineage, matchStamps ?? (() => stampsOf(stampTable, stampsAt, count))];
-}
-
-function stampsOf(stamps: Float64Array, from: number, count: number): GrepStamp[] | null {
-  if (from < 0) return null;
-  const out: GrepStamp[] = [];
-  for (let at = from; at < from + count * 4; at += 4) {
-    const [size, mtimeMs, length, hash] = [stamps[at]!, stamps[at + 1]!, stamps[at + 2]!, stamps[at + 3]!];
-    // fingerprintOf's spelling (src/core/io/lines.ts).
-    out.push([size, mtimeMs, `${length.toString(16)}:${hash.toString(16).padStart(8, '0')}`]);
-  }
-  return out;
 }
 
 /**
@@ -480,6 +454,7 @@ export class NativeGrepPool {
       return true;
     };
     for (let at = cwdsFirst; at < cwdsFirst + cwdsCount; at++) newCwd(cwdInHead(span(at)));
+    const packed = { table, stamps: stampTable, spans, bytes };
     const lineages: [number, SniffedLineage, SniffedStamps][] = [];
     const toCount: GrepItem[] = [];
     for (let row = 0; row < table.length; row += FIELDS) {
@@ -518,7 +493,7 @@ export class NativeGrepPool {
       }
       const matchStamps = table[row + T_STATE] === MATCH ? stampsOf(stampTable, stampsAt, item.paths.length) : null;
       if (table[row + T_STATE] === MATCH) events.onMatch(index, { matches: 0, snippet: null }, matchStamps);
-      if (item.sniffLineage) lineages.push(sniffed(item, table, row, stampTable, span, matchStamps));
+      if (item.sniffLineage) lineages.push([index, ...sniffedAt(packed, row, { agent: item.agent, count: item.paths.length }, matchStamps)]);
     }
     if (toCount.length > 0) this.countingPool().expect(Promise.resolve(toCount));
     if (cwds.length > 0 || lineages.length > 0 || heldDone > 0) this.expect(events.onBatch(cwds, lineages, heldDone));
@@ -528,22 +503,23 @@ export class NativeGrepPool {
   }
 
   /**
-   * The lineages and stamps of the sessions the engine held since the last call (searched, no match: see `heldDone`),
-   * read as a batch's are (lazily). Nothing is asked of the engine when it holds none.
+   * The sessions the engine held since the last call (searched, no match: see `heldDone`), added to `into`: what it
+   * gives back (those whose lineage JS reads) is returned. Nothing is asked of the engine when it holds none.
    */
-  heldLineages(): [number, SniffedLineage, SniffedStamps][] {
+  takeHeld(into: HeldSessions): [number, SniffedLineage, SniffedStamps][] {
     if (this.heldTaken === this.heldDone || this.native.held === undefined) return [];
-    const [table, stampTable, spans, bytes] = this.native.held(this.handle);
-    const span = (at: number): Buffer => bytes.subarray(spans[2 * at]!, spans[2 * at + 1]!);
-    const out: [number, SniffedLineage, SniffedStamps][] = [];
-    for (let row = 0; row < table.length; row += FIELDS) {
-      const item = this.inFlightAt(table[row + T_INDEX]!);
-      if (item === undefined) continue;
-      this.landed(item.index);
-      out.push(sniffed(item, table, row, stampTable, span, null));
-    }
+    const [table, stamps, spans, bytes] = this.native.held(this.handle);
     this.heldTaken += table.length / FIELDS;
-    return out;
+    return into.add({ table, stamps, spans, bytes }, (index) => this.heldSession(index));
+  }
+
+  /** A held session's agent and file count, and it is done (undefined: not one handed over and waited for). */
+  private heldSession(index: number): TableSession | undefined {
+    const item = this.inFlight.get(index);
+    const list = item === undefined ? this.packedInFlight[index] : undefined;
+    if (item === undefined && list === undefined) return undefined;
+    this.landed(index);
+    return item !== undefined ? { agent: item.agent, count: item.paths.length } : { agent: list!.agent, count: list!.counts?.[index - list!.first] ?? 1 };
   }
 
   private problem(problem: Problem): void {

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type * as Grep from '../../src/catalog/grep.js';
 import type * as NativeGrep from '../../src/catalog/native-grep.js';
+import type * as NativeHeld from '../../src/catalog/native-held.js';
 import type { GrepItem, GrepStamp } from '../../src/catalog/grep-worker.js';
 import type { SniffedLineage, SniffedStamps } from '../../src/catalog/grep-pool-events.js';
 import type { Problem } from '../../src/core/formats/types.js';
@@ -25,6 +26,7 @@ const CHUNK = 256 * 1024;
 // Loaded before the tests are collected: whether the addon is built decides which run.
 const grep = (await import(join(ROOT, 'dist', 'catalog', 'grep.js'))) as typeof Grep;
 const native = (await import(join(ROOT, 'dist', 'catalog', 'native-grep.js'))) as typeof NativeGrep;
+const nativeHeld = (await import(join(ROOT, 'dist', 'catalog', 'native-held.js'))) as typeof NativeHeld;
 const walkFs = (await import(join(ROOT, 'dist', 'core', 'io', 'walk-fs.js'))) as typeof WalkFs;
 let dir: string;
 
@@ -53,6 +55,20 @@ interface Search {
   readonly stamps?: boolean;
   /** Trigram maps (the native engine only). */
   readonly trigrams?: NativeGrep.TrigramMaps;
+}
+
+/**
+ * What the native engine held of these sessions, taken as a row asks (NativeGrepPool.takeHeld): those it gives back
+ * and those it indexed by their root uuid, with their lineages and stamps.
+ */
+function allHeld(pool: NativeGrep.NativeGrepPool, indexes: readonly number[]): [number, SniffedLineage, SniffedStamps][] {
+  const held = new nativeHeld.HeldSessions();
+  const out = pool.takeHeld(held);
+  for (const index of indexes) {
+    const root = held.rootAt(index);
+    if (root !== undefined) out.push([index, root, held.stampsAt(index) ?? null]);
+  }
+  return out;
 }
 
 /** One pool (native or JS workers) over the items; what it reported, sorted. */
@@ -91,7 +107,7 @@ async function runPool(engine: 'native' | 'js', search: Search, items: readonly 
     onProblem: (problem) => problems.push(problem),
   });
   // What the native engine held back, asked for once the search is over (as a row linked to its family asks).
-  if (pool instanceof native.NativeGrepPool) noteLineages(pool.heldLineages());
+  if (pool instanceof native.NativeGrepPool) noteLineages(allHeld(pool, items.map(({ index }) => index)));
   return {
     matched: matched.sort((a, b) => a - b),
     stamps,
@@ -338,7 +354,7 @@ describe('the native search engine', () => {
     const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, { text: 'absent-text', ignoreCase: false, stamps: false });
     pool.expect(Promise.resolve(items));
     await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
-    const kinds = Object.fromEntries(pool.heldLineages().map(([index, lineage]) => [index, typeof lineage]));
+    const kinds = Object.fromEntries(allHeld(pool, items.map(({ index }) => index)).map(([index, lineage]) => [index, typeof lineage]));
     expect(kinds).toEqual({ 0: 'string', 1: 'string', 2: 'string', 3: 'function', 4: 'function', 5: 'object', 6: 'object', 7: 'string', 8: 'object', 9: 'string', 10: 'string', 11: 'string', 12: 'string', 13: 'string', 14: 'object' });
   });
 
@@ -364,13 +380,13 @@ describe('the native search engine', () => {
     // Only the match's lineage came in a batch; the two others were counted, and are read when asked, once.
     expect(reported).toEqual([0]);
     expect(held).toBe(2);
-    const asked = pool.heldLineages().map(([index, lineage, stamps]) => [index, typeof lineage === 'function' ? lineage() : lineage, typeof stamps === 'function' ? stamps() : stamps] as const);
+    const asked = allHeld(pool, [0, 1, 2]).map(([index, lineage, stamps]) => [index, typeof lineage === 'function' ? lineage() : lineage, typeof stamps === 'function' ? stamps() : stamps] as const);
     const stampOf = (path: string): GrepStamp => [statSync(path).size, statSync(path).mtimeMs, fingerprintOf(readFileSync(path).subarray(0, 64))];
     expect(asked.sort((a, b) => a[0] - b[0])).toEqual([
       [1, '55555555-0000-0000-0000-000000000001', [stampOf(quiet)]],
       [2, null, [stampOf(unrooted)]],
     ]);
-    expect(pool.heldLineages()).toEqual([]);
+    expect(allHeld(pool, [0, 1, 2])).toEqual([]);
   });
 
   it.skipIf(!built())('packs every held session as it is done, past the first thousand, with its own lineage and stamps', async () => {
@@ -381,8 +397,32 @@ describe('the native search engine', () => {
     const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, { text: 'absent-needle', ignoreCase: false, stamps: true });
     pool.expect(Promise.resolve(paths.map((path, index) => item(index, [path], { agent: 'claude', sniffLineage: true }))));
     await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
-    const asked = pool.heldLineages().map(([index, lineage, stamps]) => [index, typeof lineage === 'function' ? lineage() : lineage, (typeof stamps === 'function' ? stamps() : stamps)?.[0]?.[0]] as const);
+    const asked = allHeld(pool, paths.map((_path, index) => index)).map(([index, lineage, stamps]) => [index, typeof lineage === 'function' ? lineage() : lineage, (typeof stamps === 'function' ? stamps() : stamps)?.[0]?.[0]] as const);
     expect(asked.sort((a, b) => a[0] - b[0])).toEqual(paths.map((path, index) => [index, `held-${index}`, statSync(path).size]));
+  });
+
+  it.skipIf(!built())('keeps the held sessions whose root uuid it read as the engine packed them, found by that uuid; gives back only those JS reads', async () => {
+    const rooted = (uuid: string): string => `{"parentUuid":null,"type":"user","uuid":"${uuid}","message":{"role":"user","content":"nothing"}}\n`;
+    const heads = [rooted('root-a'), rooted('root-b'), rooted('root-a'), rooted('ü-wide'), rooted('esc\\u0061ped'), '{"type":"summary","summary":"none"}\n'];
+    const paths: string[] = [];
+    for (const head of heads) paths.push(await file(head));
+    const pool = new native.NativeGrepPool(native.nativeSearchAddon()!, 2, { text: 'absent-needle', ignoreCase: false, stamps: true });
+    pool.expect(Promise.resolve(paths.map((path, index) => item(index, [path], { agent: 'claude', sniffLineage: true }))));
+    await pool.run({ onMatch: () => undefined, onBatch: () => Promise.resolve([]), onProblem: () => undefined });
+    const held = new nativeHeld.HeldSessions();
+    // Given back: a uuid past ASCII (compared as the string it decodes to), one JS decodes, a head with none.
+    const given = pool.takeHeld(held).map(([index, lineage]) => [index, typeof lineage === 'function' ? lineage() : lineage] as const);
+    expect(given.sort((a, b) => a[0] - b[0])).toEqual([
+      [3, 'ü-wide'],
+      [4, 'escaped'],
+      [5, null],
+    ]);
+    // Kept: found by their uuid, in the order held, with their stamps; no other uuid finds them.
+    expect([...held.withLineage('root-a')].sort()).toEqual([0, 2]);
+    expect(held.withLineage('root-b')).toEqual([1]);
+    expect([held.withLineage('root-c'), held.withLineage('ü-wide'), held.withLineage('root-')]).toEqual([[], [], []]);
+    expect(held.stampsAt(1)?.[0]?.[0]).toBe(statSync(paths[1]!).size);
+    expect([held.rootAt(0), held.rootAt(3), held.stampsAt(5)]).toEqual(['root-a', undefined, undefined]);
   });
 });
 
