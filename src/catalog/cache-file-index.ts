@@ -1,18 +1,15 @@
 import { closeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { nativeEngine } from '../core/native.js';
 import { readAtSync } from '../core/io/lines.js';
 import { openRegularWithStatsSync, readRegularBytesSync, readRegularFile } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION, cachedEntry, decodeEntry, decodeNone, decodeStore, type CachedEntry } from './cache-file.js';
+import { folderNeedle, keyedNeedle, keyedPair, readKeysIndex, type SavedKeys } from './cache-keys-index.js';
+import { BACKSLASH, FIRST_PATH_ESCAPED, FIRST_PATH_NONE, firstPathSpanIn, hashBytes, jsonStringEnd, LINE_SPAN, LONE_SURROGATE_MAYBE, nativeFirstPathHashes, NONE_OPENING, onlyPlaceOf, QUOTE, startsWith, utf8Of, type FirstPathLookups, type FirstPathSpan } from './cache-first-paths.js';
 import { fileIdentity, LINE_READERS, linesIndexPath, readLinesIndex, readWholeSync, writeLinesIndex, type LineReader, type SavedLines } from './cache-lines-index.js';
 
 const NEWLINE = 0x0a;
-const QUOTE = 0x22;
 const STRING_OPENING = Buffer.from('["s",');
-const NONE_OPENING = Buffer.from('{"none":[["');
-const STORE_OPENING = Buffer.from('{"store":[["');
-const PATHS_KEY = Buffer.from('"paths":["');
 const END_OPENING = Buffer.from('{"end":');
 const ID_OPENING = Buffer.from('{"id":');
 const STAMPS_KEY = Buffer.from('"stamps":');
@@ -40,6 +37,9 @@ export class CacheFileIndex {
 
   /** Entry lines by the first path they name (built on first use: `entryByFirstPath`). */
   private firstPaths: FirstPathLookups | null = null;
+
+  /** The lines holding each id, parent, lineage, cwd and folder, from the file's keys index (`keyedSync`). */
+  private keys: SavedKeys | null = null;
 
   /** Lines decoded so far, by where they start (a row of a 50k-turn session holds its 50k prompts: ~20 ms). */
   private readonly decoded = new Map<number, CachedEntry | null>();
@@ -72,6 +72,39 @@ export class CacheFileIndex {
       return null;
     }
     return CacheFileIndex.of(path, bytes);
+  }
+
+  /**
+   * `readSync`, but when the keys index written with the file (cache-keys-index.ts) is there for this very file, only
+   * it is read, and the entry lines its lookups name, each by its position (`show <id>` of one session read the whole
+   * 11 MB at 10k sessions). A lookup the keys do not answer (a path, a member it does not hold) reads the whole file.
+   */
+  static keyedSync(path: string): CacheFileIndex | null {
+    let fd: number;
+    try {
+      ({ fd } = openRegularWithStatsSync(path));
+    } catch {
+      return null;
+    }
+    let keys: SavedKeys | null;
+    let bytes: Buffer;
+    try {
+      keys = readKeysIndex(path, fd);
+      if (keys === null) bytes = readWholeSync(fd);
+    } catch {
+      closeSync(fd);
+      return null;
+    }
+    if (keys === null) {
+      closeSync(fd);
+      return CacheFileIndex.of(path, bytes!);
+    }
+    // It reads the file's lines from this descriptor from now on.
+    const reader: LineReader = { fd, size: keys.size };
+    LINE_READERS.register(reader, fd, reader);
+    const index = new CacheFileIndex(path, null, keys.table, keys.starts, keys.ends, reader);
+    index.keys = keys;
+    return index;
   }
 
   /**
@@ -387,7 +420,8 @@ export class CacheFileIndex {
    */
   stampsIn(folder: string): Map<string, FileStamp> | null {
     // Paths are written whole, as JSON strings: the folder's, without its closing quote, opens each of its files'.
-    const entries = this.entriesWith(JSON.stringify(`${folder}/`).slice(0, -1));
+    const needle = folderNeedle(folder);
+    const entries = this.keys !== null ? this.keyedEntries(this.keys.linesOf(needle), needle, false) : this.entriesWith(needle);
     if (entries === null) return null;
     const out = new Map<string, FileStamp>();
     for (const entry of entries) for (const stamp of entry.stamps) if (dirname(stamp[0]) === folder) out.set(stamp[0], stamp);
@@ -405,6 +439,7 @@ export class CacheFileIndex {
    * decode. The bytes are encoded JSON such as `"lineage":"…"`, which a string's own text cannot hold unescaped.
    */
   entriesWith(bytesOf: string, atLineStart = false): CachedEntry[] | null {
+    if (this.keys !== null && keyedNeedle(bytesOf, atLineStart)) return this.keyedEntries(this.keys.linesOf(bytesOf), bytesOf, atLineStart);
     const needle = Buffer.from(bytesOf);
     const lines: number[] = [];
     for (let at = this.bytes.indexOf(needle); at !== -1; ) {
@@ -421,6 +456,14 @@ export class CacheFileIndex {
   anyLineWith(first: string, second: string): boolean {
     const needle = Buffer.from(first);
     const other = Buffer.from(second);
+    if (this.keys !== null && keyedNeedle(first, false)) {
+      return this.keys.linesOf(keyedPair(first, second) ?? first).some((at) => {
+        const line = this.lineOf(at);
+        const base = this.lineBase(at, line);
+        const bytes = line.subarray(base, base + this.entryEnds[at]! - this.entryStarts[at]!);
+        return bytes.indexOf(needle) !== -1 && bytes.indexOf(other) !== -1;
+      });
+    }
     for (let at = this.bytes.indexOf(needle); at !== -1; ) {
       const start = this.bytes.lastIndexOf(NEWLINE, at) + 1;
       let end = this.bytes.indexOf(NEWLINE, at);
@@ -431,6 +474,28 @@ export class CacheFileIndex {
     return false;
   }
 
+
+  /**
+   * The entries of these lines (places in entryStarts, ascending: the keys index's candidates) that hold `bytesOf` (at
+   * their start: `atLineStart`), each read by its position, as entriesWith finds them in the whole file; null when
+   * one does not decode.
+   */
+  private keyedEntries(lines: readonly number[], bytesOf: string, atLineStart: boolean): CachedEntry[] | null {
+    const needle = Buffer.from(bytesOf);
+    const out: CachedEntry[] = [];
+    for (const at of lines) {
+      const line = this.lineOf(at);
+      const base = this.lineBase(at, line);
+      const end = base + this.entryEnds[at]! - this.entryStarts[at]!;
+      // A line of another key of the same hash (or of a file changed since: its lines are cut short, none holds it).
+      const found = line.subarray(base, end).indexOf(needle);
+      if (found === -1 || (atLineStart && found !== 0)) continue;
+      const entry = this.decodeLine(this.entryStarts[at]!, line, base, end, true);
+      if (entry === null) return null;
+      out.push(entry);
+    }
+    return out;
+  }
 
   /** `keep`: a decoded entry is kept for the next lookup of its line (false: the caller asks once; a failure is kept). */
   private decodeLines(starts: readonly number[], keep = true): CachedEntry[] | null {
@@ -469,130 +534,8 @@ export class CacheFileIndex {
   }
 }
 
-/** Where the JSON string opening at `open` (its quote) closes, before `end`; -1 when it does not. */
-function jsonStringEnd(bytes: Buffer, open: number, end: number): number {
-  for (let at = open + 1; at < end; at++) {
-    if (bytes[at] === 0x5c) at++;
-    else if (bytes[at] === QUOTE) return at;
-  }
-  return -1;
-}
-
-/** firstPathSpan of the line [start, end) of bytes (native/cache-index.c answers the same). */
-function firstPathSpanIn(bytes: Buffer, start: number, end: number): FirstPathSpan | null {
-  // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
-  // native call costs more than the few bytes it looks at.
-  let open: number;
-  if (bytesAt(bytes, start, end, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
-  else if (bytesAt(bytes, start, end, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
-  else {
-    const key = firstIndexOf(bytes, PATHS_KEY, start, end);
-    if (key === -1) return null;
-    open = key + PATHS_KEY.length - 1;
-  }
-  let hash = HASH_SEED;
-  let escaped = false;
-  let close = open + 1;
-  for (; close < end; close++) {
-    const byte = bytes[close]!;
-    if (byte === QUOTE) break;
-    if (byte === BACKSLASH) escaped = true;
-    hash = Math.imul(hash ^ byte, HASH_PRIME);
-  }
-  if (close >= end) return null;
-  return { open, close, escaped, hash: hash & HASH_MASK };
-}
-
-/**
- * What firstPathLookups takes of each line in JS, as nativeFirstPathHashes answers it: the hash, FIRST_PATH_NONE or
- * FIRST_PATH_ESCAPED. For tests.
- */
-export function firstPathHashesInJs(bytes: Buffer, starts: readonly number[], ends: readonly number[]): Int32Array {
-  return Int32Array.from(starts, (start, at) => {
-    const span = firstPathSpanIn(bytes, start, ends[at]!);
-    return span === null ? FIRST_PATH_NONE : span.escaped ? FIRST_PATH_ESCAPED : span.hash;
-  });
-}
-
-interface FirstPathSpan {
-  readonly open: number;
-  readonly close: number;
-  readonly escaped: boolean;
-  readonly hash: number;
-}
-
-/** cacheFirstPaths' answers beside a hash: the line names no first path where expected, or names it with escapes. */
-const FIRST_PATH_NONE = -1;
-const FIRST_PATH_ESCAPED = -2;
-
-/**
- * The first path's hash of every entry line as firstPathSpan would give it (native/cache-index.c, one call for all of
- * them), FIRST_PATH_NONE or FIRST_PATH_ESCAPED; null without the native engine (firstPathSpan then hashes each in JS).
- * Exported for tests.
- */
-export function nativeFirstPathHashes(bytes: Buffer, starts: ArrayLike<number>, ends: ArrayLike<number>): Int32Array | null {
-  const native = nativeEngine() as { cacheFirstPaths?: (bytes: Buffer, starts: Float64Array, ends: Float64Array, out: Int32Array) => void } | null;
-  if (typeof native?.cacheFirstPaths !== 'function') return null;
-  const out = new Int32Array(starts.length);
-  native.cacheFirstPaths(bytes, starts instanceof Float64Array ? starts : Float64Array.from(starts), ends instanceof Float64Array ? ends : Float64Array.from(ends), out);
-  return out;
-}
-
-/** Entry lines (places in entryStarts) by their first path: plain ones by its bytes' hash (`hashBytes`), file order kept. */
-interface FirstPathLookups {
-  /** hash * LINE_SPAN + line, ascending: a hash's lines together, in file order. */
-  readonly plain: Float64Array;
-  readonly escaped: Map<string, number>;
-}
-
-const BACKSLASH = 0x5c;
-const LONE_SURROGATE_MAYBE = /[\ud800-\udfff]/;
-/** FNV-1a, 32 bits, kept to 30 (a small integer: a fast Map key). */
-const HASH_SEED = 0x811c9dc5;
-const HASH_PRIME = 0x01000193;
-const HASH_MASK = 0x3fffffff;
-/** Above any line's place: hash * LINE_SPAN + line stays an exact integer in a double (2^30 hashes, 2^23 lines). */
-const LINE_SPAN = 2 ** 23;
-
-function hashBytes(bytes: Uint8Array, from: number, to: number): number {
-  let hash = HASH_SEED;
-  for (let at = from; at < to; at++) hash = Math.imul(hash ^ bytes[at]!, HASH_PRIME);
-  return hash & HASH_MASK;
-}
-
-/** A path's UTF-8 bytes (as the cache file holds a path written without escapes). */
-function utf8Of(path: string): Buffer {
-  return Buffer.from(path, 'utf8');
-}
-
-/** Whether `prefix` is at `at`, wholly before `end` (a loop: for short prefixes at many places). */
-function bytesAt(bytes: Buffer, at: number, end: number, prefix: Buffer): boolean {
-  if (end - at < prefix.length) return false;
-  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return false;
-  return true;
-}
-
-/** Where `needle` first is in `[from, end)`, or -1: a loop over the first bytes (an entry names its paths after its id and agent), then indexOf. */
-function firstIndexOf(bytes: Buffer, needle: Buffer, from: number, end: number): number {
-  const first = needle[0]!;
-  const near = Math.min(end - needle.length, from + 256);
-  for (let at = from; at <= near; at++) if (bytes[at] === first && bytesAt(bytes, at, end, needle)) return at;
-  if (near >= end - needle.length) return -1;
-  const found = bytes.indexOf(needle, near + 1);
-  return found === -1 || found + needle.length > end ? -1 : found;
-}
-
-/** Where `needle` is in [from, end) when it is there once (an encoded key or member: no string's text holds it), else -1. */
-function onlyPlaceOf(bytes: Buffer, needle: Buffer, from: number, end: number): number {
-  // Searched in a view of the line: a search of the whole file for a needle it holds once runs to its end.
-  const line = bytes.subarray(from, end);
-  const at = line.indexOf(needle);
-  return at === -1 || line.indexOf(needle, at + 1) !== -1 ? -1 : from + at;
-}
-
-function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
-  return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
-}
-
 /** Lines read one by one at least, before the whole file is read instead (see `lineOf`). */
 const LINES_BEFORE_WHOLE = 4096;
+
+// For tests, where they were before.
+export { firstPathHashesInJs, nativeFirstPathHashes } from './cache-first-paths.js';

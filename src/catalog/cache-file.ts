@@ -4,6 +4,7 @@ import { openNewFile } from '../core/io/atomic.js';
 import { readLines } from '../core/io/lines.js';
 import { AGENTS, type Agent, type ForkOrigin, type SubagentOrigin, type Usage } from '../core/model.js';
 import { makeEntry, stampsOfEntry, type CacheEntry, type FileStamp } from './cache-entry.js';
+import { KeysCollector } from './cache-keys-index.js';
 import type { CatalogSession } from './row.js';
 
 /** Bump when SessionSummary, the adapters' reading or the file format changes meaning: old caches are then ignored. */
@@ -63,33 +64,40 @@ interface EncodedEntry {
 /** Bytes gathered before a write: big enough for few system calls, small enough to never matter. */
 const WRITE_CHUNK = 1 << 20;
 
+/**
+ * Write the cache file at `path` (temp file + rename), and beside it its keys index (cache-keys-index.ts: where the
+ * lines of each id, lineage, parent, cwd and folder are, so that `show <id>` reads only those).
+ */
 export async function writeEntries(path: string, entries: Iterable<readonly [string, CacheEntry]>): Promise<void> {
   const temp = `${path}.tmp-${process.pid}`;
   // Exclusive create (after removing a leftover of this PID): never opens a FIFO or follows a symlink put there.
   await unlink(temp).catch(() => undefined);
   const handle = await openNewFile(temp);
+  const keys = new KeysCollector();
+  let ino: bigint;
   try {
     const table = new Map<string, number>();
-    let buffered = `${JSON.stringify({ version: CACHE_VERSION })}\n`;
+    const version = `${JSON.stringify({ version: CACHE_VERSION })}\n`;
+    keys.text(version);
+    let buffered = version;
     const ref = (text: string): number => {
       let index = table.get(text);
       if (index === undefined) {
         index = table.size;
         table.set(text, index);
-        buffered += `${JSON.stringify(['s', text])}\n`;
+        const line = `${JSON.stringify(['s', text])}\n`;
+        keys.sharedString(text, line);
+        buffered += line;
       }
       return index;
     };
     let count = 0;
     for (const [first, entry] of entries) {
       const stamps = stampsOfEntry(first, entry);
-      const line = JSON.stringify(
-        entry.rows !== undefined
-          ? { store: stamps, rows: entry.rows.map((row) => encodeEntry(stamps.slice(0, 1), row, undefined, ref)) }
-          : entry.session === null
-            ? { none: stamps }
-            : encodeEntry(stamps, entry.session, entry.fold, ref),
-      ); // after the string lines it adds
+      const rows = entry.rows?.map((row) => encodeEntry(stamps.slice(0, 1), row, undefined, ref));
+      const encoded = rows === undefined && entry.session !== null ? encodeEntry(stamps, entry.session, entry.fold, ref) : null;
+      const line = JSON.stringify(rows !== undefined ? { store: stamps, rows } : (encoded ?? { none: stamps })); // after the string lines it adds
+      keys.entry(line, stamps, rows ?? (encoded === null ? [] : [encoded]), encoded?.id ?? null);
       buffered += `${line}\n`;
       count++;
       if (buffered.length >= WRITE_CHUNK) {
@@ -97,7 +105,10 @@ export async function writeEntries(path: string, entries: Iterable<readonly [str
         buffered = '';
       }
     }
-    await handle.write(`${buffered}${JSON.stringify({ end: count })}\n`);
+    const end = `${JSON.stringify({ end: count })}\n`;
+    keys.text(end);
+    await handle.write(`${buffered}${end}`);
+    ino = (await handle.stat({ bigint: true })).ino;
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => undefined);
@@ -105,6 +116,7 @@ export async function writeEntries(path: string, entries: Iterable<readonly [str
   }
   await handle.close();
   await rename(temp, path);
+  keys.write(path, ino);
 }
 
 function encodeEntry(stamps: readonly FileStamp[], s: CatalogSession, fold: number | undefined, ref: (text: string) => number): EncodedEntry {
@@ -351,7 +363,7 @@ export async function removeOlderVersions(path: string): Promise<void> {
   const keyed = match[2] !== undefined;
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   for (const name of names) {
-    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(json|jsonl|head\.json|folds|lines)$/.exec(name);
+    const other = /^catalog-v(\d+)(-[0-9a-f]+)?\.(json|jsonl|head\.json|folds|lines|keys)$/.exec(name);
     if (!other) continue;
     const version = Number(other[1]);
     if (version < current || (keyed && version === current && other[2] === undefined)) {

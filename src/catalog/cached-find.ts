@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ADAPTERS } from '../core/formats/index.js';
 import { headFingerprint } from '../core/io/lines.js';
@@ -37,7 +37,7 @@ export interface FindOptions {
  */
 export async function findInCache(cachePath: string, locations: Locations, id: string, options: FindOptions = {}): Promise<CachedFind | null> {
   if (locations.within !== undefined) return null;
-  const index = options.synchronous === true ? CacheFileIndex.readSync(cachePath) : await CacheFileIndex.open(cachePath);
+  const index = options.synchronous === true ? CacheFileIndex.keyedSync(cachePath) : await CacheFileIndex.open(cachePath);
   if (index === null) return null;
   const { entries: seeds, file } = seedsOf(index, id, locations.cwd);
   if (seeds === null || seeds.length === 0 || seeds.some((entry) => entry.session === null || entry.store)) return null;
@@ -93,6 +93,8 @@ function seedsOf(index: CacheFileIndex, query: string, cwd: string): { readonly 
   const byId = index.entriesOf(query);
   if (byId === null || byId.length > 0) return { entries: byId, file: null };
   const file = resolve(cwd, query);
+  // No such file: no row holds it (sessionsHoldingPath), and the keyed index need not read the whole cache to say so.
+  if (!existsSync(file)) return { entries: [], file: null };
   const entry = index.entryByFirstPath(file);
   if (entry?.session == null) return { entries: [], file: null };
   // Paths are written whole as JSON strings: a file of this name closes one with its name and the quote.

@@ -113,13 +113,15 @@ describe('CatalogCache', () => {
     await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.folds', 'a.json'), '{}');
     await writeFile(join(dir, 'cache', 'catalog-v3-0123456789abcdef.jsonl'), '{"version":3}\n{"end":0}\n');
     await writeFile(join(dir, 'cache', 'catalog-v2.jsonl'), '{"version":2}\n{"end":0}\n');
+    await writeFile(join(dir, 'cache', 'catalog-v2.keys'), '{}');
     await writeFile(join(dir, 'cache', 'catalog-v1.json'), '{"version":1,"entries":[]}');
     await writeFile(join(dir, 'cache', 'catalog-v1.head.json'), '{}');
     const cache = await CatalogCache.load(current);
     await scanCatalog(locations(), { cache });
     await cache.save();
     const { readdir } = await import('node:fs/promises');
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}.jsonl`]);
+    // Its keys index (cache-keys-index.ts) is written with it.
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}.jsonl`, `catalog-v${CACHE_VERSION}.keys`]);
   });
 
   it('is one file per set of locations: the same folders in any order share it, another home has its own', () => {
@@ -144,7 +146,7 @@ describe('CatalogCache', () => {
     await scanCatalog(locations(), { cache });
     await cache.save({ sessions: [], scopeDir: dir });
     const name = path.slice(join(dir, 'cache').length + 1);
-    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}-0123456789abcdef.jsonl`, name, name.replace('.jsonl', '.head.json')].sort());
+    expect((await readdir(join(dir, 'cache'))).sort()).toEqual([`catalog-v${CACHE_VERSION}-0123456789abcdef.jsonl`, name, name.replace('.jsonl', '.head.json'), name.replace('.jsonl', '.keys')].sort());
   });
 
   it('saves a first screen: the newest rows, newest first', async () => {

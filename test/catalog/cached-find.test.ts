@@ -87,7 +87,7 @@ describe('show of a full id from the cache', () => {
     for (const row of all) {
       const found = await findInCache(home.cachePath, home.locations, row.id);
       const open = vi.spyOn(CacheFileIndex, 'open');
-      const read = vi.spyOn(CacheFileIndex, 'readSync');
+      const read = vi.spyOn(CacheFileIndex, 'keyedSync');
       const lookups = vi.spyOn(CacheFileIndex.prototype, 'entriesOf');
       try {
         const synchronous = await findInCache(home.cachePath, home.locations, row.id, { synchronous: true });
