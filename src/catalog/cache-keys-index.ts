@@ -2,12 +2,12 @@
 // hold each id, parent id, lineage, cwd and folder, so that `show <id>` reads a few lines of the cache by position
 // instead of reading the whole file (11 MB at 10k sessions) and searching it for those bytes.
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fstatSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readAtSync } from '../core/io/lines.js';
 import { openRegularWithStatsSync, readRegularBytesSync } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
-import { fileIdentity } from './cache-lines-index.js';
+import { fileIdentity, writeNumbersFile } from './cache-lines-index.js';
 
 const NEWLINE = 0x0a;
 
@@ -155,26 +155,7 @@ export class KeysCollector {
     const header = Buffer.from(
       `${JSON.stringify({ version: KEYS_VERSION, identity, size: this.offset, head: this.head.digest('hex'), tail: digestOf(Buffer.from(lines > 0 ? this.tail : '')), lines, keys: keys.length, numbers: digestOf(numberBytes), table: this.table })}\n`,
     );
-    const numbersAt = Math.ceil(header.length / 8) * 8;
-    const out = Buffer.alloc(numbersAt + numbers.byteLength, 0x20);
-    header.copy(out, 0);
-    numberBytes.copy(out, numbersAt);
-    const temp = `${path}.tmp-${process.pid}`;
-    try {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // no leftover
-      }
-      writeFileSync(temp, out, { flag: 'wx', mode: 0o600 });
-      renameSync(temp, path);
-    } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // nothing written
-      }
-    }
+    writeNumbersFile(path, header, numberBytes);
   }
 }
 

@@ -124,15 +124,23 @@ export function writeLinesIndex(path: string, identity: string, lines: LinesOfCa
   const { bytes, table, starts, ends, plain, escaped } = lines;
   const { head, tail } = edgesOf(bytes, starts, ends);
   const header = Buffer.from(`${JSON.stringify({ version: LINES_VERSION, identity, size: bytes.length, head: digestOf(head), tail: digestOf(tail), lines: starts.length, plain: plain.length, table, escaped: [...escaped] })}\n`);
-  const numbersAt = Math.ceil(header.length / 8) * 8;
   const count = 2 * starts.length + plain.length;
   const numbers = new Float64Array(count);
   numbers.set(starts, 0);
   numbers.set(ends, starts.length);
   numbers.set(plain, 2 * starts.length);
-  const out = Buffer.alloc(numbersAt + 8 * count, 0x20);
+  writeNumbersFile(path, header, Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength));
+}
+
+/**
+ * Write a cache's index at `path`: the `header` line, then `numbers` (Float64 bytes) from a multiple of 8, so a reader
+ * can view them in place. Temp file + rename; a failure only costs the next open a whole read of the cache.
+ */
+export function writeNumbersFile(path: string, header: Buffer, numbers: Buffer): void {
+  const numbersAt = Math.ceil(header.length / 8) * 8;
+  const out = Buffer.alloc(numbersAt + numbers.length, 0x20);
   header.copy(out, 0);
-  Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength).copy(out, numbersAt);
+  numbers.copy(out, numbersAt);
   const temp = `${path}.tmp-${process.pid}`;
   try {
     try {
