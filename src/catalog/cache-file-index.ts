@@ -99,10 +99,7 @@ export class CacheFileIndex {
       closeSync(fd);
       return CacheFileIndex.of(path, bytes!);
     }
-    // It reads the file's lines from this descriptor from now on.
-    const reader: LineReader = { fd, size: keys.size };
-    LINE_READERS.register(reader, fd, reader);
-    const index = new CacheFileIndex(path, null, keys.table, keys.starts, keys.ends, reader);
+    const index = CacheFileIndex.readingLines(path, fd, keys);
     index.keys = keys;
     return index;
   }
@@ -150,11 +147,16 @@ export class CacheFileIndex {
       saved = null;
     }
     if (saved === null) return null;
-    const reader: LineReader = { fd, size: saved.size };
-    LINE_READERS.register(reader, fd, reader);
-    const index = new CacheFileIndex(path, null, saved.table, saved.starts, saved.ends, reader);
+    const index = CacheFileIndex.readingLines(path, fd, saved);
     index.firstPaths = { plain: saved.plain, escaped: saved.escaped };
     return index;
+  }
+
+  /** The index of the file open at `fd` from what an index beside it says of its lines: it reads them from `fd` from now on. */
+  private static readingLines(path: string, fd: number, saved: Pick<SavedLines, 'size' | 'table' | 'starts' | 'ends'>): CacheFileIndex {
+    const reader: LineReader = { fd, size: saved.size };
+    LINE_READERS.register(reader, fd, reader);
+    return new CacheFileIndex(path, null, saved.table, saved.starts, saved.ends, reader);
   }
 
   /**

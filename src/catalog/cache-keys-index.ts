@@ -4,12 +4,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { readAtSync } from '../core/io/lines.js';
 import { openRegularWithStatsSync, readRegularBytesSync } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
-import { fileIdentity, writeNumbersFile } from './cache-lines-index.js';
-
-const NEWLINE = 0x0a;
+import { digestOf, edgesOfFileHold, fileIdentity, readNumbersFile, writeNumbersFile } from './cache-lines-index.js';
 
 /** The keys index of a cache file: beside it, under its name. */
 export function keysIndexPath(cachePath: string): string {
@@ -247,10 +244,6 @@ function stringClose(line: string, from: number): number {
   return -1;
 }
 
-function digestOf(bytes: Buffer): string {
-  return createHash('sha1').update(bytes).digest('hex');
-}
-
 /** A keys index read for the cache file open at `fd` (see readKeysIndex). */
 export interface SavedKeys {
   readonly size: number;
@@ -266,40 +259,26 @@ export interface SavedKeys {
  * identity, and the bytes before its first entry line and after its last) and is whole; null otherwise.
  */
 export function readKeysIndex(cachePath: string, fd: number): SavedKeys | null {
-  let bytes: Buffer;
+  let file: ReturnType<typeof readNumbersFile>;
   try {
-    bytes = readRegularBytesSync(keysIndexPath(cachePath));
+    file = readNumbersFile(readRegularBytesSync(keysIndexPath(cachePath)));
   } catch {
     return null;
   }
-  const newline = bytes.indexOf(NEWLINE);
-  if (newline === -1) return null;
-  let header: { version?: unknown; identity?: unknown; size?: unknown; head?: unknown; tail?: unknown; lines?: unknown; keys?: unknown; numbers?: unknown; table?: unknown };
-  try {
-    header = JSON.parse(bytes.toString('utf8', 0, newline)) as typeof header;
-  } catch {
-    return null;
-  }
-  const { size, lines, keys, table, head, tail } = header ?? {};
-  if (header?.version !== KEYS_VERSION || header.identity !== fileIdentity(fd) || typeof size !== 'number' || typeof head !== 'string' || typeof tail !== 'string') return null;
+  if (file === null) return null;
+  const { header, numbers, numberBytes } = file;
+  const { size, lines, keys, table, head, tail } = header;
+  if (header.version !== KEYS_VERSION || header.identity !== fileIdentity(fd) || typeof size !== 'number' || typeof head !== 'string' || typeof tail !== 'string') return null;
   if (!Number.isInteger(lines) || !Number.isInteger(keys) || (lines as number) < 0 || (keys as number) < 0) return null;
   if (!Array.isArray(table) || !table.every((one) => typeof one === 'string')) return null;
   const lineCount = lines as number;
-  const numbersAt = Math.ceil((newline + 1) / 8) * 8;
-  const count = 2 * lineCount + (keys as number);
   // A line missed would change the row found: numbers damaged in place (the same length) are told by their digest.
-  if (bytes.length !== numbersAt + 8 * count || digestOf(bytes.subarray(numbersAt)) !== header.numbers) return null;
-  // Copied into numbers of their own (the read buffer need not start at a multiple of 8).
-  const numbers = new Float64Array(count);
-  new Uint8Array(numbers.buffer).set(bytes.subarray(numbersAt));
+  if (numbers.length !== 2 * lineCount + (keys as number) || digestOf(numberBytes) !== header.numbers) return null;
   const starts = numbers.subarray(0, lineCount);
   const ends = numbers.subarray(lineCount, 2 * lineCount);
   const sorted = numbers.subarray(2 * lineCount);
-  const headEnd = lineCount > 0 ? starts[0]! : size;
-  const tailStart = lineCount > 0 ? ends[lineCount - 1]! : size;
-  if (!(headEnd >= 0 && headEnd <= tailStart && tailStart <= size)) return null;
   try {
-    if (digestOf(readAtSync(fd, 0, headEnd)) !== head || digestOf(readAtSync(fd, tailStart, size - tailStart)) !== tail) return null;
+    if (!edgesOfFileHold(fd, size, starts, ends, head, tail)) return null;
   } catch {
     return null;
   }

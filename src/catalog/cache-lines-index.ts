@@ -36,7 +36,7 @@ export const LINE_READERS = new FinalizationRegistry<number>((fd) => {
 /** What a line index holds (see writeLinesIndex). */
 export interface SavedLines {
   readonly size: number;
-  /** Whether the file open at `fd` holds the bytes the index was made with around its entry lines (see `edgesOf`). */
+  /** Whether the file open at `fd` holds the bytes the index was made with around its entry lines (see `edgesOfFileHold`). */
   readonly edgesHold: (fd: number) => boolean;
   readonly table: readonly string[];
   readonly starts: Float64Array;
@@ -56,20 +56,14 @@ export function fileIdentity(fd: number): string {
 
 /** The line index at `path` when it was made for the file of `identity` and is whole; null otherwise. */
 export function readLinesIndex(path: string, identity: string): SavedLines | null {
-  const bytes = readRegularBytesSync(path);
-  const newline = bytes.indexOf(NEWLINE);
-  if (newline === -1) return null;
-  const header = JSON.parse(bytes.toString('utf8', 0, newline)) as { version?: unknown; identity?: unknown; size?: unknown; head?: unknown; tail?: unknown; lines?: unknown; plain?: unknown; table?: unknown; escaped?: unknown };
+  const file = readNumbersFile(readRegularBytesSync(path));
+  if (file === null) return null;
+  const { header, numbers } = file;
   const { size, lines, plain, table, escaped, head, tail } = header;
   if (typeof head !== 'string' || typeof tail !== 'string') return null;
   if (header.version !== LINES_VERSION || header.identity !== identity || typeof size !== 'number' || typeof lines !== 'number' || typeof plain !== 'number') return null;
   if (!Array.isArray(table) || !table.every((one) => typeof one === 'string') || !Array.isArray(escaped)) return null;
-  const numbersAt = Math.ceil((newline + 1) / 8) * 8;
-  const count = 2 * lines + plain;
-  if (!Number.isInteger(lines) || !Number.isInteger(plain) || lines < 0 || plain < 0 || bytes.length !== numbersAt + 8 * count) return null;
-  // Copied into numbers of their own (the read buffer need not start at a multiple of 8).
-  const numbers = new Float64Array(count);
-  new Uint8Array(numbers.buffer).set(bytes.subarray(numbersAt));
+  if (!Number.isInteger(lines) || !Number.isInteger(plain) || lines < 0 || plain < 0 || numbers.length !== 2 * lines + plain) return null;
   const byPath = new Map<string, number>();
   for (const pair of escaped as unknown[]) {
     if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'number') return null;
@@ -77,24 +71,49 @@ export function readLinesIndex(path: string, identity: string): SavedLines | nul
   }
   const starts = numbers.subarray(0, lines);
   const ends = numbers.subarray(lines, 2 * lines);
-  const edgesHold = (fd: number): boolean => {
-    const edges = edgesOf({ length: size, subarray: (from: number, to: number) => readAtSync(fd, from, Math.max(0, to - from)) }, starts, ends);
-    return digestOf(edges.head) === head && digestOf(edges.tail) === tail;
-  };
+  const edgesHold = (fd: number): boolean => edgesOfFileHold(fd, size, starts, ends, head, tail);
   return { size, edgesHold, table: table as string[], starts, ends, plain: numbers.subarray(2 * lines), escaped: byPath };
 }
 
 /**
- * The bytes of a cache file around its entry lines: before the first (its version and shared strings) and after the
- * last (its end line, which counts them). A line index holds digests of both: the file it was made for is told by
- * them as well as by its identity (an inode used again, a time within the clock's tick).
+ * A file writeNumbersFile wrote: its header line parsed, and its numbers, copied into numbers of their own (the read
+ * buffer need not start at a multiple of 8), with their bytes as read; null when it is not one.
  */
-function edgesOf(bytes: { readonly length: number; subarray(from: number, to: number): Buffer }, starts: ArrayLike<number>, ends: ArrayLike<number>): { readonly head: Buffer; readonly tail: Buffer } {
-  const lines = starts.length;
-  return { head: bytes.subarray(0, lines > 0 ? starts[0]! : bytes.length), tail: lines > 0 ? bytes.subarray(ends[lines - 1]!, bytes.length) : Buffer.alloc(0) };
+export function readNumbersFile(bytes: Buffer): { readonly header: Record<string, unknown>; readonly numbers: Float64Array; readonly numberBytes: Buffer } | null {
+  const newline = bytes.indexOf(NEWLINE);
+  if (newline === -1) return null;
+  let header: unknown;
+  try {
+    header = JSON.parse(bytes.toString('utf8', 0, newline));
+  } catch {
+    return null;
+  }
+  if (header === null || typeof header !== 'object') return null;
+  const numbersAt = Math.ceil((newline + 1) / 8) * 8;
+  if (bytes.length < numbersAt || (bytes.length - numbersAt) % 8 !== 0) return null;
+  const numberBytes = bytes.subarray(numbersAt);
+  const numbers = new Float64Array(numberBytes.length / 8);
+  new Uint8Array(numbers.buffer).set(numberBytes);
+  return { header: header as Record<string, unknown>, numbers, numberBytes };
 }
 
-function digestOf(bytes: Buffer): string {
+/**
+ * Whether the bytes of the file open at `fd` (of `size` bytes when its index was made) around its entry lines
+ * (`starts`, `ends`) still have the digests its index holds: before the first entry line (its version and shared
+ * strings) and after the last (its end line, which counts them). The file an index was made for is told by them as
+ * well as by its identity (an inode used again, a time within the clock's tick). Lines out of order or past `size`:
+ * not the file.
+ */
+export function edgesOfFileHold(fd: number, size: number, starts: ArrayLike<number>, ends: ArrayLike<number>, head: string, tail: string): boolean {
+  const lines = starts.length;
+  const headEnd = lines > 0 ? starts[0]! : size;
+  const tailStart = lines > 0 ? ends[lines - 1]! : size;
+  if (!(headEnd >= 0 && headEnd <= tailStart && tailStart <= size)) return false;
+  return digestOf(readAtSync(fd, 0, headEnd)) === head && digestOf(readAtSync(fd, tailStart, size - tailStart)) === tail;
+}
+
+/** A digest of bytes, as the indexes hold them. */
+export function digestOf(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
 }
 
@@ -112,6 +131,12 @@ export interface LinesOfCache {
   /** hash * LINE_SPAN + line, ascending (FirstPathLookups.plain). */
   readonly plain: Float64Array;
   readonly escaped: ReadonlyMap<string, number>;
+}
+
+/** The bytes of a cache file around its entry lines, whose digests its index holds (see edgesOfFileHold). */
+function edgesOf(bytes: Buffer, starts: ArrayLike<number>, ends: ArrayLike<number>): { readonly head: Buffer; readonly tail: Buffer } {
+  const lines = starts.length;
+  return { head: bytes.subarray(0, lines > 0 ? starts[0]! : bytes.length), tail: lines > 0 ? bytes.subarray(ends[lines - 1]!, bytes.length) : Buffer.alloc(0) };
 }
 
 /**
