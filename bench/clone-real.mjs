@@ -12,10 +12,9 @@
 // (the mix: templates per agent and release, counts, bytes, the big files). Deterministic for (N, seed, DIR).
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { REPO_ROOT as root, hasFlag, option as opt } from './lib.mjs';
+import { CLONE_VERSION, REPO_ROOT as root, hasFlag, option as opt } from './lib.mjs';
 
 const MiB = 1024 * 1024;
-export const CLONE_VERSION = 2;
 
 const N = Number(opt('--sessions', 10000));
 const OUT = resolve(opt('--out', join(root, 'bench', 'data', `real-${N}`)));
@@ -56,7 +55,7 @@ const addTemplate = (agent, path) => {
   // A paginated fork's history is in its parent's file, which a clone would not find.
   if (agent === 'codex' && text.includes('"history_base"')) return;
   const version = agent === 'codex' ? (/"cli_version":"([^"]+)"/.exec(text)?.[1] ?? (text.startsWith('{"id"') ? 'legacy' : '?')) : agent === 'claude' ? (/"version":"([^"]+)"/.exec(text)?.[1] ?? '?') : path.endsWith('.json') ? 'legacy json' : 'jsonl';
-  templates[agent].push({ path, text, version });
+  templates[agent].push({ agent, path, text, version });
 };
 for (const base of [CORPUS, join(FIXTURES, 'home'), join(FIXTURES, 'codex-synthetic')]) for (const p of walk(join(base, '.codex'), isRollout)) addTemplate('codex', p);
 for (const base of [CORPUS, join(FIXTURES, 'home'), join(FIXTURES, 'claude-synthetic')]) for (const p of walk(join(base, '.claude'), isClaudeSession)) addTemplate('claude', p);
@@ -92,9 +91,23 @@ function firstTime(text) {
 }
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 
+// claw's ids are not uuids but `session-<ms>-<counter>` (its generate_session_id), in the file (session_id) and
+// mostly in its name: a clone gets its own, `<ms>` moved to its start (the template's first id to `startMs`, the
+// next to `startMs + 1`, ...). Without it every clone of one template shared its ids: 714 conversations of one id
+// each at 100k, which no real home has (and which `sessions` rightly treats as one conversation in many files).
+const CLAW_ID = /session-(\d{13})(?=\D|$)/g;
+function clawIds(template, startMs) {
+  const mapped = new Map();
+  for (const match of `${basename(template.path)}\n${template.text}`.matchAll(CLAW_ID)) {
+    if (!mapped.has(match[1])) mapped.set(match[1], String(startMs + mapped.size));
+  }
+  return (text) => text.replace(CLAW_ID, (token, ms) => `session-${mapped.get(ms) ?? ms}`);
+}
+
 /** One clone: every uuid mapped for clone `i`, cwds moved under DIR/src/pK, dates moved to `startMs`. */
 function cloneText(template, i, startMs, cwd) {
   let text = template.text.replace(UUID, (uuid) => derivedUuid(`${uuid}:${i}`));
+  if (template.agent === 'claw') text = clawIds(template, startMs)(text);
   text = text.replaceAll('/home/dev/src/', `${cwd}/`);
   return shiftDates(text, startMs - firstTime(template.text));
 }
@@ -132,7 +145,7 @@ function place(agent, template, i, startMs) {
   // claw: its own file name (ids inside are not uuids), in a workspace of its own per clone.
   mkdirSync(cwd, { recursive: true });
   const at = template.path.search(/\/(?:\.claw|\.claude|\.port_sessions)\//);
-  return join(cwd, `c${i}`, template.path.slice(at + 1));
+  return join(cwd, `c${i}`, clawIds(template, startMs)(template.path.slice(at + 1)));
 }
 
 for (let i = 0; i < N; i++) {

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { median, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
+import { CLONE_VERSION, median, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as PRODUCT } from './lib.mjs';
 
 const N = Number(opt('--sessions', 10000));
 const RUNS = Number(opt('--runs', 3));
@@ -27,8 +27,6 @@ const log = (line) => process.stderr.write(`[exact-index] ${line}\n`);
 // ---------------------------------------------------------------- the home
 const home = join(BENCH, 'data', `real-${N}`);
 const manifestPath = join(home, 'manifest.json');
-/** Keep in step with CLONE_VERSION in clone-real.mjs (a script: importing it would run it). */
-const CLONE_VERSION = 2;
 // The 50/100/200 MB clones (a home made with --turn-shapes has the 20k- and 50k-turn sessions too).
 const wanted = (m) => m.version === CLONE_VERSION && m.sessions === N && m.big.length >= 3;
 if (!existsSync(manifestPath) || !wanted(JSON.parse(readFileSync(manifestPath, 'utf8')))) {

@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GENERATOR_VERSION } from './generate.mjs';
-import { REPO_ROOT as root, Tmux, hasFlag as flag, median, oneLine, option as opt, procMemory, rowsShown, sleepSync, sq, timeProcess } from './lib.mjs';
+import { CLONE_VERSION, REPO_ROOT as root, Tmux, hasFlag as flag, median, oneLine, option as opt, procMemory, rowsShown, sleepSync, sq, timeProcess } from './lib.mjs';
 
 const BENCH = join(root, 'bench');
 const WORK = join(BENCH, '.work');
@@ -504,7 +504,7 @@ function ensureReal(n) {
   const manifest = join(dir, 'manifest.json');
   const made = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : null;
   // Homes with big sessions carry the 20k- and 50k-turn Claude shapes since clone version 2.
-  if (made === null || made.sessions !== n || (n <= 10000 && !made.big.some((b) => b.turnsShape))) {
+  if (made === null || made.version !== CLONE_VERSION || made.sessions !== n || (n <= 10000 && !made.big.some((b) => b.turnsShape))) {
     log(`data: cloning ${n} real-shaped sessions into ${dir}`);
     const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(n), '--out', dir, ...(n <= 10000 ? ['--big', '--turn-shapes'] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error('clone-real.mjs failed');
@@ -772,7 +772,7 @@ function ensureRealHome(n) {
   const manifestPath = join(dir, 'manifest.json');
   if (existsSync(manifestPath)) {
     const m = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    if (m.sessions === n && m.big.length === 0) return { dir, manifest: m };
+    if (m.version === CLONE_VERSION && m.sessions === n && m.big.length === 0) return { dir, manifest: m };
   }
   log(`data: cloning ${n} real-shaped sessions into ${dir}`);
   const r = spawnSync(NODE, [join(BENCH, 'clone-real.mjs'), '--sessions', String(n), '--out', dir], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
