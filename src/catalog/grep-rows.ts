@@ -8,6 +8,7 @@ import type { CatalogCache } from './cache.js';
 import type { FileStamp } from './cache-entry.js';
 import type { SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { conversations, lineageLinker } from './merge-rows.js';
+import type { LineageVerdicts } from './lineage-verdicts.js';
 import { HeldSessions } from './native-held.js';
 import { cachedRow, toRow, type CatalogSession, type ScanContext } from './scan.js';
 
@@ -71,6 +72,8 @@ export class MatchRows {
      * sessions given; those whose lineage JS reads are returned.
      */
     private readonly takeHeldInto?: (into: HeldSessions) => readonly (readonly [number, SniffedLineage, SniffedStamps])[],
+    /** What an earlier grep was told of the unsniffed files' lineages (read before the cache is asked), and what this one is told. */
+    private readonly verdicts?: LineageVerdicts,
   ) {}
 
   /**
@@ -204,12 +207,21 @@ export class MatchRows {
     return new Set([index, ...sameIdAsOwn, ...(hint === null ? [] : indexes(sameId.get(group.agent)?.get(hint)))]);
   }
 
-  /** The unsniffed groups by their rows' lineage: told by the cache's bytes where it can (no row decoded), else summarised. */
+  /**
+   * The unsniffed groups by their rows' lineage: told by an earlier grep's verdict for the same stamps, or by the cache's
+   * bytes where it can (no row decoded), else summarised.
+   */
   private async unsniffedByLineage(indexes: readonly number[]): Promise<Map<string | undefined, (number | CatalogSession)[]>> {
     const cache = await this.loaded();
+    const verdicts = this.verdicts;
     const toldLineage = (index: number): { readonly lineage: string | undefined } | null | undefined => {
       const stamps = this.fileStamps(index);
-      return stamps === undefined ? undefined : cache?.cachedLineage(stamps);
+      if (stamps === undefined) return undefined;
+      const kept = verdicts?.told(stamps);
+      if (kept !== undefined) return kept;
+      const told = cache?.cachedLineage(stamps);
+      if (told !== undefined) verdicts?.note(stamps, told);
+      return told;
     };
     return byLineageOf(indexes, toldLineage, (index) => this.summarise(index));
   }

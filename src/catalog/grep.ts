@@ -18,6 +18,7 @@ import { stripControl } from '../core/text.js';
 import { notConversationPattern } from '../core/io/snippet.js';
 import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
 import { inheritedMatches } from './grep-inherited.js';
+import { LineageVerdicts, lineageVerdictsPath } from './lineage-verdicts.js';
 
 export type { GrepFound } from './grep-pool-events.js';
 export { GrepPool } from './grep-pool.js';
@@ -100,8 +101,10 @@ export interface GrepResult {
 export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   const memoPath = options.walkMemo;
   const run = async (): Promise<GrepResult> => {
-    if (memoPath === undefined) return (await grepIn(locations, text, options, null, null)) as GrepResult;
+    if (memoPath === undefined) return (await grepIn(locations, text, options, null, null, undefined)) as GrepResult;
     const key = walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent));
+    // Beside the memo: what the cache told of the lineages heads do not show, by their files' stamps.
+    const verdicts = new LineageVerdicts(lineageVerdictsPath(memoPath), key);
     // The memo's files are searched at once, while its answers are checked (see grepIn's `verify`); when one no
     // longer holds, that search is dropped unreported and the walks run.
     let memo = new WalkMemo(memoPath, key);
@@ -112,14 +115,15 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
       // read (the rest of the memo is parsed meanwhile).
       const native = searchEngine(options) === 'native';
       const check = native ? nativeAnswersHold : undefined;
-      let result = known.read(native ? nativeAnswersHoldLater : undefined) ? await grepIn(locations, text, options, known, () => known.verify(check)) : STALE;
+      let result = known.read(native ? nativeAnswersHoldLater : undefined) ? await grepIn(locations, text, options, known, () => known.verify(check), verdicts) : STALE;
       if (result === STALE) {
         memo.stopRecording();
         memo = new WalkMemo(memoPath, key);
         memo.startRecording();
-        result = await grepIn(locations, text, options, memo, null);
+        result = await grepIn(locations, text, options, memo, null, verdicts);
       }
       memo.save();
+      verdicts.save();
       return result as GrepResult;
     } finally {
       memo.stopRecording();
@@ -174,9 +178,16 @@ export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEve
  * One search. With `verify` (a memo `read` but not checked): the memo's files are searched at once, and the answers
  * are checked meanwhile (on another thread when the native engine began it as the memo was read, else on this one;
  * the search runs on others); nothing is reported until they hold, and when one does not the search stops and
- * resolves to STALE.
+ * resolves to STALE. `verdicts`: what an earlier grep was told of the lineages heads do not show (MatchRows).
  */
-async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean | Promise<boolean>) | null): Promise<GrepResult | typeof STALE> {
+async function grepIn(
+  locations: Locations,
+  text: string,
+  options: GrepOptions,
+  memo: WalkMemo | null,
+  verify: (() => boolean | Promise<boolean>) | null,
+  verdicts: LineageVerdicts | undefined,
+): Promise<GrepResult | typeof STALE> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
@@ -207,7 +218,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
   // It holds the lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it).
   // The lineages the native engine holds (of sessions that matched nothing) are read only when a row needs its family.
-  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? (into) => pool.takeHeld(into) : undefined);
+  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? (into) => pool.takeHeld(into) : undefined, verdicts);
   /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
   const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
   const ownMatches = new Map<number, GrepFound>();

@@ -7,6 +7,7 @@ import { readRegularBytesSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
 import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
+import { lineageVerdictsPath } from './lineage-verdicts.js';
 import type { Locations } from './locations.js';
 
 /**
@@ -63,7 +64,7 @@ export function defaultWalkMemoPath(
  * Beside `path` (a default path's name: `grep-walk-v<N>-<locations>-<run>.json`), once it is written: the memos earlier
  * versions kept for the same locations (`grep-walk-v<N>-<locations>.json` and `grep-walk-v<N>-<locations>-<run>.json`:
  * no run reads them again, 23.6 MB at 100k sessions each), and this version's of the same locations past the newest
- * WALK_MEMOS_KEPT. Nothing else.
+ * WALK_MEMOS_KEPT, each with its lineage verdicts (`lineageVerdictsPath`). Nothing else.
  */
 function removeStaleMemos(path: string): void {
   const named = /^grep-walk-v(\d+)-([0-9a-f]+)-[0-9a-f]+\.json$/.exec(basename(path));
@@ -72,10 +73,13 @@ function removeStaleMemos(path: string): void {
   const runs = new RegExp(`^grep-walk-v${VERSION}-${named[2]}-[0-9a-f]+\\.json$`);
   const earlierRuns = new RegExp(`^grep-walk-v(\\d+)-${named[2]}-[0-9a-f]+\\.json$`);
   const remove = (name: string): void => {
-    try {
-      unlinkSync(join(folder, name));
-    } catch {
-      // gone already, or not ours to remove
+    // A memo's lineage verdicts go with it.
+    for (const gone of [name, basename(lineageVerdictsPath(name))]) {
+      try {
+        unlinkSync(join(folder, gone));
+      } catch {
+        // gone already, or not ours to remove
+      }
     }
   };
   for (let version = 1; version < VERSION; version++) remove(`grep-walk-v${version}-${named[2]}.json`);

@@ -11,6 +11,7 @@ import type * as Scan from '../../src/catalog/scan.js';
 import type * as Formats from '../../src/core/formats/index.js';
 import type * as WalkFs from '../../src/core/io/walk-fs.js';
 import type * as WalkMemo from '../../src/catalog/walk-memo.js';
+import type * as Verdicts from '../../src/catalog/lineage-verdicts.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
 import { importBuilt } from '../helpers/built-dist.js';
@@ -22,6 +23,7 @@ let scan: typeof Scan;
 let formats: typeof Formats;
 let walkFs: typeof WalkFs;
 let memoModule: typeof WalkMemo;
+let verdictsModule: typeof Verdicts;
 let dir: string;
 
 beforeAll(async () => {
@@ -30,6 +32,7 @@ beforeAll(async () => {
   formats = await importBuilt<typeof Formats>('core', 'formats', 'index.js');
   walkFs = await importBuilt<typeof WalkFs>('core', 'io', 'walk-fs.js');
   memoModule = await importBuilt<typeof WalkMemo>('catalog', 'walk-memo.js');
+  verdictsModule = await importBuilt<typeof Verdicts>('catalog', 'lineage-verdicts.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
 });
 afterEach(() => {
@@ -236,7 +239,7 @@ describe('grep with a walk memo', () => {
     }
   });
 
-  it(`keeps the newest ${4} memos of the same locations, and removes the older ones once it writes its own`, async () => {
+  it(`keeps the newest ${4} memos of the same locations (with their lineage verdicts), and removes the older ones once it writes its own`, async () => {
     expect(memoModule.WALK_MEMOS_KEPT).toBe(4);
     const home = await settledHome('home-k');
     const env = { XDG_CACHE_HOME: join(dir, 'k') };
@@ -249,9 +252,12 @@ describe('grep with a walk memo', () => {
       await search(home, 'a', memo, true, cwd);
       // written in this order, a minute apart (the clock of a fast run can give two the same mtime)
       await utimes(memo, hourAgo + 60 * at, hourAgo + 60 * at);
+      // the verdicts a grep of Claude's sessions keeps beside it
+      await writeFile(verdictsModule.lineageVerdictsPath(memo), '{}');
     }
     const left = (await readdir(join(otherLocations, '..'))).filter((name) => name.startsWith('grep-walk-'));
-    expect(left.sort()).toEqual([...memos.slice(-4).map(([, memo]) => memo), otherLocations].map((path) => path.split('/').at(-1)).sort());
+    const keptMemos = memos.slice(-4).flatMap(([, memo]) => [memo, verdictsModule.lineageVerdictsPath(memo)]);
+    expect(left.sort()).toEqual([...keptMemos, otherLocations].map((path) => path.split('/').at(-1)).sort());
     // A memo kept is read: no walk.
     expect((await search(home, 'a', memos[2]![1], true, '/c')).walks).toBe(0);
   });
