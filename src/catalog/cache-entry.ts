@@ -28,9 +28,10 @@ export interface CacheEntry {
 /** The entry of these stamps (the first path is the key it is stored under). */
 export function makeEntry(stamps: readonly FileStamp[], session: CatalogSession | null, fold?: number): CacheEntry {
   const [, size, mtimeMs, fingerprint] = stamps[0]!;
-  const entry = { session, size, mtimeMs, fingerprint };
-  const more = stamps.length > 1 ? { more: stamps.slice(1) } : {};
-  return fold === undefined ? { ...entry, ...more } : { ...entry, ...more, fold };
+  // Most entries are one file without a fold: one object literal, no copies (80k made by a grep at 100k sessions).
+  if (stamps.length === 1) return fold === undefined ? { session, size, mtimeMs, fingerprint } : { session, size, mtimeMs, fingerprint, fold };
+  const more = stamps.slice(1);
+  return fold === undefined ? { session, size, mtimeMs, fingerprint, more } : { session, size, mtimeMs, fingerprint, more, fold };
 }
 
 /** An entry's stamps, first file first. */

@@ -18,16 +18,8 @@ export function jsonStringEnd(bytes: Buffer, open: number, end: number): number 
 
 /** firstPathSpan of the line [start, end) of bytes (native/cache-index.c answers the same). */
 export function firstPathSpanIn(bytes: Buffer, start: number, end: number): FirstPathSpan | null {
-  // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
-  // native call costs more than the few bytes it looks at.
-  let open: number;
-  if (bytesAt(bytes, start, end, NONE_OPENING)) open = start + NONE_OPENING.length - 1;
-  else if (bytesAt(bytes, start, end, STORE_OPENING)) open = start + STORE_OPENING.length - 1;
-  else {
-    const key = firstIndexOf(bytes, PATHS_KEY, start, end);
-    if (key === -1) return null;
-    open = key + PATHS_KEY.length - 1;
-  }
+  const open = firstPathOpening(bytes, start, end);
+  if (open === -1) return null;
   let hash = HASH_SEED;
   let escaped = false;
   let close = open + 1;
@@ -39,6 +31,16 @@ export function firstPathSpanIn(bytes: Buffer, start: number, end: number): Firs
   }
   if (close >= end) return null;
   return { open, close, escaped, hash: hash & HASH_MASK };
+}
+
+/** Where the first path of the line [start, end) of bytes opens (its quote), or -1 when it is not where expected. */
+export function firstPathOpening(bytes: Buffer, start: number, end: number): number {
+  // Byte tests in JS, not Buffer calls: this runs once per entry of the file (100k at 100k sessions), and each
+  // native call costs more than the few bytes it looks at.
+  if (bytesAt(bytes, start, end, NONE_OPENING)) return start + NONE_OPENING.length - 1;
+  if (bytesAt(bytes, start, end, STORE_OPENING)) return start + STORE_OPENING.length - 1;
+  const key = firstIndexOf(bytes, PATHS_KEY, start, end);
+  return key === -1 ? -1 : key + PATHS_KEY.length - 1;
 }
 
 /**
@@ -130,4 +132,22 @@ export function onlyPlaceOf(bytes: Buffer, needle: Buffer, from: number, end: nu
 
 export function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
   return bytes.length - at >= prefix.length && bytes.compare(prefix, 0, prefix.length, at, at + prefix.length) === 0;
+}
+
+/** Where a path's UTF-8 bytes are put for a lookup (firstLineOf): longer ones (past 4 KiB) get a buffer of their own. */
+export const pathBytes = Buffer.alloc(4096);
+
+/** A character JSON writes escaped (JSON.stringify: a quote, a backslash, a control character) or a lone surrogate's half. */
+// eslint-disable-next-line no-control-regex -- the characters JSON.stringify escapes
+export const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** The first place in `plain` (ascending) holding `key` or more. */
+export function firstWithKey(plain: Float64Array, key: number): number {
+  let low = 0;
+  for (let high = plain.length; low < high; ) {
+    const middle = (low + high) >>> 1;
+    if (plain[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -108,11 +108,14 @@ export class CatalogCache {
     const known = this.byFirstPath.get(first);
     if (known !== undefined || this.source === null) return known;
     if (this.lastDecoded?.[0] === first) return this.lastDecoded[1];
-    const found = this.source.entryByFirstPath(first, this.keepDecoded);
-    if (found === undefined) return undefined;
-    if (this.keepDecoded) this.byFirstPath.set(first, found.entry);
-    else this.lastDecoded = [first, found.entry];
-    return found.entry;
+    if (!this.keepDecoded) {
+      const found = this.source.entryOnlyByFirstPath(first);
+      if (found !== undefined) this.lastDecoded = [first, found];
+      return found;
+    }
+    const found = this.source.entryByFirstPath(first);
+    if (found !== undefined) this.byFirstPath.set(first, found.entry);
+    return found?.entry;
   }
 
   /** A reader about to look up `count` entries: a lazy cache reads its whole file now when that costs less (CacheFileIndex.expectLookups). */

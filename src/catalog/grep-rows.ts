@@ -109,6 +109,7 @@ export class MatchRows {
 
   private indexLineages(): void {
     const pending = this.unindexed;
+    if (pending.length === 0) return;
     this.unindexed = [];
     for (const [index, lazy] of pending) {
       const sniffed = typeof lazy === 'function' ? lazy() : lazy;
@@ -193,8 +194,19 @@ export class MatchRows {
 
   /** The row linked to its lineage family at once, when the family is known or can be told without a wait (see `withLineage`); else undefined. */
   withLineageNow(row: CatalogSession): CatalogSession | undefined {
-    if (row.lineage === undefined) return row;
-    return this.familyNow(row.lineage)?.(row);
+    const lineage = row.lineage;
+    if (lineage === undefined) return row;
+    const made = this.linkers.get(lineage);
+    if (made !== undefined || this.families.has(lineage)) return made?.(row);
+    const members = this.membersNow(lineage);
+    if (members === undefined) return undefined;
+    // A family of this row's conversation alone (every one of 37k at 100k sessions) links it to nothing, as
+    // lineageLinker would: no linker, promise or map entries are made for it (told again if another row asks).
+    if (members.every((member) => member.id === row.id)) return row;
+    const link = lineageLinker(members);
+    this.linkers.set(lineage, link);
+    this.families.set(lineage, Promise.resolve(link));
+    return link(row);
   }
 
   /** The groups of a group's conversation: under its row's id (`ownKey`) and under the id its file names suggest (`hint`), itself among them. */
@@ -355,12 +367,10 @@ export class MatchRows {
   }
 
   /**
-   * `familyOf`'s linker at once, when it is made or every member's summary can be told at once (`summaryNow`), once
-   * the unsniffed groups' lineages are known; undefined when not (then `familyOf`).
+   * The members `familyOf` links a lineage's rows to, at once, when every member's summary can be told at once
+   * (`summaryNow`), once the unsniffed groups' lineages are known; undefined when not (then `familyOf`).
    */
-  private familyNow(lineage: string): ((row: CatalogSession) => CatalogSession) | undefined {
-    const made = this.linkers.get(lineage);
-    if (made !== undefined || this.families.has(lineage)) return made;
+  private membersNow(lineage: string): CatalogSession[] | undefined {
     this.takeHeld();
     this.familiesWanted = true;
     this.indexLineages();
@@ -373,10 +383,7 @@ export class MatchRows {
       if (member === undefined) return undefined;
       if (member !== null && member.lineage === lineage) members.push(member);
     }
-    const link = lineageLinker(members);
-    this.linkers.set(lineage, link);
-    this.families.set(lineage, Promise.resolve(link));
-    return link;
+    return members;
   }
 }
 
