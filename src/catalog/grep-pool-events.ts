@@ -38,3 +38,31 @@ export interface PoolEvents {
   readonly onBatch: (cwds: readonly string[], lineages: readonly (readonly [number, SniffedLineage, SniffedStamps])[], held?: number) => Promise<GrepItem[]>;
   readonly onProblem: (problem: Problem) => void;
 }
+
+/**
+ * Pool events held until `open` says whether they may be reported: replayed in order when it says yes, dropped when
+ * it says no (a batch's further work is then none). Exported for tests.
+ */
+export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEvents {
+  let state: boolean | null = null;
+  const held: (() => void)[] = [];
+  void open.then((ok) => {
+    state = ok;
+    const waiting = held.splice(0);
+    if (ok) for (const release of waiting) release();
+  });
+  const later = (release: () => void): void => {
+    if (state === true) release();
+    else if (state === null) held.push(release);
+  };
+  return {
+    onMatch: (index, found, stamps) => later(() => events.onMatch(index, found, stamps)),
+    onProblem: (problem) => later(() => events.onProblem(problem)),
+    onBatch: (cwds, lineages, held) =>
+      new Promise((resolve, reject) => {
+        if (state === false) resolve([]);
+        else later(() => events.onBatch(cwds, lineages, held).then(resolve, reject));
+        void open.then((ok) => (ok ? undefined : resolve([])));
+      }),
+  };
+}

@@ -12,15 +12,16 @@ import type { Locations } from './locations.js';
 import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
 import { newestFirst } from './merge-rows.js';
 import { describeError } from '../core/errors.js';
-import { type PackedPaths, WalkMemo, walkMemoKey } from './walk-memo.js';
+import { type PackedPaths, type RootWalk, WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, nativeAnswersHoldLater, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
 import { stripControl } from '../core/text.js';
 import { notConversationPattern } from '../core/io/snippet.js';
-import type { GrepFound, PoolEvents, SniffedLineage, SniffedStamps } from './grep-pool-events.js';
+import { gatedEvents, type GrepFound, type PoolEvents, type SniffedLineage, type SniffedStamps } from './grep-pool-events.js';
 import { inheritedMatches } from './grep-inherited.js';
 import { LineageVerdicts, lineageVerdictsPath } from './lineage-verdicts.js';
 
 export type { GrepFound } from './grep-pool-events.js';
+export { gatedEvents } from './grep-pool-events.js';
 export { GrepPool } from './grep-pool.js';
 
 export interface GrepOptions {
@@ -147,47 +148,12 @@ const ROW_WINDOW = 64;
 const STALE = Symbol('stale walk memo');
 
 /**
- * Pool events held until `open` says whether they may be reported: replayed in order when it says yes, dropped when
- * it says no (a batch's further work is then none). Exported for tests.
- */
-export function gatedEvents(open: Promise<boolean>, events: PoolEvents): PoolEvents {
-  let state: boolean | null = null;
-  const held: (() => void)[] = [];
-  void open.then((ok) => {
-    state = ok;
-    const waiting = held.splice(0);
-    if (ok) for (const release of waiting) release();
-  });
-  const later = (release: () => void): void => {
-    if (state === true) release();
-    else if (state === null) held.push(release);
-  };
-  return {
-    onMatch: (index, found, stamps) => later(() => events.onMatch(index, found, stamps)),
-    onProblem: (problem) => later(() => events.onProblem(problem)),
-    onBatch: (cwds, lineages, held) =>
-      new Promise((resolve, reject) => {
-        if (state === false) resolve([]);
-        else later(() => events.onBatch(cwds, lineages, held).then(resolve, reject));
-        void open.then((ok) => (ok ? undefined : resolve([])));
-      }),
-  };
-}
-
-/**
  * One search. With `verify` (a memo `read` but not checked): the memo's files are searched at once, and the answers
  * are checked meanwhile (on another thread when the native engine began it as the memo was read, else on this one;
  * the search runs on others); nothing is reported until they hold, and when one does not the search stops and
  * resolves to STALE. `verdicts`: what an earlier grep was told of the lineages heads do not show (MatchRows).
  */
-async function grepIn(
-  locations: Locations,
-  text: string,
-  options: GrepOptions,
-  memo: WalkMemo | null,
-  verify: (() => boolean | Promise<boolean>) | null,
-  verdicts: LineageVerdicts | undefined,
-): Promise<GrepResult | typeof STALE> {
+async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean | Promise<boolean>) | null, verdicts: LineageVerdicts | undefined): Promise<GrepResult | typeof STALE> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
@@ -272,12 +238,22 @@ async function grepIn(
   // Each root once: by its spelling, then by its real path (a folder reached through a symlink and through its real
   // path is searched once, under the first spelling met), and only when it is one of the agent's roots.
   const seenRoots = new Map<Agent, Set<string>>();
-  const discoverOnce = async (adapter: FormatAdapter, root: string): Promise<Found> => {
+  /** A root's groups: at once (no promise) when the walk memo knows them (the engine starts on the first root's while the memo's others are made: MemoRoot), else by a walk. */
+  const discoverOnce = (adapter: FormatAdapter, root: string): Found | Promise<Found> => {
     let seen = seenRoots.get(adapter.agent);
     if (seen === undefined) seenRoots.set(adapter.agent, (seen = new Set()));
     if (seen.has(root)) return NOTHING_FOUND;
     seen.add(root);
     const known = memo?.rootWalk(adapter.agent, root);
+    if (known === undefined || (known.isRoot && known.real !== null && known.groups === undefined)) return discoverWalked(adapter, root, seen, known);
+    const real = known.isRoot ? known.real : null;
+    if (real === null || seen.has(`\0${real}`)) return NOTHING_FOUND;
+    seen.add(`\0${real}`);
+    // Names (Codex's session_index.jsonl) are only for rows: the root's files are searched without waiting for them.
+    namesLoaded.push(context.loadNames(adapter, root));
+    return { groups: known.groups!, packed: known.packed };
+  };
+  const discoverWalked = async (adapter: FormatAdapter, root: string, seen: Set<string>, known: RootWalk | undefined): Promise<Found> => {
     const isRoot = known?.isRoot ?? (await (adapter.discovery?.isRoot ?? isDirectory)(root));
     const real = !isRoot ? null : known !== undefined ? known.real : await walkFs.realpath(root).catch(() => null);
     if (real === null || seen.has(`\0${real}`)) {
@@ -287,7 +263,6 @@ async function grepIn(
     seen.add(`\0${real}`);
     // Names (Codex's session_index.jsonl) are only for rows: the root's files are searched without waiting for them.
     namesLoaded.push(context.loadNames(adapter, root));
-    if (known?.groups !== undefined) return { groups: known.groups, packed: known.packed };
     const found = await discoverRoot(adapter, root, walkReport);
     memo?.rememberRoot(adapter.agent, root, { isRoot, real, groups: found });
     return { groups: found };
@@ -305,11 +280,16 @@ async function grepIn(
             memo?.rememberCandidates(adapter.agent, roots);
             return roots;
           });
-    // The roots are known only when the candidates are: the pool waits for them (an empty item list) meanwhile.
+    // The roots are known only when the candidates are: the pool waits for them (an empty item list) meanwhile. A root
+    // the walk memo knows goes to the search at once.
     const rootWalks = candidates.then((roots) =>
       Promise.all(
         roots.map((root) => {
           const walk = discoverOnce(adapter, root);
+          if (!(walk instanceof Promise)) {
+            pool.expect(add(walk.groups, walk.packed));
+            return walk.groups;
+          }
           pool.expect(walk.then((found) => add(found.groups, found.packed)));
           return walk.then((found) => found.groups);
         }),

@@ -154,7 +154,8 @@ export class WalkMemo {
 
   /**
    * Read the memo (its answers are not checked yet: `verify`); it stays empty when the file is missing, malformed or
-   * another run's. True when it holds what earlier walks found. `startCheck` may start checking the answers as soon as
+   * another run's. True when it holds what earlier walks found (each root's groups are checked when first asked for, and
+   * every root's by `verify`). `startCheck` may start checking the answers as soon as
    * they are read, before the roots are (the native engine's `nativeAnswersHoldLater`, on another thread; null: it
    * cannot): `verify` then waits for that check.
    */
@@ -187,6 +188,8 @@ export class WalkMemo {
    * a check `read` started is waited for instead.
    */
   verify(check?: (answers: readonly WalkAnswer[]) => boolean | null): boolean | Promise<boolean> {
+    // Every root's groups are made by now (those not asked for yet too): a memo one of whose roots is not whole is stale.
+    for (const walk of this.roots.values()) if (walk instanceof MemoRoot && !walk.holds()) return false;
     return this.pending ?? check?.(this.answers) ?? this.answers.every(walkAnswerHolds);
   }
 
@@ -439,7 +442,53 @@ function groupsOf(agent: Agent, root: string, saved: unknown, listed: readonly s
   return { groups, packed: { bytes: memo.bytes, start: memo.starts[from]!, end: memo.starts[end]!, counts: counts as number[] | null } };
 }
 
-/** The roots' line and the paths after it (`bytes`: every one of them, nothing else; see SavedGroups). */
+/**
+ * A root's groups as a memo saved them, made (and checked: `groupsOf`) when first asked for: grep hands the first root's
+ * to the engine while the others are still to be made. `holds` says whether they are the memo's (`WalkMemo.verify`
+ * asks it of every root before anything found in them is reported); a root whose groups are not has none.
+ */
+class MemoRoot implements RootWalk {
+  private made: { readonly groups: SessionFileGroup[]; readonly packed: PackedPaths } | null | undefined;
+
+  constructor(
+    readonly isRoot: boolean,
+    readonly real: string | null,
+    private readonly agent: Agent,
+    private readonly root: string,
+    private readonly saved: unknown,
+    private readonly listed: readonly string[],
+    private readonly memo: MemoPaths,
+    private readonly from: number,
+  ) {}
+
+  get groups(): readonly SessionFileGroup[] {
+    return this.make()?.groups ?? [];
+  }
+
+  get packed(): PackedPaths | undefined {
+    return this.make()?.packed;
+  }
+
+  holds(): boolean {
+    return this.make() !== null;
+  }
+
+  private make(): { readonly groups: SessionFileGroup[]; readonly packed: PackedPaths } | null {
+    if (this.made === undefined) {
+      try {
+        this.made = groupsOf(this.agent, this.root, this.saved, this.listed, this.memo, this.from);
+      } catch {
+        this.made = null;
+      }
+    }
+    return this.made;
+  }
+}
+
+/**
+ * The roots' line and the paths after it (`bytes`: every one of them, nothing else; see SavedGroups). Each root's groups
+ * are made when first asked for (MemoRoot); how many paths each root has is checked here.
+ */
 function parseRoots(value: unknown, listed: readonly string[], bytes: Buffer): Map<string, RootWalk> | null {
   const memo = Array.isArray(value) ? memoPaths(bytes) : null;
   if (memo === null) return null;
@@ -453,10 +502,11 @@ function parseRoots(value: unknown, listed: readonly string[], bytes: Buffer): M
       roots.set(`${agent}\0${root}`, { isRoot, real });
       continue;
     }
-    const found = groupsOf(agent, root, groups, listed, memo, from);
-    if (found === null) return null;
-    from += (groups as SavedGroups)[0].length;
-    roots.set(`${agent}\0${root}`, { isRoot, real, groups: found.groups, packed: found.packed });
+    if (!Array.isArray(groups) || groups.length !== 4 || !Array.isArray(groups[0])) return null;
+    const count = (groups[0] as unknown[]).length;
+    if (from + count > memo.paths.length) return null;
+    roots.set(`${agent}\0${root}`, new MemoRoot(isRoot, real, agent, root, groups, listed, memo, from));
+    from += count;
   }
   return from === memo.paths.length ? roots : null;
 }

@@ -388,6 +388,49 @@ describe('a memo read', () => {
     const groups = saved.roots.reduce((sum, root) => sum + (Array.isArray(root[4]) ? (root[4] as unknown[][])[2]!.length : 0), 0);
     expect(taken.mock.calls.reduce((sum, [sessions]) => sum + sessions.count, 0)).toBe(groups);
   });
+
+  it("makes a root's groups when they are first asked for: a memo with a forged later root reads, gives the others', and is stale", async () => {
+    const home = await settledHome('home-l');
+    const memo = join(dir, 'l', 'walk.json');
+    await search(home, 'a', memo);
+    const saved = await readMemo(memo);
+    const withGroups = saved.roots.flatMap((root, at) => (Array.isArray(root[4]) && (root[4] as unknown[][])[0]!.length > 0 ? [at] : []));
+    expect(withGroups.length).toBeGreaterThan(1);
+    // The last root with groups names a file in a folder no walk listed.
+    const last = withGroups.at(-1)!;
+    const listed = saved.header.answers.filter((answer) => answer[0] === 'd').length;
+    const [folders, ...rest] = saved.roots[last]![4] as [number[], ...unknown[]];
+    await writeMemo(memo, { ...saved, roots: saved.roots.map((root, k) => (k === last ? [...root.slice(0, 4), [[listed, ...folders.slice(1)], ...rest]] : root)) });
+    const key = JSON.parse(JSON.stringify(saved.header.key)) as string;
+    const read = new memoModule.WalkMemo(memo, key);
+    expect(read.read()).toBe(true);
+    const first = saved.roots[withGroups[0]!]!;
+    expect(read.rootWalk(first[0] as never, first[1] as string)?.groups?.length).toBe((first[4] as unknown[][])[2]!.length);
+    expect(read.rootWalk(saved.roots[last]![0] as never, saved.roots[last]![1] as string)?.groups).toEqual([]);
+    expect(read.verify()).toBe(false);
+    // A search from it walks again, and finds what the walks find.
+    const plain = await search(home, 'a');
+    const found = await search(home, 'a', memo, true);
+    expect(found.rows).toEqual(plain.rows);
+    expect(found.walks).toBeGreaterThan(0);
+  });
+
+  it("hands a memo root's files to the native engine before the memo's later roots are looked at", async () => {
+    const nativeGrep = await importBuilt<typeof import('../../src/catalog/native-grep.js')>('catalog', 'native-grep.js');
+    if (process.env.SESSIONS_GREP_ENGINE === 'js' || nativeGrep.nativeSearchAddon() === null) return;
+    const home = await settledHome('home-o');
+    const memo = join(dir, 'o', 'walk.json');
+    await search(home, 'a', memo);
+    const plain = await search(home, 'a');
+    // A root is looked at when its names are read (ScanContext.loadNames, once per root found).
+    const taken = vi.spyOn(nativeGrep.NativeGrepPool.prototype, 'takePacked');
+    const looked = vi.spyOn(scan.ScanContext.prototype, 'loadNames');
+    expect(await search(home, 'a', memo, true)).toEqual({ rows: plain.rows, walks: 0 });
+    const roots = looked.mock.invocationCallOrder;
+    expect(roots.length).toBeGreaterThan(1);
+    // The first root's files went to the engine before the next root was looked at.
+    expect(roots.filter((at) => at < taken.mock.invocationCallOrder[0]!)).toHaveLength(1);
+  });
 });
 
 describe('synchronous walks', () => {
