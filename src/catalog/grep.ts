@@ -3,10 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ADAPTERS, notConversationSources } from '../core/formats/index.js';
 import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
-import { type Agent, unkeptSessionKey } from '../core/model.js';
+import type { Agent } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
 import { GrepPool } from './grep-pool.js';
-import { MatchRows } from './grep-rows.js';
+import { MatchRows, ReportedRows } from './grep-rows.js';
 import type { GrepItem, GrepStamp, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
 import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
@@ -311,11 +311,10 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   });
 
   let matched = 0;
-  const emitted = new Set<string>();
+  const emitted = new ReportedRows();
   const emit = (row: CatalogSession, what: GrepFound): void => {
-    const key = unkeptSessionKey(row);
-    if (signal?.aborted || emitted.has(key) || (options.accept && !options.accept(row))) return;
-    emitted.add(key);
+    if (signal?.aborted || emitted.has(row) || (options.accept && !options.accept(row))) return;
+    emitted.add(row);
     matched++;
     options.onMatch(row, what);
   };

@@ -4,10 +4,10 @@ import { statSync } from 'node:fs';
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CatalogCache } from '../../src/catalog/cache.js';
 import type { GrepStamp } from '../../src/catalog/grep-worker.js';
-import { MatchRows } from '../../src/catalog/grep-rows.js';
+import { MatchRows, ReportedRows } from '../../src/catalog/grep-rows.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from '../../src/catalog/scan.js';
 import type { SessionFileGroup } from '../../src/core/formats/types.js';
@@ -86,6 +86,30 @@ describe('rows made at once from the catalog cache', () => {
     expect(linkedNow.filter((row) => row !== null && row !== undefined && row.agent === 'claude').length).toBeGreaterThan(0);
   });
 
+  it('tells a row alone by the lookups of its id and hint once a merged row was made for another conversation', async () => {
+    const { groups, context } = await discovered();
+    const reference = matchRows(groups, context);
+    await reference.row(0);
+    const alone = groups.map((_, index) => reference.rowNow(index));
+    const { groups: again, context: other } = await discovered();
+    // A second copy of one group: its conversation is now two groups, which `row` merges (kept under their keys).
+    const copied = alone.findIndex((row) => row !== undefined && row !== null);
+    const rows = matchRows([...again, { ...again[copied]! }], other);
+    await rows.row(0);
+    expect(rows.rowNow(copied)).toBeUndefined();
+    expect(await rows.row(copied)).not.toBeNull();
+    const related = vi.spyOn(MatchRows.prototype as unknown as { related: () => Set<number> }, 'related');
+    try {
+      const made = again.map((_, index) => (index === copied ? alone[index] : rows.rowNow(index)));
+      expect(made).toEqual(alone);
+      expect(alone.filter((row) => row !== undefined).length).toBeGreaterThan(groups.length / 2);
+      // Without a set of the conversation's groups made for each row.
+      expect(related).not.toHaveBeenCalled();
+    } finally {
+      related.mockRestore();
+    }
+  });
+
   it('leaves a changed file to `row`, which reads it again', async () => {
     const { groups, context } = await discovered();
     const index = groups.findIndex((group) => group.agent === 'codex' && group.paths.length === 1);
@@ -102,5 +126,23 @@ describe('rows made at once from the catalog cache', () => {
     const read = await after.row(index);
     expect(read).not.toBeNull();
     expect(read!.id).toBe(cached!.id);
+  });
+});
+
+describe('the rows a search reported', () => {
+  const row = (agent: 'codex' | 'claude', id: string, host?: string): CatalogSession => ({ agent, id, ...(host === undefined ? {} : { host }) }) as CatalogSession;
+
+  it('tells each conversation once, by machine, agent and id', () => {
+    const reported = new ReportedRows();
+    expect(reported.has(row('codex', 'a'))).toBe(false);
+    reported.add(row('codex', 'a'));
+    expect(reported.has(row('codex', 'a'))).toBe(true);
+    // Another agent's, or another machine's, session of the same id is another row.
+    expect(reported.has(row('claude', 'a'))).toBe(false);
+    expect(reported.has(row('codex', 'a', 'box'))).toBe(false);
+    reported.add(row('codex', 'a', 'box'));
+    expect(reported.has(row('codex', 'a', 'box'))).toBe(true);
+    expect(reported.has(row('codex', 'a', 'other'))).toBe(false);
+    expect(reported.has(row('codex', 'b'))).toBe(false);
   });
 });
