@@ -94,7 +94,9 @@ const pad = (n, w = 2) => String(n).padStart(w, '0');
 // claw's ids are not uuids but `session-<ms>-<counter>` (its generate_session_id), in the file (session_id) and
 // mostly in its name: a clone gets its own, `<ms>` moved to its start (the template's first id to `startMs`, the
 // next to `startMs + 1`, ...). Without it every clone of one template shared its ids: 714 conversations of one id
-// each at 100k, which no real home has (and which `sessions` rightly treats as one conversation in many files).
+// each at 100k, which no real home has (and which `sessions` rightly treats as one conversation in many files). Each
+// clone was in a workspace of its own too (10k workspaces of one session at 100k: 17.7k folders for the browser to
+// watch); a project's claw sessions now share its workspace.
 const CLAW_ID = /session-(\d{13})(?=\D|$)/g;
 function clawIds(template, startMs) {
   const mapped = new Map();
@@ -125,7 +127,7 @@ const manifest = { version: CLONE_VERSION, sessions: N, seed: SEED, templates: {
 for (const agent of Object.keys(templates)) {
   manifest.templates[agent] = templates[agent].map((t) => ({ file: relative(root, t.path).startsWith('..') ? t.path : relative(root, t.path), version: t.version, bytes: Buffer.byteLength(t.text) }));
 }
-// The mix: Codex 45 %, Claude 45 %, claw 10 % (claw workspaces hold few sessions each).
+// The mix: Codex 45 %, Claude 45 %, claw 10 % (in the projects' workspaces: ~50 claw sessions each at 100k).
 const agentOf = (i) => (i % 20 < 9 ? 'codex' : i % 20 < 18 ? 'claude' : 'claw');
 const uuidOfFile = (path) => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(path)?.[1];
 
@@ -142,10 +144,15 @@ function place(agent, template, i, startMs) {
     const id = derivedUuid(`${uuidOfFile(template.path)}:${i}`);
     return join(OUT, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`);
   }
-  // claw: its own file name (ids inside are not uuids), in a workspace of its own per clone.
+  // claw: in its project's workspace (pK/.claw/sessions, as claw keeps a project's sessions), under its own ids; a name
+  // that holds no id (session-newer.jsonl) gets the clone's number, as two such files cannot share a folder.
   mkdirSync(cwd, { recursive: true });
   const at = template.path.search(/\/(?:\.claw|\.claude|\.port_sessions)\//);
-  return join(cwd, `c${i}`, clawIds(template, startMs)(template.path.slice(at + 1)));
+  const relative = clawIds(template, startMs)(template.path.slice(at + 1));
+  CLAW_ID.lastIndex = 0;
+  const named = CLAW_ID.test(basename(relative)) ? relative : relative.replace(/(\.jsonl?)$/, `-c${i}$1`);
+  CLAW_ID.lastIndex = 0;
+  return join(cwd, named);
 }
 
 for (let i = 0; i < N; i++) {
@@ -154,7 +161,7 @@ for (let i = 0; i < N; i++) {
   const template = list[Math.floor(i / 20) % list.length];
   const startMs = END_MS - Math.floor(((i * 7919 + SEED * 104729) % 1_000_003) / 1_000_003 * YEAR_MS);
   const cwd = join(OUT, 'src', `p${i % 200}`);
-  const text = cloneText(template, i, startMs, agent === 'claw' ? join(cwd, `c${i}`) : cwd);
+  const text = cloneText(template, i, startMs, cwd);
   const path = place(agent, template, i, startMs);
   writeFile(path, text, startMs + 60_000);
   manifest.counts[agent]++;

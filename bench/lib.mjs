@@ -13,9 +13,9 @@ export const PRODUCT_ROOT = resolve(process.env.SESSIONS_BENCH_PRODUCT || resolv
 
 /** The checkout the bench scripts are in: its bench/data, test/fixtures and bin/. */
 export const REPO_ROOT = resolve(BENCH_DIR, '..');
-/** The homes bench/clone-real.mjs makes (manifest.json's `version`): a home of another version is made again. 3: claw
- * clones have their own session ids. */
-export const CLONE_VERSION = 3;
+/** The homes bench/clone-real.mjs makes (manifest.json's `version`): a home of another version is made again. 4: claw
+ * clones have their own session ids and share their projects' workspaces (3: their own ids, a workspace each). */
+export const CLONE_VERSION = 4;
 
 /** A module of the measured build's dist/ (`catalog/scan.js`), imported. */
 export function loadProduct(rel) {
