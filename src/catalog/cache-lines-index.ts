@@ -3,7 +3,8 @@
 // file it was made from, so that a grep matching a few sessions reads a few MB and the lines it looks up, not the
 // whole cache (68 MB at 100k sessions, read and walked for each grep).
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
+import { replaceCacheFileSync } from '../core/io/atomic.js';
 import { readAtSync } from '../core/io/lines.js';
 import { readOpenBytesSync, readRegularBytesSync } from '../core/io/regular.js';
 
@@ -166,20 +167,5 @@ export function writeNumbersFile(path: string, header: Buffer, numbers: Buffer):
   const out = Buffer.alloc(numbersAt + numbers.length, 0x20);
   header.copy(out, 0);
   numbers.copy(out, numbersAt);
-  const temp = `${path}.tmp-${process.pid}`;
-  try {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // no leftover
-    }
-    writeFileSync(temp, out, { flag: 'wx', mode: 0o600 });
-    renameSync(temp, path);
-  } catch {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // nothing written
-    }
-  }
+  replaceCacheFileSync(path, out);
 }

@@ -3,8 +3,8 @@
 // each looked up in the catalog cache on every grep (its entry line found and read). Kept beside the walk memo with the
 // stamps it was told for, so that a later grep compares the engine's stamps with them instead; a file with other
 // stamps (changed) is looked up as before, and the file is written again.
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateFolder, replaceCacheFileSync } from '../core/io/atomic.js';
 import { readRegularBytesSync } from '../core/io/regular.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION } from './cache-file.js';
@@ -61,23 +61,7 @@ export class LineageVerdicts {
   save(): void {
     if (!this.noted) return;
     const text = JSON.stringify({ version: VERSION, cache: CACHE_VERSION, key: this.key, files: this.kept });
-    const temp = `${this.path}.tmp-${process.pid}`;
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      try {
-        unlinkSync(temp);
-      } catch {
-        // no leftover
-      }
-      writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
-      renameSync(temp, this.path);
-    } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // nothing written
-      }
-    }
+    if (makePrivateFolder(dirname(this.path))) replaceCacheFileSync(this.path, text);
   }
 
   private read(): Map<string, { readonly stamp: SavedFile; readonly verdict: LineageVerdict }> {

@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFileGroup } from '../core/formats/types.js';
+import { makePrivateFolder, replaceCacheFileSync } from '../core/io/atomic.js';
 import { readRegularBytesSync } from '../core/io/regular.js';
 import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } from '../core/io/walk-fs.js';
 import { AGENTS, type Agent } from '../core/model.js';
@@ -260,24 +261,7 @@ export class WalkMemo {
     // Two lines, then the paths: the answers' check can start once the first is parsed (see `read`).
     const lines = `${JSON.stringify({ version: VERSION, key: this.key, answers, candidates: [...this.candidates] })}\n${JSON.stringify(roots)}\n`;
     const text = `${lines}${paths.join('')}`;
-    const temp = `${this.path}.tmp-${process.pid}`;
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      try {
-        unlinkSync(temp);
-      } catch {
-        // no leftover
-      }
-      writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
-      renameSync(temp, this.path);
-      removeStaleMemos(this.path);
-    } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // nothing written
-      }
-    }
+    if (makePrivateFolder(dirname(this.path)) && replaceCacheFileSync(this.path, text)) removeStaleMemos(this.path);
   }
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { access, link, lstat, mkdir, open, readdir, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeError, errorCode } from '../errors.js';
@@ -25,6 +25,42 @@ export async function createFileAtomic(path: string, data: Buffer | string | rea
     // A failed write (a full disk) leaves no empty folder behind: those it made go again, if still empty.
     if (firstMade !== undefined) await removeEmptyFolders(dir, firstMade);
     throw error;
+  }
+}
+
+/** `dir` and its missing parents made (mode 0700) or already there; false when they could not be. */
+export function makePrivateFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replace `path` with `data` where a failure costs nothing but a later read (a cache's side file: a walk memo, an
+ * index): written to `<path>.tmp-<pid>` (O_EXCL, mode 0600, after removing one a killed run of this pid left), then
+ * renamed over it. No fsync. False, and no temp file left, when any step failed.
+ */
+export function replaceCacheFileSync(path: string, data: string | Buffer): boolean {
+  const temp = `${path}.tmp-${process.pid}`;
+  try {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // no leftover
+    }
+    writeFileSync(temp, data, { flag: 'wx', mode: 0o600 });
+    renameSync(temp, path);
+    return true;
+  } catch {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // nothing written
+    }
+    return false;
   }
 }
 
