@@ -288,15 +288,15 @@ export class CacheFileIndex {
    * The entry keyed by this first path (a lookup of `CatalogCache.lazy`), undefined when there is none or it does
    * not decode. Entry lines name their first path early (`{"id":…,"agent":…,"paths":["…"`, `{"none":[["…"`,
    * `{"store":[["…"`): one pass over the lines maps those to where the lines start; an entry whose key turns out to
-   * be another of its paths is not used (its files are then read, as for a session the cache does not know).
-   * `keep` false: the decoded entry is not kept here (a caller that asks once for each: grep's 80k rows at 100k).
+   * be another of its paths is not used (its files are then read, as for a session the cache does not know). A caller
+   * that asks once for each (grep's 80k rows at 100k) takes `entryOnlyByFirstPath`, which keeps nothing.
    */
-  entryByFirstPath(path: string, keep = true): CachedEntry | undefined {
+  entryByFirstPath(path: string): CachedEntry | undefined {
     const at = this.firstLineOf(path);
     if (at === -1) return undefined;
     const line = this.lineOf(at);
     const base = this.lineBase(at, line);
-    const entry = this.decodeLine(this.entryStarts[at]!, line, base, base + this.entryEnds[at]! - this.entryStarts[at]!, keep);
+    const entry = this.decodeLine(this.entryStarts[at]!, line, base, base + this.entryEnds[at]! - this.entryStarts[at]!);
     return entry?.firstPath === path ? entry : undefined;
   }
 
@@ -519,34 +519,36 @@ export class CacheFileIndex {
       // A line of another key of the same hash (or of a file changed since: its lines are cut short, none holds it).
       const found = line.subarray(base, end).indexOf(needle);
       if (found === -1 || (atLineStart && found !== 0)) continue;
-      const entry = this.decodeLine(this.entryStarts[at]!, line, base, end, true);
+      const entry = this.decodeLine(this.entryStarts[at]!, line, base, end);
       if (entry === null) return null;
       out.push(entry);
     }
     return out;
   }
 
-  /** `keep`: a decoded entry is kept for the next lookup of its line (false: the caller asks once; a failure is kept). */
-  private decodeLines(starts: readonly number[], keep = true): CachedEntry[] | null {
+  private decodeLines(starts: readonly number[]): CachedEntry[] | null {
     const out: CachedEntry[] = [];
     const bytes = this.bytes;
     for (const start of starts) {
       let end = bytes.indexOf(NEWLINE, start);
       if (end === -1) end = bytes.length;
-      const entry = this.decodeLine(start, bytes, start, end, keep);
+      const entry = this.decodeLine(start, bytes, start, end);
       if (entry === null) return null;
       out.push(entry);
     }
     return out;
   }
 
-  /** The entry line starting at `start` in the file, whose bytes are [from, to) of `bytes`, decoded (see decodeLines); null when it does not. */
-  private decodeLine(start: number, bytes: Buffer, from: number, to: number, keep: boolean): CachedEntry | null {
+  /**
+   * The entry line starting at `start` in the file, whose bytes are [from, to) of `bytes`, decoded (see decodeLines) and
+   * kept for the next lookup of its line; null when it does not.
+   */
+  private decodeLine(start: number, bytes: Buffer, from: number, to: number): CachedEntry | null {
     const known = this.decoded.get(start);
     if (known !== undefined) return known;
     const decoded = this.decodeBytes(start, bytes, from, to);
     const entry = decoded === null ? null : cachedEntry(decoded);
-    if (keep && entry !== null) this.decoded.set(start, entry);
+    if (entry !== null) this.decoded.set(start, entry);
     return entry;
   }
 
