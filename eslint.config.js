@@ -31,6 +31,12 @@ export default tseslint.config(
     },
   },
   {
+    // bin/ is CommonJS (bin/package.json): Node starts it without its ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: SAFE_OPEN_MODULES,
     rules: {

@@ -10,6 +10,5 @@ if [ -n "${NODE_EXTRA_CA_CERTS-}" ]; then
 fi
 exec node "$0" "$@"
 */
-import { start } from '../dist/bundle/start.js';
-
-await start(process.argv);
+// CommonJS (bin/package.json): Node starts it without its ES module loader. start() reports its own failures.
+require('../dist/bundle/start.cjs').start(process.argv);

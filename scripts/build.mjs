@@ -4,7 +4,7 @@
 // only when the browser opens, so `sessions list` never pays for Ink. Both write into a staging folder
 // that is moved into dist/ when the build is whole (swapIn). The commands that never open the TUI or the MCP server
 // run from a CommonJS bundle of the CLI as well (cli-commands.cjs), which src/start.ts (bin/sessions.js's first
-// module, bundled alone as start.js) compiles with V8's code cache.
+// module, bundled alone as start.cjs) compiles with V8's code cache.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +47,38 @@ const withoutDynamicImports = {
   },
 };
 
+/**
+ * Node's builtins that a command of the CommonJS bundle needs only on some paths (spawning an agent or ssh, the JS
+ * search engine's and the summaries' workers, a prompt, a digest), required when first used instead of at the bundle's
+ * top (esbuild keeps every import as a require() where its module starts): ~20 ms of each start that never uses them.
+ * A module importing one gets an object whose prototype's prototype requires the builtin on the first property asked
+ * for, then becomes the builtin (later lookups are plain prototype lookups). Two levels, because esbuild's __toESM
+ * copies a module's own properties (none here) onto an object made with the module's prototype.
+ */
+const LAZY_BUILTINS = ['child_process', 'worker_threads', 'crypto', 'perf_hooks', 'readline/promises'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(esbuild) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    esbuild.onResolve({ filter }, (args) =>
+      args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `const middle = Object.create(new Proxy(Object.create(null), {
+  get(_, name) {
+    if (name === '__esModule') return undefined;
+    const builtin = require(${JSON.stringify(`node:${args.path}`)});
+    Object.setPrototypeOf(middle, builtin);
+    return builtin[name];
+  },
+}));
+module.exports = Object.create(middle);
+`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Every file under `dir`, as paths relative to it. */
 function filesUnder(dir) {
   try {
@@ -63,7 +95,7 @@ function filesUnder(dir) {
 const MANIFEST = join('bundle', '.files.json');
 const ENTRY_POINTS = new Set([join('bundle', 'cli.js'), join('bundle', 'cli-commands.cjs'), join('bundle', 'grep-worker.js'), join('bundle', 'summary-worker.js')]);
 /** What bin/sessions.js imports, moved in last: the bundles it loads are whole when it is. */
-const START = join('bundle', 'start.js');
+const START = join('bundle', 'start.cjs');
 
 /**
  * Move a finished build from `staging` into `target` one file at a time (each rename atomic), so that dist/ is never
@@ -148,11 +180,25 @@ try {
     define: { ...define, 'import.meta.url': '__sessionsModuleUrl' },
     banner: { js: "const __sessionsModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
     external: ['react-devtools-core'],
-    plugins: [withoutDynamicImports],
+    plugins: [withoutDynamicImports, lazyBuiltins],
     logLevel: 'warning',
   });
-  // Alone (no chunk to load first): it only picks a bundle.
-  await build({ entryPoints: { start: 'src/start.ts' }, outdir: join(staging, 'bundle'), bundle: true, format: 'esm', platform: 'node', target: 'node20', minify, logLevel: 'warning' });
+  // Alone (no chunk to load first): it only picks a bundle. CommonJS, as bin/sessions.js is (bin/package.json): Node
+  // starts a CommonJS entry without its ES module loader (~10 ms of every start); the browser and `mcp` load that
+  // loader when they import() the ES module bundle.
+  await build({
+    entryPoints: { start: 'src/start.ts' },
+    outdir: join(staging, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify,
+    define: { 'import.meta.url': '__sessionsModuleUrl' },
+    banner: { js: "const __sessionsModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
   swapIn(staging, 'dist');
 } finally {
   rmSync(staging, { recursive: true, force: true });

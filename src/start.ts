@@ -3,7 +3,6 @@
 // cache folder: compiling the CLI's ~470 KB of code was 34-50 ms of each command's start, and Node 20 caches no ES
 // module's code. The browser and `mcp` load the ES module bundle (cli.js and its chunks; yoga's top-level await in
 // the TUI's chunk cannot be CommonJS), as does everything when the CommonJS bundle is missing (tsc's dist/).
-import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { homedir } from 'node:os';
@@ -20,8 +19,6 @@ export const COMMANDS_WITHOUT_TUI: ReadonlySet<string> = new Set(['list', 'grep'
 
 /** The CommonJS bundle is ~0.5 MB and a code cache about as big: anything far larger is not ours. */
 const MAX_BYTES = 64 << 20;
-/** A cache file starts with the key it was made for (sha-256: 32 bytes), then V8's data. */
-const KEY_BYTES = 32;
 
 /** What a load found: a code cache V8 used, one it rejected, or none (missing, unreadable, made for something else). */
 export type CodeCacheUse = 'used' | 'rejected' | 'none';
@@ -76,7 +73,9 @@ export function loadCommonJs(path: string, cacheFile: string | null): { readonly
   } catch {
     return null;
   }
-  const key = createHash('sha256').update(`${SESSIONS_VERSION}\0${process.versions.v8}\0`).update(source).digest();
+  // The key is the bundle's bytes themselves (compared at memcmp's speed), not a digest of them: a digest would load
+  // node:crypto (~5 ms of each start) for every command, most of which never use it.
+  const key = { head: Buffer.from(`${SESSIONS_VERSION}\0${process.versions.v8}\0`), source };
   const cachedData = cacheFile === null ? undefined : readCodeCache(cacheFile, key);
   const script = new Script(Module.wrap(source.toString('utf8')), {
     filename: path,
@@ -92,23 +91,31 @@ export function loadCommonJs(path: string, cacheFile: string | null): { readonly
   return { exports: module.exports, cache };
 }
 
+/** What a cache file is made for (it starts with these bytes): the version of `sessions` and V8's, then the bundle. */
+interface CodeCacheKey {
+  readonly head: Buffer;
+  readonly source: Buffer;
+}
+
 /** The V8 data of `file` when it was made for `key`; undefined when it is missing, unreadable or for something else. */
-function readCodeCache(file: string, key: Buffer): Buffer | undefined {
+function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefined {
   try {
-    const bytes = readRegularBytesSync(file, MAX_BYTES);
-    return bytes.length > KEY_BYTES && key.equals(bytes.subarray(0, KEY_BYTES)) ? bytes.subarray(KEY_BYTES) : undefined;
+    const bytes = readRegularBytesSync(file, 2 * MAX_BYTES);
+    const end = key.head.length + key.source.length;
+    const made = bytes.length > end && key.head.equals(bytes.subarray(0, key.head.length)) && key.source.equals(bytes.subarray(key.head.length, end));
+    return made ? bytes.subarray(end) : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** Write `script`'s code cache to `file` (temp + rename, mode 0600); nothing when its folder cannot be made or written. */
-function writeCodeCache(file: string, key: Buffer, script: Script): void {
+function writeCodeCache(file: string, key: CodeCacheKey, script: Script): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // 'wx': never through a file (or symlink) already at the temp name.
-    writeFileSync(temp, Buffer.concat([key, script.createCachedData()]), { mode: 0o600, flag: 'wx' });
+    writeFileSync(temp, Buffer.concat([key.head, key.source, script.createCachedData()]), { mode: 0o600, flag: 'wx' });
     renameSync(temp, file);
   } catch {
     try {

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { codeCachePath, COMMANDS_WITHOUT_TUI } from '../../src/start.js';
+import { SESSIONS_VERSION } from '../../src/version.js';
 import { FIXTURE_HOME, ROOT } from '../ui/helpers.js';
 
 let sandbox: string;
@@ -65,9 +66,10 @@ describe('the code cache of a CommonJS bundle', () => {
     const cacheFile = join(sandbox, 'cache', 'code.bin');
     await load(bundle, cacheFile);
     const good = await readFile(cacheFile);
-    // V8's data damaged after the key: V8 rejects it.
+    // V8's data damaged after the key (the versions, then the bundle's bytes), from its header on: V8 rejects it.
     const damaged = Buffer.from(good);
-    for (let i = 40; i < damaged.length; i += 7) damaged[i] = damaged[i]! ^ 0x5a;
+    const keyBytes = Buffer.byteLength(`${SESSIONS_VERSION}\0${process.versions.v8}\0`) + Buffer.byteLength(MODULE);
+    for (let i = keyBytes + 8; i < damaged.length; i += 7) damaged[i] = damaged[i]! ^ 0x5a;
     await writeFile(cacheFile, damaged);
     expect(await load(bundle, cacheFile)).toEqual({ cache: 'rejected', answer: expect.objectContaining({ value: 42 }) });
     expect(await load(bundle, cacheFile)).toMatchObject({ cache: 'used' });
@@ -111,6 +113,23 @@ describe('sessions', () => {
       for (let run = 0; run < 2; run++) expect(sorted(await node([BIN, ...words], env)), `${args[0]}, run ${run}`).toEqual(sorted(esm));
     }
     expect((await stat(cacheFile)).size).toBeGreaterThan(10_000);
+  });
+
+  it('starts a command as CommonJS, without the ES module loader and the builtins that command does not use', async () => {
+    // What Node loaded, as the process exits: each builtin module and each part of Node's own loaders.
+    const preload = join(sandbox, 'loaded.cjs');
+    await writeFile(preload, `process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));`);
+    const env = { XDG_CACHE_HOME: join(sandbox, 'cache') };
+    for (let run = 0; run < 2; run++) {
+      const listed = await node(['--require', preload, BIN, 'list', '--all', '--json', '--home', FIXTURE_HOME, '--claw-dir', join(sandbox, 'none')], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toHaveLength(JSON.parse((await node([BIN, 'list', '--all', '--json', '--no-cache', '--home', FIXTURE_HOME, '--claw-dir', join(sandbox, 'none')], env)).stdout).length);
+      const loaded = JSON.parse(/\nLOADED (.*)\n$/.exec(listed.stderr)![1]!) as string[];
+      expect(loaded, `run ${run}`).toContain('NativeModule fs');
+      for (const unused of ['internal/modules/esm/module_job', 'child_process', 'worker_threads', 'readline/promises']) {
+        expect(loaded, `run ${run}`).not.toContain(`NativeModule ${unused}`);
+      }
+    }
   });
 
   it('writes no code cache with --no-cache', async () => {
