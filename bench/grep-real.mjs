@@ -16,40 +16,41 @@
 //
 //   node bench/grep-real.mjs --home DIR [--runs 3] [--out FILE]
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { median, timeProcess, option as opt, BENCH_DIR as BENCH, PRODUCT_ROOT as root } from './lib.mjs';
 
 const args = process.argv.slice(2);
 if (args[0] === '--floor-child') {
-  // The least `sessions grep WORD` takes with its rows free, in one fresh process, in parts: the CLI's code loaded
-  // (dist/bundle/cli.js, as bin/sessions.js loads it; main not called), then `grepLocations` as the command calls it
-  // (the walk memo, the trigram maps beside the cache) but given `onFiles`: the matching files are found and no row
-  // is made. (Node's own start is timed apart, as `node -e 0`.)
-  const [, word, home, clawDir] = args;
+  // The least `sessions grep WORD` takes with its rows free, in one fresh process, in parts: the CLI's code loaded as
+  // the command loads it (a CommonJS bundle of it, built as dist/bundle/cli-commands.cjs is with the few functions
+  // called here exported too, compiled by dist/bundle/start.cjs's loader with the code cache an earlier run made; main
+  // not called), then `grepLocations` given the options the command gives it (the walk memo, the trigram maps and
+  // the catalog cache) and `onFiles`: the matching files are found and no row is made. (Node's start is timed apart,
+  // as `node -e 0`.)
+  const [, word, home, clawDir, bundle, codeCache] = args;
   const loading = performance.now();
-  await import(join(root, 'dist', 'bundle', 'cli.js'));
+  const { loadCommonJs } = createRequire(import.meta.url)(join(root, 'dist', 'bundle', 'start.cjs'));
+  const cli = loadCommonJs(bundle, codeCache).exports;
   const bundleMs = performance.now() - loading;
   const { homedir } = await import('node:os');
-  const { grepLocations } = await import(join(root, 'dist', 'catalog', 'grep.js'));
-  const { resolveLocations } = await import(join(root, 'dist', 'catalog', 'locations.js'));
-  const { defaultCachePath } = await import(join(root, 'dist', 'catalog', 'cache.js'));
-  const { defaultWalkMemoPath } = await import(join(root, 'dist', 'catalog', 'walk-memo.js'));
-  const { trigramMapsBeside } = await import(join(root, 'dist', 'catalog', 'native-grep.js'));
-  const locations = resolveLocations({ home, roots: { claw: [clawDir] } }, { env: process.env, homeDir: homedir(), cwd: process.cwd() });
+  const locations = cli.resolveLocations({ home, roots: { claw: [clawDir] } }, { env: process.env, homeDir: homedir(), cwd: process.cwd() });
+  const cachePath = cli.defaultCachePath(process.env, homedir(), locations);
   const options = {
     engine: 'native',
     walkSynchronously: true,
-    walkMemo: defaultWalkMemoPath(process.env, homedir(), locations),
-    trigrams: trigramMapsBeside(defaultCachePath(process.env, homedir(), locations)),
+    walkMemo: cli.defaultWalkMemoPath(process.env, homedir(), locations),
+    trigrams: cli.trigramMapsBeside(cachePath),
+    cache: async () => cli.CatalogCache.lazySync(cachePath),
     onMatch: () => undefined,
   };
   let files = 0;
   const started = performance.now();
-  await grepLocations(locations, word, { ...options, onFiles: () => files++ });
+  await cli.grepLocations(locations, word, { ...options, onFiles: () => files++ });
   process.stdout.write(`${JSON.stringify({ bundleMs, searchMs: performance.now() - started, files })}\n`);
   process.exit(0);
 }
@@ -102,6 +103,24 @@ const FIRST_WORD = 'qvzzkx-first-grep';
 const firstGrep = timeProcess(CLI, ['grep', FIRST_WORD, '--home', home, '--claw-dir', clawDir], { env, cwd: WORK });
 out.firstGrep = { word: FIRST_WORD, ms: Number(firstGrep.ms.toFixed(1)), cpuMs: firstGrep.cpuMs, load: load() };
 log(`first grep after list (walks, writes the walk memo and the trigram maps): ${out.firstGrep.ms} ms, CPU ${firstGrep.cpuMs} ms`);
+// The floor's code: the CLI's CommonJS bundle as scripts/build.mjs makes it, with what the floor calls exported too. Its
+// first run (untimed) writes the code cache the timed ones use, as the first grep did for the command.
+const floorBundle = join(xdg, 'grep-floor.cjs');
+const floorCodeCache = join(xdg, 'grep-floor.code-cache');
+const { build } = await import('esbuild');
+const { commonJsCliBuild } = await import(pathToFileURL(join(root, 'scripts', 'commonjs-bundle.mjs')).href);
+const floorEntry = [
+  "export * from './src/cli.ts';",
+  "export { grepLocations } from './src/catalog/grep.ts';",
+  "export { resolveLocations } from './src/catalog/locations.ts';",
+  "export { CatalogCache, defaultCachePath } from './src/catalog/cache.ts';",
+  "export { defaultWalkMemoPath } from './src/catalog/walk-memo.ts';",
+  "export { trigramMapsBeside } from './src/catalog/trigram-maps.ts';",
+].join('\n');
+const moduleUrl = pathToFileURL(join(root, 'dist', 'bundle', 'cli-commands.cjs')).href;
+await build(commonJsCliBuild({ stdin: { contents: floorEntry, resolveDir: root, loader: 'ts', sourcefile: 'grep-floor.ts' }, outfile: floorBundle }, { minify: true, moduleUrl }));
+const floorArgs = (word) => [fileURLToPath(import.meta.url), '--floor-child', word, home, clawDir, floorBundle, floorCodeCache];
+timeProcess(NODE, floorArgs(FIRST_WORD), { env: nodeEnv, cwd: WORK });
 for (const w of chosen) {
   const loadBefore = load();
   const procBefore = procLoad();
@@ -125,7 +144,7 @@ for (const w of chosen) {
     uu.push(timeProcess('rg', ['-l', '-F', '-uu', '--', w.word, ...dirs], { captureStdout: true }));
     plain.push(timeProcess('rg', ['-l', '-F', '--no-ignore-vcs', '--', w.word, ...dirs], { captureStdout: true }));
     bare.push(timeProcess(NODE, ['-e', '0'], { env: nodeEnv, cwd: WORK }));
-    const f = timeProcess(NODE, [fileURLToPath(import.meta.url), '--floor-child', w.word, home, clawDir], { env: nodeEnv, captureStdout: true, cwd: WORK });
+    const f = timeProcess(NODE, floorArgs(w.word), { env: nodeEnv, captureStdout: true, cwd: WORK });
     if (f.status !== 0) throw new Error(`the floor's process failed (${f.status}): ${f.stderr.slice(0, 400)}`);
     floors.push(JSON.parse(f.stdout.trim()));
   }

@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { commonJsCliBuild } from './commonjs-bundle.mjs';
 import { inkFrameCaches } from './ink-frame-caches.mjs';
 
 /**
@@ -27,55 +28,6 @@ const yogaWithoutFetch = {
       }
       return { contents: source.replace(YOGA_FETCH, 'true?Promise.resolve().then(function(){return wa()})'), loader: 'js' };
     });
-  },
-};
-
-/**
- * The CommonJS bundle holds no browser and no MCP server: src/start.ts sends those commands to the ES module bundle,
- * and the dynamic import()s of src/ (which load them: src/cli/browse.ts, src/cli/mcp.ts) become a module that says
- * so, instead of inlining Ink, React and yoga (whose top-level await CommonJS cannot hold).
- */
-const withoutDynamicImports = {
-  name: 'without-dynamic-imports',
-  setup(esbuild) {
-    const src = join(process.cwd(), 'src') + sep;
-    esbuild.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' && args.importer.startsWith(src) ? { path: args.path, namespace: 'esm-only' } : undefined));
-    esbuild.onLoad({ filter: /.*/, namespace: 'esm-only' }, (args) => ({
-      contents: `throw new Error(${JSON.stringify(`${args.path} is in the ES module bundle only (dist/bundle/cli.js; see src/start.ts)`)});`,
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * Node's builtins that a command of the CommonJS bundle needs only on some paths (spawning an agent or ssh, the JS
- * search engine's and the summaries' workers, a prompt, a digest), required when first used instead of at the bundle's
- * top (esbuild keeps every import as a require() where its module starts): ~20 ms of each start that never uses them.
- * A module importing one gets an object whose prototype's prototype requires the builtin on the first property asked
- * for, then becomes the builtin (later lookups are plain prototype lookups). Two levels, because esbuild's __toESM
- * copies a module's own properties (none here) onto an object made with the module's prototype.
- */
-const LAZY_BUILTINS = ['child_process', 'worker_threads', 'crypto', 'perf_hooks', 'readline/promises'];
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(esbuild) {
-    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
-    esbuild.onResolve({ filter }, (args) =>
-      args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
-    );
-    esbuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
-      contents: `const middle = Object.create(new Proxy(Object.create(null), {
-  get(_, name) {
-    if (name === '__esModule') return undefined;
-    const builtin = require(${JSON.stringify(`node:${args.path}`)});
-    Object.setPrototypeOf(middle, builtin);
-    return builtin[name];
-  },
-}));
-module.exports = Object.create(middle);
-`,
-      loader: 'js',
-    }));
   },
 };
 
@@ -167,22 +119,7 @@ try {
     plugins: [yogaWithoutFetch, inkFrameCaches],
     logLevel: 'warning',
   });
-  await build({
-    entryPoints: { 'cli-commands': 'src/cli.ts' },
-    outdir: join(staging, 'bundle'),
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    minify,
-    // The workers and the native engine are found next to the bundle, as from the ES module chunks beside it.
-    define: { ...define, 'import.meta.url': '__sessionsModuleUrl' },
-    banner: { js: "const __sessionsModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
-    external: ['react-devtools-core'],
-    plugins: [withoutDynamicImports, lazyBuiltins],
-    logLevel: 'warning',
-  });
+  await build(commonJsCliBuild({ entryPoints: { 'cli-commands': 'src/cli.ts' }, outdir: join(staging, 'bundle'), outExtension: { '.js': '.cjs' } }, { minify }));
   // Alone (no chunk to load first): it only picks a bundle. CommonJS, as bin/sessions.js is (bin/package.json): Node
   // starts a CommonJS entry without its ES module loader (~10 ms of every start); the browser and `mcp` load that
   // loader when they import() the ES module bundle.
