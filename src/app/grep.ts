@@ -34,14 +34,19 @@ export interface GrepRequest {
   /** Only these agents' sessions. */
   readonly agents?: readonly Agent[];
   /** Only rows this accepts (a cwd's). */
-  readonly accept?: (row: CatalogSession) => boolean;
+  readonly accept?: (row: RowPlace) => boolean;
   /** Each matching session as a row (the list's), as it is found. */
   readonly onRow?: (row: CatalogSession, found: GrepFound) => void;
+  /** This machine's matching sessions as printed lines instead of `onRow`'s rows (see GrepOptions.printed; `accept` judges them). */
+  readonly printed?: Omit<NonNullable<GrepOptions['printed']>, 'accept'>;
   /** Instead of rows: each matching session's files, as soon as they are found. */
   readonly onFiles?: (found: FilesFound) => void;
   /** This machine's search (a local place's): its locations, its cache, its walk memo, its trigram maps. */
   readonly local?: { readonly locations: Locations } & Pick<GrepOptions, 'cache' | 'walkMemo' | 'trigrams' | 'walkSynchronously' | 'onProblem'>;
 }
+
+/** What `accept` judges of a row (a made row's, or a printed line's). */
+export type RowPlace = Pick<CatalogSession, 'agent' | 'cwd' | 'host'>;
 
 export interface GrepDone {
   /** Sessions that matched (and were accepted). */
@@ -54,7 +59,7 @@ export interface GrepDone {
 /** Search `text` in every session of `place` (this machine's: in `request.local.locations`). */
 export async function grepPlace(place: Place, text: string, request: GrepRequest): Promise<GrepDone> {
   const agents = request.agents;
-  const accept = (row: CatalogSession): boolean => (agents === undefined || agents.includes(row.agent)) && (request.accept?.(row) ?? true);
+  const accept = (row: RowPlace): boolean => (agents === undefined || agents.includes(row.agent)) && (request.accept?.(row) ?? true);
   if (place.kind === 'host') {
     let matched = 0;
     const error = await grepWithHostSessions(place.host, place.settings, text, {
@@ -87,6 +92,7 @@ export async function grepPlace(place: Place, text: string, request: GrepRequest
     ...(request.readSnippets === false && place.kind === 'local' ? { readSnippets: false } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     onMatch: (row, found) => request.onRow?.(asRow(row), found),
+    ...(request.printed && place.kind === 'local' ? { printed: { ...request.printed, ...(request.accept || agents ? { accept } : {}) } } : {}),
     ...(onFiles
       ? {
           onFiles: (group, found) =>

@@ -1,8 +1,8 @@
 import { walkFs, whileWalkingSynchronously } from '../core/io/walk-fs.js';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ADAPTERS, notConversationSources } from '../core/formats/index.js';
-import type { ConversationText, FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
+import { notConversationSources } from '../core/formats/index.js';
+import type { FormatAdapter, Problem, SessionFileGroup } from '../core/formats/types.js';
 import type { Agent } from '../core/model.js';
 import type { CatalogCache } from './cache.js';
 import { GrepPool } from './grep-pool.js';
@@ -11,16 +11,17 @@ import type { GrepItem, GrepStamp, GrepWorkerData } from './grep-worker.js';
 import type { Locations } from './locations.js';
 import { candidateRoots, discoverRoot, isStoreGroup, ScanContext, selectedAdapters, type CatalogSession } from './scan.js';
 import { newestFirst } from './merge-rows.js';
-import { describeError } from '../core/errors.js';
 import { type PackedPaths, type RootWalk, WalkMemo, walkMemoKey } from './walk-memo.js';
 import { nativeAnswersHold, nativeAnswersHoldLater, NativeGrepPool, nativeSearchAddon, pruneTrigramMaps, type TrigramMaps } from './native-grep.js';
-import { stripControl } from '../core/text.js';
 import { notConversationPattern } from '../core/io/snippet.js';
 import { gatedEvents, type GrepFound, type PoolEvents, type SniffedLineage, type SniffedStamps } from './grep-pool-events.js';
 import { inheritedMatches } from './grep-inherited.js';
+import { searchStores } from './grep-stores.js';
 import { LineageVerdicts, lineageVerdictsPath } from './lineage-verdicts.js';
+import { PrintedRows, printedRowsPath, type PrintedRow } from './printed-rows.js';
 
 export type { GrepFound } from './grep-pool-events.js';
+export type { PrintedRow } from './printed-rows.js';
 export { gatedEvents } from './grep-pool-events.js';
 export { GrepPool } from './grep-pool.js';
 
@@ -44,6 +45,19 @@ export interface GrepOptions {
   readonly signal?: AbortSignal;
   /** Called as soon as a session is known to match (see `grepLocations` for the order). */
   readonly onMatch: (session: CatalogSession, found: GrepFound) => void;
+  /**
+   * Instead of rows: each matching session as its printed line (`onLine`, in `onMatch`'s order; `accept` judges it, not
+   * `GrepOptions.accept`). With a walk memo, the lines printed are kept beside it (PrintedRows) for the files whose row
+   * is alone, and a later search takes them for the same files unchanged instead of making their rows.
+   */
+  readonly printed?: {
+    /** The home the lines are made for (they name it ~), and the lines' format (another when `lineOf` changes). */
+    readonly home: string;
+    readonly format: string;
+    readonly lineOf: (row: CatalogSession) => string;
+    readonly onLine: (row: PrintedRow, found: GrepFound) => void;
+    readonly accept?: (row: PrintedRow) => boolean;
+  };
   /**
    * Instead of rows: each matching file group as soon as a worker finds it, not summarised (the browser has
    * every row already; summarising thousands of matches would take its thread). `onMatch` and `accept` are not used.
@@ -102,10 +116,12 @@ export interface GrepResult {
 export function grepLocations(locations: Locations, text: string, options: GrepOptions): Promise<GrepResult> {
   const memoPath = options.walkMemo;
   const run = async (): Promise<GrepResult> => {
-    if (memoPath === undefined) return (await grepIn(locations, text, options, null, null, undefined)) as GrepResult;
+    if (memoPath === undefined) return (await grepIn(locations, text, options, null, null, {})) as GrepResult;
     const key = walkMemoKey(locations, selectedAdapters(options.agents).map((adapter) => adapter.agent));
-    // Beside the memo: what the cache told of the lineages heads do not show, by their files' stamps.
+    // Beside the memo: what the cache told of the lineages heads do not show, by their files' stamps; the lines printed.
     const verdicts = new LineageVerdicts(lineageVerdictsPath(memoPath), key);
+    const printed = options.printed && new PrintedRows(printedRowsPath(memoPath), key, options.printed.home, options.printed.format);
+    const kept = { verdicts, ...(printed === undefined ? {} : { printed }) };
     // The memo's files are searched at once, while its answers are checked (see grepIn's `verify`); when one no
     // longer holds, that search is dropped unreported and the walks run.
     let memo = new WalkMemo(memoPath, key);
@@ -116,12 +132,12 @@ export function grepLocations(locations: Locations, text: string, options: GrepO
       // read (the rest of the memo is parsed meanwhile).
       const native = searchEngine(options) === 'native';
       const check = native ? nativeAnswersHold : undefined;
-      let result = known.read(native ? nativeAnswersHoldLater : undefined) ? await grepIn(locations, text, options, known, () => known.verify(check), verdicts) : STALE;
+      let result = known.read(native ? nativeAnswersHoldLater : undefined) ? await grepIn(locations, text, options, known, () => known.verify(check), kept) : STALE;
       if (result === STALE) {
         memo.stopRecording();
         memo = new WalkMemo(memoPath, key);
         memo.startRecording();
-        result = await grepIn(locations, text, options, memo, null, verdicts);
+        result = await grepIn(locations, text, options, memo, null, kept);
       }
       memo.save();
       verdicts.save();
@@ -151,9 +167,17 @@ const STALE = Symbol('stale walk memo');
  * One search. With `verify` (a memo `read` but not checked): the memo's files are searched at once, and the answers
  * are checked meanwhile (on another thread when the native engine began it as the memo was read, else on this one;
  * the search runs on others); nothing is reported until they hold, and when one does not the search stops and
- * resolves to STALE. `verdicts`: what an earlier grep was told of the lineages heads do not show (MatchRows).
+ * resolves to STALE. `kept.verdicts`: what an earlier grep was told of the lineages heads do not show (MatchRows);
+ * `kept.printed`: the lines an earlier grep printed (with `options.printed`), written again when this one made others.
  */
-async function grepIn(locations: Locations, text: string, options: GrepOptions, memo: WalkMemo | null, verify: (() => boolean | Promise<boolean>) | null, verdicts: LineageVerdicts | undefined): Promise<GrepResult | typeof STALE> {
+async function grepIn(
+  locations: Locations,
+  text: string,
+  options: GrepOptions,
+  memo: WalkMemo | null,
+  verify: (() => boolean | Promise<boolean>) | null,
+  kept: { readonly verdicts?: LineageVerdicts; readonly printed?: PrintedRows },
+): Promise<GrepResult | typeof STALE> {
   const adapters = selectedAdapters(options.agents);
   const context = new ScanContext();
   /** What the walks meet is reported as usual; a memo of walks that met problems is not kept (a replay would not report them). */
@@ -184,7 +208,12 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   const loadCache = load === undefined ? undefined : (): Promise<CatalogCache | undefined> => (cacheLoaded ??= load().catch(() => undefined));
   // It holds the lineage of each such file, or how to read it from what the search cut out of its head (read when a row needs it).
   // The lineages the native engine holds (of sessions that matched nothing) are read only when a row needs its family.
-  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? (into) => pool.takeHeld(into) : undefined, verdicts);
+  const printing = options.printed;
+  const printedLines =
+    printing === undefined
+      ? undefined
+      : { ...(kept.printed === undefined ? {} : { rows: kept.printed }), lineOf: printing.lineOf, ...(pool instanceof NativeGrepPool ? { searched: () => pool.searched } : {}) };
+  const rows = new MatchRows(groups, context, loadCache, pool instanceof NativeGrepPool ? (into) => pool.takeHeld(into) : undefined, kept.verdicts, printedLines);
   /** The groups of agents whose forks inherit their parents' turns that matched in their own files. */
   const inheritable = new Set(adapters.filter((adapter) => adapter.inheritedHistory !== undefined).map((adapter) => adapter.agent));
   const ownMatches = new Map<number, GrepFound>();
@@ -312,11 +341,20 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
 
   let matched = 0;
   const emitted = new ReportedRows();
-  const emit = (row: CatalogSession, what: GrepFound): void => {
+  /** A row made (of group `index`; `linked` to its lineage's family), reported as a row or as its printed line. */
+  const emit = (row: CatalogSession, what: GrepFound, index: number, linked: boolean): void => {
     if (signal?.aborted || emitted.has(row) || (options.accept && !options.accept(row))) return;
     emitted.add(row);
     matched++;
-    options.onMatch(row, what);
+    if (printing === undefined) options.onMatch(row, what);
+    else printing.onLine(rows.printedRow(index, row, linked), what);
+  };
+  /** A row told by the lines an earlier grep printed (MatchRows.printedNow). */
+  const emitPrinted = (row: PrintedRow, what: GrepFound): void => {
+    if (signal?.aborted || emitted.has(row) || (printing!.accept && !printing!.accept(row))) return;
+    emitted.add(row);
+    matched++;
+    printing!.onLine(row, what);
   };
   /**
    * Rows that go out as soon as they are made (every agent's but those linked by lineage), a window at a time after the
@@ -332,14 +370,24 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     while (rowQueue.length > 0) {
       await namesRead();
       const window = rowQueue.splice(0, ROW_WINDOW);
+      // What the search held meanwhile (a fork matched by its inherited turns is one), taken once for the window.
+      rows.takeHeld();
       // A stopped search summarises nothing more (a common word matches thousands of sessions).
-      const made = window.map(([index]): CatalogSession | null | Promise<CatalogSession | null> => {
+      const made = window.map(([index]): PrintedRow | CatalogSession | null | Promise<CatalogSession | null> => {
         if (signal?.aborted) return null;
+        const printed = rows.printedNow(index, false);
+        if (printed !== undefined) return printed;
         const now = rows.rowNow(index);
         return now === undefined ? rows.row(index) : now;
       });
-      const ready = made.some((row) => row instanceof Promise) ? await Promise.all(made) : (made as (CatalogSession | null)[]);
-      for (let at = 0; at < window.length; at++) if (ready[at] !== null) emit(ready[at]!, window[at]![1]);
+      const ready = made.some((row) => row instanceof Promise) ? await Promise.all(made) : (made as (PrintedRow | CatalogSession | null)[]);
+      for (let at = 0; at < window.length; at++) {
+        const [index, what] = window[at]!;
+        const row = ready[at]!;
+        if (row === null) continue;
+        if (isPrinted(row)) emitPrinted(row, what);
+        else emit(row, what, index, false);
+      }
     }
     rowsRunning = null;
   };
@@ -370,7 +418,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
    * 37k rows at 100k were each halfway through their promise chain together, and what each held survived the young
    * generation's collections (most of a second of GC).
    */
-  const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<(readonly [CatalogSession, GrepFound])[]> => {
+  const lineageRowsOf = async (jobs: readonly (readonly [number, GrepFound])[]): Promise<(readonly [CatalogSession | PrintedRow, GrepFound, number])[]> => {
     // No match, no family to gather (wantFamilies loads the cache and reads every lineage: ~1 s of CPU at 100k).
     if (jobs.length === 0) return [];
     await walked;
@@ -378,22 +426,27 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
     rows.wantFamilies();
     // In the matches' order (the sort below keeps it among equals): each made at once when it can be (rowNow, then
     // withLineageNow), else a window of them at a time.
-    const made: (readonly [CatalogSession, GrepFound] | null)[] = [];
+    const made: (readonly [CatalogSession | PrintedRow, GrepFound, number] | null)[] = [];
     let waiting: Promise<void>[] = [];
     for (const [index, what] of jobs) {
       if (signal?.aborted) break;
       const at = made.push(null) - 1;
+      const printed = rows.printedNow(index, true);
+      if (printed !== undefined) {
+        made[at] = [printed, what, index];
+        continue;
+      }
       const own = rows.rowNow(index);
       if (own === null) continue;
       const linked = own === undefined ? undefined : rows.withLineageNow(own);
       if (linked !== undefined) {
-        made[at] = [linked, what];
+        made[at] = [linked, what, index];
         continue;
       }
       const later = async (): Promise<void> => {
         const row = own ?? (await rows.row(index));
         if (row === null || signal?.aborted) return;
-        made[at] = [await rows.withLineage(row), what];
+        made[at] = [await rows.withLineage(row), what, index];
       };
       waiting.push(later());
       if (waiting.length < ROW_WINDOW) continue;
@@ -401,7 +454,7 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
       waiting = [];
     }
     await Promise.all(waiting);
-    return made.filter((row): row is readonly [CatalogSession, GrepFound] => row !== null);
+    return made.filter((row): row is readonly [CatalogSession | PrintedRow, GrepFound, number] => row !== null);
   };
   const onBatch = async (cwds: readonly string[], seen: readonly (readonly [number, SniffedLineage, SniffedStamps])[], held = 0): Promise<GrepItem[]> => {
     for (const [index, lineage, stamps] of seen) {
@@ -417,7 +470,10 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   // Rows found by lineage go out together, newest first, once every file of their agents was seen.
   const lineageDone = lineageSeen.wait.then(async () => {
     // The matches noted so far (as a Promise.all of their rows took them here before).
-    for (const [row, what] of (await lineageRowsOf(lineageJobs.slice())).sort(([a], [b]) => newestFirst(a, b))) emit(row, what);
+    for (const [row, what, index] of (await lineageRowsOf(lineageJobs.slice())).sort(([a], [b]) => newestFirst(a, b))) {
+      if (isPrinted(row)) emitPrinted(row, what);
+      else emit(row, what, index, true);
+    }
   });
   // A store's conversations are searched in the text their adapter reads out of it, not in the file's bytes.
   const storesDone = walked.then(() =>
@@ -440,7 +496,14 @@ async function grepIn(locations: Locations, text: string, options: GrepOptions, 
   await lineageDone;
   for (let running = rowsRunning; running !== null; running = rowsRunning) await running;
   if (trigrams !== undefined) await pruneTrigramMaps(trigrams.dir);
+  // The search's single files: the lines kept of any other file are dropped (gone, or of several now).
+  kept.printed?.save(() => new Set(groups.flatMap((group) => (group.paths.length === 1 ? [group.paths[0]!] : []))));
   return { matched, problems: context.problems, engine: native !== null ? 'native' : 'js' };
+}
+
+/** Whether a reported row is a printed line told by an earlier grep's (MatchRows.printedNow), not a made row. */
+function isPrinted(row: CatalogSession | PrintedRow): row is PrintedRow {
+  return (row as Partial<PrintedRow>).line !== undefined;
 }
 
 /** Step 1: the search engine, started while the folders are walked (the native engine's threads, or JS workers). */
@@ -491,64 +554,9 @@ function verifyWhileSearching(pool: GrepPool | NativeGrepPool, verify: (() => bo
   return verified;
 }
 
-/** The conversations of stores of many (opencode's database) searched in the text their adapter reads out of each. */
-async function searchStores(
-  stores: readonly SessionFileGroup[],
-  text: string,
-  options: GrepOptions,
-  context: ScanContext,
-  onMatch: (group: SessionFileGroup, what: GrepFound) => void,
-): Promise<void> {
-  const search = textSearch(text, options.ignoreCase ?? false);
-  for (const store of stores) {
-    if (options.signal?.aborted) return;
-    let texts: readonly ConversationText[];
-    try {
-      texts = await ADAPTERS[store.agent].store!.texts(store, context);
-    } catch (error) {
-      options.onProblem?.({ path: store.paths[0]!, message: describeError(error) });
-      continue;
-    }
-    for (const conversation of texts) {
-      const what = search(conversation.text, options.count ?? false, options.context ?? null);
-      if (what === null) continue;
-      const group: SessionFileGroup = { ...store, idHint: conversation.id };
-      context.register(group, conversation.id);
-      onMatch(group, what);
-    }
-  }
-}
-
 /** The engine a search takes (see GrepOptions.engine). */
 function searchEngine(options: GrepOptions): 'native' | 'js' {
   return options.engine ?? 'native';
-}
-
-/**
- * A literal search in decoded text (a store's conversations): ASCII letters folded when ignoring case, as the file
- * search does. Null when the text is not there; else the count (with `count`) and a snippet around the first.
- */
-function textSearch(needle: string, ignoreCase: boolean): (text: string, count: boolean, context: number | null) => GrepFound | null {
-  const fold = (value: string): string => (ignoreCase ? value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : value);
-  const wanted = fold(needle);
-  return (text, count, context) => {
-    if (wanted === '') return null;
-    const haystack = fold(text);
-    const first = haystack.indexOf(wanted);
-    if (first === -1) return null;
-    let matches = 0;
-    if (count) for (let at = first; at !== -1; at = haystack.indexOf(wanted, at + wanted.length)) matches++;
-    const oneLine = (value: string): string => stripControl(value).replace(/\s+/g, ' ');
-    const snippet =
-      context === null
-        ? null
-        : {
-            before: oneLine(text.slice(Math.max(0, first - context), first)),
-            match: oneLine(text.slice(first, first + wanted.length)),
-            after: oneLine(text.slice(first + wanted.length, first + wanted.length + context)),
-          };
-    return { matches, snippet };
-  };
 }
 
 /** Whether the trigram maps' folder is there (made when missing); a search without it reads big files whole. */

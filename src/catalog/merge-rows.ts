@@ -215,6 +215,6 @@ function linkerOf(family: readonly CatalogSession[]): (row: CatalogSession) => C
   };
 }
 
-export function newestFirst(a: SessionSummary, b: SessionSummary): number {
+export function newestFirst(a: Pick<SessionSummary, 'updatedAt' | 'id'>, b: Pick<SessionSummary, 'updatedAt' | 'id'>): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
 }

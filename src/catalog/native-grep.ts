@@ -502,6 +502,11 @@ export class NativeGrepPool {
     this.check();
   }
 
+  /** Sessions the engine finished so far (matching or not). */
+  get searched(): number {
+    return this.finished;
+  }
+
   /**
    * The sessions the engine held since the last call (searched, no match: see `heldDone`), added to `into`: what it
    * gives back (those whose lineage JS reads) is returned. Nothing is asked of the engine when it holds none.

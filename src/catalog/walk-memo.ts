@@ -9,6 +9,7 @@ import { recordWalkAnswers, walkAnswerHolds, type WalkAnswer, type WalkKind } fr
 import { AGENTS, type Agent } from '../core/model.js';
 import { locationsKey } from './cache.js';
 import { lineageVerdictsPath } from './lineage-verdicts.js';
+import { printedRowsPath } from './printed-rows.js';
 import type { Locations } from './locations.js';
 
 /**
@@ -65,7 +66,7 @@ export function defaultWalkMemoPath(
  * Beside `path` (a default path's name: `grep-walk-v<N>-<locations>-<run>.json`), once it is written: the memos earlier
  * versions kept for the same locations (`grep-walk-v<N>-<locations>.json` and `grep-walk-v<N>-<locations>-<run>.json`:
  * no run reads them again, 23.6 MB at 100k sessions each), and this version's of the same locations past the newest
- * WALK_MEMOS_KEPT, each with its lineage verdicts (`lineageVerdictsPath`). Nothing else.
+ * WALK_MEMOS_KEPT, each with its lineage verdicts (`lineageVerdictsPath`) and printed rows (`printedRowsPath`). Nothing else.
  */
 function removeStaleMemos(path: string): void {
   const named = /^grep-walk-v(\d+)-([0-9a-f]+)-[0-9a-f]+\.json$/.exec(basename(path));
@@ -74,8 +75,8 @@ function removeStaleMemos(path: string): void {
   const runs = new RegExp(`^grep-walk-v${VERSION}-${named[2]}-[0-9a-f]+\\.json$`);
   const earlierRuns = new RegExp(`^grep-walk-v(\\d+)-${named[2]}-[0-9a-f]+\\.json$`);
   const remove = (name: string): void => {
-    // A memo's lineage verdicts go with it.
-    for (const gone of [name, basename(lineageVerdictsPath(name))]) {
+    // A memo's lineage verdicts and printed rows go with it.
+    for (const gone of [name, basename(lineageVerdictsPath(name)), basename(printedRowsPath(name))]) {
       try {
         unlinkSync(join(folder, gone));
       } catch {

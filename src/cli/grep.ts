@@ -2,8 +2,8 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { grepHosts, grepPlace, type GrepRequest } from '../app/grep.js';
-import type { GrepFound } from '../catalog/grep.js';
+import { grepHosts, grepPlace, type GrepRequest, type RowPlace } from '../app/grep.js';
+import type { GrepFound, PrintedRow } from '../catalog/grep.js';
 import { isUnder } from '../catalog/locations.js';
 import { CatalogCache } from '../catalog/cache.js';
 import { trigramMapsBeside } from '../catalog/native-grep.js';
@@ -11,7 +11,7 @@ import type { CatalogSession } from '../catalog/scan.js';
 import { defaultWalkMemoPath } from '../catalog/walk-memo.js';
 import type { Agent } from '../core/model.js';
 import { agentOption, cwd, env, grepEngine, listSetup, positiveInt, readConfig, reportProblems, rowCount, warnMissingLocations, withLocations, type CommonOptions } from './common.js';
-import { batchedStdout, listLine, listWidths, toListJson, type ListWidths } from './output.js';
+import { batchedStdout, LIST_LINE_FORMAT, listLine, listWidths, toListJson, type ListWidths } from './output.js';
 
 type GrepCommandOptions = CommonOptions & { ignoreCase?: boolean; agent?: readonly Agent[]; cwd?: string; context?: number; limit?: number };
 
@@ -80,11 +80,16 @@ Examples:
       const request: GrepRequest = {
         ignoreCase: options.ignoreCase ?? false,
         ...(options.agent ? { agents: options.agent } : {}),
-        ...(scopeDir === null ? {} : { accept: (s: CatalogSession) => isUnder(s.cwd, scopeDir) }),
+        ...(scopeDir === null ? {} : { accept: (s: RowPlace) => isUnder(s.cwd, scopeDir) }),
         count: options.json === true || options.context !== undefined,
         ...(options.context === undefined ? {} : { context: options.context }),
         engine: grepEngine(),
         onRow: printRow,
+        // Lines alone (no JSON, snippet or order to wait for): this machine's come as lines, those of files unchanged since
+        // an earlier grep printed them without their rows made again.
+        ...(options.json || options.context !== undefined || options.limit !== undefined
+          ? {}
+          : { printed: { home: homedir(), format: LIST_LINE_FORMAT, lineOf: (row: CatalogSession) => listLine(row), onLine: (row: PrintedRow) => out.write(row.line) } }),
       };
       const hostsMatched = setup.hosts.length === 0 ? Promise.resolve(0) : grepHosts(setup.hosts, setup.hostContext, text, { ...request, onWarning: setup.onWarning! });
       if (!setup.local) {

@@ -101,6 +101,9 @@ function titleCell(s: CatalogSession): { readonly text: string; readonly width: 
   return { text: `${title.text}${marks}`, width: title.width + marks.length };
 }
 
+/** What tells listLine's lines apart from an earlier build's: grep keeps the lines it printed (PrintedRows). Another when listLine prints otherwise. */
+export const LIST_LINE_FORMAT = 'list-line 1';
+
 /** One row of `list` / `grep` text output: each column as wide as `widths` says (wide and combining characters measured). */
 export function listLine(s: CatalogSession, widths: ListWidths = STREAM_WIDTHS): string {
   const turns = `${s.userTurns}${s.userTurnsExact ? '' : '+'}`;

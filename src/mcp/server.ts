@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { grepHosts, grepPlace } from '../app/grep.js';
+import { grepHosts, grepPlace, type RowPlace } from '../app/grep.js';
 import { listSessions, resolveOne, type ListSetup, type Resolved } from '../app/list.js';
 import type { Here } from '../app/place.js';
 import { readTranscript } from '../app/read.js';
@@ -61,7 +61,7 @@ function rowOf(row: CatalogSession) {
   };
 }
 
-function accepts(filters: Filters, cwd: string): (row: CatalogSession) => boolean {
+function accepts(filters: Filters, cwd: string): (row: RowPlace) => boolean {
   const dir = filters.cwd === undefined ? null : resolve(cwd, filters.cwd);
   return (row) =>
     (filters.agent === undefined || filters.agent.includes(row.agent)) &&

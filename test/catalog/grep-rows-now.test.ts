@@ -110,6 +110,25 @@ describe('rows made at once from the catalog cache', () => {
     }
   });
 
+  it('asks the search for what it held once per batch (its maker\'s takeHeld), not once per row made at once', async () => {
+    const { groups, context } = await discovered();
+    let asked = 0;
+    const rows = new MatchRows(groups, context, async () => CatalogCache.lazySync(cachePath), () => {
+      asked++;
+      return [];
+    });
+    groups.forEach((group, index) => rows.noteStamps(index, group.paths.map((path): GrepStamp => [statSync(path).size, statSync(path).mtimeMs, headFingerprint(path)])));
+    await rows.row(0);
+    rows.wantFamilies();
+    const before = asked;
+    const made = groups.map((_, index) => rows.rowNow(index));
+    for (const row of made) if (row) rows.withLineageNow(row);
+    expect(made.filter((row) => row !== undefined).length).toBeGreaterThan(groups.length / 2);
+    expect(asked).toBe(before);
+    rows.takeHeld();
+    expect(asked).toBe(before + 1);
+  });
+
   it('leaves a changed file to `row`, which reads it again', async () => {
     const { groups, context } = await discovered();
     const index = groups.findIndex((group) => group.agent === 'codex' && group.paths.length === 1);

@@ -12,6 +12,7 @@ import type * as Formats from '../../src/core/formats/index.js';
 import type * as WalkFs from '../../src/core/io/walk-fs.js';
 import type * as WalkMemo from '../../src/catalog/walk-memo.js';
 import type * as Verdicts from '../../src/catalog/lineage-verdicts.js';
+import type * as Printed from '../../src/catalog/printed-rows.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { sessionKey } from '../../src/core/model.js';
 import { importBuilt } from '../helpers/built-dist.js';
@@ -24,6 +25,7 @@ let formats: typeof Formats;
 let walkFs: typeof WalkFs;
 let memoModule: typeof WalkMemo;
 let verdictsModule: typeof Verdicts;
+let printedModule: typeof Printed;
 let dir: string;
 
 beforeAll(async () => {
@@ -33,6 +35,7 @@ beforeAll(async () => {
   walkFs = await importBuilt<typeof WalkFs>('core', 'io', 'walk-fs.js');
   memoModule = await importBuilt<typeof WalkMemo>('catalog', 'walk-memo.js');
   verdictsModule = await importBuilt<typeof Verdicts>('catalog', 'lineage-verdicts.js');
+  printedModule = await importBuilt<typeof Printed>('catalog', 'printed-rows.js');
   dir = await mkdtemp(join(tmpdir(), 'sessions-grep-walk-'));
 });
 afterEach(() => {
@@ -239,7 +242,7 @@ describe('grep with a walk memo', () => {
     }
   });
 
-  it(`keeps the newest ${4} memos of the same locations (with their lineage verdicts), and removes the older ones once it writes its own`, async () => {
+  it(`keeps the newest ${4} memos of the same locations (with their lineage verdicts and printed rows), and removes the older ones once it writes its own`, async () => {
     expect(memoModule.WALK_MEMOS_KEPT).toBe(4);
     const home = await settledHome('home-k');
     const env = { XDG_CACHE_HOME: join(dir, 'k') };
@@ -254,9 +257,11 @@ describe('grep with a walk memo', () => {
       await utimes(memo, hourAgo + 60 * at, hourAgo + 60 * at);
       // the verdicts a grep of Claude's sessions keeps beside it
       await writeFile(verdictsModule.lineageVerdictsPath(memo), '{}');
+      // and the lines a grep printed
+      await writeFile(printedModule.printedRowsPath(memo), '{}');
     }
     const left = (await readdir(join(otherLocations, '..'))).filter((name) => name.startsWith('grep-walk-'));
-    const keptMemos = memos.slice(-4).flatMap(([, memo]) => [memo, verdictsModule.lineageVerdictsPath(memo)]);
+    const keptMemos = memos.slice(-4).flatMap(([, memo]) => [memo, verdictsModule.lineageVerdictsPath(memo), printedModule.printedRowsPath(memo)]);
     expect(left.sort()).toEqual([...keptMemos, otherLocations].map((path) => path.split('/').at(-1)).sort());
     // A memo kept is read: no walk.
     expect((await search(home, 'a', memos[2]![1], true, '/c')).walks).toBe(0);

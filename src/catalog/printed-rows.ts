@@ -1,0 +1,157 @@
+// The text lines grep printed, kept beside the walk memo: per file whose row was alone (no other file of its
+// conversation, no family of others), its line as printed for this home with the few fields a search needs of the row
+// (agent, id, cwd, update time, lineage), under the file's stamps exactly as the catalog cache keys its entry. A later
+// grep that prints lines takes them for files with the same stamps instead of decoding each row's cache line (a common
+// word's 86k rows at 100k sessions: ~1.1 s of cache lookups, the 68 MB cache read whole, most of the heap); a file with
+// other stamps, a renamed session (its name told apart), another home, another cache version or another line format
+// goes the way it goes without them.
+import { dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { makePrivateFolder, replaceCacheFileSync } from '../core/io/atomic.js';
+import { readRegularBytesSync } from '../core/io/regular.js';
+import type { Agent } from '../core/model.js';
+import { AGENTS } from '../core/model.js';
+import type { FileStamp } from './cache-entry.js';
+import { CACHE_VERSION } from './cache-file.js';
+
+/** 1: `{version, cache, key, home, format, rows: [SavedRow…]}`. */
+const VERSION = 1;
+
+/**
+ * Bytes of the file per match before it is read whole: a search that matches few sessions (a rare word) looks their
+ * rows up in the cache, as before; one that matches more than about a quarter of the rows kept (~500 bytes each) reads it.
+ */
+const BYTES_PER_MATCH = 2000;
+
+/** A row as printed: its line and what a search needs of the row besides (which conversation, its cwd, its order, its family). */
+export interface PrintedRow {
+  readonly agent: Agent;
+  readonly id: string;
+  readonly cwd: string | null;
+  readonly updatedAt: string;
+  readonly lineage: string | undefined;
+  /** The text line (newline included), as the caller's `lineOf` made it for the home the file was kept for. */
+  readonly line: string;
+}
+
+/** A kept row: `name` is the name the session's root gave its id when the row was made (null: none). */
+type SavedRow = readonly [path: string, size: number, mtimeMs: number, fingerprint: string, agent: Agent, id: string, cwd: string | null, updatedAt: string, lineage: string | false, name: string | null, line: string];
+
+/** The printed rows file of the walk memo at `memoPath` (its name with `.printed` before `.json`). */
+export function printedRowsPath(memoPath: string): string {
+  return `${memoPath.replace(/\.json$/, '')}.printed.json`;
+}
+
+/**
+ * The printed rows a grep read (`told`) and made (`note`), for the run of `key` (the walk memo's), the home `home` and
+ * the line format `format` (the caller's: its lines change when it does). The file is not trusted: anything
+ * malformed, another version's, another cache version's, home's, format's or run's is the same as none.
+ */
+export class PrintedRows {
+  private saved: Map<string, SavedRow> | null = null;
+  /** Rows made this run (`note`), by path: written with the saved ones still found (`save`). */
+  private readonly made = new Map<string, SavedRow>();
+
+  constructor(
+    private readonly path: string,
+    private readonly key: string,
+    private readonly home: string,
+    private readonly format: string,
+  ) {}
+
+  /**
+   * Whether the file is worth reading for a search expected to match `matches` sessions (read then, once): always once
+   * read, or when there is none yet (nothing to read: this run's rows are kept).
+   */
+  wanted(matches: number): boolean {
+    if (this.saved !== null) return true;
+    let size: number;
+    try {
+      size = statSync(this.path).size;
+    } catch {
+      this.saved = new Map();
+      return true;
+    }
+    if (matches * BYTES_PER_MATCH < size) return false;
+    this.saved = this.read();
+    return true;
+  }
+
+  /**
+   * The row kept for this one file with exactly these stamps (size, mtime, fingerprint), made for `name` (the name its
+   * root gives it now, see `nameOf`); undefined when there is none, or the file was not read (`wanted`).
+   */
+  told(stamps: readonly FileStamp[], nameOf: (agent: Agent, id: string) => string | null): PrintedRow | undefined {
+    const [stamp] = stamps;
+    if (stamps.length !== 1 || stamp === undefined || this.saved === null) return undefined;
+    const found = this.made.get(stamp[0]) ?? this.saved.get(stamp[0]);
+    if (found === undefined) return undefined;
+    const [, size, mtimeMs, fingerprint, agent, id, cwd, updatedAt, lineage, name, line] = found;
+    if (size !== stamp[1] || mtimeMs !== stamp[2] || fingerprint !== stamp[3] || nameOf(agent, id) !== name) return undefined;
+    return { agent, id, cwd, updatedAt, lineage: lineage === false ? undefined : lineage, line };
+  }
+
+  /** A row printed for this one file (alone in its conversation and family), made for `name`: kept for the next run. */
+  note(stamps: readonly FileStamp[], row: PrintedRow, name: string | null): void {
+    const [stamp] = stamps;
+    if (stamps.length !== 1 || stamp === undefined) return;
+    this.made.set(stamp[0], [stamp[0], stamp[1], stamp[2], stamp[3], row.agent, row.id, row.cwd, row.updatedAt, row.lineage ?? false, name, row.line]);
+  }
+
+  /**
+   * Write the rows kept when this run made one the file did not hold (temp file + rename; a failure only costs the next
+   * run its lookups), when the file was read or there was none: the saved rows of the files `found` holds (the search's
+   * single files: a file gone is dropped) that this run did not make again, then this run's.
+   */
+  save(found: () => ReadonlySet<string>): void {
+    const saved = this.saved;
+    // Rows made before the file was read may be the ones it holds.
+    if (saved === null || ![...this.made.values()].some((row) => !sameRow(saved.get(row[0]), row))) return;
+    const files = saved.size === 0 ? null : found();
+    const rows: SavedRow[] = [];
+    if (files !== null) for (const [path, row] of saved) if (!this.made.has(path) && files.has(path)) rows.push(row);
+    rows.push(...this.made.values());
+    const text = JSON.stringify({ version: VERSION, cache: CACHE_VERSION, key: this.key, home: this.home, format: this.format, rows });
+    if (makePrivateFolder(dirname(this.path))) replaceCacheFileSync(this.path, text);
+  }
+
+  private read(): Map<string, SavedRow> {
+    const out = new Map<string, SavedRow>();
+    let value: unknown;
+    try {
+      value = JSON.parse(readRegularBytesSync(this.path).toString('utf8'));
+    } catch {
+      return out;
+    }
+    if (typeof value !== 'object' || value === null) return out;
+    const data = value as Record<string, unknown>;
+    if (data.version !== VERSION || data.cache !== CACHE_VERSION || data.key !== this.key || data.home !== this.home || data.format !== this.format || !Array.isArray(data.rows)) return out;
+    for (const row of data.rows as unknown[]) {
+      if (!isSavedRow(row)) return new Map();
+      out.set(row[0], row);
+    }
+    return out;
+  }
+}
+
+function sameRow(a: SavedRow | undefined, b: SavedRow): boolean {
+  return a !== undefined && a.every((value, at) => value === b[at]);
+}
+
+function isSavedRow(value: unknown): value is SavedRow {
+  if (!Array.isArray(value) || value.length !== 11) return false;
+  const [path, size, mtimeMs, fingerprint, agent, id, cwd, updatedAt, lineage, name, line] = value as unknown[];
+  return (
+    typeof path === 'string' &&
+    typeof size === 'number' &&
+    typeof mtimeMs === 'number' &&
+    typeof fingerprint === 'string' &&
+    (AGENTS as readonly unknown[]).includes(agent) &&
+    typeof id === 'string' &&
+    (cwd === null || typeof cwd === 'string') &&
+    typeof updatedAt === 'string' &&
+    (lineage === false || typeof lineage === 'string') &&
+    (name === null || typeof name === 'string') &&
+    typeof line === 'string'
+  );
+}
