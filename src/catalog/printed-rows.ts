@@ -23,6 +23,9 @@ const VERSION = 1;
  */
 const BYTES_PER_MATCH = 2000;
 
+/** The file is written again when at least one in this many of its rows is new (or it held none). */
+const REWRITE_SHARE = 64;
+
 /** A row as printed: its line and what a search needs of the row besides (which conversation, its cwd, its order, its family). */
 export interface PrintedRow {
   readonly agent: Agent;
@@ -99,14 +102,19 @@ export class PrintedRows {
   }
 
   /**
-   * Write the rows kept when this run made one the file did not hold (temp file + rename; a failure only costs the next
-   * run its lookups), when the file was read or there was none: the saved rows of the files `found` holds (the search's
-   * single files: a file gone is dropped) that this run did not make again, then this run's.
+   * Write the rows kept when this run made more than a few the file did not hold (temp file + rename; a failure only
+   * costs the next run its lookups), when the file was read or there was none: the saved rows of the files `found` holds
+   * (the search's single files: a file gone is dropped) that this run did not make again, then this run's.
    */
   save(found: () => ReadonlySet<string>): void {
     const saved = this.saved;
-    // Rows made before the file was read may be the ones it holds.
-    if (saved === null || ![...this.made.values()].some((row) => !sameRow(saved.get(row[0]), row))) return;
+    if (saved === null) return;
+    // Rows made before the file was read may be the ones it holds. A few new ones (a session that grew, the first row
+    // of a family asked before its lineages were gathered) are not worth writing 44 MB again (100k sessions): their rows
+    // are made as before until more are new.
+    let fresh = 0;
+    for (const row of this.made.values()) if (!sameRow(saved.get(row[0]), row)) fresh++;
+    if (fresh === 0 || fresh * REWRITE_SHARE < saved.size) return;
     const files = saved.size === 0 ? null : found();
     const rows: SavedRow[] = [];
     if (files !== null) for (const [path, row] of saved) if (!this.made.has(path) && files.has(path)) rows.push(row);
