@@ -73,6 +73,14 @@ describe('the code cache of a CommonJS bundle', () => {
     await writeFile(cacheFile, damaged);
     expect(await load(bundle, cacheFile)).toEqual({ cache: 'rejected', answer: expect.objectContaining({ value: 42 }) });
     expect(await load(bundle, cacheFile)).toMatchObject({ cache: 'used' });
+    // V8's data whole in its header, damaged past it (what the disk or another program could do): without a checksum
+    // V8 aborted the process in its deserializer.
+    const inner = Buffer.from(good);
+    const middle = keyBytes + Math.floor((good.length - keyBytes) / 2);
+    for (let i = middle; i < Math.min(good.length, middle + 64); i++) inner[i] = inner[i]! ^ 0x5a;
+    await writeFile(cacheFile, inner);
+    expect(await load(bundle, cacheFile)).toEqual({ cache: 'rejected', answer: expect.objectContaining({ value: 42 }) });
+    expect(await load(bundle, cacheFile)).toMatchObject({ cache: 'used' });
     // Too short to hold a key, and not a file at all.
     for (const junk of [Buffer.from('junk'), Buffer.alloc(0)]) {
       await writeFile(cacheFile, junk);
