@@ -1,6 +1,6 @@
 // The TUI's index: rows are exact at once (no background counting), and on a cold start they arrive as files
 // are indexed, newest first.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { CatalogSession, ScanProgress } from '../../src/catalog/scan.js';
@@ -23,6 +23,10 @@ it('lists a big session exactly on the first scan, and hands rows over as they a
   const output = JSON.stringify({ timestamp: '2026-11-22T01:45:00.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'big', output: 'x'.repeat(100 * 1024) } });
   const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
   await writeFile(path, `${[lines[0], output, ...lines.slice(1)].join('\n')}\n`);
+  // The most recently written file, whatever the clock's tick: a copy and a write within one tick share an mtime.
+  const files = (await readdir(home, { recursive: true })).map((name) => join(home, name));
+  const newest = Math.max(...(await Promise.all(files.map(async (file) => (await stat(file)).mtimeMs))));
+  await utimes(path, new Date(newest + 60_000), new Date(newest + 60_000));
 
   const services = fixtureServices(home);
   const indexed: CatalogSession[] = [];
