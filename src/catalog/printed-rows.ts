@@ -14,8 +14,18 @@ import { AGENTS } from '../core/model.js';
 import type { FileStamp } from './cache-entry.js';
 import { CACHE_VERSION } from './cache-file.js';
 
-/** 1: `{version, cache, key, home, format, rows: [SavedRow…]}`. */
-const VERSION = 1;
+/**
+ * 2: a header line `{version, cache, key, home, format}`, then one SavedRow a line (JSON), each decoded only when a row
+ * asks for it (1, one JSON value, was parsed whole: at 100k sessions 44 MB decoded into an 88 MB string, then 86k
+ * arrays kept: ~0.5 s of a grep's main thread and ~150 MB of its heap).
+ */
+const VERSION = 2;
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** A path JSON writes as it is, in ASCII: its row line holds it verbatim after `["`. */
+const PLAIN_PATH = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * Bytes of the file per match before it is read whole: a search that matches few sessions (a rare word) looks their
@@ -51,7 +61,9 @@ export function printedRowsPath(memoPath: string): string {
  * malformed, another version's, another cache version's, home's, format's or run's is the same as none.
  */
 export class PrintedRows {
-  private saved: Map<string, SavedRow> | null = null;
+  /** The file's bytes once read, and where each row's line starts by its path's key (`keyOf`); null until read. */
+  private bytes: Buffer = Buffer.alloc(0);
+  private saved: Map<string, number> | null = null;
   /** Rows made this run (`note`), by path: written with the saved ones still found (`save`). */
   private readonly made = new Map<string, SavedRow>();
 
@@ -87,7 +99,7 @@ export class PrintedRows {
   told(stamps: readonly FileStamp[], nameOf: (agent: Agent, id: string) => string | null): PrintedRow | undefined {
     const [stamp] = stamps;
     if (stamps.length !== 1 || stamp === undefined || this.saved === null) return undefined;
-    const found = this.made.get(stamp[0]) ?? this.saved.get(stamp[0]);
+    const found = this.made.get(stamp[0]) ?? this.savedRow(stamp[0]);
     if (found === undefined) return undefined;
     const [, size, mtimeMs, fingerprint, agent, id, cwd, updatedAt, lineage, name, line] = found;
     if (size !== stamp[1] || mtimeMs !== stamp[2] || fingerprint !== stamp[3] || nameOf(agent, id) !== name) return undefined;
@@ -113,33 +125,78 @@ export class PrintedRows {
     // of a family asked before its lineages were gathered) are not worth writing 44 MB again (100k sessions): their rows
     // are made as before until more are new.
     let fresh = 0;
-    for (const row of this.made.values()) if (!sameRow(saved.get(row[0]), row)) fresh++;
+    for (const row of this.made.values()) if (!sameRow(this.savedRow(row[0]), row)) fresh++;
     if (fresh === 0 || fresh * REWRITE_SHARE < saved.size) return;
     const files = saved.size === 0 ? null : found();
-    const rows: SavedRow[] = [];
-    if (files !== null) for (const [path, row] of saved) if (!this.made.has(path) && files.has(path)) rows.push(row);
-    rows.push(...this.made.values());
-    const text = JSON.stringify({ version: VERSION, cache: CACHE_VERSION, key: this.key, home: this.home, format: this.format, rows });
-    if (makePrivateFolder(dirname(this.path))) replaceCacheFileSync(this.path, text);
+    const parts: Buffer[] = [Buffer.from(`${JSON.stringify({ version: VERSION, cache: CACHE_VERSION, key: this.key, home: this.home, format: this.format })}\n`)];
+    // The rows kept of files still found and not made again: their lines as they are.
+    const made = new Set([...this.made.keys()].map(keyOf));
+    if (files !== null) {
+      for (const [key, start] of saved) {
+        const end = this.bytes.indexOf(NEWLINE, start);
+        if (end === -1 || made.has(key)) continue;
+        const row = this.rowAt(start);
+        if (row !== undefined && files.has(row[0])) parts.push(this.bytes.subarray(start, end + 1));
+      }
+    }
+    parts.push(Buffer.from([...this.made.values()].map((row) => `${JSON.stringify(row)}\n`).join('')));
+    if (makePrivateFolder(dirname(this.path))) replaceCacheFileSync(this.path, Buffer.concat(parts));
   }
 
-  private read(): Map<string, SavedRow> {
-    const out = new Map<string, SavedRow>();
-    let value: unknown;
+  /** The saved row of this path (decoded from its line), if the file holds a well-formed one. */
+  private savedRow(path: string): SavedRow | undefined {
+    const start = this.saved?.get(keyOf(path));
+    if (start === undefined) return undefined;
+    const row = this.rowAt(start);
+    return row !== undefined && row[0] === path ? row : undefined;
+  }
+
+  private rowAt(start: number): SavedRow | undefined {
+    const end = this.bytes.indexOf(NEWLINE, start);
+    if (end === -1) return undefined;
     try {
-      value = JSON.parse(readRegularBytesSync(this.path).toString('utf8'));
+      const row = JSON.parse(this.bytes.toString('utf8', start, end)) as unknown;
+      return isSavedRow(row) ? row : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Where each row's line starts, by its path's key; empty when the file is not this run's, home's, format's or cache version's. */
+  private read(): Map<string, number> {
+    const out = new Map<string, number>();
+    let bytes: Buffer;
+    let header: unknown;
+    try {
+      bytes = readRegularBytesSync(this.path);
+      const end = bytes.indexOf(NEWLINE);
+      header = JSON.parse(bytes.toString('utf8', 0, end === -1 ? bytes.length : end));
+      if (end === -1) return out;
     } catch {
       return out;
     }
-    if (typeof value !== 'object' || value === null) return out;
-    const data = value as Record<string, unknown>;
-    if (data.version !== VERSION || data.cache !== CACHE_VERSION || data.key !== this.key || data.home !== this.home || data.format !== this.format || !Array.isArray(data.rows)) return out;
-    for (const row of data.rows as unknown[]) {
-      if (!isSavedRow(row)) return new Map();
-      out.set(row[0], row);
+    if (typeof header !== 'object' || header === null) return out;
+    const data = header as Record<string, unknown>;
+    if (data.version !== VERSION || data.cache !== CACHE_VERSION || data.key !== this.key || data.home !== this.home || data.format !== this.format) return out;
+    this.bytes = bytes;
+    // A row line opens `["`, then its path as JSON writes it: the key is those bytes (a line that does not is skipped).
+    for (let start = bytes.indexOf(NEWLINE) + 1; start < bytes.length; ) {
+      let end = bytes.indexOf(NEWLINE, start);
+      if (end === -1) end = bytes.length;
+      if (bytes[start] === 0x5b && bytes[start + 1] === QUOTE) {
+        let at = start + 2;
+        while (at < end && bytes[at] !== QUOTE) at += bytes[at] === BACKSLASH ? 2 : 1;
+        if (at < end) out.set(bytes.toString('latin1', start + 2, at), start);
+      }
+      start = end + 1;
     }
     return out;
   }
+}
+
+/** A path's key among the saved rows: the bytes JSON writes it as, one character each (latin1). */
+function keyOf(path: string): string {
+  return PLAIN_PATH.test(path) ? path : Buffer.from(JSON.stringify(path).slice(1, -1)).toString('latin1');
 }
 
 function sameRow(a: SavedRow | undefined, b: SavedRow): boolean {

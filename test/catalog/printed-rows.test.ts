@@ -48,6 +48,27 @@ describe('the lines grep printed', () => {
     expect(cut.told(stampOf(3), noName)).toBeUndefined();
   });
 
+  it('decodes only the rows asked for: a row line cut or damaged is none, the others are told; paths of any bytes', async () => {
+    const odd = (n: number): FileStamp[] => [[join(dir, `ü "quoted" \\ 项目 ${n}.jsonl`), n, n, 'f']];
+    const first = open();
+    first.wanted(1);
+    for (let n = 0; n < 6; n++) first.note(n % 2 === 0 ? stampOf(n) : odd(n), rowOf(n), null);
+    first.save(() => new Set());
+    const text = await readFile(path, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(7);
+    // The row of stampOf(2) damaged, the last one (odd(5)) cut.
+    await writeFile(path, [...lines.slice(0, 3), `${lines[3]!.slice(0, 40)}x${lines[3]!.slice(41)}`, ...lines.slice(4, 6), lines[6]!.slice(0, 60)].join('\n'));
+    const later = open();
+    expect(later.wanted(6)).toBe(true);
+    expect(later.told(stampOf(0), noName)).toEqual(rowOf(0));
+    expect(later.told(odd(1), noName)).toEqual(rowOf(1));
+    expect(later.told(odd(3), noName)).toEqual(rowOf(3));
+    expect(later.told(stampOf(4), noName)).toEqual(rowOf(4));
+    expect(later.told(stampOf(2), noName)).toBeUndefined();
+    expect(later.told(odd(5), noName)).toBeUndefined();
+  });
+
   it('is read only for a search that expects more than a few of its rows', () => {
     const first = open();
     first.wanted(1);
