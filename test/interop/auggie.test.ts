@@ -4,7 +4,7 @@
 // checks that the exchanges already there are unchanged and the new one follows them. It also hands a whole Codex
 // session to Auggie and a whole Auggie session to Claude Code, each resumed by the real target.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
@@ -15,6 +15,7 @@ import { AUGGIE_SHELL_TOOL } from './augment-backend.js';
 import { claudeDriver, codexDriver, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const NOTE_OPENING = '[sessions] This conversation was handed off to';
@@ -209,7 +210,7 @@ describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the
       await writeFile(join(root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept the auggie sandbox (and the stand-in's requests): ${root}\n`);
     } else {
-      await rm(root, { recursive: true, force: true });
+      await removeSandbox(root);
     }
   });
 

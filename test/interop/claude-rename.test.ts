@@ -2,7 +2,7 @@
 // its own `claude --resume` picker. The picker leaves out sessions written by `claude -p` (entrypoint sdk-cli), so the
 // session is recorded here by the interactive Claude Code, driven in a terminal (tmux) against the model stand-in.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -10,6 +10,7 @@ import { Terminal } from '../e2e/tmux.js';
 import { describeRun, PROJECT_ROOT, runProcess } from './agents.js';
 import { claudeDriver } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, type ModelStandIn } from './model-stand-in.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const availability = inject('interopTargets').claude!;
 const PROMPT = 'zq picker prompt about the checkout';
@@ -74,7 +75,7 @@ describe.skipIf(!availability.available)(`${availability.target.packageName}@${a
   afterAll(async () => {
     for (const started of terminals) await started.stop();
     await standIn?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    if (root) await removeSandbox(root);
   });
 
   it('records a session interactively, renames it, and claude --resume shows the new name', async () => {

@@ -2,12 +2,13 @@
 // `codex resume` picker, driven in a terminal (tmux), shows the name, and `codex resume NAME` finds the session by it.
 // The session is the sample home's, recorded by the real Codex 0.169 interactively (the picker leaves out `codex exec`
 // sessions). No model is asked: the picker and the resume's first question come before any turn.
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Terminal } from '../e2e/tmux.js';
 import { describeRun, PROJECT_ROOT, runProcess } from './agents.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const availability = inject('interopTargets').codex!;
 const SESSION = '01a223a8-8d40-7bd0-95a3-683fb32af39c';
@@ -45,7 +46,7 @@ describe.skipIf(!availability.available)(`${availability.target.packageName}@${a
 
   afterAll(async () => {
     for (const terminal of terminals) await terminal.stop();
-    await rm(root, { recursive: true, force: true });
+    await removeSandbox(root);
   });
 
   it("codex resume's picker shows the new name", async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -7,6 +7,7 @@ import { describeRun, PROJECT_ROOT, runProcess } from './agents.js';
 import { copilotDriver, copilotEnvironment } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, type ModelStandIn } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 /**
  * A conversation written by the real Claude Code 2.1.330 (test/fixtures/claude-2.1.330: its turn 2 runs Bash)
@@ -59,7 +60,7 @@ describe.skipIf(pin?.available !== true)(`hand-off from Claude Code 2.1.330 to $
     await standIn?.close();
     if (!root) return;
     if (failed || process.env.SESSIONS_INTEROP_KEEP === '1') process.stderr.write(`[interop] kept copilot hand-off sandbox: ${root}\n`);
-    else await rm(root, { recursive: true, force: true });
+    else await removeSandbox(root);
   });
 
   test('Copilot resumes the hand-off with the note and exactly turns 1-2, appending to the new session', async () => {

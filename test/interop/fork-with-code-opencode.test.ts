@@ -6,7 +6,7 @@
 // its new messages go into the fork's rows. The user's repository is the same before and after.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +17,7 @@ import { startModelStandIn, type ModelStandIn, type RecordedRequest } from './mo
 import { opencodeSandboxEnv } from './opencode-config.js';
 import { SCRUBBED_ENV } from './round-trip.js';
 import { editPrompt, editScript, FORK_EDIT_CONTENT, FORK_EDIT_PROMPT, gitEnv, makeRepository, notesAt } from './with-code.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const availability = inject('interopTargets').opencode;
@@ -44,7 +45,7 @@ describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version}: for
 
   afterAll(async () => {
     await standIn?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    if (root) await removeSandbox(root);
   });
 
   async function run(command: string, args: readonly string[], cwd: string, label: string): Promise<ProcessResult> {

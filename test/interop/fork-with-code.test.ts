@@ -7,7 +7,7 @@
 // Codex records ghost commits only up to its 0.5x releases (0.169.0 lists its `undo` feature as removed and skips
 // `ghost_snapshot` lines when reading): the Codex half runs the second pinned release, codex-0.58.0.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,6 +16,7 @@ import { claudeDriver, codexDriver, type AgentDriver, type Sandbox } from './dri
 import { startModelStandIn, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { SCRUBBED_ENV } from './round-trip.js';
 import { editPrompt, editScript, FORK_EDIT_CONTENT, FORK_EDIT_PROMPT, gitEnv, makeRepository, notesAt } from './with-code.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const targets = inject('interopTargets');
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
@@ -120,7 +121,7 @@ for (const testCase of CASES) {
 
     afterAll(async () => {
       await standIn?.close();
-      if (root) await rm(root, { recursive: true, force: true });
+      if (root) await removeSandbox(root);
     });
 
     async function run(command: string, args: readonly string[], cwd: string, label: string): Promise<ProcessResult> {

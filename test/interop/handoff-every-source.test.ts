@@ -3,7 +3,7 @@
 // against the loopback stand-in. The target must accept the file (a non-UUID source id, opencode's `ses_…` or claw's
 // `session-…`, made Codex refuse it), continue it under the new id, and send the model every prompt of the source in
 // order, the note naming the source, every tool call paired with its result, then the new prompt.
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
@@ -15,6 +15,7 @@ import { describeRun, runProcess } from './agents.js';
 import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { startModelStandIn, type ModelStandIn } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const NOTE_OPENING = '[sessions] This conversation was handed off to';
 const TARGETS = ['codex', 'claude'] as const;
@@ -85,7 +86,7 @@ describe.skipIf(!bins.codex && !bins.claude)(`a whole conversation of every agen
       await writeFile(join(sandbox.root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept the sandbox (and the stand-in's requests): ${sandbox.root}\n`);
     } else {
-      await rm(sandbox.root, { recursive: true, force: true });
+      await removeSandbox(sandbox.root);
     }
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
@@ -8,6 +8,7 @@ import { DRIVERS, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
 import { ADAPTERS } from '../../src/core/formats/index.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 /**
  * Issue 13: a conversation made by one real agent, handed off by `sessions fork --to` to another (Codex ↔ Claude
@@ -109,7 +110,7 @@ describe.skipIf(!PAIRS.some(([from, to]) => bins[from] && bins[to]))(`hand-off b
       await writeFile(join(sandbox.root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept the hand-off sandbox (and the stand-in's requests): ${sandbox.root}\n`);
     } else {
-      await rm(sandbox.root, { recursive: true, force: true });
+      await removeSandbox(sandbox.root);
     }
   });
 

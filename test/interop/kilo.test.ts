@@ -3,7 +3,7 @@
 // database (opencode's schema), so this round trip compares database rows where the file-based suites compare bytes;
 // it also hands a whole Codex session to Kilo and a whole Kilo session to Claude Code, each resumed by the real target.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -14,6 +14,7 @@ import { claudeDriver, codexDriver, qwenDriver, type ConversationItem, type Sand
 import { kiloSandboxEnv } from './kilo-config.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const NOTE_OPENING = '[sessions] This conversation was handed off to';
@@ -198,7 +199,7 @@ describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the
       await writeFile(join(root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept the kilo sandbox (and the stand-in's requests): ${root}\n`);
     } else {
-      await rm(root, { recursive: true, force: true });
+      await removeSandbox(root);
     }
   });
 

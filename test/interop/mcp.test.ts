@@ -1,7 +1,7 @@
 // Issue 32: the real Claude Code and Codex, configured with `sessions mcp` on a home of fixture sessions (the sample
 // home), call its tools when the stand-in asks (MCP_KEYWORD in the prompt); the tool results the agent sends back to
 // the model in its next request are checked there: the right search results and the right window of a transcript.
-import { cp, mkdir, mkdtemp, realpath, rm, writeFile, appendFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, realpath, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,6 +9,7 @@ import { describeRun, PROJECT_ROOT, runProcess, type InteropAgent } from './agen
 import { DRIVERS, type Sandbox } from './drivers.js';
 import { MCP_KEYWORD, startModelStandIn, TOOL_FINAL_TEXT, type ModelStandIn } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const targets = inject('interopTargets');
@@ -80,7 +81,7 @@ for (const agent of AGENTS_HERE) {
 
     afterAll(async () => {
       await standIn?.close();
-      if (sandbox && process.env.SESSIONS_INTEROP_KEEP !== '1') await rm(sandbox.root, { recursive: true, force: true });
+      if (sandbox && process.env.SESSIONS_INTEROP_KEEP !== '1') await removeSandbox(sandbox.root);
     });
 
     /** One prompt asking for `tool` with `args`: what the tool returned, as the agent sent it to the model. */

@@ -2,7 +2,7 @@
 // to opencode by `sessions fork --at 3 --to opencode`, then resumed by the real opencode against the loopback stand-in.
 // opencode keeps every session in one SQLite database, so "appended to the new session" is checked on its rows.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +13,7 @@ import { codexDriver, qwenDriver, type ConversationItem, type Sandbox } from './
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { opencodeSandboxEnv } from './opencode-config.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const NOTE_OPENING = '[sessions] This conversation was handed off to';
@@ -100,7 +101,7 @@ describe.skipIf(!available)(`hand-off from ${codexPin?.target.packageName}@${cod
       await writeFile(join(root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept the opencode hand-off sandbox (and the stand-in's requests): ${root}\n`);
     } else {
-      await rm(root, { recursive: true, force: true });
+      await removeSandbox(root);
     }
   });
 

@@ -2,7 +2,7 @@
 // provider whose `options.baseURL` is the stand-in. opencode keeps every session in one SQLite database, so this
 // round trip compares database rows where the file-based suites (round-trip.ts) compare file bytes.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,6 +12,7 @@ import { qwenDriver } from './drivers.js';
 import { startModelStandIn, TOOL_KEYWORD, type ModelStandIn, type RecordedRequest } from './model-stand-in.js';
 import { opencodeSandboxEnv } from './opencode-config.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const SESSIONS_BIN = join(PROJECT_ROOT, 'bin', 'sessions.js');
 const availability = inject('interopTargets').opencode;
@@ -149,7 +150,7 @@ describe.skipIf(!availability.available)(`${pin.packageName}@${pin.version} (the
       await writeFile(join(root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
       process.stderr.write(`[interop] kept opencode sandbox (and the stand-in's requests): ${root}\n`);
     } else {
-      await rm(root, { recursive: true, force: true });
+      await removeSandbox(root);
     }
   });
 

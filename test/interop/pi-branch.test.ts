@@ -1,7 +1,7 @@
 // `sessions fork --leaf`: the branch pi's /tree left behind, forked and resumed by the real pi (issue 30). pi writes a
 // tree (three prompts, then back to the second through `navigateTree`, what /tree runs, and another prompt there);
 // `sessions fork --leaf <the old branch's last entry> --at 3` must give pi exactly that branch's first two turns.
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,6 +9,7 @@ import { describeRun, PROJECT_ROOT, runProcess } from './agents.js';
 import { DRIVERS, type Sandbox } from './drivers.js';
 import { startModelStandIn, type ModelStandIn } from './model-stand-in.js';
 import { AGENT_TIMEOUT_MS, SCRUBBED_ENV } from './round-trip.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 const availability = inject('interopTargets').pi!;
 const driver = DRIVERS.pi;
@@ -56,7 +57,7 @@ describe.skipIf(!availability.available)(`pi ${availability.target.version}: for
 
   afterAll(async () => {
     await standIn?.close();
-    if (sandbox) await rm(sandbox.root, { recursive: true, force: true });
+    if (sandbox) await removeSandbox(sandbox.root);
   });
 
   it('the real pi resumes the fork of the branch left behind with exactly its first two turns', async () => {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from 'vitest';
 import { describeRun, PROJECT_ROOT, runProcess, type ProcessResult } from './agents.js';
 import { DRIVERS, type AgentDriver, type ConversationItem, type Sandbox } from './drivers.js';
 import { ANSWER_PREFIX, startModelStandIn, TOOL_FINAL_TEXT, TOOL_KEYWORD, type ModelStandIn } from './model-stand-in.js';
+import { removeSandbox } from './sandbox-cleanup.js';
 
 /** One agent process (a turn, with a tool call at most) answered by a loopback stand-in takes about a second. */
 export const AGENT_TIMEOUT_MS = 60_000;
@@ -209,7 +210,7 @@ export function defineRoundTripSuite(key: string): void {
         await writeFile(join(sandbox.root, 'stand-in-requests.jsonl'), `${lines.join('\n')}\n`);
         process.stderr.write(`[interop] kept ${agent} sandbox (and the stand-in's requests): ${sandbox.root}\n`);
       } else {
-        await rm(sandbox.root, { recursive: true, force: true });
+        await removeSandbox(sandbox.root);
       }
     });
 
