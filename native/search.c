@@ -795,27 +795,30 @@ static int may_be_rejected(const engine_t *engine, const item_t *item, const uns
  *
  * A few session files hold most of a home's bytes (a long Claude Code or Codex session is hundreds of MB), and a
  * search for a word they do not hold reads them all. So a file of tri_min bytes or more gets a map when a search
- * reads it to its end: a bit per hashed trigram of its bytes (ASCII letters folded), TRI_BITS bits, kept in tri_dir
- * under a hash of its path. A later search reads the map (TRI_BITS / 8 bytes) and, when no spelling of the text can
- * be in the bytes it covers, reads only what was appended since (and the head, for the stamp and the sniffs).
+ * reads it to its end: a bit per hashed trigram and per hashed 4-gram of its bytes (ASCII letters folded), TRI_BITS
+ * bits, kept in tri_dir under a hash of its path. A later search reads the map (TRI_BITS / 8 bytes) and, when no
+ * spelling of the text can be in the bytes it covers, reads only what was appended since (and the head, for the stamp
+ * and the sniffs). The 4-grams rule out a word made of common trigrams ("parsing": par, ars, rsi, sin, ing are in
+ * most big sessions, its "arsi" and "rsin" often not): with trigrams alone such a word read every big file whole.
  *
  * A map is trusted only for the file it was made of, as it was: the same path, device and inode, no shorter, the
  * same first 64 bytes, the same 64 bytes before the line where the map ends, and, when the size did not change, the
  * same mtime (agents append to their files; one rewritten in place has another mtime or size). Anything else, or a
  * map that does not read whole, and the file is searched from its start as without a map, and mapped again.
  *
- * Ruling out is exact: every trigram of the covered bytes is in the map (a hash collision only sets more bits), so a
- * spelling whose trigrams are not all there is not in those bytes. Spellings shorter than 3 bytes, or holding a
- * newline, are never ruled out (a map ends at a line's end: the appended bytes are searched from there).
+ * Ruling out is exact: every trigram and 4-gram of the covered bytes is in the map (a hash collision only sets more
+ * bits), so a spelling whose trigrams or 4-grams are not all there is not in those bytes. Spellings shorter than 3
+ * bytes, or holding a newline, are never ruled out (a map ends at a line's end: the appended bytes are searched from
+ * there).
  */
-#define TRI_BITS 21
+#define TRI_BITS 22
 #define TRI_MAP_BYTES ((size_t)1 << (TRI_BITS - 3))
-static const char TRI_MAGIC[8] = {'S', 'E', 'S', 'T', 'R', 'I', '0', '1'};
+static const char TRI_MAGIC[8] = {'S', 'E', 'S', 'T', 'R', 'I', '0', '2'};
 
 typedef struct {
   char magic[8];
   uint64_t dev, ino;
-  uint64_t covered;      /* the map holds the trigrams of [0, covered) */
+  uint64_t covered;      /* the map holds the trigrams and 4-grams of [0, covered) */
   uint64_t covered_line; /* just past the last newline before covered: a later search goes on from here */
   int64_t mtime_sec, mtime_nsec;
   uint32_t head_len, head_fp; /* fingerprint() of the file's first bytes */
@@ -831,6 +834,8 @@ typedef struct {
   uint64_t last_line; /* just past the last newline read so far */
   uint64_t loaded;    /* what the map read from tri_dir covers (0: none was) */
   uint32_t head_len, head_fp;
+  /* The last bytes read (folded, the newest lowest) and how many (at most 3): the n-grams that start in one chunk and end in the next. */
+  uint32_t tail, tail_len;
 } tri_t;
 
 static inline uint32_t tri_hash(uint32_t trigram) {
@@ -855,35 +860,51 @@ static inline void tri_set(unsigned char *map, uint32_t trigram) {
   map[h >> 3] |= (unsigned char)(1u << (h & 7));
 }
 
-/* Add the trigrams of bytes[0, len) to the map (four at a time: ~1 ns a byte, against ~1.4 one at a time). */
-static void tri_add(unsigned char *map, const unsigned char *bytes, size_t len) {
-  if (len < 3) return;
-  uint32_t a = FOLDED[bytes[0]], b = FOLDED[bytes[1]];
-  size_t i = 2;
-  for (; i + 4 <= len; i += 4) {
-    uint32_t c = FOLDED[bytes[i]], d = FOLDED[bytes[i + 1]], e = FOLDED[bytes[i + 2]], f = FOLDED[bytes[i + 3]];
-    tri_set(map, (a << 16) | (b << 8) | c);
-    tri_set(map, (b << 16) | (c << 8) | d);
-    tri_set(map, (c << 16) | (d << 8) | e);
-    tri_set(map, (d << 16) | (e << 8) | f);
-    a = e;
-    b = f;
-  }
-  for (; i < len; i++) {
-    uint32_t c = FOLDED[bytes[i]];
-    tri_set(map, (a << 16) | (b << 8) | c);
-    a = b;
-    b = c;
-  }
+/* A 4-gram's key: its 32 bits, told apart from a trigram's 24 by its hash (both only set bits). */
+static inline void tri_set4(unsigned char *map, uint32_t quad) {
+  uint32_t h = (quad * 0x85EBCA77u) >> (32 - TRI_BITS);
+  map[h >> 3] |= (unsigned char)(1u << (h & 7));
 }
 
-/* Whether every trigram of the spelling is in the map (it may be in the bytes the map covers). */
+/*
+ * Add to the map the trigrams and 4-grams that end in bytes[0, len): the bytes read after those added or skipped last
+ * (tri->tail), so the n-grams that begin in the chunk before are added too.
+ */
+static void tri_add(tri_t *tri, const unsigned char *bytes, size_t len) {
+  unsigned char *map = tri->map;
+  uint32_t w = tri->tail, seen = tri->tail_len;
+  size_t i = 0;
+  /* The first bytes of a file (fewer than 3 before them: no 4-gram, or no trigram, ends there yet). */
+  for (; i < len && seen < 3; i++, seen++) {
+    w = (w << 8) | FOLDED[bytes[i]];
+    if (seen == 2) tri_set(map, w & 0xffffff);
+  }
+  for (; i < len; i++) {
+    w = (w << 8) | FOLDED[bytes[i]];
+    tri_set(map, w & 0xffffff);
+    tri_set4(map, w);
+  }
+  tri->tail = w & 0xffffff;
+  tri->tail_len = seen;
+}
+
+/* The last bytes of a chunk of `len` read after the ones added last, kept for the next chunk's n-grams (nothing added to the map). */
+static void tri_skip(tri_t *tri, const unsigned char *bytes, size_t len) {
+  for (size_t i = len > 3 ? len - 3 : 0; i < len; i++) tri->tail = (tri->tail << 8) | FOLDED[bytes[i]];
+  tri->tail &= 0xffffff;
+  tri->tail_len = tri->tail_len + len < 3 ? tri->tail_len + (uint32_t)len : 3;
+}
+
+/* Whether every trigram and 4-gram of the spelling is in the map (it may be in the bytes the map covers). */
 static int tri_may_hold(const unsigned char *map, const unsigned char *bytes, size_t len) {
   if (len < 3) return 1;
   uint32_t w = ((uint32_t)fold_byte(bytes[0]) << 8) | fold_byte(bytes[1]);
   for (size_t i = 2; i < len; i++) {
-    w = ((w << 8) | fold_byte(bytes[i])) & 0xffffff;
-    uint32_t h = tri_hash(w);
+    w = (w << 8) | fold_byte(bytes[i]);
+    uint32_t h = tri_hash(w & 0xffffff);
+    if (!(map[h >> 3] & (1u << (h & 7)))) return 0;
+    if (i < 3) continue;
+    h = (w * 0x85EBCA77u) >> (32 - TRI_BITS);
     if (!(map[h >> 3] & (1u << (h & 7)))) return 0;
   }
   return 1;
@@ -1049,11 +1070,13 @@ static int search_file(engine_t *engine, item_t *item, uint32_t f, scratch_t *sc
     if (engine->fold_chunks) lower_ascii(buffer, carried, length);
     int64_t view_start = (int64_t)position - (int64_t)carried;
     if (tri.map && (uint64_t)view_start + length > tri.loaded) {
-      /* Only bytes the map does not cover yet; the carried ones were added with the chunk before, and adding a trigram
-       * twice sets the same bit. */
-      tri_add(tri.map, buffer, length);
+      /* Only chunks the map does not cover yet (adding an n-gram twice sets the same bit); the carried bytes were added
+       * with the chunk before, and its last ones begin this one's first n-grams (tri.tail). */
+      tri_add(&tri, buffer + carried, (size_t)n);
       const unsigned char *nl = memrchr(buffer + carried, '\n', (size_t)n);
       if (nl) tri.last_line = (uint64_t)(view_start + (nl - buffer) + 1);
+    } else if (tri.map) {
+      tri_skip(&tri, buffer + carried, (size_t)n);
     }
     if (!(item->flags & F_FILTER)) {
       if (find_match(engine, scratch, buffer, length, 0, 1) != -1) {

@@ -11,7 +11,7 @@ import { openRegularSync } from '../core/io/regular.js';
 export interface TrigramMaps {
   /** The folder they are kept in (created when missing). */
   readonly dir: string;
-  /** The least size of a file that gets one (default 16 MiB: a map is 256 KiB). */
+  /** The least size of a file that gets one (default 16 MiB: a map is 512 KiB). */
   readonly minBytes?: number;
 }
 
@@ -21,9 +21,9 @@ export function trigramMapsBeside(cachePath: string): TrigramMaps {
 }
 
 /** The maps' format (TRI_MAGIC in native/search.c): a folder per version, so an old one is never read. */
-const TRIGRAM_MAPS_VERSION = 1;
+const TRIGRAM_MAPS_VERSION = 2;
 
-/** Maps kept before the folder is pruned (at 256 KiB each: 128 MiB). */
+/** Maps kept before the folder is pruned (at 512 KiB each: 256 MiB). */
 export const MAX_TRIGRAM_MAPS = 512;
 
 /** Where a map names its file (tri_header_t in native/search.c): the path's length, then the path. */

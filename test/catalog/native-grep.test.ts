@@ -580,7 +580,7 @@ describe('grep with and without the native engine', () => {
 
 describe('trigram maps of big files (native/search.c)', () => {
   /** TRI_MAP_BYTES in native/search.c: a map's bits, at the end of its file. */
-  const MAP_BYTES = 256 * 1024;
+  const MAP_BYTES = 512 * 1024;
   let maps: string;
   beforeAll(async () => {
     maps = await mkdtemp(join(tmpdir(), 'sessions-trigrams-'));
@@ -696,6 +696,41 @@ describe('trigram maps of big files (native/search.c)', () => {
   });
 
   const WHOLE_SECOND = 1_700_000_000;
+
+  it.skipIf(!built())('rules out a word each of whose trigrams the file holds, by a 4-gram it lacks', async () => {
+    // par, ars, rsi, sin and ing are all here; pars, arsi and rsin are not.
+    const path = await file(answer('spare cars, versions, raising') + answer('a line that will say: xxxxxxx.') + answer('the last line'));
+    utimesSync(path, WHOLE_SECOND, WHOLE_SECOND);
+    expect(await nativeMatches('zzqqxx-absent', path)).toBe(false);
+    onlyMap();
+    // The word is written into a covered line, mtime put back: a map that rules it out leaves that line unread.
+    writeFileSync(path, readFileSync(path, 'utf8').replace('xxxxxxx', 'parsing'));
+    utimesSync(path, WHOLE_SECOND, WHOLE_SECOND);
+    expect((await runPool('js', { text: 'parsing' }, [item(0, [path])])).matched).toEqual([0]);
+    expect(await nativeMatches('parsing', path, { trigrams: false })).toBe(true);
+    expect(await nativeMatches('parsing', path)).toBe(false);
+    expect(await nativeMatches('PARSING', path, { ignoreCase: true })).toBe(false);
+    // Texts whose every trigram and 4-gram the map holds are searched: found where they are.
+    expect(await nativeMatches('versions, raising', path)).toBe(true);
+    expect(await nativeMatches('spare', path)).toBe(true);
+  });
+
+  it.skipIf(!built())('holds the 4-grams that cross a 256 KiB chunk border, made by a search for a 3-byte text', async () => {
+    // A 3-byte text carries 2 bytes from one chunk to the next: a 4-gram that begins 3 bytes before the border is
+    // still in the map.
+    const word = 'qwerty';
+    const opening = answer('').slice(0, answer('').indexOf('"text":"') + '"text":"'.length);
+    for (let before = 1; before <= word.length; before++) {
+      const path = await file(`${opening}${'x'.repeat(CHUNK - before - opening.length)}${word} end"}]}}\n`);
+      await rm(maps, { recursive: true, force: true });
+      await mkdir(maps);
+      expect(await nativeMatches('zqj', path)).toBe(false);
+      onlyMap();
+      expect([before, await nativeMatches(word, path)]).toEqual([before, true]);
+      expect([before, await nativeMatches('qwerti', path)]).toEqual([before, false]);
+    }
+  });
+
 
   it.skipIf(!built())('is not trusted once the file was rewritten: same size and mtime changed, bytes changed before its end, shorter, or replaced', async () => {
     const cases: [string, (path: string) => Promise<void>][] = [
