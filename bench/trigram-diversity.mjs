@@ -94,7 +94,7 @@ timeProcess(process.execPath, [CLI, 'list', '--home', home, '--claw-dir', projec
 const first = grep('qvzzkx-first-grep');
 // The map's share of set bits (its layout: native/search.c, "trigram maps of big files": the path's length at byte 72,
 // the path from byte 80, then the bits).
-const maps = join(WORK, 'xdg', 'sessions', 'grep-trigrams-v1');
+const maps = join(WORK, 'xdg', 'sessions', 'grep-trigrams-v2');
 const mapFile = readdirSync(maps).find((name) => name.endsWith('.tri'));
 if (mapFile === undefined) throw new Error('the first grep wrote no trigram map (is the native engine built?)');
 const map = readFileSync(join(maps, mapFile));
