@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Cache from '../../src/catalog/cache.js';
 import type * as CatalogGrep from '../../src/catalog/grep-catalog.js';
 import type * as Grep from '../../src/catalog/grep.js';
+import type * as Inherited from '../../src/catalog/grep-inherited.js';
 import type * as Formats from '../../src/core/formats/index.js';
+import type { SessionFileGroup } from '../../src/core/formats/types.js';
 import type * as Scan from '../../src/catalog/scan.js';
 import { resolveLocations } from '../../src/catalog/locations.js';
 import { importBuilt } from '../helpers/built-dist.js';
@@ -90,6 +92,30 @@ describe('grep and the turns a Codex fork inherits', () => {
   it('does not list a fork for text its parent holds only after the fork point', async () => {
     const hits = await search('quetzal');
     expect([...hits.keys()]).toEqual([PARENT_ID]);
+  });
+
+  it('reads the groups\' ids only once a group that did not match is a fork (a common word leaves few, rarely forks)', async () => {
+    const { inheritedMatches } = await importBuilt<typeof Inherited>('catalog', 'grep-inherited.js');
+    let idsRead = 0;
+    const groupOf = (name: string, id: string): SessionFileGroup => ({
+      agent: 'codex',
+      paths: [join(home, DAY, name)],
+      get idHint() {
+        idsRead++;
+        return id;
+      },
+      root: join(home, '.codex', 'sessions'),
+      archived: false,
+    });
+    const search = { text: 'health check', ignoreCase: false, count: false, context: null, notConversation: null };
+    const matched = new Map([[0, { matches: 0, snippet: null }]]);
+    // The parent matched; a group of the same file did not, and is no fork: nothing inherits, no id read.
+    expect(await inheritedMatches([groupOf(PARENT, PARENT_ID), groupOf(PARENT, PARENT_ID)], matched, search, undefined, () => undefined)).toEqual([]);
+    expect(idsRead).toBe(0);
+    // The fork did not match in its own file: its parent is found by id, and it matches by what it inherits.
+    const found = await inheritedMatches([groupOf(PARENT, PARENT_ID), groupOf(PARENT, PARENT_ID), groupOf(FORK, FORK_ID)], matched, search, undefined, () => undefined);
+    expect(found.map(({ index, found }) => [index, found.inherited])).toEqual([[2, true]]);
+    expect(idsRead).toBeGreaterThan(0);
   });
 
   it('gives the same rows when the rows come from the catalog cache', async () => {
