@@ -14,7 +14,7 @@ export const FIRST_PAGE = 150;
 interface RunParts {
   readonly query: ParsedQuery;
   /** Slots to consider, in catalog order. */
-  readonly pool: readonly number[];
+  readonly pool: ArrayLike<number>;
   readonly docs: readonly (SearchDoc | null)[];
   readonly recordOf: (slot: number) => FuseRecord;
   /** fuse.js reads the short fields only (a one- or two-letter query over a big pool). */
@@ -23,7 +23,7 @@ interface RunParts {
   readonly now: () => number;
   readonly options: IFuseOptions<SearchDoc>;
   readonly keys: FuseIndex<SearchDoc>['keys'];
-  readonly onScanned: (candidates: readonly number[]) => void;
+  readonly onScanned: (candidates: Int32Array) => void;
   /** The catalog's text in one string: a pool of a good part of the catalog is swept once per word (see sweep). */
   readonly haystack?: SearchHaystack;
 }
@@ -31,17 +31,26 @@ interface RunParts {
 /** One query's search in progress (see SearchIndex.begin). */
 export class SearchRun {
   private ranked: FuseResult<SearchDoc>[] = [];
-  private readonly tiers: number[][] = [[], [], [], []];
-  /** Everything that passed the prefilter, in catalog order. */
-  private readonly passed: number[] = [];
+  /**
+   * Everything that passed the prefilter, in catalog order (the first `passedCount`), and how many sure candidates
+   * each tier holds (a sure candidate's tier is in its flags). Typed arrays of the pool's size, not arrays grown by
+   * push: a one-letter query passes 86k slots at 100k sessions, and its growing arrays (~3 MB a keystroke) outlived
+   * the young generation, so the first keys of a query brought on the old generation's full collections.
+   */
+  private readonly passed: Int32Array;
+  private passedCount = 0;
+  private readonly tierCounts = [0, 0, 0, 0];
   private scanned = 0;
   /** What the haystack says of the query's words (see sweep); undefined until the walk starts. */
   private swept: Map<QueryTerm, TermFacts> | undefined;
-  /** Per slot: RANKED_FIRST (in the first page), SCORED (handed to fuse.js). Typed flags, not sets: 80k lookups a keystroke. */
+  /**
+   * Per slot: RANKED_FIRST (in the first page), SCORED (handed to fuse.js), SURE (a match) and its tier (TIER_SHIFT).
+   * Typed flags, not sets: 80k lookups a keystroke.
+   */
   private readonly flags: Uint8Array;
   private rankedFirstCount = 0;
   /** After the walk: the candidates not ranked yet, in tier order. */
-  private queue: number[] | null = null;
+  private queue: Int32Array | null = null;
   private queued = 0;
   private expression: Expression | null = null;
   /** Candidates that match: those fuse.js keeps whatever it scores (see matchTier), and the unsure ones it keeps (see fuseKeeps). */
@@ -53,13 +62,14 @@ export class SearchRun {
     private readonly parts: RunParts,
   ) {
     this.flags = new Uint8Array(parts.docs.length);
+    this.passed = new Int32Array(parts.pool.length);
   }
 
   /** Walk until a page of title matches is found (or briefly), and rank a first page. */
   start(): void {
     if (this.parts.query.groups.length === 0 && this.parts.query.excluded.length === 0) return;
     this.scan(this.parts.now() + FIRST_SCAN_MS, FIRST_PAGE);
-    const first = this.tiers.flat().slice(0, FIRST_PAGE);
+    const first = this.inTierOrder(FIRST_PAGE, 0);
     for (const slot of first) this.flags[slot]! |= RANKED_FIRST;
     this.rankedFirstCount = first.length;
     this.rank(first);
@@ -76,7 +86,7 @@ export class SearchRun {
       if (this.scanned < this.parts.pool.length) {
         this.scan(until, Number.POSITIVE_INFINITY);
       } else {
-        this.rank(this.remaining().slice(this.queued, this.queued + STEP_SLICE));
+        this.rank(this.remaining().subarray(this.queued, this.queued + STEP_SLICE));
         this.queued += STEP_SLICE;
       }
     }
@@ -97,11 +107,8 @@ export class SearchRun {
    * visible top is ranked: the first page is) before the ranking of the rest is over.
    */
   unrankedHits(): SearchHit[] {
-    const out: SearchHit[] = [];
-    const { flags } = this;
     const { docs } = this.parts;
-    for (const tier of this.tiers) for (const slot of tier) if ((flags[slot]! & SCORED) === 0) out.push(unrankedHit(docs[slot]!));
-    return out;
+    return Array.from(this.inTierOrder(Number.POSITIVE_INFINITY, SCORED), (slot) => unrankedHit(docs[slot]!));
   }
 
   /**
@@ -123,7 +130,7 @@ export class SearchRun {
   /** Candidates not scored yet (those still to be walked count as one each). */
   get pending(): number {
     const unwalked = this.parts.pool.length - this.scanned;
-    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passed.length - this.rankedFirstCount);
+    return unwalked + (this.queue ? Math.max(0, this.queue.length - this.queued) : this.passedCount - this.rankedFirstCount);
   }
 
   /** The hits ranked so far, best first (the same hit objects from call to call: a list re-renders only what moved). */
@@ -142,26 +149,28 @@ export class SearchRun {
     const { pool, docs, query } = this.parts;
     let i = this.scanned;
     const { broad } = this.parts;
+    const { passed, flags, tierCounts } = this;
     const swept = (this.swept ??= this.sweep());
     while (i < pool.length) {
       const slot = pool[i++]!;
       const doc = docs[slot]!;
       let tier = matchTier(doc, query, broad, slot, swept);
       if (tier >= NEVER) {
-        this.passed.push(slot);
+        passed[this.passedCount++] = slot;
       } else if (tier >= 0) {
         // An unsure candidate is decided now, as fuse.js would decide it: no scoring waits for the count.
         if (tier >= UNSURE) tier = fuseKeeps(doc, query, broad) ? tier - UNSURE : -1;
         if (tier >= 0) {
           this.sure++;
-          this.tiers[tier]!.push(slot);
+          tierCounts[tier]!++;
+          flags[slot]! |= SURE | (tier << TIER_SHIFT);
         }
-        this.passed.push(slot);
+        passed[this.passedCount++] = slot;
       }
-      if ((i & 255) === 0 && (this.tiers[0]!.length >= titleTarget || this.parts.now() >= until)) break;
+      if ((i & 255) === 0 && (tierCounts[0]! >= titleTarget || this.parts.now() >= until)) break;
     }
     this.scanned = i;
-    if (i >= pool.length) this.parts.onScanned(this.passed);
+    if (i >= pool.length) this.parts.onScanned(passed.subarray(0, this.passedCount));
   }
 
   /**
@@ -184,34 +193,48 @@ export class SearchRun {
   }
 
   /** Only once the walk is over: the candidates the first page did not rank, in tier order. */
-  private remaining(): number[] {
-    if (this.queue === null) {
-      const { flags } = this;
-      const queue: number[] = [];
-      for (const tier of this.tiers) for (const slot of tier) if ((flags[slot]! & RANKED_FIRST) === 0) queue.push(slot);
-      this.queue = queue;
+  private remaining(): Int32Array {
+    return (this.queue ??= this.inTierOrder(Number.POSITIVE_INFINITY, RANKED_FIRST));
+  }
+
+  /** Up to `limit` of the sure candidates walked so far without any of the `without` flags: by tier, then in catalog order. */
+  private inTierOrder(limit: number, without: number): Int32Array {
+    const { flags, passed, passedCount, tierCounts } = this;
+    let size = 0;
+    for (const count of tierCounts) size += count;
+    if (without === RANKED_FIRST) size -= this.rankedFirstCount;
+    const out = new Int32Array(Math.min(limit, size));
+    let n = 0;
+    for (let tier = 0; tier < tierCounts.length && n < out.length; tier++) {
+      if (tierCounts[tier] === 0) continue;
+      const wanted = SURE | (tier << TIER_SHIFT);
+      for (let i = 0; i < passedCount && n < out.length; i++) {
+        const slot = passed[i]!;
+        const flag = flags[slot]!;
+        if ((flag & (SURE | TIER_MASK | without)) === wanted) out[n++] = slot;
+      }
     }
-    return this.queue;
+    return n === out.length ? out : out.subarray(0, n);
   }
 
   /** Let fuse.js score these candidates and merge them into the ranking. */
-  private rank(slots: readonly number[]): void {
+  private rank(slots: ArrayLike<number>): void {
     if (slots.length === 0) return;
     const { docs, options, keys, recordOf, query } = this.parts;
-    for (const slot of slots) this.flags[slot]! |= SCORED;
+    for (let i = 0; i < slots.length; i++) this.flags[slots[i]!]! |= SCORED;
     let results: FuseResult<SearchDoc>[];
     if (query.groups.length === 0) {
       // Only excluded words (`!wip`): everything the prefilter kept matches equally, newest first.
-      results = slots.map((slot) => ({ item: docs[slot]!, refIndex: slot, score: 0, matches: [] }));
+      results = Array.from(slots, (slot) => ({ item: docs[slot]!, refIndex: slot, score: 0, matches: [] }));
     } else {
       this.expression ??= toExpression(query);
-      const index = Fuse.parseIndex<SearchDoc>({ keys, records: slots.map(recordOf) });
+      const index = Fuse.parseIndex<SearchDoc>({ keys, records: Array.from(slots, recordOf) });
       results = new Fuse(docs as SearchDoc[], options, index).search(this.expression);
       // A candidate is a match whatever fuse.js scored (its word is in a prompt fuse.js does not read):
       // ranked after every scored hit, showing the first prompt that has the word.
       if (results.length < slots.length) {
         const kept = new Set(results.map((result) => result.refIndex));
-        for (const slot of slots) if (!kept.has(slot)) results.push(exactPromptMatch(docs[slot]!, slot, query));
+        for (let i = 0; i < slots.length; i++) if (!kept.has(slots[i]!)) results.push(exactPromptMatch(docs[slots[i]!]!, slots[i]!, query));
       }
       results.sort(byScore);
     }
@@ -221,6 +244,10 @@ export class SearchRun {
 
 const RANKED_FIRST = 1;
 const SCORED = 2;
+const SURE = 4;
+/** A sure candidate's tier (0–3), in its flags' bits 3–4. */
+const TIER_SHIFT = 3;
+const TIER_MASK = 3 << TIER_SHIFT;
 
 /** A document's hit before it is ranked, made once: a count of 80k matches hands over 80k of them per keystroke. */
 function unrankedHit(doc: SearchDoc): SearchHit {

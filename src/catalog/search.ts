@@ -43,7 +43,7 @@ export class SearchIndex {
   private readonly keysTemplate = Fuse.createIndex(FUSE_OPTIONS.keys ?? [], [] as SearchDoc[]);
   private readonly shortKeysTemplate = Fuse.createIndex(SHORT_KEYS, [] as SearchDoc[]);
   /** The last query's candidates, in catalog order: a query that extends it only narrows them. */
-  private last: { readonly query: string; readonly candidates: readonly number[] } | null = null;
+  private last: { readonly query: string; readonly candidates: Int32Array } | null = null;
   /** Every live slot in catalog order (newest first); rebuilt when the catalog changes, not per keystroke. */
   private ordered: number[] = [];
   /** Every document's text in one string (search-haystack.ts), and how many documents changed since it was built. */
