@@ -55,6 +55,21 @@ describe('list scope, sort and selection', () => {
     expect(selectedId(state)).toBe(selected);
   });
 
+  it('every directory without a query: rows made when read, the selection kept when a query is cleared', () => {
+    // 86k rows made each time a query was cleared at 100k sessions lived until the next key, into the old generation.
+    const typed = run([loaded, { type: 'toggleScope' }, { type: 'move', delta: 2 }, key('x')]);
+    const moved = run([{ type: 'searchResults', query: 'x', hits: [hit('d'), hit('e')], pending: 0, catalog: typed.sessions }, { type: 'move', delta: 1 }], typed);
+    const killed = run([{ type: 'queryKill' }], moved);
+    expect(killed.rows).toBeInstanceOf(ListView);
+    expect(ids(killed)).toEqual(['a', 'b', 'd', 'c', 'e']);
+    expect(selectedId(killed)).toBe('a'); // a changed query selects the top row
+    const cleared = run([{ type: 'clearOrQuit' }], moved);
+    expect(cleared.rows).toBeInstanceOf(ListView);
+    expect(ids(cleared)).toEqual(['a', 'b', 'd', 'c', 'e']);
+    expect(selectedId(cleared)).toBe('e');
+    expect(run([{ type: 'toggleScope' }], cleared).rows).toBeInstanceOf(Array); // the current directory's: a few rows
+  });
+
   it('starts in "all" and says so when the current directory has no sessions', () => {
     const state = run([loaded], initialState({ size, cwd: '/elsewhere', homeDir: '/home/dev', now: 0 }));
     expect(state.scope).toBe('all');
