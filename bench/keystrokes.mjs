@@ -12,7 +12,7 @@
 //
 //   node bench/keystrokes.mjs --home DIR [--claw-dir DIR] [--xdg DIR] [--queries 8] [--query Q]... [--query-rounds 1] [--content WORD]
 //                             [--no-content] [--content-runs 3] [--rg-first] [--cold-cache] [--node-arg ARG]...
-//                             [--tui-stderr FILE] [--out FILE] [--timeout-ms 20000]
+//                             [--tui-stderr FILE] [--no-fzf] [--out FILE] [--timeout-ms 20000]
 //
 // Queries are chosen from the data, not by hand: single words of titles (a common and a rarer one), two words of
 // one title typed in the opposite order, and fzf's extended syntax ('exact, ^prefix, suffix$, !not, a | b); each
@@ -32,6 +32,7 @@
 // faults (/proc/vmstat) over the same span, and how much of a sample of the files the page cache held before (fincore); `done` is compared with rg only where both read (almost) nothing from
 // storage. --cold-cache drops the page cache before every rg and every search (root; never beside other benches).
 // --node-arg: a flag for the TUI's node (e.g. --trace-gc, --heap-prof); --tui-stderr: where its stderr goes (else the pane).
+// --no-fzf: the TUI alone (a build beside another, interleaved: fzf's part takes as long again).
 // Prints one JSON object on stdout (and writes it to --out).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -350,6 +351,8 @@ function ioDelta(before, after, ownKB) {
   tmux.waitFor((s) => /^search: /m.test(s), { timeoutMs: 5000 });
   sleepSync(200);
   const loadBefore = load();
+  const cpuBefore = cpuOf(pid);
+  const uiCpuBefore = cpuOf(pid, pid);
   const settled = (prefix, screen) => {
     const header = screen.split('\n')[0] ?? '';
     const q = escapeRe(prefix.trim());
@@ -362,14 +365,17 @@ function ioDelta(before, after, ownKB) {
   });
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
   const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-  out.tui = { ...summarise(samples), load: [loadBefore, load()], rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024), samples };
+  // CPU time over the typing (every thread: GC's helpers too; and the UI thread's alone): steadier than wall time under load.
+  out.tui = { ...summarise(samples), cpuMs: cpuOf(pid) - cpuBefore, uiCpuMs: cpuOf(pid, pid) - uiCpuBefore, load: [loadBefore, load()], rssMB: Math.round(kb('VmRSS') / 1024), hwmMB: Math.round(kb('VmHWM') / 1024), samples };
   if (CONTENT) out.content = contentSearch(pid);
   tmux.idle();
-  log(`sessions: first change p50 ${out.tui.firstP50} / p95 ${out.tui.firstP95} ms, final count p50 ${out.tui.finalP50} / p95 ${out.tui.finalP95} ms (${out.tui.missed} missed), load ${loadBefore[0]}`);
+  log(`sessions: first change p50 ${out.tui.firstP50} / p95 ${out.tui.firstP95} ms, final count p50 ${out.tui.finalP50} / p95 ${out.tui.finalP95} ms (${out.tui.missed} missed), CPU ${out.tui.cpuMs} ms (UI thread ${out.tui.uiCpuMs} ms), load ${loadBefore[0]}`);
 }
 
 // ---- fzf, interactive, on the same lines
-if (spawnSync('sh', ['-c', 'command -v fzf']).status !== 0) {
+if (process.argv.includes('--no-fzf')) {
+  out.fzf = { status: 'not measured (--no-fzf)' };
+} else if (spawnSync('sh', ['-c', 'command -v fzf']).status !== 0) {
   out.fzf = { status: 'fzf is not installed (apt-get install fzf)' };
 } else {
   const counts = fzfCounts();
