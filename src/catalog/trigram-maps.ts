@@ -1,6 +1,6 @@
 // Trigram maps of big session files (native/search.c's "trigram maps"): where they are kept, and the folder's pruning.
 import { closeSync, existsSync, readdirSync, readSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { removeStaleTemps } from '../core/io/atomic.js';
 import { openRegularSync } from '../core/io/regular.js';
 
@@ -17,8 +17,10 @@ export interface TrigramMaps {
 
 /** The trigram maps kept beside the catalog cache at `cachePath`. */
 export function trigramMapsBeside(cachePath: string): TrigramMaps {
-  return { dir: join(dirname(cachePath), `grep-trigrams-v${TRIGRAM_MAPS_VERSION}`) };
+  return { dir: join(dirname(cachePath), mapsFolder(TRIGRAM_MAPS_VERSION)) };
 }
+
+const mapsFolder = (version: number): string => `grep-trigrams-v${version}`;
 
 /** The maps' format (TRI_MAGIC in native/search.c): a folder per version, so an old one is never read. */
 const TRIGRAM_MAPS_VERSION = 2;
@@ -39,6 +41,7 @@ const MAP_TEMP_NAME = /^[0-9a-f]{16}\.tri\.(\d+)\.[0-9a-f]+$/;
  * Maps a killed search left half-written go as every other temp file does (`removeStaleTemps`).
  */
 export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Promise<void> {
+  removeOlderVersions(dir);
   await removeStaleTemps(dir, Date.now(), MAP_TEMP_NAME);
   let names: string[];
   try {
@@ -69,4 +72,13 @@ export async function pruneTrigramMaps(dir: string, keep = MAX_TRIGRAM_MAPS): Pr
   }
   left.sort((a, b) => a.written - b.written);
   for (const { path } of left.slice(0, Math.max(0, left.length - keep))) rmSync(path, { force: true });
+}
+
+/**
+ * The folders of older versions' maps beside `dir` (this version's folder, as `trigramMapsBeside` names it): no search
+ * reads them again (version 1 held trigrams alone, up to 128 MiB).
+ */
+function removeOlderVersions(dir: string): void {
+  if (basename(dir) !== mapsFolder(TRIGRAM_MAPS_VERSION)) return;
+  for (let version = 1; version < TRIGRAM_MAPS_VERSION; version++) rmSync(join(dirname(dir), mapsFolder(version)), { recursive: true, force: true });
 }

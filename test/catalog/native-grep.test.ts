@@ -770,6 +770,24 @@ describe('trigram maps of big files (native/search.c)', () => {
 });
 
 describe('pruning the trigram maps', () => {
+  it('removes the folder of the maps of an older version beside this version\'s, and nothing beside another folder', async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'sessions-trigram-versions-'));
+    try {
+      const { dir } = native.trigramMapsBeside(join(cache, 'catalog.jsonl'));
+      for (const folder of [dir, join(cache, 'grep-trigrams-v1'), join(cache, 'other')]) {
+        await mkdir(folder, { recursive: true });
+        await writeFile(join(folder, '0123456789abcdef.tri'), 'map');
+      }
+      await native.pruneTrigramMaps(join(cache, 'other'));
+      expect(readdirSync(cache).sort()).toEqual(['grep-trigrams-v1', 'grep-trigrams-v2', 'other']);
+      await native.pruneTrigramMaps(dir);
+      expect(readdirSync(cache).sort()).toEqual(['grep-trigrams-v2', 'other']);
+      expect(readdirSync(dir)).toEqual(['0123456789abcdef.tri']);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!built())('removes the maps of files that are gone, then the oldest, down to the number kept', async () => {
     const maps = await mkdtemp(join(tmpdir(), 'sessions-trigram-prune-'));
     try {
