@@ -97,9 +97,10 @@ export class MatchRows {
   /**
    * The printed row of a matching group, told at once by the lines an earlier grep printed: its one file unchanged
    * since then (the same stamps), its session's name the same, and its row still alone (no other group under its id or
-   * its file's hint; `linked`: no other member of its lineage's family either). undefined when not (then `rowNow`, `row`).
+   * its file's hint; `linked`: no other member of its lineage's family either). null when its file was kept as holding no
+   * conversation (the same stamps: no row, as the cache says). undefined when not (then `rowNow`, `row`).
    */
-  printedNow(index: number, linked: boolean): PrintedRow | undefined {
+  printedNow(index: number, linked: boolean): PrintedRow | null | undefined {
     const printed = this.printed?.rows;
     if (printed === undefined) return undefined;
     if (this.matchesAtPrinted === null) {
@@ -113,12 +114,17 @@ export class MatchRows {
     return row;
   }
 
-  private toldRow(printed: PrintedRows, index: number, linked: boolean): PrintedRow | undefined {
+  private toldRow(printed: PrintedRows, index: number, linked: boolean): PrintedRow | null | undefined {
     const group = this.groups[index]!;
     if (group.paths.length !== 1 || ADAPTERS[group.agent].store !== undefined) return undefined;
     const stamps = this.fileStamps(index);
     if (stamps === undefined) return undefined;
     const row = printed.told(stamps, (agent, id) => this.nameOf(agent, group.root, id));
+    // No conversation in the file: no row, whatever else shares its id (a summary of null merges into none).
+    if (row === null) {
+      this.stampsOf.delete(group);
+      return null;
+    }
     if (row === undefined || row.agent !== group.agent || !this.aloneUnder(index, group, row.agent, row.id)) return undefined;
     if (linked && row.lineage !== undefined && !this.familyAloneNow(index, row.lineage)) return undefined;
     // As a cached row is (cachedIndex): its group is known under its id.
@@ -408,8 +414,11 @@ export class MatchRows {
     if (summary === undefined) {
       const making = this.loaded().then(async (loaded) => {
         loaded?.expectLookups(this.lookupsExpected());
-        const value = await summaryOf(group, this.context, loaded, this.fileStamps(index));
+        const stamps = this.fileStamps(index);
+        const value = await summaryOf(group, this.context, loaded, stamps);
         if (this.summaries.get(group) === making) this.summaryValues.set(group, value);
+        // Folded or cached as no conversation (a failure is reported, not cached): kept as none, as `summaryNow` keeps it.
+        if (value === null && stamps !== undefined && loaded?.lookup(stamps) === null) this.keepNone(group, stamps);
         return value;
       });
       summary = making;
@@ -441,7 +450,16 @@ export class MatchRows {
       return undefined;
     }
     if (row !== undefined) this.summaryValues.set(group, row);
+    if (row === null) {
+      const stamps = this.fileStamps(index);
+      if (stamps !== undefined) this.keepNone(group, stamps);
+    }
     return row;
+  }
+
+  /** A single file the cache holds as no conversation for these stamps: kept with the printed lines (the next grep looks up none). */
+  private keepNone(group: SessionFileGroup, stamps: readonly FileStamp[]): void {
+    if (group.paths.length === 1) this.printed?.rows?.noteNone(stamps);
   }
 
   /**

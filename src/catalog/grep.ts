@@ -432,6 +432,7 @@ async function grepIn(
       if (signal?.aborted) break;
       const at = made.push(null) - 1;
       const printed = rows.printedNow(index, true);
+      if (printed === null) continue;
       if (printed !== undefined) {
         made[at] = [printed, what, index];
         continue;

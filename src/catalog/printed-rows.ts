@@ -50,6 +50,11 @@ export interface PrintedRow {
 /** A kept row: `name` is the name the session's root gave its id when the row was made (null: none). */
 type SavedRow = readonly [path: string, size: number, mtimeMs: number, fingerprint: string, agent: Agent, id: string, cwd: string | null, updatedAt: string, lineage: string | false, name: string | null, line: string];
 
+/** A file kept as holding no conversation (the cache said so for these stamps): no row, and no cache lookup for it. */
+type NoneRow = readonly [path: string, size: number, mtimeMs: number, fingerprint: string, none: null];
+
+type KeptRow = SavedRow | NoneRow;
+
 /** The printed rows file of the walk memo at `memoPath` (its name with `.printed` before `.json`). */
 export function printedRowsPath(memoPath: string): string {
   return `${memoPath.replace(/\.json$/, '')}.printed.json`;
@@ -65,7 +70,7 @@ export class PrintedRows {
   private bytes: Buffer = Buffer.alloc(0);
   private saved: Map<string, number> | null = null;
   /** Rows made this run (`note`), by path: written with the saved ones still found (`save`). */
-  private readonly made = new Map<string, SavedRow>();
+  private readonly made = new Map<string, KeptRow>();
 
   constructor(
     private readonly path: string,
@@ -94,16 +99,25 @@ export class PrintedRows {
 
   /**
    * The row kept for this one file with exactly these stamps (size, mtime, fingerprint), made for `name` (the name its
-   * root gives it now, see `nameOf`); undefined when there is none, or the file was not read (`wanted`).
+   * root gives it now, see `nameOf`); null when the file was kept as holding no conversation (`noteNone`); undefined
+   * when there is none, or the file was not read (`wanted`).
    */
-  told(stamps: readonly FileStamp[], nameOf: (agent: Agent, id: string) => string | null): PrintedRow | undefined {
+  told(stamps: readonly FileStamp[], nameOf: (agent: Agent, id: string) => string | null): PrintedRow | null | undefined {
     const [stamp] = stamps;
     if (stamps.length !== 1 || stamp === undefined || this.saved === null) return undefined;
     const found = this.made.get(stamp[0]) ?? this.savedRow(stamp[0]);
-    if (found === undefined) return undefined;
-    const [, size, mtimeMs, fingerprint, agent, id, cwd, updatedAt, lineage, name, line] = found;
-    if (size !== stamp[1] || mtimeMs !== stamp[2] || fingerprint !== stamp[3] || nameOf(agent, id) !== name) return undefined;
+    if (found === undefined || found[1] !== stamp[1] || found[2] !== stamp[2] || found[3] !== stamp[3]) return undefined;
+    if (found.length === 5) return null;
+    const [, , , , agent, id, cwd, updatedAt, lineage, name, line] = found;
+    if (nameOf(agent, id) !== name) return undefined;
     return { agent, id, cwd, updatedAt, lineage: lineage === false ? undefined : lineage, line };
+  }
+
+  /** This one file holds no conversation (the catalog cache's word for these stamps): kept for the next run, as a row is. */
+  noteNone(stamps: readonly FileStamp[]): void {
+    const [stamp] = stamps;
+    if (stamps.length !== 1 || stamp === undefined) return;
+    this.made.set(stamp[0], [stamp[0], stamp[1], stamp[2], stamp[3], null]);
   }
 
   /** A row printed for this one file (alone in its conversation and family), made for `name`: kept for the next run. */
@@ -144,19 +158,19 @@ export class PrintedRows {
   }
 
   /** The saved row of this path (decoded from its line), if the file holds a well-formed one. */
-  private savedRow(path: string): SavedRow | undefined {
+  private savedRow(path: string): KeptRow | undefined {
     const start = this.saved?.get(keyOf(path));
     if (start === undefined) return undefined;
     const row = this.rowAt(start);
     return row !== undefined && row[0] === path ? row : undefined;
   }
 
-  private rowAt(start: number): SavedRow | undefined {
+  private rowAt(start: number): KeptRow | undefined {
     const end = this.bytes.indexOf(NEWLINE, start);
     if (end === -1) return undefined;
     try {
       const row = JSON.parse(this.bytes.toString('utf8', start, end)) as unknown;
-      return isSavedRow(row) ? row : undefined;
+      return isSavedRow(row) || isNoneRow(row) ? row : undefined;
     } catch {
       return undefined;
     }
@@ -199,8 +213,14 @@ function keyOf(path: string): string {
   return PLAIN_PATH.test(path) ? path : Buffer.from(JSON.stringify(path).slice(1, -1)).toString('latin1');
 }
 
-function sameRow(a: SavedRow | undefined, b: SavedRow): boolean {
-  return a !== undefined && a.every((value, at) => value === b[at]);
+function sameRow(a: KeptRow | undefined, b: KeptRow): boolean {
+  return a !== undefined && a.length === b.length && a.every((value, at) => value === b[at]);
+}
+
+function isNoneRow(value: unknown): value is NoneRow {
+  if (!Array.isArray(value) || value.length !== 5) return false;
+  const [path, size, mtimeMs, fingerprint, none] = value as unknown[];
+  return typeof path === 'string' && typeof size === 'number' && typeof mtimeMs === 'number' && typeof fingerprint === 'string' && none === null;
 }
 
 function isSavedRow(value: unknown): value is SavedRow {

@@ -69,6 +69,25 @@ describe('the lines grep printed', () => {
     expect(later.told(odd(5), noName)).toBeUndefined();
   });
 
+  it('tells a file kept as holding no conversation as null, for its stamps only', async () => {
+    const first = open();
+    first.wanted(1);
+    first.note(stampOf(1), rowOf(1), null);
+    first.noteNone(stampOf(2));
+    first.save(() => files(3));
+    const later = open();
+    expect(later.wanted(2)).toBe(true);
+    expect(later.told(stampOf(1), noName)).toEqual(rowOf(1));
+    expect(later.told(stampOf(2), noName)).toBeNull();
+    expect(later.told(stampOf(2, 999), noName)).toBeUndefined();
+    // Told the same again: nothing new, the file is not written again.
+    const written = await readFile(path, 'utf8');
+    later.noteNone(stampOf(2));
+    later.note(stampOf(1), rowOf(1), null);
+    later.save(() => files(3));
+    expect(await readFile(path, 'utf8')).toBe(written);
+  });
+
   it('is read only for a search that expects more than a few of its rows', () => {
     const first = open();
     first.wanted(1);

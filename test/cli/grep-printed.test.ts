@@ -3,7 +3,7 @@
 // session, a fork's family, --cwd and --agent, and when the kept file is cut. The built bin/sessions.js on copies of the
 // fixture home.
 import { execFile } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +94,26 @@ describe('grep keeps the lines it printed beside its walk memo', () => {
     expect(changed.find((line) => line.includes(RENAMED_ID))).toContain('renamed by the test');
     expect(changed).toEqual(await fresh([WORD]));
     expect(changed.filter((line) => line.includes('[fork]'))).toEqual(first.filter((line) => line.includes('[fork]')));
+  });
+
+  it('keeps a file that holds no conversation as none, and prints its row once it holds one', async () => {
+    // A Claude file of file-history snapshots alone (no conversation), holding the word.
+    const id = '5e1f0c2a-7d4b-4c3e-9a8f-0b1c2d3e4f50';
+    const path = join(home, '.claude', 'projects', '-home-dev-src-a-api-server', `${id}.jsonl`);
+    await writeFile(path, `${JSON.stringify({ type: 'file-history-snapshot', messageId: 'm1', snapshot: { messageId: 'm1', trackedFileBackups: { 'the-notes.md': {} }, timestamp: '2026-11-20T10:00:00.000Z' }, isSnapshotUpdate: false })}\n`);
+    await run(['list', '--json', '--all'], 'cache');
+    const first = sorted(await run(['grep', WORD], 'cache'));
+    expect(first.some((line) => line.includes(id))).toBe(false);
+    const [kept] = await keptFiles('cache');
+    const none = (await readFile(kept!, 'utf8')).split('\n').find((line) => line.startsWith(`[${JSON.stringify(path)},`));
+    expect(none).toMatch(/,null\]$/);
+    expect(sorted(await run(['grep', WORD], 'cache'))).toEqual(first);
+    // A prompt appended: its stamps change, its row is printed.
+    const prompt = { parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content: 'explain the notes' }, uuid: '7f3e2d1c-0b9a-4876-9543-210fedcba987', timestamp: '2026-11-20T10:01:00.000Z', cwd: '/home/dev/src/a-api-server', sessionId: id, version: '2.1.197', gitBranch: 'main' };
+    await appendFile(path, `${JSON.stringify(prompt)}\n`);
+    const later = sorted(await run(['grep', WORD], 'cache'));
+    expect(later.filter((line) => line.includes(id))).toHaveLength(1);
+    expect(later).toEqual(await fresh([WORD]));
   });
 
   it('filters by --cwd and --agent as without them, and ignores a cut file', async () => {
