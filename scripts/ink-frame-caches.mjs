@@ -22,6 +22,14 @@ export const STYLED_CHARS_LIMIT = 32 * 1024;
  * spells out the styles of those rows only. Two screens of a tall terminal.
  */
 export const ROWS_KEPT = 128;
+/**
+ * Code points that are a grapheme of their own beside any other of them (Grapheme_Cluster_Break Other: no control,
+ * no combining or joining mark, no Hangul, no regional indicator) and one column wide: printable ASCII, Latin-1 and
+ * the Latin extensions (not the soft hyphen), general punctuation (not the separators and invisible marks around it),
+ * arrows and box drawing.
+ */
+const PLAIN_CODE_POINT =
+  '(code) => (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0x2ff && code !== 0xad) || (code >= 0x2010 && code <= 0x2027) || (code >= 0x2030 && code <= 0x205e) || (code >= 0x2190 && code <= 0x21ff) || (code >= 0x2500 && code <= 0x257f)';
 export const inkFrameCaches = {
   name: 'ink-frame-caches',
   setup(esbuild) {
@@ -33,6 +41,37 @@ export const inkFrameCaches = {
       }
       return { contents: source, loader: 'js' };
     };
+    // string-width (Ink's, not the older copy wrap-ansi keeps for itself): a text of plain code points only (see
+    // isPlainCodePoint below; each one column and a grapheme of its own) is as wide as it is long, as it says of
+    // printable ASCII. The browser's rows hold '…', '›' or '│': each new row was measured a grapheme at a time
+    // (a segmenter and regular expressions per character), three times a frame, ~15 ms of a keystroke's frame at 100k.
+    esbuild.onLoad({ filter: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/ }, (args) => {
+      if (/[\\/]node_modules[\\/].+[\\/]node_modules[\\/]string-width[\\/]/.test(args.path)) return undefined;
+      return patch('string-width/index.js', [
+        [
+          `	if (/^[\\u0020-\\u007E]*$/.test(string)) {
+		return string.length;
+	}`,
+          `	if (/^[\\u0020-\\u007E]*$/.test(string)) {
+		return string.length;
+	}
+	if (ambiguousIsNarrow && isPlainText(string)) {
+		return string.length;
+	}`,
+        ],
+        [
+          'export default function stringWidth(',
+          `const isPlainCodePoint = ${PLAIN_CODE_POINT};
+const isPlainText = (text) => {
+	for (let at = 0; at < text.length; at++) {
+		if (!isPlainCodePoint(text.charCodeAt(at))) return false;
+	}
+	return true;
+};
+export default function stringWidth(`,
+        ],
+      ])(args);
+    });
     esbuild.onLoad(
       { filter: /ink[\\/]build[\\/]render-node-to-output\.js$/ },
       patch('render-node-to-output.js', [
@@ -104,20 +143,30 @@ export default class Output {`,
         ['            cached = styledCharsFromTokens(tokenize(line));', '            cached = plainStyledChars(line) ?? styledCharsFromTokens(tokenize(line));'],
         [
           'const BLANK_CELL = ',
-          `/**
- * Code points that are a grapheme of their own beside any other of them (Grapheme_Cluster_Break Other: no control,
- * no combining or joining mark, no Hangul, no regional indicator) and one column wide: printable ASCII, Latin-1 and
- * the Latin extensions (not the soft hyphen), general punctuation (not the separators and invisible marks around it),
- * arrows and box drawing.
+          `/** A grapheme of its own beside any other such, one column wide (PLAIN_CODE_POINT of scripts/ink-frame-caches.mjs). */
+const isPlainCodePoint = ${PLAIN_CODE_POINT};
+/**
+ * The cell of each plain character, one for every line that has it (Ink places cells, it never changes one): a line
+ * kept by the caches is an array of references, not an object and an array per character. A keystroke's new rows
+ * (7,000 characters) otherwise added ~600 KB that the caches kept across frames, long enough to reach V8's old
+ * generation, whose full collections then fell on later keys.
  */
-const isPlainCodePoint = (code) => (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0x2ff && code !== 0xad) || (code >= 0x2010 && code <= 0x2027) || (code >= 0x2030 && code <= 0x205e) || (code >= 0x2190 && code <= 0x21ff) || (code >= 0x2500 && code <= 0x257f);
+const plainCells = new Map();
+const plainCell = (value) => {
+    let cell = plainCells.get(value);
+    if (cell === undefined) {
+        cell = { type: 'char', value, fullWidth: false, styles: [] };
+        plainCells.set(value, cell);
+    }
+    return cell;
+};
 /** What styledCharsFromTokens(tokenize(line)) gives for a line of plain code points only (else null). */
 const plainStyledChars = (line) => {
     for (let at = 0; at < line.length; at++) {
         if (!isPlainCodePoint(line.charCodeAt(at))) return null;
     }
     const chars = new Array(line.length);
-    for (let at = 0; at < line.length; at++) chars[at] = { type: 'char', value: line[at], fullWidth: false, styles: [] };
+    for (let at = 0; at < line.length; at++) chars[at] = plainCell(line[at]);
     return chars;
 };
 const BLANK_CELL = `,

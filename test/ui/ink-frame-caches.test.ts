@@ -158,3 +158,55 @@ it('makes the characters of a plain line without the tokenizer, as the tokenizer
   // The plain lines were never tokenized; every other one was.
   expect(tokenized.filter((line) => lines.includes(line))).toEqual(lines.slice(plain.length));
 });
+
+it("keeps a plain line as the same cells as any other line's, one per character", () => {
+  // A keystroke's new rows were ~7,000 new objects (and as many arrays) that the caches kept across frames.
+  const lines = ['abc deploy the service', 'cab: service deployed', `${'x'.repeat(150)}…`];
+  const caches = frame(lines);
+  const [first, second, third] = lines.map((line) => caches.styledChars.get(line) as readonly { readonly value: string }[]);
+  expect(first!.map((cell) => cell.value).join('')).toBe(lines[0]);
+  expect(second![0]).toBe(first![2]); // c
+  expect(second![1]).toBe(first![0]); // a
+  expect(second!.find((cell) => cell.value === 's')).toBe(first!.find((cell) => cell.value === 's'));
+  expect(new Set(third).size).toBe(2);
+  // Drawn the same as Ink's own.
+  const draw = (OutputOf: OutputClass): string => {
+    const output = new OutputOf({ width: 160, height: lines.length });
+    lines.forEach((line, y) => output.write(0, y, line, { transformers: [] }));
+    return output.get().output;
+  };
+  expect(draw(Output)).toBe(draw(InkOutput));
+});
+
+it('measures a text of plain characters by its length, without segmenting it, as string-width measures it', async () => {
+  // Ink's string-width (node_modules/string-width, beside Ink), bundled with the build's patch and as it ships.
+  const entry = join(dirname(createRequire(import.meta.url).resolve('ink')), '..', '..', 'string-width', 'index.js');
+  const widthOf = async (name: string, plugins: readonly object[]): Promise<(text: string, options?: object) => number> => {
+    const outfile = join(dir, `${name}.mjs`);
+    const result = await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile, plugins: plugins as (typeof inkFrameCaches)[], logLevel: 'silent' });
+    expect(result.warnings.map((warning) => warning.text)).toEqual([]);
+    return ((await import(pathToFileURL(outfile).href)) as { default: (text: string, options?: object) => number }).default;
+  };
+  const patched = await widthOf('string-width-patched', [inkFrameCaches]);
+  const shipped = await widthOf('string-width', []);
+  const plain = ['› codex   6d  run ls and explain the layout… ·', '│ café naïve ŝ ǅ ʘ ˚ “quoted” ‹a› ‰ ← ↑ → ┌─┐ └─┘ ╭╮', `${'x'.repeat(150)}…`, '\u001b[7m› selected…\u001b[27m'];
+  const other = ['cafe\u0301 (combining)', 'soft\u00adhyphen', 'a\u200db', '日本語 …', 'ok ✅ done', 'tab\there', '한국어', '…'.repeat(3) + '\u0301'];
+  for (const text of [...plain, ...other]) {
+    expect(patched(text)).toBe(shipped(text));
+    expect(patched(text, { ambiguousIsNarrow: false })).toBe(shipped(text, { ambiguousIsNarrow: false }));
+  }
+  const segment = Intl.Segmenter.prototype.segment;
+  let segmented = 0;
+  Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, text: string) {
+    segmented++;
+    return segment.call(this, text);
+  };
+  try {
+    for (const text of plain) expect(patched(text)).toBe(text.split('\u001b[7m').join('').split('\u001b[27m').join('').length);
+    expect(segmented).toBe(0);
+    patched(other[3]!);
+    expect(segmented).toBe(1);
+  } finally {
+    Intl.Segmenter.prototype.segment = segment;
+  }
+});
