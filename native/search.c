@@ -860,9 +860,14 @@ static inline void tri_set(unsigned char *map, uint32_t trigram) {
   map[h >> 3] |= (unsigned char)(1u << (h & 7));
 }
 
-/* A 4-gram's key: its 32 bits, told apart from a trigram's 24 by its hash (both only set bits). */
+/* A 4-gram's bit: its 32 bits, told apart from a trigram's 24 by another hash (both only set bits). tri_may_hold asks
+ * for the same bit: the two must never hash apart. */
+static inline uint32_t tri_hash4(uint32_t quad) {
+  return (quad * 0x85EBCA77u) >> (32 - TRI_BITS);
+}
+
 static inline void tri_set4(unsigned char *map, uint32_t quad) {
-  uint32_t h = (quad * 0x85EBCA77u) >> (32 - TRI_BITS);
+  uint32_t h = tri_hash4(quad);
   map[h >> 3] |= (unsigned char)(1u << (h & 7));
 }
 
@@ -918,7 +923,7 @@ static int tri_may_hold(const unsigned char *map, const unsigned char *bytes, si
     uint32_t h = tri_hash(w & 0xffffff);
     if (!(map[h >> 3] & (1u << (h & 7)))) return 0;
     if (i < 3) continue;
-    h = (w * 0x85EBCA77u) >> (32 - TRI_BITS);
+    h = tri_hash4(w);
     if (!(map[h >> 3] & (1u << (h & 7)))) return 0;
   }
   return 1;
